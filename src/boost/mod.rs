@@ -1,0 +1,87 @@
+//! Boosters: generic over their weak learner, each itself a [`crate::Classifier`].
+//! One file per algorithm, its module docs citing the paper and equations; the small pieces
+//! they share ([`hedge`], [`ogd`], the types below) live here.
+
+pub mod hedge;
+pub mod multiclass;
+pub mod ogd;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::Rng;
+use crate::{Error, Result};
+
+/// Which expert an adaptive booster predicts with (ALGORITHMS.md §1.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExpertSelection {
+    /// Draw an expert from Hedge's distribution (the papers).
+    #[default]
+    Sample,
+    /// The expert with the largest Hedge weight.
+    Best,
+    /// The last expert (all learners).
+    Last,
+}
+
+/// How a weak learner's class probabilities become its vote (ALGORITHMS.md §1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VoteRule {
+    /// The most probable class.
+    Argmax,
+    /// The class of least expected cost under the booster's cost matrix: the Bayes decision
+    /// of a learner that believes its probabilities (the authors' code).
+    #[default]
+    ExpectedCost,
+}
+
+/// Per-learner constant multiplying the weights a booster passes to its learners
+/// (ALGORITHMS.md §1.2). A Hoeffding tree counts weight toward its grace period, so this is a
+/// real hyper-parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WeightScale {
+    /// The same constant for every learner.
+    Constant(f64),
+    /// `U[lo, hi]`, drawn once per learner at construction (the authors used `U[5, 200]`).
+    UniformRandom(f64, f64),
+}
+
+impl Default for WeightScale {
+    fn default() -> Self {
+        WeightScale::Constant(1.0)
+    }
+}
+
+impl WeightScale {
+    /// Checks the range.
+    pub fn validate(&self) -> Result<()> {
+        let ok = match *self {
+            WeightScale::Constant(c) => c > 0.0 && c.is_finite(),
+            WeightScale::UniformRandom(lo, hi) => lo > 0.0 && lo <= hi && hi.is_finite(),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::config("weight_scale", "must be positive (and lo <= hi)"))
+        }
+    }
+
+    /// The scales of `n` learners.
+    pub fn draw(&self, n: usize, rng: &mut Rng) -> Vec<f64> {
+        match *self {
+            WeightScale::Constant(c) => vec![c; n],
+            WeightScale::UniformRandom(lo, hi) => (0..n).map(|_| rng.uniform_in(lo, hi)).collect(),
+        }
+    }
+}
+
+impl std::fmt::Display for WeightScale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WeightScale::Constant(c) => write!(f, "{c}"),
+            WeightScale::UniformRandom(lo, hi) => write!(f, "U[{lo}, {hi}]"),
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! Adaboost.OLM: the adaptive online multiclass booster of Jung, Goetz & Tewari (2017),
+//! Algorithm 2, as specified in ALGORITHMS.md §3.
+//!
+//! * Votes: learner `i` votes `l^i` by the expected-cost rule on the cost matrix
+//!   `C = ∇L^r(s^{i−1})` of the logistic loss ([JGT] eq. 9), and `s^i = s^{i−1} + α^i e_{l^i}`.
+//! * Experts: expert `i` predicts `argmax s^i`; the booster predicts with an expert drawn by
+//!   Hedge (`λ_i −= 1(ŷ^i ≠ y)`).
+//! * Learner weights: `w_i = −C[y][y]/(k−1)` ([JGT] Alg. 2 line 14), times the learner's
+//!   weight scale.
+//! * `α^i` follows projected online gradient descent on `f(α) = L^y(s^{i−1} + α e_{l^i})` over
+//!   `[−B, B]` with `η_t = eta0/√t`, `eta0 = 2√2/(k−1)`, using the corrected derivative of
+//!   [JGT] eq. 10 (ALGORITHMS.md E.2) evaluated at this row's pre-update `α` (E.4).
+//!
+//! With `k = 2` this is AdaBoost.OL of Beygelzimer, Kale & Luo (2015) (ALGORITHMS.md §7.2).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::cost::{PairwiseCosts, Surrogate};
+use crate::boost::hedge::Hedge;
+use crate::boost::ogd::Interval;
+use crate::boost::{ExpertSelection, VoteRule, WeightScale};
+use crate::core::math::{TieBreak, argmax, argmax_tie};
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::learner::{Classifier, Config};
+use crate::{Error, Result};
+
+/// Hyper-parameters of [`AdaBoostOlm`] (ALGORITHMS.md §3.1), generic over the weak learner's
+/// config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdaBoostOlmConfig<W> {
+    /// Number of weak learners `N`.
+    pub n_learners: usize,
+    /// Surrogate loss.
+    #[serde(default)]
+    pub loss: Surrogate,
+    /// `B`: learner weights live in `[−B, B]`.
+    pub alpha_bound: f64,
+    /// OGD step constant: `η_t = eta0/√t`; `None` is the paper's `2√2/(k−1)`.
+    pub eta0: Option<f64>,
+    /// Hedge rate `η_H`.
+    pub hedge_rate: f64,
+    /// Which expert predicts.
+    pub expert_selection: ExpertSelection,
+    /// How learners vote.
+    pub vote_rule: VoteRule,
+    /// Per-learner weight scale.
+    pub weight_scale: WeightScale,
+    /// Tie rule for votes and expert predictions.
+    pub tie_break: TieBreak,
+    /// The weak learners' config.
+    pub weak: W,
+}
+
+impl<W: Default> Default for AdaBoostOlmConfig<W> {
+    fn default() -> Self {
+        AdaBoostOlmConfig::new(W::default())
+    }
+}
+
+impl<W> AdaBoostOlmConfig<W> {
+    /// The paper's defaults (100 learners) over the given weak learner.
+    pub fn new(weak: W) -> Self {
+        AdaBoostOlmConfig {
+            n_learners: 100,
+            loss: Surrogate::Logistic,
+            alpha_bound: 2.0,
+            eta0: None,
+            hedge_rate: 1.0,
+            expert_selection: ExpertSelection::Sample,
+            vote_rule: VoteRule::ExpectedCost,
+            weight_scale: WeightScale::Constant(1.0),
+            tie_break: TieBreak::Random,
+            weak,
+        }
+    }
+
+    /// `eta0` for `k` classes.
+    fn eta0_for(&self, k: usize) -> f64 {
+        self.eta0
+            .unwrap_or(2.0 * std::f64::consts::SQRT_2 / (k as f64 - 1.0))
+    }
+}
+
+impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "AdaBoostOLM(N={}, loss={:?}, alpha in [-{b}, {b}], eta0={}, hedge={:?}, vote={:?}, weight scale={}) over {}",
+            self.n_learners,
+            self.loss,
+            self.eta0.map_or("2*sqrt(2)/(k-1)".to_string(), |e| e.to_string()),
+            self.expert_selection,
+            self.vote_rule,
+            self.weight_scale,
+            self.weak,
+            b = self.alpha_bound,
+        )
+    }
+}
+
+impl<W> AdaBoostOlmConfig<W> {
+    /// Checks the booster's own parameters (not the weak learner's).
+    fn validate_booster(&self) -> Result<()> {
+        if self.n_learners == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
+        if !(self.alpha_bound > 0.0 && self.alpha_bound.is_finite()) {
+            return Err(Error::config("alpha_bound", "must be > 0"));
+        }
+        if self.eta0.is_some_and(|e| !(e > 0.0 && e.is_finite())) {
+            return Err(Error::config("eta0", "must be > 0"));
+        }
+        if !(self.hedge_rate >= 0.0 && self.hedge_rate.is_finite()) {
+            return Err(Error::config("hedge_rate", "must be >= 0"));
+        }
+        self.weight_scale.validate()
+    }
+
+    /// Assembles a booster over learners built elsewhere (any [`Classifier`], e.g. one with no
+    /// config of its own). `n_learners` is ignored: the booster has `learners.len()` of them.
+    /// `seed` seeds the booster's own RNG (weight scales, expert draws, random ties).
+    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<AdaBoostOlm<L>> {
+        self.validate_booster()?;
+        let Some(k) = learners.first().map(Classifier::n_classes) else {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        };
+        if k < 2 || learners.iter().any(|l| l.n_classes() != k) {
+            return Err(Error::config(
+                "weak",
+                "all learners must predict the same number (>= 2) of classes",
+            ));
+        }
+        let n = learners.len();
+        let mut own = Rng::new(seed);
+        Ok(AdaBoostOlm {
+            k,
+            loss: self.loss,
+            feasible: Interval::symmetric(self.alpha_bound),
+            eta0: self.eta0_for(k),
+            expert_selection: self.expert_selection,
+            vote_rule: self.vote_rule,
+            tie_break: self.tie_break,
+            scales: self.weight_scale.draw(n, &mut own),
+            learners,
+            alpha: vec![0.0; n],
+            hedge: Hedge::new(n, self.hedge_rate),
+            rows: 0,
+            rng: own,
+            work: Workspace::default(),
+        })
+    }
+}
+
+impl<W: Config> Config for AdaBoostOlmConfig<W> {
+    type Model = AdaBoostOlm<W::Model>;
+
+    fn validate(&self) -> Result<()> {
+        self.validate_booster()?;
+        self.weak.validate()
+    }
+
+    /// Member `i` is built with child stream `i` of a seed drawn from `rng`, which also seeds
+    /// the booster's own generator.
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
+        self.validate()?;
+        let seed = rng.next_u64();
+        let learners = (0..self.n_learners)
+            .map(|i| self.weak.build_with_rng(spec, &mut Rng::child(seed, i as u64)))
+            .collect::<Result<Vec<_>>>()?;
+        self.assemble(learners, seed)
+    }
+}
+
+/// Per-row buffers, reused so that the streaming path allocates nothing.
+#[derive(Debug, Clone, Default)]
+struct Workspace {
+    /// Cumulative votes `s`.
+    s: Vec<f64>,
+    /// A learner's class probabilities.
+    p: Vec<f64>,
+    /// Expected cost per label.
+    expected: Vec<f64>,
+    /// Cost matrix at the current `s`.
+    costs: PairwiseCosts,
+    /// `l^i` of the current row.
+    votes: Vec<ClassId>,
+    /// `ŷ^i` of the current row.
+    experts: Vec<ClassId>,
+}
+
+impl Workspace {
+    fn for_model(k: usize, n: usize) -> Self {
+        Workspace {
+            s: vec![0.0; k],
+            p: vec![0.0; k],
+            expected: vec![0.0; k],
+            costs: PairwiseCosts::default(),
+            votes: vec![0; n],
+            experts: vec![0; n],
+        }
+    }
+}
+
+/// The Adaboost.OLM booster over weak learners `L`. Build it from an [`AdaBoostOlmConfig`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AdaBoostOlm<L> {
+    k: usize,
+    loss: Surrogate,
+    feasible: Interval,
+    eta0: f64,
+    expert_selection: ExpertSelection,
+    vote_rule: VoteRule,
+    tie_break: TieBreak,
+    scales: Vec<f64>,
+    learners: Vec<L>,
+    /// Learner weights `α^i`.
+    alpha: Vec<f64>,
+    /// Hedge over the experts.
+    hedge: Hedge,
+    /// Rows learnt, `t` (ALGORITHMS.md §0: the first learnt row has `t = 1`).
+    rows: u64,
+    rng: Rng,
+    #[serde(skip)]
+    work: Workspace,
+}
+
+impl<L: Classifier> AdaBoostOlm<L> {
+    /// The weak learners.
+    pub fn learners(&self) -> &[L] {
+        &self.learners
+    }
+
+    /// Learner weights `α^i`.
+    pub fn alphas(&self) -> &[f64] {
+        &self.alpha
+    }
+
+    /// Hedge's weights over the experts.
+    pub fn hedge(&self) -> &Hedge {
+        &self.hedge
+    }
+
+    /// Rows learnt.
+    pub fn rows_learnt(&self) -> u64 {
+        self.rows
+    }
+
+    /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
+    /// (`ŷ^i`) for row `x`. Ties are broken with `tie` and `rng`.
+    fn forward(&self, x: &[f64], work: &mut Workspace, tie: TieBreak, rng: &mut Rng) {
+        let k = self.k;
+        work.s.iter_mut().for_each(|v| *v = 0.0);
+        work.costs.reset(self.loss, k);
+        for (i, learner) in self.learners.iter().enumerate() {
+            learner.predict_proba(x, &mut work.p);
+            let vote = match self.vote_rule {
+                VoteRule::Argmax => argmax_tie(&work.p, tie, rng),
+                VoteRule::ExpectedCost => {
+                    work.costs
+                        .expected_cost_vote(&work.p, &mut work.expected, tie, rng)
+                }
+            };
+            work.votes[i] = vote;
+            if self.alpha[i] != 0.0 {
+                work.s[vote] += self.alpha[i];
+                work.costs.update(self.loss, &work.s, vote);
+            }
+            work.experts[i] = argmax_tie(&work.s, tie, rng);
+        }
+    }
+
+    /// Learn phase (ALGORITHMS.md §3.4) from the votes of [`Self::forward`].
+    fn update(&mut self, x: &[f64], y: ClassId, weight: f64, work: &mut Workspace) {
+        self.rows += 1;
+        let eta = self.eta0 / (self.rows as f64).sqrt();
+        let norm = (self.k - 1) as f64;
+        work.s.iter_mut().for_each(|v| *v = 0.0);
+        for i in 0..self.learners.len() {
+            let alpha_old = self.alpha[i];
+            let vote = work.votes[i];
+            // (a) w_i = −C[y][y]/(k−1) at s^{i−1}.
+            let w = self.loss.true_label_weight(&work.s, y) / norm;
+            self.learners[i].learn(x, y, self.scales[i] * w * weight);
+            // (b) projected OGD step on α^i with the corrected eq. 10 at α_old.
+            let g = self.loss.alpha_gradient(&work.s, y, vote, alpha_old);
+            self.alpha[i] = self.feasible.step(alpha_old, weight * g, eta);
+            // (c) s^i with this row's (pre-update) α.
+            work.s[vote] += alpha_old;
+            // (d) Hedge loss of expert i.
+            if work.experts[i] != y {
+                self.hedge.charge(i, weight);
+            }
+        }
+        self.hedge.end_round();
+    }
+
+    /// Class probabilities under the expert choice: each expert's prediction weighted by the
+    /// probability that it is the one selected.
+    fn mixture(&self, experts: &[ClassId], out: &mut [f64]) {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        match self.expert_selection {
+            ExpertSelection::Sample => {
+                for (&e, &p) in experts.iter().zip(self.hedge.probabilities()) {
+                    out[e] += p;
+                }
+            }
+            ExpertSelection::Best => {
+                let lw = self.hedge.log_weights();
+                let top = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let tied = lw.iter().filter(|&&l| l == top).count() as f64;
+                for (&e, &l) in experts.iter().zip(lw) {
+                    if l == top {
+                        out[e] += 1.0 / tied;
+                    }
+                }
+            }
+            ExpertSelection::Last => out[experts[experts.len() - 1]] = 1.0,
+        }
+    }
+
+    fn take_work(&mut self) -> Workspace {
+        let mut work = std::mem::take(&mut self.work);
+        if work.votes.len() != self.learners.len() {
+            work = Workspace::for_model(self.k, self.learners.len());
+        }
+        work
+    }
+}
+
+impl<L: Classifier> Classifier for AdaBoostOlm<L> {
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        if !(weight > 0.0 && weight.is_finite()) || y >= self.k {
+            return;
+        }
+        let mut work = self.take_work();
+        let mut rng = self.rng.clone();
+        self.forward(x, &mut work, self.tie_break, &mut rng);
+        self.rng = rng;
+        self.update(x, y, weight, &mut work);
+        self.work = work;
+    }
+
+    /// The probability of each class under the expert choice (Hedge's distribution for
+    /// `Sample`). Votes inside the chain break ties to the lowest label here, since the model
+    /// is not changed (no RNG draw); this path allocates its small workspace per call.
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        let mut work = Workspace::for_model(self.k, self.learners.len());
+        let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
+        self.forward(x, &mut work, TieBreak::Lowest, &mut rng);
+        self.mixture(&work.experts, out);
+    }
+
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        let mut work = self.take_work();
+        let mut rng = self.rng.clone();
+        self.forward(x, &mut work, self.tie_break, &mut rng);
+        let chosen = match self.expert_selection {
+            ExpertSelection::Sample => self.hedge.sample(&mut rng),
+            ExpertSelection::Best => self.hedge.best(self.tie_break, &mut rng),
+            ExpertSelection::Last => self.learners.len() - 1,
+        };
+        self.rng = rng;
+        let predicted = work.experts[chosen];
+        self.mixture(&work.experts, out);
+        if let Some(y) = y
+            && weight > 0.0
+            && weight.is_finite()
+            && y < self.k
+        {
+            self.update(x, y, weight, &mut work);
+        }
+        self.work = work;
+        debug_assert!(predicted < self.k && argmax(out) < self.k);
+        predicted
+    }
+}

@@ -1,0 +1,249 @@
+//! Surrogate losses of the adaptive multiclass boosters and the cost matrices they hand to
+//! weak learners (ALGORITHMS.md §3.2).
+//!
+//! Each surrogate has the pairwise form `L^r(s) = Σ_{l≠r} ψ(s[l] − s[r])`, so its cost matrix
+//! (the gradient at `s`) is `C[r][l] = ψ'(s[l] − s[r])` for `l ≠ r` and
+//! `C[r][r] = −Σ_{j≠r} C[r][j]`. [`PairwiseCosts`] keeps that matrix for a vote vector that
+//! changes one coordinate at a time, so a booster pays `O(k)` derivative evaluations per
+//! learner instead of `O(k²)`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::Rng;
+use crate::core::math::{TieBreak, sigmoid};
+
+/// The surrogate loss of an adaptive multiclass booster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Surrogate {
+    /// `ψ(z) = ln(1 + e^z)` ([JGT] eq. 8 as corrected in ALGORITHMS.md E.1); `ψ' = sigmoid`.
+    #[default]
+    Logistic,
+}
+
+impl Surrogate {
+    /// `ψ'(z)`: the cost of predicting a label whose score exceeds the true one's by `z`.
+    #[inline]
+    pub fn derivative(self, z: f64) -> f64 {
+        match self {
+            Surrogate::Logistic => sigmoid(z),
+        }
+    }
+
+    /// `f'(α)` of `f(α) = L^y(s + α e_l)` (ALGORITHMS.md §3.2; [JGT] eq. 10 with the sign
+    /// error of its second case corrected, E.2):
+    /// `ψ'(s[l] + α − s[y])` if `l ≠ y`, else `−Σ_{j≠y} ψ'(s[j] − s[y] − α)`.
+    pub fn alpha_gradient(self, s: &[f64], y: usize, l: usize, alpha: f64) -> f64 {
+        if l != y {
+            self.derivative(s[l] + alpha - s[y])
+        } else {
+            -s.iter()
+                .enumerate()
+                .filter(|&(j, _)| j != y)
+                .map(|(_, &sj)| self.derivative(sj - s[y] - alpha))
+                .sum::<f64>()
+        }
+    }
+
+    /// `−C[y][y] = Σ_{j≠y} ψ'(s[j] − s[y])` at `s`: the (unnormalised) weight of a row.
+    pub fn true_label_weight(self, s: &[f64], y: usize) -> f64 {
+        s.iter()
+            .enumerate()
+            .filter(|&(j, _)| j != y)
+            .map(|(_, &sj)| self.derivative(sj - s[y]))
+            .sum()
+    }
+}
+
+/// The cost matrix `C` of a surrogate at a vote vector `s`, updated incrementally.
+#[derive(Debug, Clone, Default)]
+pub struct PairwiseCosts {
+    k: usize,
+    /// `c[r*k + l] = C[r][l]`, diagonal included.
+    c: Vec<f64>,
+}
+
+impl PairwiseCosts {
+    /// Sets `C` for the all-zero vote vector of `k` classes.
+    pub fn reset(&mut self, surrogate: Surrogate, k: usize) {
+        self.k = k;
+        let off = surrogate.derivative(0.0);
+        self.c.clear();
+        self.c.resize(k * k, off);
+        for r in 0..k {
+            self.c[r * k + r] = -off * (k - 1) as f64;
+        }
+    }
+
+    /// Updates `C` after `s[l]` changed: row `l` and column `l` (and so every diagonal entry).
+    pub fn update(&mut self, surrogate: Surrogate, s: &[f64], l: usize) {
+        let k = self.k;
+        for r in 0..k {
+            if r == l {
+                continue;
+            }
+            let old = self.c[r * k + l];
+            let new = surrogate.derivative(s[l] - s[r]);
+            self.c[r * k + l] = new;
+            self.c[r * k + r] += old - new;
+        }
+        let mut diag = 0.0;
+        for j in 0..k {
+            if j != l {
+                let v = surrogate.derivative(s[j] - s[l]);
+                self.c[l * k + j] = v;
+                diag -= v;
+            }
+        }
+        self.c[l * k + l] = diag;
+    }
+
+    /// `C[r][l]`.
+    #[inline]
+    pub fn get(&self, r: usize, l: usize) -> f64 {
+        self.c[r * self.k + l]
+    }
+
+    /// Row `r` of `C`.
+    pub fn row(&self, r: usize) -> &[f64] {
+        &self.c[r * self.k..(r + 1) * self.k]
+    }
+
+    /// The vote of a learner with class probabilities `p` (ALGORITHMS.md §1.3, `ExpectedCost`):
+    /// `argmin_l Σ_r p[r] C[r][l]`; among equal costs the label with the largest `p`, then
+    /// `tie`. A one-hot `p` votes its label (every row of `C` is minimal on the diagonal).
+    pub fn expected_cost_vote(
+        &self,
+        p: &[f64],
+        expected: &mut [f64],
+        tie: TieBreak,
+        rng: &mut Rng,
+    ) -> usize {
+        let k = self.k;
+        if let Some(hot) = one_hot(p) {
+            return hot;
+        }
+        expected.fill(0.0);
+        for (r, &pr) in p.iter().enumerate() {
+            if pr == 0.0 {
+                continue;
+            }
+            for (e, &c) in expected.iter_mut().zip(&self.c[r * k..(r + 1) * k]) {
+                *e += pr * c;
+            }
+        }
+        let min = expected.iter().copied().fold(f64::INFINITY, f64::min);
+        let best_p = expected
+            .iter()
+            .zip(p)
+            .filter(|&(&e, _)| e == min)
+            .map(|(_, &pl)| pl)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mut choice = usize::MAX;
+        let mut seen = 0usize;
+        for l in 0..k {
+            if expected[l] == min && p[l] == best_p {
+                seen += 1;
+                let take = match tie {
+                    TieBreak::Lowest => seen == 1,
+                    TieBreak::Random => rng.below(seen) == 0,
+                };
+                if take {
+                    choice = l;
+                }
+            }
+        }
+        choice
+    }
+}
+
+/// The label of a one-hot distribution, if `p` is one.
+#[inline]
+fn one_hot(p: &[f64]) -> Option<usize> {
+    let mut hot = None;
+    for (l, &v) in p.iter().enumerate() {
+        if v == 1.0 && hot.is_none() {
+            hot = Some(l);
+        } else if v != 0.0 {
+            return None;
+        }
+    }
+    hot
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn direct(s: &[f64], r: usize, l: usize) -> f64 {
+        let k = s.len();
+        if l != r {
+            sigmoid(s[l] - s[r])
+        } else {
+            -(0..k).filter(|&j| j != r).map(|j| sigmoid(s[j] - s[r])).sum::<f64>()
+        }
+    }
+
+    #[test]
+    fn incremental_matrix_matches_direct() {
+        let k = 5;
+        let mut s = vec![0.0; k];
+        let mut c = PairwiseCosts::default();
+        c.reset(Surrogate::Logistic, k);
+        for (l, a) in [(2, 0.7), (0, -1.3), (2, 1.1), (4, 2.0), (1, -0.2)] {
+            s[l] += a;
+            c.update(Surrogate::Logistic, &s, l);
+            for r in 0..k {
+                for j in 0..k {
+                    assert!((c.get(r, j) - direct(&s, r, j)).abs() < 1e-12);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_are_minimal_on_the_diagonal_and_bounded() {
+        let s = [0.3, -1.2, 2.0, 0.0];
+        let mut c = PairwiseCosts::default();
+        c.reset(Surrogate::Logistic, 4);
+        let mut acc = vec![0.0; 4];
+        for (l, &v) in s.iter().enumerate() {
+            acc[l] = v;
+            c.update(Surrogate::Logistic, &acc, l);
+        }
+        for r in 0..4 {
+            for l in 0..4 {
+                assert!(c.get(r, r) <= c.get(r, l));
+                assert!(c.get(r, l) <= -c.get(r, r));
+            }
+        }
+    }
+
+    #[test]
+    fn gradient_at_zero_is_the_cost_entry() {
+        // ALGORITHMS.md E.2: at α = 0 the l = y case must equal C[y][y].
+        let s = [0.4, -0.3, 1.5];
+        for y in 0..3 {
+            let g = Surrogate::Logistic.alpha_gradient(&s, y, y, 0.0);
+            assert!((g - direct(&s, y, y)).abs() < 1e-15);
+            let l = (y + 1) % 3;
+            assert!((Surrogate::Logistic.alpha_gradient(&s, y, l, 0.0) - direct(&s, y, l)).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn gradient_matches_finite_difference() {
+        let s = [0.4, -0.3, 1.5, 0.2];
+        let loss = |s: &[f64], y: usize| -> f64 {
+            (0..s.len()).filter(|&j| j != y).map(|j| crate::core::math::softplus(s[j] - s[y])).sum()
+        };
+        for (y, l, a) in [(0, 0, 0.3), (0, 2, -0.7), (3, 1, 1.2), (2, 2, -1.5)] {
+            let mut plus = s.to_vec();
+            plus[l] += a + 1e-6;
+            let mut minus = s.to_vec();
+            minus[l] += a - 1e-6;
+            let fd = (loss(&plus, y) - loss(&minus, y)) / 2e-6;
+            assert!((Surrogate::Logistic.alpha_gradient(&s, y, l, a) - fd).abs() < 1e-7);
+        }
+    }
+}

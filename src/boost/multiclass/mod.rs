@@ -1,0 +1,6 @@
+//! Multiclass boosters of Jung, Goetz & Tewari (2017), "Online Multiclass Boosting".
+
+pub mod ada_olm;
+pub mod cost;
+
+pub use ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};

@@ -1,0 +1,17 @@
+//! The vocabulary every layer shares: rows, feature schemas, class sets, the RNG and the
+//! numeric helpers of ALGORITHMS.md §0.
+//!
+//! A **row** is a borrowed dense `&[f64]` of length `d`: numeric features as values, nominal
+//! features as category codes, `NaN` for missing. Learners never see Arrow.
+
+mod dataset;
+pub mod math;
+mod rng;
+mod schema;
+
+pub use dataset::Dataset;
+pub use rng::Rng;
+pub use schema::{
+    ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec, is_present,
+    nominal_code,
+};

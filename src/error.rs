@@ -1,0 +1,133 @@
+//! The crate's error type. Every variant names what a user needs to find the problem: the file,
+//! the row (1-based line for text files, 0-based row index for data rows, as each variant says)
+//! and the column.
+
+use std::path::PathBuf;
+
+/// Errors raised by streamboost.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A hyper-parameter is outside its valid range; raised when a model is built.
+    #[error("invalid configuration: `{field}` {reason}")]
+    InvalidConfig {
+        /// The parameter's name as it appears in the config (and on the command line).
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// An algorithm name that no configuration answers to.
+    #[error("unknown algorithm `{name}` (known: {known})")]
+    UnknownAlgorithm {
+        /// The name that was asked for.
+        name: String,
+        /// The names that exist, comma separated.
+        known: String,
+    },
+
+    /// An input or output file could not be opened, read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A text file holds a row that does not parse.
+    #[error("{}: malformed row at line {}{}: {message}", file.display(), line.map_or("?".to_string(), |l| l.to_string()), column.as_ref().map(|c| format!(", column `{c}`")).unwrap_or_default())]
+    MalformedRow {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line number in the file (the header is line 1), when known.
+        line: Option<u64>,
+        /// The column, when known.
+        column: Option<String>,
+        /// The reader's description of the problem.
+        message: String,
+    },
+
+    /// A file could not be decoded as the format its name announces (Parquet, CSV).
+    #[error("{}: {message}", file.display())]
+    Format {
+        /// The file.
+        file: PathBuf,
+        /// The decoder's description.
+        message: String,
+    },
+
+    /// A column the run needs is not in the file.
+    #[error("{}: no column `{column}` (columns: {})", file.display(), available.join(", "))]
+    MissingColumn {
+        /// The file.
+        file: PathBuf,
+        /// The column that was asked for.
+        column: String,
+        /// The columns the file has.
+        available: Vec<String>,
+    },
+
+    /// A column has a type that cannot be a feature or a label.
+    #[error("{}: column `{column}` has type {data_type}, which is neither numeric nor categorical", file.display())]
+    UnsupportedColumnType {
+        /// The file.
+        file: PathBuf,
+        /// The column.
+        column: String,
+        /// The Arrow type found.
+        data_type: String,
+    },
+
+    /// A later input does not have the columns of the first one.
+    #[error("{}: schema differs from {}: {detail}", file.display(), first.display())]
+    SchemaMismatch {
+        /// The file whose schema differs.
+        file: PathBuf,
+        /// The file whose schema the stream took.
+        first: PathBuf,
+        /// What differs.
+        detail: String,
+    },
+
+    /// The input holds no data rows.
+    #[error("{}: no data rows", file.display())]
+    EmptyInput {
+        /// The file (the first one, when several are all empty).
+        file: PathBuf,
+    },
+
+    /// The label column holds fewer than two classes: nothing to classify.
+    #[error("{}: label column `{column}` has {found} distinct value(s); at least 2 classes are needed", file.display())]
+    TooFewClasses {
+        /// The first input file.
+        file: PathBuf,
+        /// The label column.
+        column: String,
+        /// How many distinct labels were found.
+        found: usize,
+    },
+
+    /// A row's shape does not match the model it is given to.
+    #[error("row {row}: {message}")]
+    InvalidRow {
+        /// 0-based row index in the stream.
+        row: u64,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// `Result` with streamboost's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Shorthand for [`Error::InvalidConfig`].
+    pub fn config(field: &'static str, reason: impl Into<String>) -> Self {
+        Error::InvalidConfig {
+            field,
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Evaluation drivers: they own the loop over rows, the metrics, timing and progress.
+//! Learners only predict and learn.
+
+pub mod metrics;
+mod prequential;
+
+pub use metrics::{ClassMetrics, ConfusionMatrix};
+pub use prequential::{
+    CurvePoint, FinalFraction, Prequential, PrequentialReport, RowOutcome, Summary, Throughput,
+};

@@ -1,0 +1,230 @@
+//! Prequential evaluation (test-then-train; Dawid 1984, Gama et al. 2013): every row is
+//! predicted before its label is used, then learnt. This is the protocol of all three papers.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::metrics::{ClassMetrics, ConfusionMatrix};
+use crate::core::{ClassId, Dataset};
+use crate::learner::Classifier;
+use crate::{Error, Result};
+
+/// Settings of a prequential run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prequential {
+    /// The final fraction of the stream reported separately (the papers report the last 20%).
+    pub final_fraction: f64,
+    /// Rows per point of the learning curve; `None`: a hundredth of the stream.
+    pub window: Option<usize>,
+    /// Importance weight given to every labelled row.
+    pub weight: f64,
+}
+
+impl Default for Prequential {
+    fn default() -> Self {
+        Prequential {
+            final_fraction: 0.2,
+            window: None,
+            weight: 1.0,
+        }
+    }
+}
+
+/// What happened to one row, passed to the caller's observer.
+#[derive(Debug, Clone, Copy)]
+pub struct RowOutcome<'a> {
+    /// Position in the replay (0-based).
+    pub position: usize,
+    /// Index of the row in the input (0-based, inputs taken in order).
+    pub row: usize,
+    /// The true label, if known.
+    pub label: Option<ClassId>,
+    /// The prediction made before learning.
+    pub predicted: ClassId,
+    /// Class probabilities of that prediction.
+    pub proba: &'a [f64],
+}
+
+/// Accuracy and kappa over a set of rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Labelled rows counted.
+    pub rows: u64,
+    /// Correct predictions.
+    pub correct: u64,
+    /// `correct / rows` (`null` without rows).
+    pub accuracy: Option<f64>,
+    /// Cohen's kappa (`null` where undefined).
+    pub kappa: Option<f64>,
+}
+
+impl Summary {
+    fn of(m: &ConfusionMatrix) -> Self {
+        Summary {
+            rows: m.total(),
+            correct: m.correct(),
+            accuracy: m.accuracy(),
+            kappa: m.kappa(),
+        }
+    }
+}
+
+/// Metrics over the final fraction of the stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FinalFraction {
+    /// The fraction, e.g. 0.2.
+    pub fraction: f64,
+    /// Position of the first row counted (rows at or after it are the final fraction).
+    pub first_position: u64,
+    /// Labelled rows counted.
+    pub rows: u64,
+    /// Correct predictions.
+    pub correct: u64,
+    /// `correct / rows`.
+    pub accuracy: Option<f64>,
+    /// Cohen's kappa.
+    pub kappa: Option<f64>,
+}
+
+/// Wall-clock cost of the predict-and-learn loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Throughput {
+    /// Seconds spent in the loop.
+    pub seconds: f64,
+    /// Rows per second.
+    pub rows_per_second: f64,
+}
+
+/// One point of the learning curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// Rows processed so far.
+    pub rows: u64,
+    /// Accuracy over all labelled rows so far.
+    pub cumulative_accuracy: Option<f64>,
+    /// Accuracy over the labelled rows of the last window.
+    pub window_accuracy: Option<f64>,
+}
+
+/// The outcome of a prequential run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrequentialReport {
+    /// Rows processed (labelled or not).
+    pub rows: u64,
+    /// Class names, in id order.
+    pub classes: Vec<String>,
+    /// Over the whole stream.
+    pub cumulative: Summary,
+    /// Over the final fraction.
+    pub final_fraction: FinalFraction,
+    /// Per-class precision / recall / F1 over the whole stream.
+    pub per_class: Vec<ClassMetrics>,
+    /// Confusion matrix over the whole stream: `confusion[true][predicted]`.
+    pub confusion: Vec<Vec<u64>>,
+    /// Learning curve (written separately as CSV, not part of the JSON report).
+    #[serde(skip)]
+    pub curve: Vec<CurvePoint>,
+    /// Speed.
+    pub throughput: Throughput,
+}
+
+impl Prequential {
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.final_fraction > 0.0 && self.final_fraction <= 1.0) {
+            return Err(Error::config("final_fraction", "must be in (0, 1]"));
+        }
+        if self.window == Some(0) {
+            return Err(Error::config("window", "must be >= 1"));
+        }
+        if !(self.weight > 0.0 && self.weight.is_finite()) {
+            return Err(Error::config("weight", "must be > 0"));
+        }
+        Ok(())
+    }
+
+    /// Replays `data` through `model` in `order` (input order if `None`): each row is
+    /// predicted, reported to `on_row`, then learnt if labelled. Only the loop is timed.
+    pub fn run<M: Classifier + ?Sized>(
+        &self,
+        model: &mut M,
+        data: &Dataset,
+        order: Option<&[usize]>,
+        mut on_row: impl FnMut(&RowOutcome<'_>),
+    ) -> Result<PrequentialReport> {
+        self.validate()?;
+        let k = data.spec().n_classes();
+        if model.n_classes() != k {
+            return Err(Error::config(
+                "classes",
+                format!("model has {} classes, data {}", model.n_classes(), k),
+            ));
+        }
+        let n = order.map_or(data.len(), <[usize]>::len);
+        let final_count = ((n as f64) * self.final_fraction).ceil() as usize;
+        let first_final = n - final_count.min(n);
+        let window = self.window.unwrap_or((n / 100).max(1));
+
+        let mut all = ConfusionMatrix::new(k);
+        let mut last = ConfusionMatrix::new(k);
+        let (mut window_rows, mut window_correct) = (0u64, 0u64);
+        let mut curve = Vec::with_capacity(n / window + 1);
+        let mut proba = vec![0.0; k];
+
+        let start = Instant::now();
+        for position in 0..n {
+            let row = order.map_or(position, |o| o[position]);
+            let (x, label) = (data.row(row), data.label(row));
+            let predicted = model.learn_predict(x, label, self.weight, &mut proba);
+            if let Some(y) = label {
+                all.record(y, predicted);
+                if position >= first_final {
+                    last.record(y, predicted);
+                }
+                window_rows += 1;
+                window_correct += u64::from(y == predicted);
+            }
+            on_row(&RowOutcome {
+                position,
+                row,
+                label,
+                predicted,
+                proba: &proba,
+            });
+            if (position + 1) % window == 0 || position + 1 == n {
+                curve.push(CurvePoint {
+                    rows: position as u64 + 1,
+                    cumulative_accuracy: all.accuracy(),
+                    window_accuracy: (window_rows > 0)
+                        .then(|| window_correct as f64 / window_rows as f64),
+                });
+                (window_rows, window_correct) = (0, 0);
+            }
+        }
+        let seconds = start.elapsed().as_secs_f64();
+
+        let names = data.spec().classes.names();
+        let tail = Summary::of(&last);
+        Ok(PrequentialReport {
+            rows: n as u64,
+            classes: names.to_vec(),
+            cumulative: Summary::of(&all),
+            final_fraction: FinalFraction {
+                fraction: self.final_fraction,
+                first_position: first_final as u64,
+                rows: tail.rows,
+                correct: tail.correct,
+                accuracy: tail.accuracy,
+                kappa: tail.kappa,
+            },
+            per_class: all.per_class(names),
+            confusion: all.to_rows(),
+            curve,
+            throughput: Throughput {
+                seconds,
+                rows_per_second: if seconds > 0.0 { n as f64 / seconds } else { 0.0 },
+            },
+        })
+    }
+}

@@ -1,0 +1,87 @@
+//! The central contracts. Weak learners and boosters implement the same [`Classifier`] trait,
+//! so a booster is itself a learner and boosters compose (`AdaBoostOlm<AdaBoostOlm<_>>` is a
+//! valid type). Hyper-parameters live in [`Config`] structs that build models.
+//!
+//! Learners only predict and learn: they never print, time themselves or evaluate; the
+//! drivers in [`crate::eval`] do that.
+
+use std::fmt::Display;
+
+use serde::{Serialize, de::DeserializeOwned};
+
+use crate::Result;
+use crate::core::math::argmax;
+use crate::core::{ClassId, Rng, StreamSpec};
+
+/// A weighted online multiclass learner over rows of `f64` (see [`crate::core`] for the row
+/// encoding).
+///
+/// Contract (checked for every learner by `tests/contract.rs`):
+/// * `learn` with weight `0` changes nothing; weights are importance weights, not capped at 1;
+/// * `predict_proba` writes `n_classes()` non-negative numbers summing to 1;
+/// * missing values (`NaN`) and nominal codes never seen before are accepted without panic;
+/// * the same config, seed and rows give bit-identical outputs.
+pub trait Classifier: Send + Sync {
+    /// Number of classes `k`.
+    fn n_classes(&self) -> usize;
+
+    /// Learns from row `x` with label `y < k` and importance weight `weight >= 0`.
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64);
+
+    /// Class probabilities of row `x` into `out` (length `k`), without changing the model.
+    /// Deterministic: where an algorithm prescribes a random choice (an expert draw, a random
+    /// tie-break) this is the probability of each class under that choice, or the
+    /// lowest-index choice where that expectation is not tractable, as each model documents.
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]);
+
+    /// The most probable class, ties to the lowest id.
+    fn predict(&self, x: &[f64]) -> ClassId {
+        let mut p = vec![0.0; self.n_classes()];
+        self.predict_proba(x, &mut p);
+        argmax(&p)
+    }
+
+    /// Test-then-train in one call: predicts `x` (the prediction the algorithm makes in its
+    /// online protocol, which may draw from the model's RNG, e.g. Hedge's expert sample),
+    /// writes the class probabilities to `out`, then, if the label is known, learns from it.
+    /// Returns the prediction made before learning.
+    ///
+    /// Boosters override it to reuse their members' predictions between the two phases
+    /// (ALGORITHMS.md §1.1), which is why it is one call rather than a hidden "predict must
+    /// precede learn" coupling.
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        self.predict_proba(x, out);
+        let predicted = argmax(out);
+        if let Some(y) = y {
+            self.learn(x, y, weight);
+        }
+        predicted
+    }
+}
+
+/// Validated hyper-parameters that build a fresh model for a stream.
+///
+/// The same struct feeds the Rust API, the command line, reports and checkpoints (serde).
+/// `build` validates first, so an invalid config never yields a model.
+pub trait Config: Clone + Display + Serialize + DeserializeOwned + Send + Sync + 'static {
+    /// The model this config builds.
+    type Model: Classifier;
+
+    /// Checks every parameter against its documented range.
+    fn validate(&self) -> Result<()>;
+
+    /// Builds a model for `spec`, drawing whatever is random at construction (random
+    /// hyper-parameters, feature subsets, the model's own RNG seed) from `rng`.
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model>;
+
+    /// Builds a model from a seed.
+    fn build(&self, spec: &StreamSpec, seed: u64) -> Result<Self::Model> {
+        self.build_with_rng(spec, &mut Rng::new(seed))
+    }
+}

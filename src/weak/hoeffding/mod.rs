@@ -1,0 +1,935 @@
+//! A weighted Hoeffding tree (VFDT; Domingos & Hulten 2000), exactly as WEAK_LEARNERS.md §1.
+//!
+//! Every count is a sum of importance weights, so boosters can pass any weight `w ≥ 0`; the
+//! grace period is in weight units. The tree is an arena of [`node::Node`]s; leaves keep one
+//! [`observer::Observer`] per feature (Gaussian for numeric, weight tables for nominal).
+//!
+//! Two presets: [`HoeffdingTreeConfig::default`] (River's defaults, except population variance,
+//! §1.3) and [`HoeffdingTreeConfig::jgt_paper`] (the Python VFDT port of Jung, Goetz & Tewari
+//! with per-tree random grace period, split confidence and tie threshold, §1.12).
+
+pub mod node;
+pub mod observer;
+pub mod split;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::math::{argmax, normalize};
+use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
+use crate::learner::{Classifier, Config};
+use crate::{Error, Result};
+use node::{Branch, Leaf, LeafState, Node, NodeId, SplitNode};
+use observer::{Candidate, GaussianEstimator, NominalObserver, Observer, SearchSettings};
+pub use observer::VarianceMode;
+pub use split::SplitCriterion;
+
+/// How a leaf predicts (WEAK_LEARNERS.md §1.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LeafPrediction {
+    /// Majority class: the leaf's class weights, normalised.
+    MajorityClass,
+    /// Naive Bayes over the leaf's observers.
+    NaiveBayes,
+    /// Naive Bayes when it has been at least as accurate as the majority class at this leaf.
+    #[default]
+    NaiveBayesAdaptive,
+}
+
+/// What happens at a split node whose tested value is missing (WEAK_LEARNERS.md §1.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MissingPolicy {
+    /// Follow the child with the larger weight (River). Unseen categories do the same.
+    #[default]
+    MostCommonPath,
+    /// Stop: predict with the split node's frozen class weights, do not learn (MOA, authors).
+    StopAtSplit,
+}
+
+/// How the grace period is compared (WEAK_LEARNERS.md §1.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GraceComparison {
+    /// `W − W_last ≥ grace` (MOA, River).
+    #[default]
+    AtLeast,
+    /// `W − W_last > grace` (the authors' port).
+    Greater,
+}
+
+/// Ranges from which each tree draws its own grace period, split confidence and tie threshold
+/// (WEAK_LEARNERS.md §1.12, [JGT] App. E), in the order (δ, grace, τ).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RandomizedParams {
+    /// `grace ~ U[lo, hi]` (real-valued).
+    pub grace_period: (f64, f64),
+    /// `δ = 10^U[log10 lo, log10 hi]`.
+    pub split_confidence: (f64, f64),
+    /// `τ = 10^U[log10 lo, log10 hi]`.
+    pub tie_threshold: (f64, f64),
+}
+
+impl Default for RandomizedParams {
+    /// The paper's ranges: grace `[5, 20]`, δ and τ log-uniform on `[0.01, 0.9]`.
+    fn default() -> Self {
+        RandomizedParams {
+            grace_period: (5.0, 20.0),
+            split_confidence: (0.01, 0.9),
+            tie_threshold: (0.01, 0.9),
+        }
+    }
+}
+
+/// Hyper-parameters of a [`HoeffdingTree`] (WEAK_LEARNERS.md §1.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HoeffdingTreeConfig {
+    /// Weight a leaf must gain between split attempts.
+    pub grace_period: f64,
+    /// δ of the Hoeffding bound, in (0, 1).
+    pub split_confidence: f64,
+    /// τ: split anyway when the bound falls below it.
+    pub tie_threshold: f64,
+    /// Merit of a split.
+    pub split_criterion: SplitCriterion,
+    /// A branch counts toward a valid split only above this share of the weight.
+    pub min_branch_fraction: f64,
+    /// Do not try to split a leaf whose majority class holds more than this share (1 = off).
+    pub max_share_to_split: f64,
+    /// Leaf predictor.
+    pub leaf_prediction: LeafPrediction,
+    /// Naive Bayes is used only at leaves with at least this weight.
+    pub nb_threshold: f64,
+    /// Number of candidate thresholds per numeric feature.
+    pub n_split_points: usize,
+    /// Nominal features only split `= v` / `≠ v`.
+    pub binary_split: bool,
+    /// Leaves at this depth stop growing.
+    pub max_depth: Option<u32>,
+    /// Allow the null split ("do not split") to win, pre-pruning the leaf.
+    pub merit_preprune: bool,
+    /// Stop observing features whose merit trails the best by more than the bound (MC leaves).
+    pub remove_poor_attrs: bool,
+    /// At most this many active leaves; the least promising are parked (§1.11).
+    pub max_active_leaves: Option<usize>,
+    /// With `max_active_leaves`: freeze all growth at the limit instead of parking.
+    pub stop_growth_at_limit: bool,
+    /// `≥` or `>` in the grace-period test.
+    pub grace_comparison: GraceComparison,
+    /// Variance of the Gaussian observers.
+    pub variance: VarianceMode,
+    /// Mass a class (or a nominal (category, class) cell) gets the first time it is seen at a
+    /// leaf, before the row's weight is added: 0 (MOA, River) or 1 (the authors' port).
+    pub first_seen_prior: f64,
+    /// Additive prior α of majority-class leaves.
+    pub leaf_prior: f64,
+    /// Routing of rows whose tested value is missing.
+    pub missing: MissingPolicy,
+    /// The tree sees only a random subset of this many features, fixed at construction.
+    pub feature_subset: Option<usize>,
+    /// When set, each tree draws grace period, δ and τ from these ranges at construction.
+    pub randomized: Option<RandomizedParams>,
+}
+
+impl Default for HoeffdingTreeConfig {
+    /// The library defaults: River's, except population variance (§1.3).
+    fn default() -> Self {
+        HoeffdingTreeConfig {
+            grace_period: 200.0,
+            split_confidence: 1e-7,
+            tie_threshold: 0.05,
+            split_criterion: SplitCriterion::InfoGain,
+            min_branch_fraction: 0.01,
+            max_share_to_split: 0.99,
+            leaf_prediction: LeafPrediction::NaiveBayesAdaptive,
+            nb_threshold: 0.0,
+            n_split_points: 10,
+            binary_split: false,
+            max_depth: None,
+            merit_preprune: true,
+            remove_poor_attrs: false,
+            max_active_leaves: None,
+            stop_growth_at_limit: false,
+            grace_comparison: GraceComparison::AtLeast,
+            variance: VarianceMode::Population,
+            first_seen_prior: 0.0,
+            leaf_prior: 0.0,
+            missing: MissingPolicy::MostCommonPath,
+            feature_subset: None,
+            randomized: None,
+        }
+    }
+}
+
+/// Named parameter sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    /// [`HoeffdingTreeConfig::default`].
+    #[default]
+    Default,
+    /// [`HoeffdingTreeConfig::jgt_paper`].
+    JgtPaper,
+}
+
+impl HoeffdingTreeConfig {
+    /// The authors' VFDT port as used in [JGT]/[JT] experiments (WEAK_LEARNERS.md §1.1,
+    /// "Preset JgtPaper"): majority-class leaves with the +1 first-seen prior, population
+    /// variance, strict `>` grace test, no `max_share_to_split`, stop at split nodes on missing
+    /// values, and per-tree random grace period, δ and τ.
+    pub fn jgt_paper() -> Self {
+        HoeffdingTreeConfig {
+            max_share_to_split: 1.0,
+            leaf_prediction: LeafPrediction::MajorityClass,
+            grace_comparison: GraceComparison::Greater,
+            variance: VarianceMode::Population,
+            first_seen_prior: 1.0,
+            missing: MissingPolicy::StopAtSplit,
+            randomized: Some(RandomizedParams::default()),
+            ..HoeffdingTreeConfig::default()
+        }
+    }
+
+    /// The config of a preset.
+    pub fn preset(preset: Preset) -> Self {
+        match preset {
+            Preset::Default => Self::default(),
+            Preset::JgtPaper => Self::jgt_paper(),
+        }
+    }
+
+    fn search_settings(&self) -> SearchSettings {
+        SearchSettings {
+            criterion: self.split_criterion,
+            min_branch_fraction: self.min_branch_fraction,
+            n_split_points: self.n_split_points,
+            binary_split: self.binary_split,
+            variance: self.variance,
+        }
+    }
+}
+
+impl fmt::Display for HoeffdingTreeConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HoeffdingTree(")?;
+        match &self.randomized {
+            Some(r) => write!(
+                f,
+                "grace~U[{}, {}], delta~logU[{}, {}], tau~logU[{}, {}]",
+                r.grace_period.0,
+                r.grace_period.1,
+                r.split_confidence.0,
+                r.split_confidence.1,
+                r.tie_threshold.0,
+                r.tie_threshold.1
+            )?,
+            None => write!(
+                f,
+                "grace={}, delta={:e}, tau={}",
+                self.grace_period, self.split_confidence, self.tie_threshold
+            )?,
+        }
+        let leaf = match self.leaf_prediction {
+            LeafPrediction::MajorityClass => "mc",
+            LeafPrediction::NaiveBayes => "nb",
+            LeafPrediction::NaiveBayesAdaptive => "nba",
+        };
+        write!(f, ", leaves={leaf}")?;
+        if self.first_seen_prior > 0.0 {
+            write!(f, ", first-seen prior={}", self.first_seen_prior)?;
+        }
+        if let Some(m) = self.feature_subset {
+            write!(f, ", features={m}")?;
+        }
+        if let Some(d) = self.max_depth {
+            write!(f, ", max_depth={d}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+fn check(ok: bool, field: &'static str, reason: &str) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::config(field, reason))
+    }
+}
+
+impl Config for HoeffdingTreeConfig {
+    type Model = HoeffdingTree;
+
+    fn validate(&self) -> Result<()> {
+        let c = self;
+        check(c.grace_period > 0.0, "grace_period", "must be > 0")?;
+        check(
+            c.split_confidence > 0.0 && c.split_confidence < 1.0,
+            "split_confidence",
+            "must be in (0, 1)",
+        )?;
+        check(c.tie_threshold >= 0.0, "tie_threshold", "must be >= 0")?;
+        check(
+            (0.0..0.5).contains(&c.min_branch_fraction),
+            "min_branch_fraction",
+            "must be in [0, 0.5)",
+        )?;
+        check(
+            c.max_share_to_split > 0.0 && c.max_share_to_split <= 1.0,
+            "max_share_to_split",
+            "must be in (0, 1]",
+        )?;
+        check(c.nb_threshold >= 0.0, "nb_threshold", "must be >= 0")?;
+        check(c.n_split_points >= 1, "n_split_points", "must be >= 1")?;
+        check(c.first_seen_prior >= 0.0, "first_seen_prior", "must be >= 0")?;
+        check(c.leaf_prior >= 0.0, "leaf_prior", "must be >= 0")?;
+        check(c.feature_subset != Some(0), "feature_subset", "must be >= 1")?;
+        check(c.max_active_leaves != Some(0), "max_active_leaves", "must be >= 1")?;
+        if let Some(r) = &c.randomized {
+            let (g, d, t) = (r.grace_period, r.split_confidence, r.tie_threshold);
+            check(g.0 > 0.0 && g.0 <= g.1, "randomized.grace_period", "needs 0 < lo <= hi")?;
+            check(
+                d.0 > 0.0 && d.0 <= d.1 && d.1 < 1.0,
+                "randomized.split_confidence",
+                "needs 0 < lo <= hi < 1",
+            )?;
+            check(t.0 > 0.0 && t.0 <= t.1, "randomized.tie_threshold", "needs 0 < lo <= hi")?;
+        }
+        Ok(())
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<HoeffdingTree> {
+        self.validate()?;
+        let mut params = self.clone();
+        if let Some(r) = params.randomized.take() {
+            // Order (δ, grace, τ), as in WEAK_LEARNERS.md §1.12.
+            params.split_confidence = rng.log_uniform(r.split_confidence.0, r.split_confidence.1);
+            params.grace_period = rng.uniform_in(r.grace_period.0, r.grace_period.1);
+            params.tie_threshold = rng.log_uniform(r.tie_threshold.0, r.tie_threshold.1);
+        }
+        let d = spec.n_features();
+        let features = match params.feature_subset {
+            Some(m) => rng.sample_indices(d, m),
+            None => (0..d).collect(),
+        };
+        Ok(HoeffdingTree {
+            params,
+            k: spec.n_classes(),
+            nominal: spec.nominal_mask(),
+            features,
+            nodes: Vec::new(),
+            root: None,
+            path: Vec::new(),
+            scratch: Vec::new(),
+        })
+    }
+}
+
+/// A weighted Hoeffding tree. Build it from a [`HoeffdingTreeConfig`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HoeffdingTree {
+    /// Concrete parameters (random ones already drawn).
+    params: HoeffdingTreeConfig,
+    k: usize,
+    /// Per row column: nominal or not.
+    nominal: Vec<bool>,
+    /// Row columns this tree observes (observer `j` watches column `features[j]`).
+    features: Vec<usize>,
+    nodes: Vec<Node>,
+    root: Option<NodeId>,
+    /// Scratch: split nodes on the current learning path.
+    #[serde(skip)]
+    path: Vec<NodeId>,
+    /// Scratch: naive Bayes scores of the NB-adaptive bookkeeping.
+    #[serde(skip)]
+    scratch: Vec<f64>,
+}
+
+/// Where routing ended.
+enum Reached {
+    /// A leaf.
+    Leaf(NodeId),
+    /// A split node that could not route the row (missing value / unseen category).
+    Stopped(NodeId),
+}
+
+impl HoeffdingTree {
+    /// The concrete parameters of this tree.
+    pub fn params(&self) -> &HoeffdingTreeConfig {
+        &self.params
+    }
+
+    /// Number of nodes (splits and leaves).
+    pub fn n_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Number of leaves.
+    pub fn n_leaves(&self) -> usize {
+        self.nodes.iter().filter(|n| matches!(n, Node::Leaf(_))).count()
+    }
+
+    /// Number of active leaves.
+    pub fn n_active_leaves(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| matches!(n, Node::Leaf(l) if l.state == LeafState::Active))
+            .count()
+    }
+
+    /// Depth of the deepest node (0 for a single leaf or an empty tree).
+    pub fn depth(&self) -> u32 {
+        self.nodes
+            .iter()
+            .map(|n| match n {
+                Node::Leaf(l) => l.depth,
+                Node::Split(s) => s.depth,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The nodes of the arena (node 0 is the root once the tree has learnt).
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Routes `x` from the root. `for_learning`: unseen categories at multiway splits create
+    /// a leaf (§1.4.2) and split nodes on the way are recorded in `self.path`.
+    fn route(&mut self, x: &[f64]) -> Option<Reached> {
+        self.path.clear();
+        let mut id = self.root?;
+        loop {
+            let Node::Split(split) = &self.nodes[id as usize] else {
+                return Some(Reached::Leaf(id));
+            };
+            self.path.push(id);
+            let slot = match split.test.branch(x) {
+                Branch::Child(slot) => slot,
+                Branch::Missing => match self.params.missing {
+                    MissingPolicy::StopAtSplit => return Some(Reached::Stopped(id)),
+                    MissingPolicy::MostCommonPath => match self.most_common_child(split) {
+                        Some(child) => {
+                            id = child;
+                            continue;
+                        }
+                        None => return Some(Reached::Stopped(id)),
+                    },
+                },
+            };
+            match split.children.get(slot).copied().flatten() {
+                Some(child) => id = child,
+                None => id = self.add_child_leaf(id, slot),
+            }
+        }
+    }
+
+    /// Read-only routing for prediction (§1.5): unseen categories follow the most common path
+    /// or stop at the split, per the missing-value policy.
+    fn route_ref(&self, x: &[f64]) -> Option<Reached> {
+        let mut id = self.root?;
+        loop {
+            let Node::Split(split) = &self.nodes[id as usize] else {
+                return Some(Reached::Leaf(id));
+            };
+            let child = match split.test.branch(x) {
+                Branch::Child(slot) => split.children.get(slot).copied().flatten(),
+                Branch::Missing => None,
+            };
+            let child = match (child, self.params.missing) {
+                (Some(c), _) => Some(c),
+                (None, MissingPolicy::MostCommonPath) => self.most_common_child(split),
+                (None, MissingPolicy::StopAtSplit) => None,
+            };
+            match child {
+                Some(c) => id = c,
+                None => return Some(Reached::Stopped(id)),
+            }
+        }
+    }
+
+    /// The child with the largest weight below it (ties to the lowest branch).
+    fn most_common_child(&self, split: &SplitNode) -> Option<NodeId> {
+        let mut best: Option<(NodeId, f64)> = None;
+        for child in split.children.iter().flatten() {
+            let w = self.subtree_weight(*child);
+            if best.is_none_or(|(_, bw)| w > bw) {
+                best = Some((*child, w));
+            }
+        }
+        best.map(|(c, _)| c)
+    }
+
+    fn subtree_weight(&self, id: NodeId) -> f64 {
+        match &self.nodes[id as usize] {
+            Node::Leaf(l) => l.total,
+            Node::Split(s) => s.weight,
+        }
+    }
+
+    /// Creates an empty active leaf in branch `slot` of split node `parent` (§1.4.2).
+    fn add_child_leaf(&mut self, parent: NodeId, slot: usize) -> NodeId {
+        let id = self.nodes.len() as NodeId;
+        let Node::Split(split) = &mut self.nodes[parent as usize] else {
+            unreachable!("children are only added to split nodes")
+        };
+        let depth = split.depth + 1;
+        if split.children.len() <= slot {
+            split.children.resize(slot + 1, None);
+        }
+        split.children[slot] = Some(id);
+        let leaf = Leaf::new(vec![0.0; self.k], depth, self.features.len());
+        self.nodes.push(Node::Leaf(leaf));
+        self.enforce_leaf_budget();
+        id
+    }
+
+    fn class_weights_of(&self, reached: Reached) -> (&[f64], Option<&Leaf>) {
+        match reached {
+            Reached::Leaf(id) => match &self.nodes[id as usize] {
+                Node::Leaf(l) => (&l.class_weights, Some(l)),
+                Node::Split(_) => unreachable!(),
+            },
+            Reached::Stopped(id) => match &self.nodes[id as usize] {
+                Node::Split(s) => (&s.class_weights, None),
+                Node::Leaf(_) => unreachable!(),
+            },
+        }
+    }
+
+    /// Majority-class probabilities (§1.9): `(n[c] + α)/(W + kα)`, where a class never seen
+    /// at the node counts `first_seen_prior` (the authors' "+1" for unseen classes).
+    fn majority_proba(&self, n: &[f64], out: &mut [f64]) {
+        let (prior, alpha) = (self.params.first_seen_prior, self.params.leaf_prior);
+        for (o, &w) in out.iter_mut().zip(n) {
+            *o = if w > 0.0 { w } else { prior } + alpha;
+        }
+        normalize(out);
+    }
+
+    /// Naive Bayes log-posteriors (§1.9) into `out`; returns false if the leaf is empty.
+    fn naive_bayes_log(&self, leaf: &Leaf, x: &[f64], out: &mut [f64]) -> bool {
+        if leaf.total <= 0.0 {
+            return false;
+        }
+        for (c, o) in out.iter_mut().enumerate() {
+            let n = leaf.class_weights[c];
+            *o = if n > 0.0 { (n / leaf.total).ln() } else { f64::NEG_INFINITY };
+        }
+        for (j, obs) in leaf.observers.iter().enumerate() {
+            let Some(obs) = obs else { continue };
+            let v = x[self.features[j]];
+            match obs {
+                Observer::Numeric(est) if is_present(v) => {
+                    for (c, o) in out.iter_mut().enumerate() {
+                        let e = &est[c];
+                        if *o == f64::NEG_INFINITY || e.weight <= 0.0 {
+                            continue;
+                        }
+                        let var = e.variance(self.params.variance).max(1e-9);
+                        *o -= 0.5 * ((2.0 * std::f64::consts::PI * var).ln() + (v - e.mean).powi(2) / var);
+                    }
+                }
+                Observer::Nominal(nom) => {
+                    let Some(code) = nominal_code(v) else { continue };
+                    let n_observed = nom.observed().count();
+                    for (c, o) in out.iter_mut().enumerate() {
+                        if *o != f64::NEG_INFINITY {
+                            *o += nom.log_likelihood(code, c, n_observed);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+
+    fn naive_bayes_proba(&self, leaf: &Leaf, x: &[f64], out: &mut [f64]) -> bool {
+        if !self.naive_bayes_log(leaf, x, out) {
+            return false;
+        }
+        let lse = crate::core::math::logsumexp(out);
+        out.iter_mut().for_each(|o| *o = (*o - lse).exp());
+        true
+    }
+
+    fn uses_naive_bayes(&self, leaf: &Leaf) -> bool {
+        leaf.state == LeafState::Active
+            && leaf.total >= self.params.nb_threshold
+            && match self.params.leaf_prediction {
+                LeafPrediction::MajorityClass => false,
+                LeafPrediction::NaiveBayes => true,
+                LeafPrediction::NaiveBayesAdaptive => leaf.nb_correct >= leaf.mc_correct,
+            }
+    }
+
+    /// Updates leaf `id` with `(x, y, w)` (§1.3).
+    fn learn_at_leaf(&mut self, id: NodeId, x: &[f64], y: ClassId, w: f64) {
+        if self.params.leaf_prediction == LeafPrediction::NaiveBayesAdaptive {
+            let Node::Leaf(leaf) = &self.nodes[id as usize] else { unreachable!() };
+            if leaf.state == LeafState::Active {
+                let mc_right = leaf.total <= 0.0 || argmax(&leaf.class_weights) == y;
+                let mut nb = std::mem::take(&mut self.scratch);
+                nb.resize(self.k, 0.0);
+                let nb_right = self.naive_bayes_log(leaf, x, &mut nb) && argmax(&nb) == y;
+                self.scratch = nb;
+                let Node::Leaf(leaf) = &mut self.nodes[id as usize] else { unreachable!() };
+                if mc_right {
+                    leaf.mc_correct += w;
+                }
+                if nb_right {
+                    leaf.nb_correct += w;
+                }
+            }
+        }
+        let prior = self.params.first_seen_prior;
+        let Node::Leaf(leaf) = &mut self.nodes[id as usize] else { unreachable!() };
+        leaf.add_class_weight(y, w, prior);
+        if leaf.state != LeafState::Active {
+            return;
+        }
+        for (j, &col) in self.features.iter().enumerate() {
+            let v = x[col];
+            let slot = &mut leaf.observers[j];
+            if self.nominal[col] {
+                match nominal_code(v) {
+                    Some(code) => slot
+                        .get_or_insert_with(|| Observer::Nominal(NominalObserver::new(self.k)))
+                        .update_nominal(code, y, w, prior),
+                    None => {
+                        if let Some(Observer::Nominal(o)) = slot {
+                            o.update_missing(w);
+                        }
+                    }
+                }
+            } else if is_present(v) {
+                slot.get_or_insert_with(|| {
+                    Observer::Numeric(vec![GaussianEstimator::default(); self.k])
+                })
+                .update_numeric(v, y, w);
+            }
+        }
+    }
+
+    /// Attempts to split active leaf `id` (§1.6).
+    fn attempt_split(&mut self, id: NodeId) {
+        let Node::Leaf(leaf) = &self.nodes[id as usize] else { unreachable!() };
+        let n = &leaf.class_weights;
+        let w = leaf.total;
+        if n.iter().filter(|&&c| c > 0.0).count() < 2 {
+            return;
+        }
+        if n.iter().copied().fold(0.0, f64::max) / w > self.params.max_share_to_split {
+            return;
+        }
+        let settings = self.params.search_settings();
+        let mut candidates: Vec<Candidate> = Vec::new();
+        if self.params.merit_preprune {
+            let merit = settings.criterion.merit(n, std::iter::once(&n[..]), settings.min_branch_fraction);
+            candidates.push(Candidate {
+                test: None,
+                merit,
+                branches: vec![n.clone()],
+                observer: None,
+            });
+        }
+        for (j, obs) in leaf.observers.iter().enumerate() {
+            let Some(obs) = obs else { continue };
+            if let Some((test, merit)) = obs.best_split(self.features[j], n, &settings)
+                && merit.is_finite()
+            {
+                candidates.push(Candidate {
+                    test: Some(test),
+                    merit,
+                    branches: Vec::new(),
+                    observer: Some(j),
+                });
+            }
+        }
+        let has_real = candidates.iter().any(|c| c.test.is_some());
+        if !has_real {
+            if self.params.merit_preprune {
+                self.deactivate(id, LeafState::Inactive);
+            }
+            return;
+        }
+        // Highest merit first; a stable sort keeps feature order among equals.
+        candidates.sort_by(|a, b| b.merit.total_cmp(&a.merit));
+        let split = if candidates.len() == 1 {
+            true
+        } else {
+            let range = settings.criterion.range(n);
+            let eps = split::hoeffding_bound(range, self.params.split_confidence, w);
+            let gap = candidates[0].merit - candidates[1].merit;
+            gap > eps || eps < self.params.tie_threshold
+        };
+        if self.params.remove_poor_attrs
+            && self.params.leaf_prediction == LeafPrediction::MajorityClass
+        {
+            let range = settings.criterion.range(n);
+            let eps = split::hoeffding_bound(range, self.params.split_confidence, w);
+            let best = candidates[0].merit;
+            let poor: Vec<usize> = candidates
+                .iter()
+                .filter(|c| best - c.merit > eps)
+                .filter_map(|c| c.observer)
+                .collect();
+            let Node::Leaf(leaf) = &mut self.nodes[id as usize] else { unreachable!() };
+            for j in poor {
+                leaf.observers[j] = Some(Observer::Disabled);
+            }
+        }
+        if !split {
+            return;
+        }
+        let best = candidates.swap_remove(0);
+        match (best.test, best.observer) {
+            (Some(test), Some(j)) => self.split_leaf(id, test, j),
+            _ => self.deactivate(id, LeafState::Inactive),
+        }
+    }
+
+    /// Replaces leaf `id` by a split node on `test` with fresh active children (§1.6.5).
+    fn split_leaf(&mut self, id: NodeId, test: node::SplitTest, observer: usize) {
+        let Node::Leaf(leaf) = &self.nodes[id as usize] else { unreachable!() };
+        let obs = leaf.observers[observer].as_ref().expect("candidate has an observer");
+        let branches = obs.branch_weights(&test, self.k, self.params.variance);
+        let (class_weights, depth) = (leaf.class_weights.clone(), leaf.depth);
+        let multiway = matches!(test, node::SplitTest::Multiway { .. });
+        let mut children = Vec::with_capacity(branches.len());
+        for weights in branches {
+            // A multiway split gets children only for categories observed at the leaf.
+            if multiway && weights.iter().all(|&w| w <= 0.0) {
+                children.push(None);
+                continue;
+            }
+            let child = self.nodes.len() as NodeId;
+            self.nodes
+                .push(Node::Leaf(Leaf::new(weights, depth + 1, self.features.len())));
+            children.push(Some(child));
+        }
+        let weight = children
+            .iter()
+            .flatten()
+            .map(|&c| self.subtree_weight(c))
+            .sum::<f64>()
+            .max(0.0);
+        self.nodes[id as usize] = Node::Split(SplitNode {
+            test,
+            children,
+            class_weights,
+            weight,
+            depth,
+        });
+        self.enforce_leaf_budget();
+    }
+
+    fn deactivate(&mut self, id: NodeId, state: LeafState) {
+        if let Node::Leaf(leaf) = &mut self.nodes[id as usize] {
+            leaf.deactivate(state);
+        }
+        self.enforce_leaf_budget();
+    }
+
+    /// Keeps at most `max_active_leaves` active: the most promising leaves (active or parked)
+    /// are active, the rest parked (MOA's `enforceTrackerLimit`, §1.11).
+    fn enforce_leaf_budget(&mut self) {
+        let Some(budget) = self.params.max_active_leaves else { return };
+        if self.params.stop_growth_at_limit {
+            if self.n_active_leaves() >= budget {
+                for node in &mut self.nodes {
+                    if let Node::Leaf(l) = node
+                        && l.state == LeafState::Active
+                    {
+                        l.deactivate(LeafState::Inactive);
+                    }
+                }
+            }
+            return;
+        }
+        let mut eligible: Vec<(f64, usize)> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| match n {
+                Node::Leaf(l) if l.state != LeafState::Inactive => Some((l.promise(), i)),
+                _ => None,
+            })
+            .collect();
+        if eligible.len() <= budget
+            && eligible
+                .iter()
+                .all(|&(_, i)| matches!(&self.nodes[i], Node::Leaf(l) if l.state == LeafState::Active))
+        {
+            return;
+        }
+        eligible.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let n_obs = self.features.len();
+        for (rank, &(_, i)) in eligible.iter().enumerate() {
+            let Node::Leaf(l) = &mut self.nodes[i] else { unreachable!() };
+            if rank < budget {
+                if l.state == LeafState::Parked {
+                    l.state = LeafState::Active;
+                    l.observers = vec![None; n_obs];
+                    l.weight_at_last_attempt = l.total;
+                }
+            } else if l.state == LeafState::Active {
+                l.deactivate(LeafState::Parked);
+            }
+        }
+    }
+}
+
+impl Observer {
+    #[inline]
+    fn update_numeric(&mut self, v: f64, y: ClassId, w: f64) {
+        if let Observer::Numeric(est) = self {
+            est[y].update(v, w);
+        }
+    }
+
+    #[inline]
+    fn update_nominal(&mut self, code: usize, y: ClassId, w: f64, prior: f64) {
+        if let Observer::Nominal(o) = self {
+            o.update(code, y, w, prior);
+        }
+    }
+}
+
+impl Classifier for HoeffdingTree {
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, w: f64) {
+        // w = 0 (and any invalid weight) is a no-op: no node, counter or observer is created.
+        if !(w > 0.0 && w.is_finite()) || y >= self.k {
+            return;
+        }
+        if self.root.is_none() {
+            self.nodes
+                .push(Node::Leaf(Leaf::new(vec![0.0; self.k], 0, self.features.len())));
+            self.root = Some(0);
+        }
+        let Some(Reached::Leaf(id)) = self.route(x) else {
+            // Stopped at a split node on a missing value: MOA and the authors do not learn.
+            return;
+        };
+        let before = self.subtree_weight(id);
+        self.learn_at_leaf(id, x, y, w);
+        let delta = self.subtree_weight(id) - before;
+        for &s in &self.path {
+            if let Node::Split(split) = &mut self.nodes[s as usize] {
+                split.weight += delta;
+            }
+        }
+        let Node::Leaf(leaf) = &self.nodes[id as usize] else { unreachable!() };
+        if leaf.state != LeafState::Active {
+            return;
+        }
+        if self.params.max_depth.is_some_and(|d| leaf.depth >= d) {
+            self.deactivate(id, LeafState::Inactive);
+            return;
+        }
+        let gained = leaf.total - leaf.weight_at_last_attempt;
+        let due = match self.params.grace_comparison {
+            GraceComparison::AtLeast => gained >= self.params.grace_period,
+            GraceComparison::Greater => gained > self.params.grace_period,
+        };
+        if due {
+            self.attempt_split(id);
+            if let Node::Leaf(leaf) = &mut self.nodes[id as usize] {
+                leaf.weight_at_last_attempt = leaf.total;
+            }
+        }
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        let Some(reached) = self.route_ref(x) else {
+            out.fill(1.0 / self.k as f64);
+            return;
+        };
+        let (weights, leaf) = self.class_weights_of(reached);
+        if let Some(leaf) = leaf
+            && self.uses_naive_bayes(leaf)
+            && self.naive_bayes_proba(leaf, x, out)
+        {
+            return;
+        }
+        self.majority_proba(weights, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec_xor() -> StreamSpec {
+        StreamSpec::numeric(2, 2).unwrap()
+    }
+
+    #[test]
+    fn zero_weight_creates_nothing() {
+        let mut t = HoeffdingTreeConfig::default().build(&spec_xor(), 0).unwrap();
+        t.learn(&[0.0, 1.0], 1, 0.0);
+        assert_eq!(t.n_nodes(), 0);
+    }
+
+    #[test]
+    fn learns_a_threshold() {
+        let spec = StreamSpec::numeric(1, 2).unwrap();
+        let cfg = HoeffdingTreeConfig {
+            grace_period: 50.0,
+            ..Default::default()
+        };
+        let mut t = cfg.build(&spec, 0).unwrap();
+        let mut rng = Rng::new(3);
+        for _ in 0..2000 {
+            let x = rng.uniform();
+            t.learn(&[x], usize::from(x > 0.6), 1.0);
+        }
+        assert!(t.n_leaves() >= 2);
+        assert_eq!(t.predict(&[0.1]), 0);
+        assert_eq!(t.predict(&[0.95]), 1);
+    }
+
+    #[test]
+    fn jgt_preset_draws_params_in_range() {
+        let t = HoeffdingTreeConfig::jgt_paper().build(&spec_xor(), 9).unwrap();
+        let p = t.params();
+        assert!((5.0..=20.0).contains(&p.grace_period));
+        assert!((0.01..=0.9).contains(&p.split_confidence));
+        assert!((0.01..=0.9).contains(&p.tie_threshold));
+        assert!(p.randomized.is_none());
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let cfg = HoeffdingTreeConfig {
+            split_confidence: 1.5,
+            ..Default::default()
+        };
+        let err = cfg.build(&spec_xor(), 0).unwrap_err();
+        assert!(err.to_string().contains("split_confidence"), "{err}");
+    }
+
+    #[test]
+    fn budget_parks_least_promising_leaves() {
+        let spec = StreamSpec::numeric(2, 2).unwrap();
+        let cfg = HoeffdingTreeConfig {
+            grace_period: 20.0,
+            max_active_leaves: Some(2),
+            ..Default::default()
+        };
+        let mut t = cfg.build(&spec, 0).unwrap();
+        let mut rng = Rng::new(5);
+        for _ in 0..5000 {
+            let (a, b) = (rng.uniform(), rng.uniform());
+            t.learn(&[a, b], usize::from((a > 0.5) ^ (b > 0.5)), 1.0);
+        }
+        assert!(t.n_active_leaves() <= 2);
+    }
+}

@@ -1,0 +1,163 @@
+//! The tree arena's nodes (WEAK_LEARNERS.md §1.2).
+
+use serde::{Deserialize, Serialize};
+
+use super::observer::Observer;
+use crate::core::{is_present, nominal_code};
+
+/// Index of a node in the tree's arena.
+pub type NodeId = u32;
+
+/// The test of a split node. `feature` is the column index in the row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum SplitTest {
+    /// `x_j ≤ threshold` → branch 0, else branch 1.
+    Numeric {
+        /// Column index.
+        feature: usize,
+        /// Threshold.
+        threshold: f64,
+    },
+    /// One branch per category code.
+    Multiway {
+        /// Column index.
+        feature: usize,
+    },
+    /// `x_j == value` → branch 0, else branch 1.
+    Binary {
+        /// Column index.
+        feature: usize,
+        /// The category code tested.
+        value: usize,
+    },
+}
+
+/// Where a row goes at a split node.
+pub enum Branch {
+    /// Into child slot `i` (which may not exist yet).
+    Child(usize),
+    /// The tested value is missing.
+    Missing,
+}
+
+impl SplitTest {
+    /// Column index the test reads.
+    pub fn feature(&self) -> usize {
+        match *self {
+            SplitTest::Numeric { feature, .. }
+            | SplitTest::Multiway { feature }
+            | SplitTest::Binary { feature, .. } => feature,
+        }
+    }
+
+    /// The branch row `x` takes.
+    #[inline]
+    pub fn branch(&self, x: &[f64]) -> Branch {
+        let v = x[self.feature()];
+        match *self {
+            SplitTest::Numeric { threshold, .. } => {
+                if !is_present(v) {
+                    Branch::Missing
+                } else {
+                    Branch::Child(usize::from(v > threshold))
+                }
+            }
+            SplitTest::Multiway { .. } => nominal_code(v).map_or(Branch::Missing, Branch::Child),
+            SplitTest::Binary { value, .. } => nominal_code(v)
+                .map_or(Branch::Missing, |code| Branch::Child(usize::from(code != value))),
+        }
+    }
+}
+
+/// A node: a split or a leaf.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Node {
+    /// An internal node.
+    Split(SplitNode),
+    /// A leaf.
+    Leaf(Leaf),
+}
+
+/// An internal node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitNode {
+    /// The test.
+    pub test: SplitTest,
+    /// Child per branch; `None` for a branch not created yet (a category unseen at split time).
+    pub children: Vec<Option<NodeId>>,
+    /// Class weights the leaf had when it was split: the prediction of rows that stop here.
+    pub class_weights: Vec<f64>,
+    /// Sum of the class weight totals of the leaves below (for `MostCommonPath`).
+    pub weight: f64,
+    /// Depth (root = 0).
+    pub depth: u32,
+}
+
+/// Growth state of a leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LeafState {
+    /// Collects statistics and may split.
+    Active,
+    /// Learns class weights only, never splits (pre-pruned or at `max_depth`).
+    Inactive,
+    /// Inactive to respect `max_active_leaves`; re-activated when room frees.
+    Parked,
+}
+
+/// A leaf's statistics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Leaf {
+    /// Class weights `n[c]`.
+    pub class_weights: Vec<f64>,
+    /// `W = Σ n[c]`.
+    pub total: f64,
+    /// `W` at the last split attempt.
+    pub weight_at_last_attempt: f64,
+    /// Depth (root = 0).
+    pub depth: u32,
+    /// Growth state.
+    pub state: LeafState,
+    /// One observer per feature the tree sees, created on the first non-missing value.
+    pub observers: Vec<Option<Observer>>,
+    /// NB-adaptive: weight of rows the majority class predicted correctly.
+    pub mc_correct: f64,
+    /// NB-adaptive: weight of rows naive Bayes predicted correctly.
+    pub nb_correct: f64,
+}
+
+impl Leaf {
+    /// A fresh active leaf with initial class weights.
+    pub fn new(class_weights: Vec<f64>, depth: u32, n_observers: usize) -> Self {
+        let total = class_weights.iter().sum();
+        Leaf {
+            class_weights,
+            total,
+            weight_at_last_attempt: total,
+            depth,
+            state: LeafState::Active,
+            observers: vec![None; n_observers],
+            mc_correct: 0.0,
+            nb_correct: 0.0,
+        }
+    }
+
+    /// Adds `w` to class `y`; a class never seen here first gets `first_seen_prior`.
+    #[inline]
+    pub fn add_class_weight(&mut self, y: usize, w: f64, first_seen_prior: f64) {
+        let cell = &mut self.class_weights[y];
+        let add = if *cell == 0.0 { first_seen_prior + w } else { w };
+        *cell += add;
+        self.total += add;
+    }
+
+    /// `W − max_c n[c]`: the weight a split could still correct (MOA's promise).
+    pub fn promise(&self) -> f64 {
+        self.total - self.class_weights.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// Drops the observers and stops growth in `state`.
+    pub fn deactivate(&mut self, state: LeafState) {
+        self.state = state;
+        self.observers = Vec::new();
+    }
+}

@@ -1,0 +1,341 @@
+//! Attribute observers: the per-feature, per-class statistics an active leaf keeps
+//! (WEAK_LEARNERS.md §1.3, §1.8). Every count is a weight sum.
+
+use serde::{Deserialize, Serialize};
+
+use super::node::SplitTest;
+use super::split::SplitCriterion;
+use crate::core::math::normal_cdf;
+
+/// How the variance of a weighted Gaussian estimator is read (WEAK_LEARNERS.md §1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VarianceMode {
+    /// `M2 / W`. The library default: with boosting weights in (0, 1] a class's total weight
+    /// is often ≤ 1, where the unbiased form reports variance 0 for spread-out data.
+    #[default]
+    Population,
+    /// `M2 / (W − 1)` if `W > 1`, else 0 (MOA, River).
+    Unbiased,
+}
+
+/// Weighted running mean and variance of one class's values (West 1979), with min and max.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GaussianEstimator {
+    /// Total weight `W_c`.
+    pub weight: f64,
+    /// Weighted mean `μ_c`.
+    pub mean: f64,
+    /// Weighted sum of squared deviations `M2_c`.
+    pub m2: f64,
+    /// Smallest value seen.
+    pub min: f64,
+    /// Largest value seen.
+    pub max: f64,
+}
+
+impl GaussianEstimator {
+    /// Adds value `x` with weight `w > 0`.
+    #[inline]
+    pub fn update(&mut self, x: f64, w: f64) {
+        if self.weight == 0.0 {
+            *self = GaussianEstimator {
+                weight: w,
+                mean: x,
+                m2: 0.0,
+                min: x,
+                max: x,
+            };
+            return;
+        }
+        let weight = self.weight + w;
+        let delta = x - self.mean;
+        let mean = self.mean + (w / weight) * delta;
+        self.m2 += w * delta * (x - mean);
+        self.mean = mean;
+        self.weight = weight;
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+    }
+
+    /// Variance under `mode`.
+    #[inline]
+    pub fn variance(&self, mode: VarianceMode) -> f64 {
+        match mode {
+            VarianceMode::Population if self.weight > 0.0 => (self.m2 / self.weight).max(0.0),
+            VarianceMode::Unbiased if self.weight > 1.0 => (self.m2 / (self.weight - 1.0)).max(0.0),
+            _ => 0.0,
+        }
+    }
+
+    /// Weight of this class's values that fall at or below `threshold` under the Gaussian
+    /// approximation (WEAK_LEARNERS.md §1.8; equals MOA's "less + equal" and River's `cdf·W`).
+    pub fn weight_at_or_below(&self, threshold: f64, mode: VarianceMode) -> f64 {
+        if threshold < self.min {
+            return 0.0;
+        }
+        if threshold >= self.max {
+            return self.weight;
+        }
+        let sd = self.variance(mode).sqrt();
+        if sd > 0.0 {
+            self.weight * normal_cdf((threshold - self.mean) / sd)
+        } else if threshold >= self.mean {
+            self.weight
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Statistics of one feature at one leaf.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Observer {
+    /// A numeric feature: one Gaussian estimator per class.
+    Numeric(Vec<GaussianEstimator>),
+    /// A nominal feature: a weight per (category, class).
+    Nominal(NominalObserver),
+    /// A feature dropped from this leaf's split search (`remove_poor_attrs`).
+    Disabled,
+}
+
+/// Weight per (category code, class), stored densely as `counts[code * k + class]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NominalObserver {
+    k: usize,
+    counts: Vec<f64>,
+    class_totals: Vec<f64>,
+    missing_weight: f64,
+}
+
+impl NominalObserver {
+    /// An empty observer for `k` classes.
+    pub fn new(k: usize) -> Self {
+        NominalObserver {
+            k,
+            counts: Vec::new(),
+            class_totals: vec![0.0; k],
+            missing_weight: 0.0,
+        }
+    }
+
+    /// Adds weight `w` to (category `code`, class `y`). A cell seen for the first time starts
+    /// at `first_seen_prior` (the authors' port uses 1.0; WEAK_LEARNERS.md §1.3).
+    #[inline]
+    pub fn update(&mut self, code: usize, y: usize, w: f64, first_seen_prior: f64) {
+        let idx = code * self.k + y;
+        if idx >= self.counts.len() {
+            self.counts.resize((code + 1) * self.k, 0.0);
+        }
+        let cell = &mut self.counts[idx];
+        let add = if *cell == 0.0 { first_seen_prior + w } else { w };
+        *cell += add;
+        self.class_totals[y] += add;
+    }
+
+    /// Records a missing value.
+    pub fn update_missing(&mut self, w: f64) {
+        self.missing_weight += w;
+    }
+
+    /// Class weights of category `code` (empty slice for a code never seen).
+    #[inline]
+    pub fn category(&self, code: usize) -> &[f64] {
+        let start = code * self.k;
+        if start >= self.counts.len() {
+            &[]
+        } else {
+            &self.counts[start..start + self.k]
+        }
+    }
+
+    /// Codes with some weight, in increasing order.
+    pub fn observed(&self) -> impl Iterator<Item = usize> + Clone + '_ {
+        self.counts
+            .chunks_exact(self.k)
+            .enumerate()
+            .filter(|(_, c)| c.iter().any(|&w| w > 0.0))
+            .map(|(v, _)| v)
+    }
+
+    /// Total weight of class `c` over all categories.
+    pub fn class_total(&self, c: usize) -> f64 {
+        self.class_totals[c]
+    }
+
+    /// `ln P(x_j = code | c)` with Laplace smoothing `(cnt + 1)/(W_c + V_j)`, `V_j` the
+    /// number of categories observed here (MOA; WEAK_LEARNERS.md §1.9).
+    pub fn log_likelihood(&self, code: usize, c: usize, n_observed: usize) -> f64 {
+        let cnt = self.category(code).get(c).copied().unwrap_or(0.0);
+        ((cnt + 1.0) / (self.class_totals[c] + n_observed as f64)).ln()
+    }
+}
+
+/// A split proposal: the test, its merit and the class weights of each branch.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The test (`None` for the null split: do not split).
+    pub test: Option<SplitTest>,
+    /// Merit under the split criterion.
+    pub merit: f64,
+    /// Post-split class weights per branch, in branch order.
+    pub branches: Vec<Vec<f64>>,
+    /// Position of the observer in the leaf (`None` for the null split).
+    pub observer: Option<usize>,
+}
+
+/// Settings the split search needs.
+pub struct SearchSettings {
+    /// The criterion.
+    pub criterion: SplitCriterion,
+    /// Minimum fraction of weight for a branch to count.
+    pub min_branch_fraction: f64,
+    /// Number of Gaussian threshold candidates.
+    pub n_split_points: usize,
+    /// Only binary nominal splits.
+    pub binary_split: bool,
+    /// Variance mode of the Gaussian estimators.
+    pub variance: VarianceMode,
+}
+
+impl Observer {
+    /// The best split this feature offers, or `None` if it offers none.
+    pub fn best_split(
+        &self,
+        feature: usize,
+        pre: &[f64],
+        s: &SearchSettings,
+    ) -> Option<(SplitTest, f64)> {
+        match self {
+            Observer::Disabled => None,
+            Observer::Numeric(est) => best_numeric(est, feature, pre, s),
+            Observer::Nominal(obs) => best_nominal(obs, feature, pre, s),
+        }
+    }
+
+    /// Class weights of each branch of `test` as this observer sees them.
+    pub fn branch_weights(&self, test: &SplitTest, k: usize, variance: VarianceMode) -> Vec<Vec<f64>> {
+        match (self, test) {
+            (Observer::Numeric(est), SplitTest::Numeric { threshold, .. }) => {
+                let left: Vec<f64> = est
+                    .iter()
+                    .map(|e| e.weight_at_or_below(*threshold, variance))
+                    .collect();
+                let right = est.iter().zip(&left).map(|(e, l)| e.weight - l).collect();
+                vec![left, right]
+            }
+            (Observer::Nominal(obs), SplitTest::Multiway { .. }) => {
+                let n_codes = obs.counts.len() / k;
+                (0..n_codes).map(|v| obs.category(v).to_vec()).collect()
+            }
+            (Observer::Nominal(obs), SplitTest::Binary { value, .. }) => {
+                let eq = obs.category(*value).to_vec();
+                let ne = (0..k).map(|c| obs.class_total(c) - eq[c]).collect();
+                vec![eq, ne]
+            }
+            _ => unreachable!("a split test always comes from an observer of its own kind"),
+        }
+    }
+}
+
+fn best_numeric(
+    est: &[GaussianEstimator],
+    feature: usize,
+    pre: &[f64],
+    s: &SearchSettings,
+) -> Option<(SplitTest, f64)> {
+    let present = est.iter().filter(|e| e.weight > 0.0);
+    let lo = present.clone().map(|e| e.min).fold(f64::INFINITY, f64::min);
+    let hi = present.map(|e| e.max).fold(f64::NEG_INFINITY, f64::max);
+    if lo >= hi {
+        return None;
+    }
+    let k = est.len();
+    let mut left = vec![0.0; k];
+    let mut right = vec![0.0; k];
+    let mut best: Option<(SplitTest, f64)> = None;
+    for i in 1..=s.n_split_points {
+        let threshold = lo + (hi - lo) * i as f64 / (s.n_split_points + 1) as f64;
+        if !(lo < threshold && threshold < hi) {
+            continue;
+        }
+        for (c, e) in est.iter().enumerate() {
+            left[c] = e.weight_at_or_below(threshold, s.variance);
+            right[c] = e.weight - left[c];
+        }
+        let merit = s.criterion.merit(
+            pre,
+            [&left[..], &right[..]].into_iter(),
+            s.min_branch_fraction,
+        );
+        if best.as_ref().is_none_or(|b| merit > b.1) {
+            best = Some((SplitTest::Numeric { feature, threshold }, merit));
+        }
+    }
+    best
+}
+
+fn best_nominal(
+    obs: &NominalObserver,
+    feature: usize,
+    pre: &[f64],
+    s: &SearchSettings,
+) -> Option<(SplitTest, f64)> {
+    let k = obs.k;
+    let mut best: Option<(SplitTest, f64)> = None;
+    if !s.binary_split {
+        let merit = s.criterion.merit(
+            pre,
+            obs.observed().map(|v| obs.category(v)),
+            s.min_branch_fraction,
+        );
+        best = Some((SplitTest::Multiway { feature }, merit));
+    }
+    let mut rest = vec![0.0; k];
+    for v in obs.observed() {
+        let eq = obs.category(v);
+        for c in 0..k {
+            rest[c] = obs.class_totals[c] - eq[c];
+        }
+        let merit = s
+            .criterion
+            .merit(pre, [eq, &rest[..]].into_iter(), s.min_branch_fraction);
+        // Strictly greater: the multiway candidate, evaluated first, wins ties.
+        if best.as_ref().is_none_or(|b| merit > b.1) {
+            best = Some((SplitTest::Binary { feature, value: v }, merit));
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weighted_welford_matches_direct_formula() {
+        let xs = [1.0, 4.0, 2.5, -1.0, 7.0];
+        let ws = [0.5, 2.0, 1.0, 0.25, 3.0];
+        let mut e = GaussianEstimator::default();
+        for (&x, &w) in xs.iter().zip(&ws) {
+            e.update(x, w);
+        }
+        let sw: f64 = ws.iter().sum();
+        let mean = xs.iter().zip(&ws).map(|(x, w)| x * w).sum::<f64>() / sw;
+        let var = xs.iter().zip(&ws).map(|(x, w)| w * (x - mean).powi(2)).sum::<f64>() / sw;
+        assert!((e.mean - mean).abs() < 1e-12);
+        assert!((e.variance(VarianceMode::Population) - var).abs() < 1e-12);
+        assert_eq!((e.min, e.max), (-1.0, 7.0));
+    }
+
+    #[test]
+    fn nominal_prior_applies_once_per_cell() {
+        let mut o = NominalObserver::new(2);
+        o.update(3, 1, 0.5, 1.0);
+        o.update(3, 1, 0.5, 1.0);
+        assert_eq!(o.category(3), &[0.0, 2.0]);
+        assert_eq!(o.class_total(1), 2.0);
+        assert_eq!(o.observed().collect::<Vec<_>>(), vec![3]);
+        assert!(o.category(9).is_empty());
+    }
+}

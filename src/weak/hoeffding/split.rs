@@ -1,0 +1,110 @@
+//! Split criteria and the Hoeffding bound (WEAK_LEARNERS.md §1.6–1.7).
+
+use serde::{Deserialize, Serialize};
+
+/// How the merit of a candidate split is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SplitCriterion {
+    /// Information gain in bits (range `log2(max(C, 2))`).
+    #[default]
+    InfoGain,
+    /// Gini impurity decrease (range 1).
+    Gini,
+}
+
+impl SplitCriterion {
+    /// Merit of splitting the class weights `pre` into `branches` (each a class-weight
+    /// vector). `-∞` when fewer than two branches carry more than `min_branch_fraction` of
+    /// the weight (MOA/River's rule), which makes the null split `[pre]` always `-∞`.
+    pub fn merit<'a>(
+        self,
+        pre: &[f64],
+        branches: impl Iterator<Item = &'a [f64]> + Clone,
+        min_branch_fraction: f64,
+    ) -> f64 {
+        let total: f64 = branches.clone().map(|b| b.iter().sum::<f64>()).sum();
+        if total <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        let big = branches
+            .clone()
+            .filter(|b| b.iter().sum::<f64>() / total > min_branch_fraction)
+            .count();
+        if big < 2 {
+            return f64::NEG_INFINITY;
+        }
+        let impurity = match self {
+            SplitCriterion::InfoGain => entropy,
+            SplitCriterion::Gini => gini,
+        };
+        let post: f64 = branches
+            .map(|b| b.iter().sum::<f64>() / total * impurity(b))
+            .sum();
+        impurity(pre) - post
+    }
+
+    /// The range `R` of the merit for the Hoeffding bound: `log2(max(C, 2))` for information
+    /// gain with `C` the number of classes present at the leaf (River), 1 for Gini.
+    pub fn range(self, class_weights: &[f64]) -> f64 {
+        match self {
+            SplitCriterion::InfoGain => {
+                let present = class_weights.iter().filter(|&&w| w > 0.0).count();
+                (present.max(2) as f64).log2()
+            }
+            SplitCriterion::Gini => 1.0,
+        }
+    }
+}
+
+/// Entropy in bits of a weight vector: `log2 S − (1/S) Σ a log2 a` (0 for an empty vector).
+pub fn entropy(a: &[f64]) -> f64 {
+    let s: f64 = a.iter().sum();
+    if s <= 0.0 {
+        return 0.0;
+    }
+    let sum_alog: f64 = a.iter().filter(|&&x| x > 0.0).map(|&x| x * x.log2()).sum();
+    s.log2() - sum_alog / s
+}
+
+/// Gini impurity `1 − Σ (a_c/S)²` (0 for an empty vector).
+pub fn gini(a: &[f64]) -> f64 {
+    let s: f64 = a.iter().sum();
+    if s <= 0.0 {
+        return 0.0;
+    }
+    1.0 - a.iter().map(|&x| (x / s) * (x / s)).sum::<f64>()
+}
+
+/// Hoeffding bound `ε = sqrt(R² ln(1/δ) / (2W))`.
+pub fn hoeffding_bound(range: f64, delta: f64, weight: f64) -> f64 {
+    (range * range * (1.0 / delta).ln() / (2.0 * weight)).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn null_split_is_minus_infinity() {
+        let pre = [3.0, 4.0];
+        let m = SplitCriterion::InfoGain.merit(&pre, std::iter::once(&pre[..]), 0.01);
+        assert_eq!(m, f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn min_branch_rule() {
+        let pre = [100.0, 100.0];
+        let b = [[100.0, 99.5], [0.0, 0.5]];
+        let m = SplitCriterion::InfoGain.merit(&pre, b.iter().map(|v| &v[..]), 0.01);
+        assert_eq!(m, f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn gini_of_perfect_split() {
+        let pre = [5.0, 5.0];
+        let b = [[5.0, 0.0], [0.0, 5.0]];
+        let m = SplitCriterion::Gini.merit(&pre, b.iter().map(|v| &v[..]), 0.01);
+        assert!((m - 0.5).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,5 @@
+//! Weak learners: online, weighted, each a [`crate::Classifier`].
+
+pub mod hoeffding;
+
+pub use hoeffding::{HoeffdingTree, HoeffdingTreeConfig};
