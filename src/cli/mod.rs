@@ -1,0 +1,39 @@
+//! The `streamboost` command line: argument parsing and presentation only. Algorithms are
+//! assembled from their configs ([`crate::model`]); evaluation is [`crate::eval`]'s.
+
+mod replay;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use replay::ReplayArgs;
+
+/// Online boosting over logged streams.
+#[derive(Debug, Parser)]
+#[command(name = "streamboost", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Replay a logged stream test-then-train and report prequential metrics.
+    Replay(ReplayArgs),
+}
+
+/// Entry point of the `streamboost` binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(args) => replay::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The Arrow layer: CSV and Parquet files through the arrow readers, encoded as rows of
+//! `f64` for the algorithms, and results written back as Arrow data.
+
+mod encode;
+mod input;
+mod output;
+
+pub use encode::{encode_tables, load_stream};
+pub use input::{FileFormat, Table, read_csv_bytes, read_table};
+pub use output::{Predictions, write_batch};

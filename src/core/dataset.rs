@@ -22,6 +22,36 @@ impl Dataset {
         }
     }
 
+    /// A data set from row-major `values` (`d` per row) and one label per row.
+    pub fn from_parts(
+        spec: StreamSpec,
+        values: Vec<f64>,
+        labels: Vec<Option<ClassId>>,
+    ) -> crate::Result<Self> {
+        if values.len() != labels.len() * spec.n_features() {
+            return Err(crate::Error::config(
+                "values",
+                format!(
+                    "{} values do not make {} rows of {} features",
+                    values.len(),
+                    labels.len(),
+                    spec.n_features()
+                ),
+            ));
+        }
+        if let Some(row) = labels.iter().position(|y| y.is_some_and(|y| y >= spec.n_classes())) {
+            return Err(crate::Error::InvalidRow {
+                row: row as u64,
+                message: format!("label id outside the {} classes", spec.n_classes()),
+            });
+        }
+        Ok(Dataset {
+            spec,
+            values,
+            labels,
+        })
+    }
+
     /// Appends a row. Panics if its length is not the spec's number of features or its label
     /// is not a class of the spec.
     pub fn push(&mut self, row: &[f64], label: Option<ClassId>) {

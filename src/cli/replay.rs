@@ -1,0 +1,345 @@
+//! `streamboost replay`: a logged stream, replayed test-then-train, with a prequential report.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use crate::boost::multiclass::AdaBoostOlmConfig;
+use crate::boost::{ExpertSelection, WeightScale};
+use crate::columnar::{Predictions, encode_tables, load_stream, read_csv_bytes, write_batch};
+use crate::core::{Dataset, Rng};
+use crate::eval::{Prequential, PrequentialReport};
+use crate::learner::Config;
+use crate::model::{Algorithm, ModelConfig};
+use crate::weak::HoeffdingTreeConfig;
+use crate::weak::hoeffding::Preset;
+use crate::{Error, Result};
+
+/// The data set replayed when no `--input` is given: UCI Car Evaluation (1,728 rows,
+/// 6 nominal features, 4 classes), rows in a fixed random order (see `data/README.md`).
+const BUNDLED_NAME: &str = "data/car.csv (bundled)";
+const BUNDLED_CSV: &[u8] = include_bytes!("../../data/car.csv");
+
+/// Weak learners `--weak` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeakKind {
+    /// Weighted Hoeffding tree (VFDT).
+    Hoeffding,
+}
+
+/// Parameter presets of the weak learner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PresetArg {
+    /// Library defaults (River's, with population variance).
+    Default,
+    /// The papers' experiments: per-tree random grace period, δ and τ, majority leaves.
+    JgtPaper,
+}
+
+/// Expert choice of the adaptive boosters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExpertArg {
+    /// Draw from Hedge's distribution (the papers).
+    Sample,
+    /// The expert with the largest Hedge weight.
+    Best,
+    /// The expert of all learners.
+    Last,
+}
+
+/// Arguments of `streamboost replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Input file (CSV with header, or Parquet); repeat to replay several in order.
+    /// Without it, a small bundled data set (UCI car) is replayed.
+    #[arg(long = "input", value_name = "PATH")]
+    pub inputs: Vec<PathBuf>,
+    /// Label column.
+    #[arg(long, default_value = "label", value_name = "COL")]
+    pub label: String,
+    /// Treat this column as nominal whatever its type (repeatable).
+    #[arg(long = "nominal", value_name = "COL")]
+    pub nominal: Vec<String>,
+    /// Algorithm: hoeffding, ada-olm.
+    #[arg(long, default_value = "ada-olm", value_parser = parse_algorithm)]
+    pub algo: Algorithm,
+    /// Number of weak learners of a booster.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub learners: usize,
+    /// Weak learner of a booster.
+    #[arg(long, value_enum, default_value_t = WeakKind::Hoeffding)]
+    pub weak: WeakKind,
+    /// Hoeffding tree parameter preset.
+    #[arg(long, value_enum, default_value_t = PresetArg::JgtPaper)]
+    pub preset: PresetArg,
+    /// Per-learner weight scale of a booster: a constant `C`, or `LO:HI` for U[LO, HI] per
+    /// learner (the papers' experiments used 5:200).
+    #[arg(long, default_value = "1", value_parser = parse_weight_scale, value_name = "C|LO:HI")]
+    pub weight_scale: WeightScale,
+    /// Which expert an adaptive booster predicts with.
+    #[arg(long, value_enum, default_value_t = ExpertArg::Sample)]
+    pub expert: ExpertArg,
+    /// Seed of the model's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Replay the rows in a random order drawn from this seed (the papers average over
+    /// random orders); without it, rows are replayed in file order.
+    #[arg(long, value_name = "SEED")]
+    pub shuffle: Option<u64>,
+    /// Fraction of the stream, at its end, reported separately.
+    #[arg(long, default_value_t = 0.2, value_name = "F")]
+    pub final_fraction: f64,
+    /// Rows per point of the learning curve (default: a hundredth of the stream).
+    #[arg(long, value_name = "ROWS")]
+    pub window: Option<usize>,
+    /// Write the report as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub report: Option<PathBuf>,
+    /// Write the learning curve as CSV.
+    #[arg(long, value_name = "PATH")]
+    pub curve: Option<PathBuf>,
+    /// Write every row's prediction (CSV, or Parquet by extension).
+    #[arg(long, value_name = "PATH")]
+    pub predictions: Option<PathBuf>,
+    /// No progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn parse_algorithm(s: &str) -> std::result::Result<Algorithm, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+
+fn parse_weight_scale(s: &str) -> std::result::Result<WeightScale, String> {
+    let number = |t: &str| {
+        t.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("`{t}` is not a number"))
+    };
+    let scale = match s.split_once(':') {
+        Some((lo, hi)) => WeightScale::UniformRandom(number(lo)?, number(hi)?),
+        None => WeightScale::Constant(number(s)?),
+    };
+    scale.validate().map_err(|e| e.to_string())?;
+    Ok(scale)
+}
+
+impl ReplayArgs {
+    /// The model configuration these arguments describe.
+    pub fn model_config(&self) -> ModelConfig {
+        let tree = HoeffdingTreeConfig::preset(match self.preset {
+            PresetArg::Default => Preset::Default,
+            PresetArg::JgtPaper => Preset::JgtPaper,
+        });
+        match self.algo {
+            Algorithm::Hoeffding => ModelConfig::Hoeffding(tree),
+            Algorithm::AdaOlm => {
+                let WeakKind::Hoeffding = self.weak;
+                ModelConfig::AdaOlm(AdaBoostOlmConfig {
+                    n_learners: self.learners,
+                    weight_scale: self.weight_scale,
+                    expert_selection: match self.expert {
+                        ExpertArg::Sample => ExpertSelection::Sample,
+                        ExpertArg::Best => ExpertSelection::Best,
+                        ExpertArg::Last => ExpertSelection::Last,
+                    },
+                    ..AdaBoostOlmConfig::new(tree)
+                })
+            }
+        }
+    }
+}
+
+/// The JSON report: what ran, then the prequential metrics.
+#[derive(Serialize)]
+struct RunReport<'a> {
+    algorithm: Algorithm,
+    model: String,
+    config: &'a ModelConfig,
+    seed: u64,
+    shuffle: Option<u64>,
+    inputs: Vec<String>,
+    #[serde(flatten)]
+    metrics: &'a PrequentialReport,
+}
+
+/// Runs `streamboost replay`.
+pub fn run(args: &ReplayArgs) -> Result<()> {
+    let config = args.model_config();
+    config.validate()?;
+    let evaluation = Prequential {
+        final_fraction: args.final_fraction,
+        window: args.window,
+        weight: 1.0,
+    };
+    evaluation.validate()?;
+
+    let (data, inputs) = load(args)?;
+    let spec = data.spec();
+    let n_nominal = spec.features.iter().filter(|f| f.is_nominal()).count();
+    let mut model = config.build(spec, args.seed)?;
+    let order = args.shuffle.map(|s| {
+        let mut order: Vec<usize> = (0..data.len()).collect();
+        Rng::new(s).shuffle(&mut order);
+        order
+    });
+
+    eprintln!("model    {config}");
+    eprintln!(
+        "seed     {}{}",
+        args.seed,
+        args.shuffle
+            .map_or(", rows in file order".to_string(), |s| format!(", rows shuffled with seed {s}"))
+    );
+    eprintln!("input    {}", inputs.join(", "));
+    eprintln!(
+        "stream   {} rows, {} features ({} numeric, {} nominal), {} classes [{}]",
+        data.len(),
+        spec.n_features(),
+        spec.n_features() - n_nominal,
+        n_nominal,
+        spec.n_classes(),
+        spec.classes.names().join(", ")
+    );
+
+    let progress = Progress::new(data.len() as u64, args.quiet);
+    let mut predictions = args.predictions.as_ref().map(|_| Predictions::default());
+    let class_names = spec.classes.names();
+    let report = evaluation.run(&mut model, &data, order.as_deref(), |outcome| {
+        progress.row(outcome.position as u64 + 1);
+        if let Some(p) = predictions.as_mut() {
+            p.rows.push(outcome.row as u64);
+            p.labels.push(outcome.label.map(|y| class_names[y].clone()));
+            p.predictions.push(class_names[outcome.predicted].clone());
+        }
+    })?;
+    progress.finish();
+
+    print_summary(&report);
+    if let Some(path) = &args.report {
+        let run = RunReport {
+            algorithm: config.algorithm(),
+            model: config.to_string(),
+            config: &config,
+            seed: args.seed,
+            shuffle: args.shuffle,
+            inputs,
+            metrics: &report,
+        };
+        let json = serde_json::to_string_pretty(&run).expect("reports serialize");
+        write_text(path, &(json + "\n"))?;
+    }
+    if let Some(path) = &args.curve {
+        let mut csv = String::from("rows,cumulative_accuracy,window_accuracy\n");
+        let cell = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+        for p in &report.curve {
+            csv += &format!(
+                "{},{},{}\n",
+                p.rows,
+                cell(p.cumulative_accuracy),
+                cell(p.window_accuracy)
+            );
+        }
+        write_text(path, &csv)?;
+    }
+    if let (Some(path), Some(p)) = (&args.predictions, predictions) {
+        write_batch(path, &p.to_batch()?)?;
+    }
+    Ok(())
+}
+
+fn load(args: &ReplayArgs) -> Result<(Dataset, Vec<String>)> {
+    if args.inputs.is_empty() {
+        let table = read_csv_bytes(Path::new(BUNDLED_NAME), BUNDLED_CSV)?;
+        let data = encode_tables(&[table], &args.label, &args.nominal)?;
+        return Ok((data, vec![BUNDLED_NAME.to_string()]));
+    }
+    let data = load_stream(&args.inputs, &args.label, &args.nominal)?;
+    let names = args.inputs.iter().map(|p| p.display().to_string()).collect();
+    Ok((data, names))
+}
+
+fn write_text(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn fmt_opt(v: Option<f64>) -> String {
+    v.map_or("n/a".to_string(), |v| format!("{v:.4}"))
+}
+
+fn print_summary(r: &PrequentialReport) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "rows            {} ({} labelled)", r.rows, r.cumulative.rows);
+    let _ = writeln!(
+        out,
+        "accuracy        {}   kappa {}",
+        fmt_opt(r.cumulative.accuracy),
+        fmt_opt(r.cumulative.kappa)
+    );
+    let _ = writeln!(
+        out,
+        "final {:>3}%      {}   kappa {}   ({} rows)",
+        (r.final_fraction.fraction * 100.0).round(),
+        fmt_opt(r.final_fraction.accuracy),
+        fmt_opt(r.final_fraction.kappa),
+        r.final_fraction.rows
+    );
+    let _ = writeln!(
+        out,
+        "throughput      {:.0} rows/s ({:.3} s)",
+        r.throughput.rows_per_second, r.throughput.seconds
+    );
+    let width = r.per_class.iter().map(|c| c.class.len()).max().unwrap_or(5).max(5);
+    let _ = writeln!(out, "{:<width$}  precision  recall      f1  support", "class");
+    for c in &r.per_class {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>9.4}  {:>6.4}  {:>6.4}  {:>7}",
+            c.class, c.precision, c.recall, c.f1, c.support
+        );
+    }
+}
+
+/// A progress bar on a terminal, plain lines every 10% otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+    total: u64,
+    quiet: bool,
+}
+
+impl Progress {
+    fn new(total: u64, quiet: bool) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(total);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {per_sec}  eta {eta}")
+                    .expect("static template"),
+            );
+            bar
+        });
+        Progress { bar, total, quiet }
+    }
+
+    #[inline]
+    fn row(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            if done % 64 == 0 {
+                bar.set_position(done);
+            }
+        } else if !self.quiet && self.total >= 10 && done % (self.total / 10) == 0 {
+            eprintln!("progress {done}/{} rows", self.total);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

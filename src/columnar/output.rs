@@ -1,0 +1,69 @@
+//! Writing per-row results as CSV or Parquet.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, StringArray, UInt64Array};
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::record_batch::RecordBatch;
+use parquet::arrow::ArrowWriter;
+
+use super::input::FileFormat;
+use crate::{Error, Result};
+
+/// One prediction per replayed row: the row's index in the input, its true label (if any)
+/// and the prediction made before learning it.
+#[derive(Debug, Clone, Default)]
+pub struct Predictions {
+    /// 0-based input row numbers, in replay order.
+    pub rows: Vec<u64>,
+    /// True labels (`None` for unlabelled rows).
+    pub labels: Vec<Option<String>>,
+    /// Predicted labels.
+    pub predictions: Vec<String>,
+}
+
+impl Predictions {
+    /// The predictions as a record batch with columns `row`, `label`, `prediction`.
+    pub fn to_batch(&self) -> Result<RecordBatch> {
+        let schema = Schema::new(vec![
+            Field::new("row", DataType::UInt64, false),
+            Field::new("label", DataType::Utf8, true),
+            Field::new("prediction", DataType::Utf8, false),
+        ]);
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(UInt64Array::from(self.rows.clone())),
+            Arc::new(StringArray::from(self.labels.clone())),
+            Arc::new(StringArray::from(self.predictions.clone())),
+        ];
+        RecordBatch::try_new(Arc::new(schema), columns)
+            .map_err(|e| Error::config("predictions", e.to_string()))
+    }
+}
+
+/// Writes a batch to `path`, as Parquet if the extension says so, else as CSV with a header.
+pub fn write_batch(path: &Path, batch: &RecordBatch) -> Result<()> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let format_error = |e: &dyn std::fmt::Display| Error::Format {
+        file: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let file = File::create(path).map_err(io)?;
+    match FileFormat::of(path) {
+        FileFormat::Csv => {
+            let mut writer = arrow::csv::WriterBuilder::new().with_header(true).build(file);
+            writer.write(batch).map_err(|e| format_error(&e))?;
+        }
+        FileFormat::Parquet => {
+            let mut writer =
+                ArrowWriter::try_new(file, batch.schema(), None).map_err(|e| format_error(&e))?;
+            writer.write(batch).map_err(|e| format_error(&e))?;
+            writer.close().map_err(|e| format_error(&e))?;
+        }
+    }
+    Ok(())
+}
