@@ -91,7 +91,8 @@ impl fmt::Display for ModelConfig {
 }
 
 /// Any model built from a [`ModelConfig`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "algorithm", rename_all = "kebab-case")]
 pub enum Model {
     /// A single Hoeffding tree.
     Hoeffding(HoeffdingTree),

@@ -1,0 +1,209 @@
+//! The contract every learner and booster honours (see `Classifier`'s docs), checked for each
+//! one: valid probabilities, `w = 0` is a no-op, seeded determinism, missing values and
+//! unseen categories without panic, `Send + Sync`.
+
+use serde::Serialize;
+use streamboost::boost::multiclass::AdaBoostOlmConfig;
+use streamboost::boost::{ExpertSelection, VoteRule, WeightScale};
+use streamboost::core::Dataset;
+use streamboost::core::math::TieBreak;
+use streamboost::model::{Model, ModelConfig};
+use streamboost::synth;
+use streamboost::weak::HoeffdingTreeConfig;
+use streamboost::weak::hoeffding::{LeafPrediction, MissingPolicy};
+use streamboost::{Classifier, Config};
+
+fn assert_send_sync<T: Send + Sync>() {}
+
+#[test]
+fn models_are_send_and_sync() {
+    assert_send_sync::<streamboost::weak::HoeffdingTree>();
+    assert_send_sync::<streamboost::boost::multiclass::AdaBoostOlm<streamboost::weak::HoeffdingTree>>();
+    assert_send_sync::<Model>();
+}
+
+fn assert_valid_proba(p: &[f64], what: &str) {
+    let sum: f64 = p.iter().sum();
+    assert!(
+        p.iter().all(|&v| v.is_finite() && v >= 0.0) && (sum - 1.0).abs() < 1e-9,
+        "{what}: invalid probabilities {p:?}"
+    );
+}
+
+/// Runs the whole contract for one config.
+fn check_contract<C: Config>(name: &str, config: &C)
+where
+    C::Model: Serialize,
+{
+    let data = synth::mixed(600, 0.05, 0.1, 11);
+    let spec = data.spec();
+    let k = spec.n_classes();
+
+    // Probabilities valid at every step of a stream with missing values.
+    let mut model = config.build(spec, 3).unwrap();
+    let mut p = vec![0.0; k];
+    for i in 0..data.len() {
+        model.predict_proba(data.row(i), &mut p);
+        assert_valid_proba(&p, name);
+        let predicted = model.learn_predict(data.row(i), data.label(i), 1.0, &mut p);
+        assert!(predicted < k);
+        assert_valid_proba(&p, name);
+    }
+
+    // w = 0 changes nothing, however often.
+    let before = serde_json::to_string(&model).unwrap();
+    for i in 0..50 {
+        model.learn(data.row(i), data.label(i).unwrap(), 0.0);
+    }
+    assert_eq!(before, serde_json::to_string(&model).unwrap(), "{name}: w = 0 changed the model");
+
+    // Missing values everywhere, unseen and invalid nominal codes: no panic, valid output.
+    let odd_rows: [[f64; 5]; 5] = [
+        [f64::NAN; 5],
+        [0.5, f64::INFINITY, f64::NEG_INFINITY, 17.0, 9.0],
+        [0.1, 0.2, 0.3, -1.0, 2.5],
+        [0.9, -0.5, 0.5, 1e12, f64::NAN],
+        [f64::NAN, 0.0, 0.0, 3.0, 1.0],
+    ];
+    for row in &odd_rows {
+        model.predict_proba(row, &mut p);
+        assert_valid_proba(&p, name);
+        model.learn_predict(row, Some(1), 1.0, &mut p);
+        assert_valid_proba(&p, name);
+    }
+
+    // Same config, same seed, same rows: bit-identical predictions.
+    let run = |seed: u64| -> Vec<u64> {
+        let mut m = config.build(spec, seed).unwrap();
+        let mut p = vec![0.0; k];
+        let mut out = Vec::new();
+        for i in 0..data.len() {
+            let y = m.learn_predict(data.row(i), data.label(i), 1.0, &mut p);
+            out.push(y as u64);
+            out.extend(p.iter().map(|v| v.to_bits()));
+        }
+        out
+    };
+    assert_eq!(run(5), run(5), "{name}: same seed, different predictions");
+
+    // It learns: well above the majority rate on the synthetic rule.
+    let accuracy = prequential_accuracy(config, &synth::mixed(3000, 0.0, 0.0, 4));
+    assert!(accuracy > 0.7, "{name}: prequential accuracy {accuracy}");
+}
+
+fn prequential_accuracy<C: Config>(config: &C, data: &Dataset) -> f64 {
+    let mut m = config.build(data.spec(), 1).unwrap();
+    let report = streamboost::eval::Prequential::default()
+        .run(&mut m, data, None, |_| {})
+        .unwrap();
+    report.cumulative.accuracy.unwrap()
+}
+
+#[test]
+fn hoeffding_tree_default() {
+    check_contract("tree/default", &HoeffdingTreeConfig { grace_period: 50.0, ..Default::default() });
+}
+
+#[test]
+fn hoeffding_tree_jgt_paper() {
+    check_contract("tree/jgt-paper", &HoeffdingTreeConfig::jgt_paper());
+}
+
+#[test]
+fn hoeffding_tree_variants() {
+    for (name, config) in [
+        (
+            "tree/nb",
+            HoeffdingTreeConfig {
+                grace_period: 30.0,
+                leaf_prediction: LeafPrediction::NaiveBayes,
+                ..Default::default()
+            },
+        ),
+        (
+            "tree/mc-stop",
+            HoeffdingTreeConfig {
+                grace_period: 30.0,
+                leaf_prediction: LeafPrediction::MajorityClass,
+                missing: MissingPolicy::StopAtSplit,
+                remove_poor_attrs: true,
+                binary_split: true,
+                ..Default::default()
+            },
+        ),
+        (
+            "tree/budget",
+            HoeffdingTreeConfig {
+                grace_period: 20.0,
+                max_active_leaves: Some(3),
+                max_depth: Some(4),
+                feature_subset: Some(3),
+                ..Default::default()
+            },
+        ),
+    ] {
+        check_contract(name, &config);
+    }
+}
+
+#[test]
+fn ada_olm_over_jgt_trees() {
+    let config = AdaBoostOlmConfig {
+        n_learners: 10,
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
+    };
+    check_contract("ada-olm/jgt-paper", &config);
+}
+
+#[test]
+fn ada_olm_options() {
+    let base = AdaBoostOlmConfig {
+        n_learners: 6,
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig { grace_period: 30.0, ..Default::default() })
+    };
+    for (name, config) in [
+        ("ada-olm/default-trees", base.clone()),
+        (
+            "ada-olm/best-argmax-lowest",
+            AdaBoostOlmConfig {
+                expert_selection: ExpertSelection::Best,
+                vote_rule: VoteRule::Argmax,
+                tie_break: TieBreak::Lowest,
+                ..base.clone()
+            },
+        ),
+        (
+            "ada-olm/last-scaled",
+            AdaBoostOlmConfig {
+                expert_selection: ExpertSelection::Last,
+                weight_scale: WeightScale::UniformRandom(5.0, 200.0),
+                ..base.clone()
+            },
+        ),
+    ] {
+        check_contract(name, &config);
+    }
+}
+
+#[test]
+fn boosters_compose() {
+    // A booster is a learner: Adaboost.OLM over Adaboost.OLM over trees.
+    let inner = AdaBoostOlmConfig {
+        n_learners: 3,
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
+    };
+    let outer = AdaBoostOlmConfig {
+        n_learners: 3,
+        ..AdaBoostOlmConfig::new(inner)
+    };
+    check_contract("ada-olm/ada-olm", &outer);
+}
+
+#[test]
+fn model_enum() {
+    let config = ModelConfig::AdaOlm(AdaBoostOlmConfig {
+        n_learners: 5,
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
+    });
+    check_contract("model/ada-olm", &config);
+}

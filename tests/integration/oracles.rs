@@ -1,0 +1,279 @@
+//! The spec's numeric oracles (`shared/spec/oracles`) and properties the math guarantees.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use proptest::prelude::*;
+use serde_json::Value;
+use streamboost::boost::multiclass::cost::{PairwiseCosts, Surrogate};
+use streamboost::boost::multiclass::{AdaBoostOlm, AdaBoostOlmConfig};
+use streamboost::core::math::{TieBreak, sigmoid};
+use streamboost::core::{ClassId, Rng};
+use streamboost::weak::hoeffding::observer::{GaussianEstimator, VarianceMode};
+use streamboost::weak::hoeffding::split::{SplitCriterion, hoeffding_bound};
+use streamboost::Classifier;
+
+use crate::common::oracle_json;
+
+/// A weak learner whose votes the test dictates, recording what it is trained with.
+struct Scripted {
+    k: usize,
+    vote: Arc<AtomicUsize>,
+    trained: Arc<Mutex<Vec<(ClassId, f64)>>>,
+}
+
+impl Classifier for Scripted {
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+    fn learn(&mut self, _x: &[f64], y: ClassId, w: f64) {
+        self.trained.lock().unwrap().push((y, w));
+    }
+    fn predict_proba(&self, _x: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        out[self.vote.load(Ordering::SeqCst)] = 1.0;
+    }
+}
+
+struct Scripts {
+    votes: Vec<Arc<AtomicUsize>>,
+    trained: Vec<Arc<Mutex<Vec<(ClassId, f64)>>>>,
+}
+
+fn scripted_booster(k: usize, n: usize, eta0: Option<f64>) -> (AdaBoostOlm<Scripted>, Scripts) {
+    let votes: Vec<_> = (0..n).map(|_| Arc::new(AtomicUsize::new(0))).collect();
+    let trained: Vec<_> = (0..n).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
+    let learners = (0..n)
+        .map(|i| Scripted {
+            k,
+            vote: votes[i].clone(),
+            trained: trained[i].clone(),
+        })
+        .collect();
+    let config = AdaBoostOlmConfig {
+        tie_break: TieBreak::Lowest,
+        eta0,
+        ..AdaBoostOlmConfig::new(())
+    };
+    (config.assemble(learners, 0).unwrap(), Scripts { votes, trained })
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12
+}
+
+#[test]
+fn adaboost_olm_trace() {
+    let Some(trace) = oracle_json("trace_adaboost_olm.json") else { return };
+    let k = trace["k"].as_u64().unwrap() as usize;
+    let n = trace["N"].as_u64().unwrap() as usize;
+    let (mut booster, scripts) = scripted_booster(k, n, None);
+    let mut out = vec![0.0; k];
+    for row in trace["rows"].as_array().unwrap() {
+        let t = row["t"].as_u64().unwrap();
+        let y = row["true_label"].as_u64().unwrap() as usize;
+        let votes: Vec<usize> = floats(&row["weak_predictions"]).iter().map(|&v| v as usize).collect();
+        assert_eq!(booster.alphas(), floats(&row["alpha_before"]).as_slice(), "t={t}");
+        assert_eq!(booster.hedge().log_weights(), floats(&row["log_hedge_before"]).as_slice());
+
+        // Cost matrices and α-gradients at s^{i-1} (eq. 9 and corrected eq. 10).
+        let mut costs = PairwiseCosts::default();
+        costs.reset(Surrogate::Logistic, k);
+        let mut s = vec![0.0; k];
+        for (i, &l) in votes.iter().enumerate() {
+            let expected = &row["cost_matrices"][i];
+            for r in 0..k {
+                let want = floats(&expected[r]);
+                for c in 0..k {
+                    assert!(close(costs.get(r, c), want[c]), "t={t} i={i} C[{r}][{c}]");
+                }
+            }
+            let g = Surrogate::Logistic.alpha_gradient(&s, y, l, booster.alphas()[i]);
+            assert!(close(g, row["alpha_gradients"][i].as_f64().unwrap()), "t={t} i={i} gradient");
+            s[l] += booster.alphas()[i];
+            costs.update(Surrogate::Logistic, &s, l);
+        }
+
+        for (i, &v) in votes.iter().enumerate() {
+            scripts.votes[i].store(v, Ordering::SeqCst);
+        }
+        booster.learn_predict(&[], Some(y), 1.0, &mut out);
+
+        // The class probabilities are the Hedge mixture of the experts' predictions.
+        let experts = floats(&row["expert_predictions"]);
+        let hedge = floats(&row["expert_probabilities"]);
+        let mut mixture = vec![0.0; k];
+        for (e, p) in experts.iter().zip(&hedge) {
+            mixture[*e as usize] += p;
+        }
+        for c in 0..k {
+            assert!(close(out[c], mixture[c]), "t={t} mixture {out:?} vs {mixture:?}");
+        }
+        let weights = floats(&row["weights_to_learners"]);
+        for i in 0..n {
+            let (label, w) = *scripts.trained[i].lock().unwrap().last().unwrap();
+            assert_eq!(label, y);
+            assert!(close(w, weights[i]), "t={t} weight of learner {i}: {w} vs {}", weights[i]);
+        }
+        for (a, b) in booster.alphas().iter().zip(floats(&row["alpha_after"])) {
+            assert!(close(*a, b), "t={t} alpha {a} vs {b}");
+        }
+        assert_eq!(booster.hedge().log_weights(), floats(&row["log_hedge_after"]).as_slice());
+    }
+}
+
+#[test]
+fn hoeffding_tree_numbers() {
+    let Some(o) = oracle_json("hoeffding_tree_numbers.json") else { return };
+    for case in o["hoeffding_bound"].as_array().unwrap() {
+        let eps = hoeffding_bound(
+            case["R"].as_f64().unwrap(),
+            case["delta"].as_f64().unwrap(),
+            case["W"].as_f64().unwrap(),
+        );
+        assert!(close(eps, case["eps"].as_f64().unwrap()), "{eps} vs {case}");
+    }
+    // R = log2(3) for three classes present.
+    assert!(close(SplitCriterion::InfoGain.range(&[1.0, 2.0, 3.0]), 3f64.log2()));
+
+    let ig = &o["info_gain_example"];
+    let pre = floats(&ig["pre"]);
+    let post: Vec<Vec<f64>> = ig["post"].as_array().unwrap().iter().map(floats).collect();
+    let merit = SplitCriterion::InfoGain.merit(&pre, post.iter().map(|b| &b[..]), 0.01);
+    assert!(close(merit, ig["info_gain_bits"].as_f64().unwrap()), "{merit}");
+
+    let g = &o["gaussian_split_example"];
+    let split = g["split"].as_f64().unwrap();
+    for (c, class) in ["class0", "class1"].iter().enumerate() {
+        let (mean, var, w) = (
+            g[class]["mean"].as_f64().unwrap(),
+            g[class]["var"].as_f64().unwrap(),
+            g[class]["W"].as_f64().unwrap(),
+        );
+        let est = GaussianEstimator {
+            weight: w,
+            mean,
+            m2: var * w,
+            min: mean - 100.0,
+            max: mean + 100.0,
+        };
+        let left = est.weight_at_or_below(split, VarianceMode::Population);
+        assert!(close(left, g["left_weights"][c].as_f64().unwrap()), "{class} left {left}");
+        assert!(close(w - left, g["right_weights"][c].as_f64().unwrap()), "{class} right");
+    }
+}
+
+/// AdaBoost.OL (Beygelzimer, Kale & Luo 2015) in its binary ±1 form, written independently:
+/// weight `sigmoid(−m)`, gradient `−y h sigmoid(−(m + α y h))`, with `m` the margin so far.
+struct AdaBoostOl {
+    alpha: Vec<f64>,
+    t: f64,
+}
+
+impl AdaBoostOl {
+    /// Learns one row; returns the weight given to each learner.
+    fn learn(&mut self, y: f64, h: &[f64]) -> Vec<f64> {
+        self.t += 1.0;
+        let eta = 2.0 * std::f64::consts::SQRT_2 / self.t.sqrt();
+        let mut margin = 0.0;
+        let mut weights = Vec::new();
+        for (i, &hi) in h.iter().enumerate() {
+            weights.push(sigmoid(-margin));
+            let a = self.alpha[i];
+            let g = -y * hi * sigmoid(-(margin + a * y * hi));
+            self.alpha[i] = (a - eta * g).clamp(-2.0, 2.0);
+            margin += a * y * hi;
+        }
+        weights
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// With k = 2, Adaboost.OLM is AdaBoost.OL (ALGORITHMS.md §3.4, §7.2).
+    #[test]
+    fn k2_adaboost_olm_is_adaboost_ol(rows in prop::collection::vec((0usize..2, prop::collection::vec(0usize..2, 4)), 1..30)) {
+        let (mut olm, scripts) = scripted_booster(2, 4, None);
+        let mut ol = AdaBoostOl { alpha: vec![0.0; 4], t: 0.0 };
+        let mut out = [0.0; 2];
+        // Class 0 is +1, class 1 is −1.
+        let sign = |c: usize| if c == 0 { 1.0 } else { -1.0 };
+        for (y, votes) in rows {
+            for (i, &v) in votes.iter().enumerate() {
+                scripts.votes[i].store(v, Ordering::SeqCst);
+            }
+            olm.learn_predict(&[], Some(y), 1.0, &mut out);
+            let h: Vec<f64> = votes.iter().map(|&v| sign(v)).collect();
+            let weights = ol.learn(sign(y), &h);
+            for i in 0..4 {
+                let (_, w) = *scripts.trained[i].lock().unwrap().last().unwrap();
+                prop_assert!((w - weights[i]).abs() < 1e-12, "weight {} vs {}", w, weights[i]);
+                prop_assert!((olm.alphas()[i] - ol.alpha[i]).abs() < 1e-12);
+            }
+        }
+    }
+
+    /// Every cost matrix row is minimal on the true label and bounded by its magnitude
+    /// (ALGORITHMS.md §3.2: `C[r][r] ≤ C[r][l] ≤ −C[r][r]`), and the incremental matrix
+    /// equals the direct one.
+    #[test]
+    fn cost_rows_are_minimal_on_the_true_label(updates in prop::collection::vec((0usize..6, -2.0f64..2.0), 0..40)) {
+        let k = 6;
+        let mut costs = PairwiseCosts::default();
+        costs.reset(Surrogate::Logistic, k);
+        let mut s = vec![0.0; k];
+        for (l, a) in updates {
+            s[l] += a;
+            costs.update(Surrogate::Logistic, &s, l);
+        }
+        for r in 0..k {
+            let diag = costs.get(r, r);
+            prop_assert!((diag + Surrogate::Logistic.true_label_weight(&s, r)).abs() < 1e-9);
+            for l in 0..k {
+                prop_assert!(diag <= costs.get(r, l) && costs.get(r, l) <= -diag);
+                if l != r {
+                    prop_assert!((costs.get(r, l) - sigmoid(s[l] - s[r])).abs() < 1e-12);
+                }
+            }
+        }
+    }
+
+    /// The learner weights of Adaboost.OLM lie in (0, 1) before scaling and the α stay in
+    /// [−2, 2], whatever the votes.
+    #[test]
+    fn weights_and_alphas_stay_in_range(rows in prop::collection::vec((0usize..4, prop::collection::vec(0usize..4, 5)), 1..40)) {
+        let (mut olm, scripts) = scripted_booster(4, 5, None);
+        let mut out = [0.0; 4];
+        for (y, votes) in rows {
+            for (i, &v) in votes.iter().enumerate() {
+                scripts.votes[i].store(v, Ordering::SeqCst);
+            }
+            olm.learn_predict(&[], Some(y), 1.0, &mut out);
+            prop_assert!((out.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+            for i in 0..5 {
+                let (_, w) = *scripts.trained[i].lock().unwrap().last().unwrap();
+                prop_assert!(w > 0.0 && w < 1.0);
+                prop_assert!(olm.alphas()[i].abs() <= 2.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn child_rngs_are_distinct_and_reproducible() {
+    let draws = |seed, i| -> Vec<u64> {
+        let mut r = Rng::child(seed, i);
+        (0..4).map(|_| r.next_u64()).collect()
+    };
+    assert_eq!(draws(7, 3), draws(7, 3));
+    assert_ne!(draws(7, 3), draws(7, 4));
+    assert_ne!(draws(7, 0), {
+        let mut r = Rng::new(7);
+        (0..4).map(|_| r.next_u64()).collect::<Vec<_>>()
+    });
+}
