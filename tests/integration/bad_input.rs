@@ -1,0 +1,146 @@
+//! Bad input gets a clear error naming the file, row and column, and a non-zero exit.
+
+use std::path::PathBuf;
+
+use predicates::prelude::*;
+use streamboost::Error;
+use streamboost::columnar::load_stream;
+
+use crate::cli::streamboost;
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn missing_label_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "nolabel.csv", "a,b\n1,x\n2,y\n");
+    let err = load_stream(&[path.clone()], "label", &[]).unwrap_err();
+    assert!(matches!(&err, Error::MissingColumn { column, .. } if column == "label"), "{err}");
+    streamboost()
+        .args(["replay", "--input"])
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("nolabel.csv").and(predicate::str::contains("no column `label`")));
+}
+
+#[test]
+fn malformed_csv_row_names_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let short = write(&dir, "short.csv", "x,c,label\n1.0,a,yes\n2.0,b\n3.0,a,no\n");
+    match load_stream(&[short.clone()], "label", &[]).unwrap_err() {
+        Error::MalformedRow { file, line, .. } => {
+            assert_eq!(file, short);
+            assert_eq!(line, Some(3));
+        }
+        e => panic!("unexpected {e}"),
+    }
+    // A value of the wrong type: line 4, column `x`. Type inference reads every row, so an
+    // explicit schema conflict only arises across files; within one file a text value in a
+    // numeric column makes the column nominal. Mixed types across inputs are checked below.
+    streamboost()
+        .args(["replay", "--input"])
+        .arg(&short)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("short.csv: malformed row at line 3"));
+}
+
+#[test]
+fn schema_drift_between_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(&dir, "a.csv", "x,label\n1.0,yes\n2.0,no\n");
+    let b = write(&dir, "b.csv", "x,label\nlow,yes\nhigh,no\n");
+    let c = write(&dir, "c.csv", "y,label\n1.0,yes\n");
+    let err = load_stream(&[a.clone(), b.clone()], "label", &[]).unwrap_err();
+    assert!(matches!(&err, Error::SchemaMismatch { file, .. } if *file == b), "{err}");
+    assert!(err.to_string().contains("column `x`"), "{err}");
+    let err = load_stream(&[a, c.clone()], "label", &[]).unwrap_err();
+    assert!(matches!(&err, Error::SchemaMismatch { file, .. } if *file == c), "{err}");
+}
+
+#[test]
+fn unknown_algorithm() {
+    streamboost()
+        .args(["replay", "--algo", "adaboost"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("unknown algorithm `adaboost`").and(predicate::str::contains("ada-olm")));
+}
+
+#[test]
+fn empty_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(&dir, "empty.csv", "");
+    let header_only = write(&dir, "header.csv", "x,label\n");
+    for path in [&empty, &header_only] {
+        let err = load_stream(&[path.clone()], "label", &[]).unwrap_err();
+        assert!(matches!(&err, Error::EmptyInput { file } if file == path), "{err}");
+        streamboost()
+            .args(["replay", "--input"])
+            .arg(path)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("no data rows"));
+    }
+}
+
+#[test]
+fn missing_file_and_corrupt_parquet() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = load_stream(&[dir.path().join("nope.csv")], "label", &[]).unwrap_err();
+    assert!(matches!(err, Error::Io { .. }), "{err}");
+    let bad = write(&dir, "bad.parquet", "this is not parquet");
+    let err = load_stream(&[bad], "label", &[]).unwrap_err();
+    assert!(matches!(&err, Error::Format { .. }) && err.to_string().contains("bad.parquet"), "{err}");
+}
+
+#[test]
+fn single_class_and_missing_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = write(&dir, "one.csv", "x,label\n1,a\n2,a\n");
+    assert!(matches!(
+        load_stream(&[one], "label", &[]).unwrap_err(),
+        Error::TooFewClasses { found: 1, .. }
+    ));
+    // Empty fields are missing values; an empty label is a row scored but not learnt.
+    let gaps = write(&dir, "gaps.csv", "x,c,label\n1.5,,a\n,red,b\n2.5,blue,\n0.5,red,a\n");
+    let data = load_stream(&[gaps.clone()], "label", &[]).unwrap();
+    assert_eq!(data.len(), 4);
+    assert!(data.row(0)[1].is_nan() && data.row(1)[0].is_nan());
+    assert_eq!(data.label(2), None);
+    let report = dir.path().join("r.json");
+    streamboost()
+        .args(["replay", "--learners", "3", "-q", "--input"])
+        .arg(&gaps)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    assert_eq!(r["rows"], 4);
+    assert_eq!(r["cumulative"]["rows"], 3);
+}
+
+#[test]
+fn invalid_parameters_are_refused() {
+    streamboost()
+        .args(["replay", "--final-fraction", "1.5"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("final_fraction"));
+    streamboost()
+        .args(["replay", "--learners", "0"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("n_learners"));
+    streamboost()
+        .args(["replay", "--weight-scale", "5:1"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("weight_scale"));
+}

@@ -1,0 +1,144 @@
+//! The `streamboost` command line, end to end.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+pub fn streamboost() -> Command {
+    Command::cargo_bin("streamboost").unwrap()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn replay_of_the_bundled_data_reports_and_writes_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let curve = dir.path().join("curve.csv");
+    let predictions = dir.path().join("predictions.csv");
+    streamboost()
+        .args(["replay", "--learners", "10", "--seed", "3"])
+        .arg("--report")
+        .arg(&report)
+        .arg("--curve")
+        .arg(&curve)
+        .arg("--predictions")
+        .arg(&predictions)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("accuracy").and(predicate::str::contains("final  20%")))
+        .stderr(predicate::str::contains("AdaBoostOLM(N=10").and(predicate::str::contains("seed     3")));
+
+    let r = read_json(&report);
+    assert_eq!(r["algorithm"], "ada-olm");
+    assert_eq!(r["seed"], 3);
+    assert_eq!(r["rows"], 1728);
+    let accuracy = r["cumulative"]["accuracy"].as_f64().unwrap();
+    assert!(accuracy > 0.7 && accuracy <= 1.0, "{accuracy}");
+    assert_eq!(r["final_fraction"]["fraction"], 0.2);
+    assert!(r["final_fraction"]["accuracy"].as_f64().unwrap() > 0.7);
+    assert!(r["throughput"]["seconds"].as_f64().unwrap() > 0.0);
+    assert!(r["throughput"]["rows_per_second"].as_f64().unwrap() > 0.0);
+    assert_eq!(r["final_fraction"]["rows"], 346);
+    assert_eq!(r["confusion"].as_array().unwrap().len(), 4);
+
+    let curve = std::fs::read_to_string(&curve).unwrap();
+    assert!(curve.starts_with("rows,cumulative_accuracy,window_accuracy\n"));
+    assert!(curve.lines().last().unwrap().starts_with("1728,"));
+
+    let predictions = std::fs::read_to_string(&predictions).unwrap();
+    let lines: Vec<&str> = predictions.lines().collect();
+    assert_eq!(lines[0], "row,label,prediction");
+    assert_eq!(lines.len(), 1 + 1728);
+    // Input order without --shuffle.
+    assert!(lines[1].starts_with("0,") && lines[1728].starts_with("1727,"));
+}
+
+#[test]
+fn same_seed_same_report_and_shuffle_permutes_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        streamboost()
+            .args(["replay", "--learners", "5", "-q", "--predictions"])
+            .arg(&out)
+            .args(extra)
+            .assert()
+            .success();
+        std::fs::read_to_string(out).unwrap()
+    };
+    let a = run("a.csv", &["--seed", "9"]);
+    assert_eq!(a, run("b.csv", &["--seed", "9"]));
+    let shuffled = run("c.csv", &["--seed", "9", "--shuffle", "4"]);
+    assert_ne!(a, shuffled);
+    let mut rows: Vec<u64> = shuffled
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_ne!(rows, (0..1728).collect::<Vec<_>>());
+    rows.sort_unstable();
+    assert_eq!(rows, (0..1728).collect::<Vec<_>>());
+}
+
+#[test]
+fn several_inputs_replay_in_order_as_one_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/car.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (header, rows) = (lines[0], &lines[1..]);
+    let whole = dir.path().join("whole.csv");
+    let first = dir.path().join("first.csv");
+    let second = dir.path().join("second.parquet");
+    std::fs::write(&whole, text.clone()).unwrap();
+    std::fs::write(&first, format!("{header}\n{}\n", rows[..1000].join("\n"))).unwrap();
+    // The second part as Parquet, written by a CSV → Parquet round trip through the library.
+    let tail = dir.path().join("tail.csv");
+    std::fs::write(&tail, format!("{header}\n{}\n", rows[1000..].join("\n"))).unwrap();
+    let table = streamboost::columnar::read_table(&tail).unwrap();
+    let batch = arrow::compute::concat_batches(&table.schema, &table.batches).unwrap();
+    streamboost::columnar::write_batch(&second, &batch).unwrap();
+
+    let predict = |inputs: &[&Path], out: &str| {
+        let out = dir.path().join(out);
+        let mut cmd = streamboost();
+        cmd.args(["replay", "--learners", "5", "-q", "--predictions"]).arg(&out);
+        for i in inputs {
+            cmd.arg("--input").arg(i);
+        }
+        cmd.assert().success();
+        std::fs::read_to_string(out).unwrap()
+    };
+    assert_eq!(
+        predict(&[&whole], "p1.csv"),
+        predict(&[&first, &second], "p2.csv")
+    );
+}
+
+#[test]
+fn predictions_as_parquet() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.parquet");
+    streamboost()
+        .args(["replay", "--algo", "hoeffding", "-q", "--predictions"])
+        .arg(&out)
+        .assert()
+        .success();
+    let table = streamboost::columnar::read_table(&out).unwrap();
+    assert_eq!(table.n_rows(), 1728);
+    let names: Vec<&str> = table.schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["row", "label", "prediction"]);
+}
+
+#[test]
+fn single_tree_and_nominal_override() {
+    streamboost()
+        .args(["replay", "--algo", "hoeffding", "--preset", "default", "--nominal", "doors", "-q"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("HoeffdingTree(grace=200"));
+}
