@@ -60,7 +60,11 @@ impl Hedge {
 
     /// Renormalises (`λ ← λ − max λ`) and refreshes the cached probabilities.
     pub fn end_round(&mut self) {
-        let m = self.log_weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let m = self
+            .log_weights
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
         if m.is_finite() {
             self.log_weights.iter_mut().for_each(|l| *l -= m);
         }

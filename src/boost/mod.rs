@@ -64,7 +64,10 @@ impl WeightScale {
         if ok {
             Ok(())
         } else {
-            Err(Error::config("weight_scale", "must be positive (and lo <= hi)"))
+            Err(Error::config(
+                "weight_scale",
+                "must be positive (and lo <= hi)",
+            ))
         }
     }
 

@@ -192,7 +192,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         "seed     {}{}",
         args.seed,
         args.shuffle
-            .map_or(", rows in file order".to_string(), |s| format!(", rows shuffled with seed {s}"))
+            .map_or(", rows in file order".to_string(), |s| format!(
+                ", rows shuffled with seed {s}"
+            ))
     );
     eprintln!("input    {}", inputs.join(", "));
     eprintln!(
@@ -258,7 +260,11 @@ fn load(args: &ReplayArgs) -> Result<(Dataset, Vec<String>)> {
         return Ok((data, vec![BUNDLED_NAME.to_string()]));
     }
     let data = load_stream(&args.inputs, &args.label, &args.nominal)?;
-    let names = args.inputs.iter().map(|p| p.display().to_string()).collect();
+    let names = args
+        .inputs
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     Ok((data, names))
 }
 
@@ -275,7 +281,11 @@ fn fmt_opt(v: Option<f64>) -> String {
 
 fn print_summary(r: &PrequentialReport) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "rows            {} ({} labelled)", r.rows, r.cumulative.rows);
+    let _ = writeln!(
+        out,
+        "rows            {} ({} labelled)",
+        r.rows, r.cumulative.rows
+    );
     let _ = writeln!(
         out,
         "accuracy        {}   kappa {}",
@@ -295,8 +305,18 @@ fn print_summary(r: &PrequentialReport) {
         "throughput      {:.0} rows/s ({:.3} s)",
         r.throughput.rows_per_second, r.throughput.seconds
     );
-    let width = r.per_class.iter().map(|c| c.class.len()).max().unwrap_or(5).max(5);
-    let _ = writeln!(out, "{:<width$}  precision  recall      f1  support", "class");
+    let width = r
+        .per_class
+        .iter()
+        .map(|c| c.class.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        out,
+        "{:<width$}  precision  recall      f1  support",
+        "class"
+    );
     for c in &r.per_class {
         let _ = writeln!(
             out,
@@ -329,10 +349,10 @@ impl Progress {
     #[inline]
     fn row(&self, done: u64) {
         if let Some(bar) = &self.bar {
-            if done % 64 == 0 {
+            if done.is_multiple_of(64) {
                 bar.set_position(done);
             }
-        } else if !self.quiet && self.total >= 10 && done % (self.total / 10) == 0 {
+        } else if !self.quiet && self.total >= 10 && done.is_multiple_of(self.total / 10) {
             eprintln!("progress {done}/{} rows", self.total);
         }
     }

@@ -43,9 +43,18 @@ fn nominal_type(t: &DataType) -> Option<bool> {
 
 /// Encodes tables that share their columns into one stream.
 pub fn encode_tables(tables: &[Table], label: &str, force_nominal: &[String]) -> Result<Dataset> {
-    let first = tables.first().ok_or_else(|| Error::config("input", "no input file given"))?;
-    let columns: Vec<String> = first.schema.fields().iter().map(|f| f.name().clone()).collect();
-    let feature_cols: Vec<usize> = (0..columns.len()).filter(|&i| columns[i] != label).collect();
+    let first = tables
+        .first()
+        .ok_or_else(|| Error::config("input", "no input file given"))?;
+    let columns: Vec<String> = first
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let feature_cols: Vec<usize> = (0..columns.len())
+        .filter(|&i| columns[i] != label)
+        .collect();
     let mut nominal = Vec::with_capacity(feature_cols.len());
     for &i in &feature_cols {
         let field = first.schema.field(i);
@@ -62,7 +71,15 @@ pub fn encode_tables(tables: &[Table], label: &str, force_nominal: &[String]) ->
         })?);
     }
     for table in tables {
-        check_columns(table, first, &columns, &feature_cols, &nominal, label, force_nominal)?;
+        check_columns(
+            table,
+            first,
+            &columns,
+            &feature_cols,
+            &nominal,
+            label,
+            force_nominal,
+        )?;
     }
 
     // Categories and classes, in order of first appearance.
@@ -182,7 +199,11 @@ fn check_columns(
             first: first.path.clone(),
             detail: format!(
                 "columns [{}] instead of [{}]",
-                names.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                names
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 columns.join(", ")
             ),
         });
@@ -195,7 +216,10 @@ fn check_columns(
             nominal_type(field.data_type())
         };
         // An all-null column reads as Null (or as strings in CSV inference): it fits any kind.
-        let all_null = table.batches.iter().all(|b| b.column(i).null_count() == b.num_rows());
+        let all_null = table
+            .batches
+            .iter()
+            .all(|b| b.column(i).null_count() == b.num_rows());
         if kind != Some(nominal[f]) && !all_null {
             return Err(Error::SchemaMismatch {
                 file: table.path.clone(),

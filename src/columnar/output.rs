@@ -55,7 +55,9 @@ pub fn write_batch(path: &Path, batch: &RecordBatch) -> Result<()> {
     let file = File::create(path).map_err(io)?;
     match FileFormat::of(path) {
         FileFormat::Csv => {
-            let mut writer = arrow::csv::WriterBuilder::new().with_header(true).build(file);
+            let mut writer = arrow::csv::WriterBuilder::new()
+                .with_header(true)
+                .build(file);
             writer.write(batch).map_err(|e| format_error(&e))?;
         }
         FileFormat::Parquet => {

@@ -39,7 +39,10 @@ impl Dataset {
                 ),
             ));
         }
-        if let Some(row) = labels.iter().position(|y| y.is_some_and(|y| y >= spec.n_classes())) {
+        if let Some(row) = labels
+            .iter()
+            .position(|y| y.is_some_and(|y| y >= spec.n_classes()))
+        {
             return Err(crate::Error::InvalidRow {
                 row: row as u64,
                 message: format!("label id outside the {} classes", spec.n_classes()),
@@ -56,7 +59,10 @@ impl Dataset {
     /// is not a class of the spec.
     pub fn push(&mut self, row: &[f64], label: Option<ClassId>) {
         assert_eq!(row.len(), self.spec.n_features(), "row length");
-        assert!(label.is_none_or(|y| y < self.spec.n_classes()), "label out of range");
+        assert!(
+            label.is_none_or(|y| y < self.spec.n_classes()),
+            "label out of range"
+        );
         self.values.extend_from_slice(row);
         self.labels.push(label);
     }

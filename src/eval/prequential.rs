@@ -223,7 +223,11 @@ impl Prequential {
             curve,
             throughput: Throughput {
                 seconds,
-                rows_per_second: if seconds > 0.0 { n as f64 / seconds } else { 0.0 },
+                rows_per_second: if seconds > 0.0 {
+                    n as f64 / seconds
+                } else {
+                    0.0
+                },
             },
         })
     }

@@ -19,13 +19,19 @@ fn missing_label_column() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(&dir, "nolabel.csv", "a,b\n1,x\n2,y\n");
     let err = load_stream(&[path.clone()], "label", &[]).unwrap_err();
-    assert!(matches!(&err, Error::MissingColumn { column, .. } if column == "label"), "{err}");
+    assert!(
+        matches!(&err, Error::MissingColumn { column, .. } if column == "label"),
+        "{err}"
+    );
     streamboost()
         .args(["replay", "--input"])
         .arg(&path)
         .assert()
         .failure()
-        .stderr(predicate::str::contains("nolabel.csv").and(predicate::str::contains("no column `label`")));
+        .stderr(
+            predicate::str::contains("nolabel.csv")
+                .and(predicate::str::contains("no column `label`")),
+        );
 }
 
 #[test]
@@ -47,7 +53,9 @@ fn malformed_csv_row_names_line_and_column() {
         .arg(&short)
         .assert()
         .failure()
-        .stderr(predicate::str::contains("short.csv: malformed row at line 3"));
+        .stderr(predicate::str::contains(
+            "short.csv: malformed row at line 3",
+        ));
 }
 
 #[test]
@@ -57,10 +65,16 @@ fn schema_drift_between_inputs() {
     let b = write(&dir, "b.csv", "x,label\nlow,yes\nhigh,no\n");
     let c = write(&dir, "c.csv", "y,label\n1.0,yes\n");
     let err = load_stream(&[a.clone(), b.clone()], "label", &[]).unwrap_err();
-    assert!(matches!(&err, Error::SchemaMismatch { file, .. } if *file == b), "{err}");
+    assert!(
+        matches!(&err, Error::SchemaMismatch { file, .. } if *file == b),
+        "{err}"
+    );
     assert!(err.to_string().contains("column `x`"), "{err}");
     let err = load_stream(&[a, c.clone()], "label", &[]).unwrap_err();
-    assert!(matches!(&err, Error::SchemaMismatch { file, .. } if *file == c), "{err}");
+    assert!(
+        matches!(&err, Error::SchemaMismatch { file, .. } if *file == c),
+        "{err}"
+    );
 }
 
 #[test]
@@ -69,7 +83,10 @@ fn unknown_algorithm() {
         .args(["replay", "--algo", "adaboost"])
         .assert()
         .failure()
-        .stderr(predicate::str::contains("unknown algorithm `adaboost`").and(predicate::str::contains("ada-olm")));
+        .stderr(
+            predicate::str::contains("unknown algorithm `adaboost`")
+                .and(predicate::str::contains("ada-olm")),
+        );
 }
 
 #[test]
@@ -79,7 +96,10 @@ fn empty_inputs() {
     let header_only = write(&dir, "header.csv", "x,label\n");
     for path in [&empty, &header_only] {
         let err = load_stream(&[path.clone()], "label", &[]).unwrap_err();
-        assert!(matches!(&err, Error::EmptyInput { file } if file == path), "{err}");
+        assert!(
+            matches!(&err, Error::EmptyInput { file } if file == path),
+            "{err}"
+        );
         streamboost()
             .args(["replay", "--input"])
             .arg(path)
@@ -96,7 +116,10 @@ fn missing_file_and_corrupt_parquet() {
     assert!(matches!(err, Error::Io { .. }), "{err}");
     let bad = write(&dir, "bad.parquet", "this is not parquet");
     let err = load_stream(&[bad], "label", &[]).unwrap_err();
-    assert!(matches!(&err, Error::Format { .. }) && err.to_string().contains("bad.parquet"), "{err}");
+    assert!(
+        matches!(&err, Error::Format { .. }) && err.to_string().contains("bad.parquet"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -108,7 +131,11 @@ fn single_class_and_missing_values() {
         Error::TooFewClasses { found: 1, .. }
     ));
     // Empty fields are missing values; an empty label is a row scored but not learnt.
-    let gaps = write(&dir, "gaps.csv", "x,c,label\n1.5,,a\n,red,b\n2.5,blue,\n0.5,red,a\n");
+    let gaps = write(
+        &dir,
+        "gaps.csv",
+        "x,c,label\n1.5,,a\n,red,b\n2.5,blue,\n0.5,red,a\n",
+    );
     let data = load_stream(&[gaps.clone()], "label", &[]).unwrap();
     assert_eq!(data.len(), 4);
     assert!(data.row(0)[1].is_nan() && data.row(1)[0].is_nan());
@@ -121,7 +148,8 @@ fn single_class_and_missing_values() {
         .arg(&report)
         .assert()
         .success();
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
     assert_eq!(r["rows"], 4);
     assert_eq!(r["cumulative"]["rows"], 3);
 }

@@ -31,7 +31,10 @@ fn replay_of_the_bundled_data_reports_and_writes_everything() {
         .assert()
         .success()
         .stdout(predicate::str::contains("accuracy").and(predicate::str::contains("final  20%")))
-        .stderr(predicate::str::contains("AdaBoostOLM(N=10").and(predicate::str::contains("seed     3")));
+        .stderr(
+            predicate::str::contains("AdaBoostOLM(N=10")
+                .and(predicate::str::contains("seed     3")),
+        );
 
     let r = read_json(&report);
     assert_eq!(r["algorithm"], "ada-olm");
@@ -88,7 +91,8 @@ fn same_seed_same_report_and_shuffle_permutes_rows() {
 #[test]
 fn several_inputs_replay_in_order_as_one_stream() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/car.csv")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/car.csv")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let (header, rows) = (lines[0], &lines[1..]);
     let whole = dir.path().join("whole.csv");
@@ -106,7 +110,8 @@ fn several_inputs_replay_in_order_as_one_stream() {
     let predict = |inputs: &[&Path], out: &str| {
         let out = dir.path().join(out);
         let mut cmd = streamboost();
-        cmd.args(["replay", "--learners", "5", "-q", "--predictions"]).arg(&out);
+        cmd.args(["replay", "--learners", "5", "-q", "--predictions"])
+            .arg(&out);
         for i in inputs {
             cmd.arg("--input").arg(i);
         }
@@ -130,14 +135,28 @@ fn predictions_as_parquet() {
         .success();
     let table = streamboost::columnar::read_table(&out).unwrap();
     assert_eq!(table.n_rows(), 1728);
-    let names: Vec<&str> = table.schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let names: Vec<&str> = table
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
     assert_eq!(names, ["row", "label", "prediction"]);
 }
 
 #[test]
 fn single_tree_and_nominal_override() {
     streamboost()
-        .args(["replay", "--algo", "hoeffding", "--preset", "default", "--nominal", "doors", "-q"])
+        .args([
+            "replay",
+            "--algo",
+            "hoeffding",
+            "--preset",
+            "default",
+            "--nominal",
+            "doors",
+            "-q",
+        ])
         .assert()
         .success()
         .stderr(predicate::str::contains("HoeffdingTree(grace=200"));

@@ -20,7 +20,10 @@ pub fn dataset(relative: &str) -> Option<PathBuf> {
     if path.exists() {
         Some(path)
     } else {
-        eprintln!("skipped: data set {} not found (set STREAMBOOST_DATASETS)", path.display());
+        eprintln!(
+            "skipped: data set {} not found (set STREAMBOOST_DATASETS)",
+            path.display()
+        );
         None
     }
 }
@@ -31,7 +34,10 @@ pub fn oracle(name: &str) -> Option<PathBuf> {
     if path.exists() {
         Some(path)
     } else {
-        eprintln!("skipped: oracle {} not found (set STREAMBOOST_ORACLES)", path.display());
+        eprintln!(
+            "skipped: oracle {} not found (set STREAMBOOST_ORACLES)",
+            path.display()
+        );
         None
     }
 }

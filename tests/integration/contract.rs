@@ -18,7 +18,8 @@ fn assert_send_sync<T: Send + Sync>() {}
 #[test]
 fn models_are_send_and_sync() {
     assert_send_sync::<streamboost::weak::HoeffdingTree>();
-    assert_send_sync::<streamboost::boost::multiclass::AdaBoostOlm<streamboost::weak::HoeffdingTree>>();
+    assert_send_sync::<streamboost::boost::multiclass::AdaBoostOlm<streamboost::weak::HoeffdingTree>>(
+    );
     assert_send_sync::<Model>();
 }
 
@@ -55,7 +56,11 @@ where
     for i in 0..50 {
         model.learn(data.row(i), data.label(i).unwrap(), 0.0);
     }
-    assert_eq!(before, serde_json::to_string(&model).unwrap(), "{name}: w = 0 changed the model");
+    assert_eq!(
+        before,
+        serde_json::to_string(&model).unwrap(),
+        "{name}: w = 0 changed the model"
+    );
 
     // Missing values everywhere, unseen and invalid nominal codes: no panic, valid output.
     let odd_rows: [[f64; 5]; 5] = [
@@ -101,7 +106,13 @@ fn prequential_accuracy<C: Config>(config: &C, data: &Dataset) -> f64 {
 
 #[test]
 fn hoeffding_tree_default() {
-    check_contract("tree/default", &HoeffdingTreeConfig { grace_period: 50.0, ..Default::default() });
+    check_contract(
+        "tree/default",
+        &HoeffdingTreeConfig {
+            grace_period: 50.0,
+            ..Default::default()
+        },
+    );
 }
 
 #[test]
@@ -159,7 +170,10 @@ fn ada_olm_over_jgt_trees() {
 fn ada_olm_options() {
     let base = AdaBoostOlmConfig {
         n_learners: 6,
-        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig { grace_period: 30.0, ..Default::default() })
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig {
+            grace_period: 30.0,
+            ..Default::default()
+        })
     };
     for (name, config) in [
         ("ada-olm/default-trees", base.clone()),

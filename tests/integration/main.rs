@@ -1,5 +1,7 @@
 //! One integration-test binary (each extra binary would relink the whole dependency tree).
 
+#![allow(clippy::needless_range_loop, clippy::cloned_ref_to_slice_refs)]
+
 mod common;
 mod contract;
 mod datasets;

@@ -5,13 +5,13 @@ use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 use serde_json::Value;
+use streamboost::Classifier;
 use streamboost::boost::multiclass::cost::{PairwiseCosts, Surrogate};
 use streamboost::boost::multiclass::{AdaBoostOlm, AdaBoostOlmConfig};
 use streamboost::core::math::{TieBreak, sigmoid};
 use streamboost::core::{ClassId, Rng};
 use streamboost::weak::hoeffding::observer::{GaussianEstimator, VarianceMode};
 use streamboost::weak::hoeffding::split::{SplitCriterion, hoeffding_bound};
-use streamboost::Classifier;
 
 use crate::common::oracle_json;
 
@@ -19,7 +19,7 @@ use crate::common::oracle_json;
 struct Scripted {
     k: usize,
     vote: Arc<AtomicUsize>,
-    trained: Arc<Mutex<Vec<(ClassId, f64)>>>,
+    trained: TrainingLog,
 }
 
 impl Classifier for Scripted {
@@ -35,9 +35,12 @@ impl Classifier for Scripted {
     }
 }
 
+/// What a scripted learner was trained with: `(label, weight)` per call.
+type TrainingLog = Arc<Mutex<Vec<(ClassId, f64)>>>;
+
 struct Scripts {
     votes: Vec<Arc<AtomicUsize>>,
-    trained: Vec<Arc<Mutex<Vec<(ClassId, f64)>>>>,
+    trained: Vec<TrainingLog>,
 }
 
 fn scripted_booster(k: usize, n: usize, eta0: Option<f64>) -> (AdaBoostOlm<Scripted>, Scripts) {
@@ -55,11 +58,18 @@ fn scripted_booster(k: usize, n: usize, eta0: Option<f64>) -> (AdaBoostOlm<Scrip
         eta0,
         ..AdaBoostOlmConfig::new(())
     };
-    (config.assemble(learners, 0).unwrap(), Scripts { votes, trained })
+    (
+        config.assemble(learners, 0).unwrap(),
+        Scripts { votes, trained },
+    )
 }
 
 fn floats(v: &Value) -> Vec<f64> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -68,7 +78,9 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn adaboost_olm_trace() {
-    let Some(trace) = oracle_json("trace_adaboost_olm.json") else { return };
+    let Some(trace) = oracle_json("trace_adaboost_olm.json") else {
+        return;
+    };
     let k = trace["k"].as_u64().unwrap() as usize;
     let n = trace["N"].as_u64().unwrap() as usize;
     let (mut booster, scripts) = scripted_booster(k, n, None);
@@ -76,9 +88,19 @@ fn adaboost_olm_trace() {
     for row in trace["rows"].as_array().unwrap() {
         let t = row["t"].as_u64().unwrap();
         let y = row["true_label"].as_u64().unwrap() as usize;
-        let votes: Vec<usize> = floats(&row["weak_predictions"]).iter().map(|&v| v as usize).collect();
-        assert_eq!(booster.alphas(), floats(&row["alpha_before"]).as_slice(), "t={t}");
-        assert_eq!(booster.hedge().log_weights(), floats(&row["log_hedge_before"]).as_slice());
+        let votes: Vec<usize> = floats(&row["weak_predictions"])
+            .iter()
+            .map(|&v| v as usize)
+            .collect();
+        assert_eq!(
+            booster.alphas(),
+            floats(&row["alpha_before"]).as_slice(),
+            "t={t}"
+        );
+        assert_eq!(
+            booster.hedge().log_weights(),
+            floats(&row["log_hedge_before"]).as_slice()
+        );
 
         // Cost matrices and α-gradients at s^{i-1} (eq. 9 and corrected eq. 10).
         let mut costs = PairwiseCosts::default();
@@ -93,7 +115,10 @@ fn adaboost_olm_trace() {
                 }
             }
             let g = Surrogate::Logistic.alpha_gradient(&s, y, l, booster.alphas()[i]);
-            assert!(close(g, row["alpha_gradients"][i].as_f64().unwrap()), "t={t} i={i} gradient");
+            assert!(
+                close(g, row["alpha_gradients"][i].as_f64().unwrap()),
+                "t={t} i={i} gradient"
+            );
             s[l] += booster.alphas()[i];
             costs.update(Surrogate::Logistic, &s, l);
         }
@@ -111,24 +136,36 @@ fn adaboost_olm_trace() {
             mixture[*e as usize] += p;
         }
         for c in 0..k {
-            assert!(close(out[c], mixture[c]), "t={t} mixture {out:?} vs {mixture:?}");
+            assert!(
+                close(out[c], mixture[c]),
+                "t={t} mixture {out:?} vs {mixture:?}"
+            );
         }
         let weights = floats(&row["weights_to_learners"]);
         for i in 0..n {
             let (label, w) = *scripts.trained[i].lock().unwrap().last().unwrap();
             assert_eq!(label, y);
-            assert!(close(w, weights[i]), "t={t} weight of learner {i}: {w} vs {}", weights[i]);
+            assert!(
+                close(w, weights[i]),
+                "t={t} weight of learner {i}: {w} vs {}",
+                weights[i]
+            );
         }
         for (a, b) in booster.alphas().iter().zip(floats(&row["alpha_after"])) {
             assert!(close(*a, b), "t={t} alpha {a} vs {b}");
         }
-        assert_eq!(booster.hedge().log_weights(), floats(&row["log_hedge_after"]).as_slice());
+        assert_eq!(
+            booster.hedge().log_weights(),
+            floats(&row["log_hedge_after"]).as_slice()
+        );
     }
 }
 
 #[test]
 fn hoeffding_tree_numbers() {
-    let Some(o) = oracle_json("hoeffding_tree_numbers.json") else { return };
+    let Some(o) = oracle_json("hoeffding_tree_numbers.json") else {
+        return;
+    };
     for case in o["hoeffding_bound"].as_array().unwrap() {
         let eps = hoeffding_bound(
             case["R"].as_f64().unwrap(),
@@ -138,13 +175,19 @@ fn hoeffding_tree_numbers() {
         assert!(close(eps, case["eps"].as_f64().unwrap()), "{eps} vs {case}");
     }
     // R = log2(3) for three classes present.
-    assert!(close(SplitCriterion::InfoGain.range(&[1.0, 2.0, 3.0]), 3f64.log2()));
+    assert!(close(
+        SplitCriterion::InfoGain.range(&[1.0, 2.0, 3.0]),
+        3f64.log2()
+    ));
 
     let ig = &o["info_gain_example"];
     let pre = floats(&ig["pre"]);
     let post: Vec<Vec<f64>> = ig["post"].as_array().unwrap().iter().map(floats).collect();
     let merit = SplitCriterion::InfoGain.merit(&pre, post.iter().map(|b| &b[..]), 0.01);
-    assert!(close(merit, ig["info_gain_bits"].as_f64().unwrap()), "{merit}");
+    assert!(
+        close(merit, ig["info_gain_bits"].as_f64().unwrap()),
+        "{merit}"
+    );
 
     let g = &o["gaussian_split_example"];
     let split = g["split"].as_f64().unwrap();
@@ -162,8 +205,14 @@ fn hoeffding_tree_numbers() {
             max: mean + 100.0,
         };
         let left = est.weight_at_or_below(split, VarianceMode::Population);
-        assert!(close(left, g["left_weights"][c].as_f64().unwrap()), "{class} left {left}");
-        assert!(close(w - left, g["right_weights"][c].as_f64().unwrap()), "{class} right");
+        assert!(
+            close(left, g["left_weights"][c].as_f64().unwrap()),
+            "{class} left {left}"
+        );
+        assert!(
+            close(w - left, g["right_weights"][c].as_f64().unwrap()),
+            "{class} right"
+        );
     }
 }
 

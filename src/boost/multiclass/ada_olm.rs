@@ -91,7 +91,8 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
             "AdaBoostOLM(N={}, loss={:?}, alpha in [-{b}, {b}], eta0={}, hedge={:?}, vote={:?}, weight scale={}) over {}",
             self.n_learners,
             self.loss,
-            self.eta0.map_or("2*sqrt(2)/(k-1)".to_string(), |e| e.to_string()),
+            self.eta0
+                .map_or("2*sqrt(2)/(k-1)".to_string(), |e| e.to_string()),
             self.expert_selection,
             self.vote_rule,
             self.weight_scale,
@@ -168,7 +169,10 @@ impl<W: Config> Config for AdaBoostOlmConfig<W> {
         self.validate()?;
         let seed = rng.next_u64();
         let learners = (0..self.n_learners)
-            .map(|i| self.weak.build_with_rng(spec, &mut Rng::child(seed, i as u64)))
+            .map(|i| {
+                self.weak
+                    .build_with_rng(spec, &mut Rng::child(seed, i as u64))
+            })
             .collect::<Result<Vec<_>>>()?;
         self.assemble(learners, seed)
     }

@@ -180,7 +180,10 @@ mod tests {
         if l != r {
             sigmoid(s[l] - s[r])
         } else {
-            -(0..k).filter(|&j| j != r).map(|j| sigmoid(s[j] - s[r])).sum::<f64>()
+            -(0..k)
+                .filter(|&j| j != r)
+                .map(|j| sigmoid(s[j] - s[r]))
+                .sum::<f64>()
         }
     }
 
@@ -227,7 +230,10 @@ mod tests {
             let g = Surrogate::Logistic.alpha_gradient(&s, y, y, 0.0);
             assert!((g - direct(&s, y, y)).abs() < 1e-15);
             let l = (y + 1) % 3;
-            assert!((Surrogate::Logistic.alpha_gradient(&s, y, l, 0.0) - direct(&s, y, l)).abs() < 1e-15);
+            assert!(
+                (Surrogate::Logistic.alpha_gradient(&s, y, l, 0.0) - direct(&s, y, l)).abs()
+                    < 1e-15
+            );
         }
     }
 
@@ -235,7 +241,10 @@ mod tests {
     fn gradient_matches_finite_difference() {
         let s = [0.4, -0.3, 1.5, 0.2];
         let loss = |s: &[f64], y: usize| -> f64 {
-            (0..s.len()).filter(|&j| j != y).map(|j| crate::core::math::softplus(s[j] - s[y])).sum()
+            (0..s.len())
+                .filter(|&j| j != y)
+                .map(|j| crate::core::math::softplus(s[j] - s[y]))
+                .sum()
         };
         for (y, l, a) in [(0, 0, 0.3), (0, 2, -0.7), (3, 1, 1.2), (2, 2, -1.5)] {
             let mut plus = s.to_vec();

@@ -21,8 +21,8 @@ use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 use node::{Branch, Leaf, LeafState, Node, NodeId, SplitNode};
-use observer::{Candidate, GaussianEstimator, NominalObserver, Observer, SearchSettings};
 pub use observer::VarianceMode;
+use observer::{Candidate, GaussianEstimator, NominalObserver, Observer, SearchSettings};
 pub use split::SplitCriterion;
 
 /// How a leaf predicts (WEAK_LEARNERS.md §1.9).
@@ -283,19 +283,39 @@ impl Config for HoeffdingTreeConfig {
         )?;
         check(c.nb_threshold >= 0.0, "nb_threshold", "must be >= 0")?;
         check(c.n_split_points >= 1, "n_split_points", "must be >= 1")?;
-        check(c.first_seen_prior >= 0.0, "first_seen_prior", "must be >= 0")?;
+        check(
+            c.first_seen_prior >= 0.0,
+            "first_seen_prior",
+            "must be >= 0",
+        )?;
         check(c.leaf_prior >= 0.0, "leaf_prior", "must be >= 0")?;
-        check(c.feature_subset != Some(0), "feature_subset", "must be >= 1")?;
-        check(c.max_active_leaves != Some(0), "max_active_leaves", "must be >= 1")?;
+        check(
+            c.feature_subset != Some(0),
+            "feature_subset",
+            "must be >= 1",
+        )?;
+        check(
+            c.max_active_leaves != Some(0),
+            "max_active_leaves",
+            "must be >= 1",
+        )?;
         if let Some(r) = &c.randomized {
             let (g, d, t) = (r.grace_period, r.split_confidence, r.tie_threshold);
-            check(g.0 > 0.0 && g.0 <= g.1, "randomized.grace_period", "needs 0 < lo <= hi")?;
+            check(
+                g.0 > 0.0 && g.0 <= g.1,
+                "randomized.grace_period",
+                "needs 0 < lo <= hi",
+            )?;
             check(
                 d.0 > 0.0 && d.0 <= d.1 && d.1 < 1.0,
                 "randomized.split_confidence",
                 "needs 0 < lo <= hi < 1",
             )?;
-            check(t.0 > 0.0 && t.0 <= t.1, "randomized.tie_threshold", "needs 0 < lo <= hi")?;
+            check(
+                t.0 > 0.0 && t.0 <= t.1,
+                "randomized.tie_threshold",
+                "needs 0 < lo <= hi",
+            )?;
         }
         Ok(())
     }
@@ -368,7 +388,10 @@ impl HoeffdingTree {
 
     /// Number of leaves.
     pub fn n_leaves(&self) -> usize {
-        self.nodes.iter().filter(|n| matches!(n, Node::Leaf(_))).count()
+        self.nodes
+            .iter()
+            .filter(|n| matches!(n, Node::Leaf(_)))
+            .count()
     }
 
     /// Number of active leaves.
@@ -516,7 +539,11 @@ impl HoeffdingTree {
         }
         for (c, o) in out.iter_mut().enumerate() {
             let n = leaf.class_weights[c];
-            *o = if n > 0.0 { (n / leaf.total).ln() } else { f64::NEG_INFINITY };
+            *o = if n > 0.0 {
+                (n / leaf.total).ln()
+            } else {
+                f64::NEG_INFINITY
+            };
         }
         for (j, obs) in leaf.observers.iter().enumerate() {
             let Some(obs) = obs else { continue };
@@ -529,11 +556,15 @@ impl HoeffdingTree {
                             continue;
                         }
                         let var = e.variance(self.params.variance).max(1e-9);
-                        *o -= 0.5 * ((2.0 * std::f64::consts::PI * var).ln() + (v - e.mean).powi(2) / var);
+                        *o -= 0.5
+                            * ((2.0 * std::f64::consts::PI * var).ln()
+                                + (v - e.mean).powi(2) / var);
                     }
                 }
                 Observer::Nominal(nom) => {
-                    let Some(code) = nominal_code(v) else { continue };
+                    let Some(code) = nominal_code(v) else {
+                        continue;
+                    };
                     let n_observed = nom.observed().count();
                     for (c, o) in out.iter_mut().enumerate() {
                         if *o != f64::NEG_INFINITY {
@@ -569,14 +600,18 @@ impl HoeffdingTree {
     /// Updates leaf `id` with `(x, y, w)` (§1.3).
     fn learn_at_leaf(&mut self, id: NodeId, x: &[f64], y: ClassId, w: f64) {
         if self.params.leaf_prediction == LeafPrediction::NaiveBayesAdaptive {
-            let Node::Leaf(leaf) = &self.nodes[id as usize] else { unreachable!() };
+            let Node::Leaf(leaf) = &self.nodes[id as usize] else {
+                unreachable!()
+            };
             if leaf.state == LeafState::Active {
                 let mc_right = leaf.total <= 0.0 || argmax(&leaf.class_weights) == y;
                 let mut nb = std::mem::take(&mut self.scratch);
                 nb.resize(self.k, 0.0);
                 let nb_right = self.naive_bayes_log(leaf, x, &mut nb) && argmax(&nb) == y;
                 self.scratch = nb;
-                let Node::Leaf(leaf) = &mut self.nodes[id as usize] else { unreachable!() };
+                let Node::Leaf(leaf) = &mut self.nodes[id as usize] else {
+                    unreachable!()
+                };
                 if mc_right {
                     leaf.mc_correct += w;
                 }
@@ -586,7 +621,9 @@ impl HoeffdingTree {
             }
         }
         let prior = self.params.first_seen_prior;
-        let Node::Leaf(leaf) = &mut self.nodes[id as usize] else { unreachable!() };
+        let Node::Leaf(leaf) = &mut self.nodes[id as usize] else {
+            unreachable!()
+        };
         leaf.add_class_weight(y, w, prior);
         if leaf.state != LeafState::Active {
             return;
@@ -616,7 +653,9 @@ impl HoeffdingTree {
 
     /// Attempts to split active leaf `id` (§1.6).
     fn attempt_split(&mut self, id: NodeId) {
-        let Node::Leaf(leaf) = &self.nodes[id as usize] else { unreachable!() };
+        let Node::Leaf(leaf) = &self.nodes[id as usize] else {
+            unreachable!()
+        };
         let n = &leaf.class_weights;
         let w = leaf.total;
         if n.iter().filter(|&&c| c > 0.0).count() < 2 {
@@ -628,7 +667,10 @@ impl HoeffdingTree {
         let settings = self.params.search_settings();
         let mut candidates: Vec<Candidate> = Vec::new();
         if self.params.merit_preprune {
-            let merit = settings.criterion.merit(n, std::iter::once(&n[..]), settings.min_branch_fraction);
+            let merit =
+                settings
+                    .criterion
+                    .merit(n, std::iter::once(&n[..]), settings.min_branch_fraction);
             candidates.push(Candidate {
                 test: None,
                 merit,
@@ -677,7 +719,9 @@ impl HoeffdingTree {
                 .filter(|c| best - c.merit > eps)
                 .filter_map(|c| c.observer)
                 .collect();
-            let Node::Leaf(leaf) = &mut self.nodes[id as usize] else { unreachable!() };
+            let Node::Leaf(leaf) = &mut self.nodes[id as usize] else {
+                unreachable!()
+            };
             for j in poor {
                 leaf.observers[j] = Some(Observer::Disabled);
             }
@@ -694,8 +738,12 @@ impl HoeffdingTree {
 
     /// Replaces leaf `id` by a split node on `test` with fresh active children (§1.6.5).
     fn split_leaf(&mut self, id: NodeId, test: node::SplitTest, observer: usize) {
-        let Node::Leaf(leaf) = &self.nodes[id as usize] else { unreachable!() };
-        let obs = leaf.observers[observer].as_ref().expect("candidate has an observer");
+        let Node::Leaf(leaf) = &self.nodes[id as usize] else {
+            unreachable!()
+        };
+        let obs = leaf.observers[observer]
+            .as_ref()
+            .expect("candidate has an observer");
         let branches = obs.branch_weights(&test, self.k, self.params.variance);
         let (class_weights, depth) = (leaf.class_weights.clone(), leaf.depth);
         let multiway = matches!(test, node::SplitTest::Multiway { .. });
@@ -707,8 +755,11 @@ impl HoeffdingTree {
                 continue;
             }
             let child = self.nodes.len() as NodeId;
-            self.nodes
-                .push(Node::Leaf(Leaf::new(weights, depth + 1, self.features.len())));
+            self.nodes.push(Node::Leaf(Leaf::new(
+                weights,
+                depth + 1,
+                self.features.len(),
+            )));
             children.push(Some(child));
         }
         let weight = children
@@ -737,7 +788,9 @@ impl HoeffdingTree {
     /// Keeps at most `max_active_leaves` active: the most promising leaves (active or parked)
     /// are active, the rest parked (MOA's `enforceTrackerLimit`, §1.11).
     fn enforce_leaf_budget(&mut self) {
-        let Some(budget) = self.params.max_active_leaves else { return };
+        let Some(budget) = self.params.max_active_leaves else {
+            return;
+        };
         if self.params.stop_growth_at_limit {
             if self.n_active_leaves() >= budget {
                 for node in &mut self.nodes {
@@ -760,16 +813,18 @@ impl HoeffdingTree {
             })
             .collect();
         if eligible.len() <= budget
-            && eligible
-                .iter()
-                .all(|&(_, i)| matches!(&self.nodes[i], Node::Leaf(l) if l.state == LeafState::Active))
+            && eligible.iter().all(
+                |&(_, i)| matches!(&self.nodes[i], Node::Leaf(l) if l.state == LeafState::Active),
+            )
         {
             return;
         }
         eligible.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let n_obs = self.features.len();
         for (rank, &(_, i)) in eligible.iter().enumerate() {
-            let Node::Leaf(l) = &mut self.nodes[i] else { unreachable!() };
+            let Node::Leaf(l) = &mut self.nodes[i] else {
+                unreachable!()
+            };
             if rank < budget {
                 if l.state == LeafState::Parked {
                     l.state = LeafState::Active;
@@ -810,8 +865,11 @@ impl Classifier for HoeffdingTree {
             return;
         }
         if self.root.is_none() {
-            self.nodes
-                .push(Node::Leaf(Leaf::new(vec![0.0; self.k], 0, self.features.len())));
+            self.nodes.push(Node::Leaf(Leaf::new(
+                vec![0.0; self.k],
+                0,
+                self.features.len(),
+            )));
             self.root = Some(0);
         }
         let Some(Reached::Leaf(id)) = self.route(x) else {
@@ -826,7 +884,9 @@ impl Classifier for HoeffdingTree {
                 split.weight += delta;
             }
         }
-        let Node::Leaf(leaf) = &self.nodes[id as usize] else { unreachable!() };
+        let Node::Leaf(leaf) = &self.nodes[id as usize] else {
+            unreachable!()
+        };
         if leaf.state != LeafState::Active {
             return;
         }
@@ -873,7 +933,9 @@ mod tests {
 
     #[test]
     fn zero_weight_creates_nothing() {
-        let mut t = HoeffdingTreeConfig::default().build(&spec_xor(), 0).unwrap();
+        let mut t = HoeffdingTreeConfig::default()
+            .build(&spec_xor(), 0)
+            .unwrap();
         t.learn(&[0.0, 1.0], 1, 0.0);
         assert_eq!(t.n_nodes(), 0);
     }
@@ -898,7 +960,9 @@ mod tests {
 
     #[test]
     fn jgt_preset_draws_params_in_range() {
-        let t = HoeffdingTreeConfig::jgt_paper().build(&spec_xor(), 9).unwrap();
+        let t = HoeffdingTreeConfig::jgt_paper()
+            .build(&spec_xor(), 9)
+            .unwrap();
         let p = t.params();
         assert!((5.0..=20.0).contains(&p.grace_period));
         assert!((0.01..=0.9).contains(&p.split_confidence));

@@ -63,8 +63,9 @@ impl SplitTest {
                 }
             }
             SplitTest::Multiway { .. } => nominal_code(v).map_or(Branch::Missing, Branch::Child),
-            SplitTest::Binary { value, .. } => nominal_code(v)
-                .map_or(Branch::Missing, |code| Branch::Child(usize::from(code != value))),
+            SplitTest::Binary { value, .. } => nominal_code(v).map_or(Branch::Missing, |code| {
+                Branch::Child(usize::from(code != value))
+            }),
         }
     }
 }
@@ -145,7 +146,11 @@ impl Leaf {
     #[inline]
     pub fn add_class_weight(&mut self, y: usize, w: f64, first_seen_prior: f64) {
         let cell = &mut self.class_weights[y];
-        let add = if *cell == 0.0 { first_seen_prior + w } else { w };
+        let add = if *cell == 0.0 {
+            first_seen_prior + w
+        } else {
+            w
+        };
         *cell += add;
         self.total += add;
     }

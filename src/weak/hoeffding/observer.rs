@@ -128,7 +128,11 @@ impl NominalObserver {
             self.counts.resize((code + 1) * self.k, 0.0);
         }
         let cell = &mut self.counts[idx];
-        let add = if *cell == 0.0 { first_seen_prior + w } else { w };
+        let add = if *cell == 0.0 {
+            first_seen_prior + w
+        } else {
+            w
+        };
         *cell += add;
         self.class_totals[y] += add;
     }
@@ -214,7 +218,12 @@ impl Observer {
     }
 
     /// Class weights of each branch of `test` as this observer sees them.
-    pub fn branch_weights(&self, test: &SplitTest, k: usize, variance: VarianceMode) -> Vec<Vec<f64>> {
+    pub fn branch_weights(
+        &self,
+        test: &SplitTest,
+        k: usize,
+        variance: VarianceMode,
+    ) -> Vec<Vec<f64>> {
         match (self, test) {
             (Observer::Numeric(est), SplitTest::Numeric { threshold, .. }) => {
                 let left: Vec<f64> = est
@@ -322,7 +331,12 @@ mod tests {
         }
         let sw: f64 = ws.iter().sum();
         let mean = xs.iter().zip(&ws).map(|(x, w)| x * w).sum::<f64>() / sw;
-        let var = xs.iter().zip(&ws).map(|(x, w)| w * (x - mean).powi(2)).sum::<f64>() / sw;
+        let var = xs
+            .iter()
+            .zip(&ws)
+            .map(|(x, w)| w * (x - mean).powi(2))
+            .sum::<f64>()
+            / sw;
         assert!((e.mean - mean).abs() < 1e-12);
         assert!((e.variance(VarianceMode::Population) - var).abs() < 1e-12);
         assert_eq!((e.min, e.max), (-1.0, 7.0));
