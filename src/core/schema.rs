@@ -161,7 +161,9 @@ impl StreamSpec {
 /// allowed to allocate a table of that size.
 #[inline]
 pub fn nominal_code(v: f64) -> Option<usize> {
-    if v >= 0.0 && v < MAX_CATEGORY_CODE as f64 && v.fract() == 0.0 {
+    // `v as usize` truncates; equality with `v` then rules out fractions (and NaN fails the
+    // range test), without a call to `trunc`.
+    if v >= 0.0 && v < MAX_CATEGORY_CODE as f64 && (v as usize) as f64 == v {
         Some(v as usize)
     } else {
         None

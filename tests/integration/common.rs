@@ -15,6 +15,7 @@ fn shared(var: &str, default: &str) -> PathBuf {
 }
 
 /// The path of a shared data set file, or `None` (with a note) if it is not there.
+#[cfg(feature = "columnar")]
 pub fn dataset(relative: &str) -> Option<PathBuf> {
     let path = shared("STREAMBOOST_DATASETS", "shared/datasets").join(relative);
     if path.exists() {

@@ -4,8 +4,10 @@
 
 mod common;
 mod contract;
-mod datasets;
 mod oracles;
+
+#[cfg(feature = "columnar")]
+mod datasets;
 
 #[cfg(feature = "cli")]
 mod bad_input;

@@ -99,12 +99,13 @@ pub enum Observer {
     Disabled,
 }
 
-/// Weight per (category code, class), stored densely as `counts[code * k + class]`.
+/// Weight per (category code, class), stored densely in one buffer: the `k` class totals
+/// first, then `k` cells per category code (`cells[k + code * k + class]`), so an update
+/// touches one allocation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NominalObserver {
     k: usize,
-    counts: Vec<f64>,
-    class_totals: Vec<f64>,
+    cells: Vec<f64>,
     missing_weight: f64,
 }
 
@@ -113,8 +114,7 @@ impl NominalObserver {
     pub fn new(k: usize) -> Self {
         NominalObserver {
             k,
-            counts: Vec::new(),
-            class_totals: vec![0.0; k],
+            cells: vec![0.0; k],
             missing_weight: 0.0,
         }
     }
@@ -123,18 +123,18 @@ impl NominalObserver {
     /// at `first_seen_prior` (the authors' port uses 1.0; WEAK_LEARNERS.md §1.3).
     #[inline]
     pub fn update(&mut self, code: usize, y: usize, w: f64, first_seen_prior: f64) {
-        let idx = code * self.k + y;
-        if idx >= self.counts.len() {
-            self.counts.resize((code + 1) * self.k, 0.0);
+        let idx = self.k + code * self.k + y;
+        if idx >= self.cells.len() {
+            self.cells.resize(self.k + (code + 1) * self.k, 0.0);
         }
-        let cell = &mut self.counts[idx];
+        let cell = &mut self.cells[idx];
         let add = if *cell == 0.0 {
             first_seen_prior + w
         } else {
             w
         };
         *cell += add;
-        self.class_totals[y] += add;
+        self.cells[y] += add;
     }
 
     /// Records a missing value.
@@ -142,20 +142,25 @@ impl NominalObserver {
         self.missing_weight += w;
     }
 
+    /// Number of category codes with a slot (observed or not).
+    fn n_codes(&self) -> usize {
+        self.cells.len() / self.k - 1
+    }
+
     /// Class weights of category `code` (empty slice for a code never seen).
     #[inline]
     pub fn category(&self, code: usize) -> &[f64] {
-        let start = code * self.k;
-        if start >= self.counts.len() {
+        let start = self.k + code * self.k;
+        if start >= self.cells.len() {
             &[]
         } else {
-            &self.counts[start..start + self.k]
+            &self.cells[start..start + self.k]
         }
     }
 
     /// Codes with some weight, in increasing order.
     pub fn observed(&self) -> impl Iterator<Item = usize> + Clone + '_ {
-        self.counts
+        self.cells[self.k..]
             .chunks_exact(self.k)
             .enumerate()
             .filter(|(_, c)| c.iter().any(|&w| w > 0.0))
@@ -163,15 +168,16 @@ impl NominalObserver {
     }
 
     /// Total weight of class `c` over all categories.
+    #[inline]
     pub fn class_total(&self, c: usize) -> f64 {
-        self.class_totals[c]
+        self.cells[c]
     }
 
     /// `ln P(x_j = code | c)` with Laplace smoothing `(cnt + 1)/(W_c + V_j)`, `V_j` the
     /// number of categories observed here (MOA; WEAK_LEARNERS.md §1.9).
     pub fn log_likelihood(&self, code: usize, c: usize, n_observed: usize) -> f64 {
         let cnt = self.category(code).get(c).copied().unwrap_or(0.0);
-        ((cnt + 1.0) / (self.class_totals[c] + n_observed as f64)).ln()
+        ((cnt + 1.0) / (self.class_total(c) + n_observed as f64)).ln()
     }
 }
 
@@ -233,10 +239,9 @@ impl Observer {
                 let right = est.iter().zip(&left).map(|(e, l)| e.weight - l).collect();
                 vec![left, right]
             }
-            (Observer::Nominal(obs), SplitTest::Multiway { .. }) => {
-                let n_codes = obs.counts.len() / k;
-                (0..n_codes).map(|v| obs.category(v).to_vec()).collect()
-            }
+            (Observer::Nominal(obs), SplitTest::Multiway { .. }) => (0..obs.n_codes())
+                .map(|v| obs.category(v).to_vec())
+                .collect(),
             (Observer::Nominal(obs), SplitTest::Binary { value, .. }) => {
                 let eq = obs.category(*value).to_vec();
                 let ne = (0..k).map(|c| obs.class_total(c) - eq[c]).collect();
@@ -304,7 +309,7 @@ fn best_nominal(
     for v in obs.observed() {
         let eq = obs.category(v);
         for c in 0..k {
-            rest[c] = obs.class_totals[c] - eq[c];
+            rest[c] = obs.class_total(c) - eq[c];
         }
         let merit = s
             .criterion
