@@ -14,33 +14,26 @@ fn shared(var: &str, default: &str) -> PathBuf {
     })
 }
 
-/// The path of a shared data set file, or `None` (with a note) if it is not there.
-#[cfg(feature = "columnar")]
-pub fn dataset(relative: &str) -> Option<PathBuf> {
-    let path = shared("STREAMBOOST_DATASETS", "shared/datasets").join(relative);
+/// `relative` under the shared folder named by `var`, or `None` (with a note) if absent.
+fn find(var: &str, default: &str, relative: &str) -> Option<PathBuf> {
+    let path = shared(var, default).join(relative);
     if path.exists() {
         Some(path)
     } else {
-        eprintln!(
-            "skipped: data set {} not found (set STREAMBOOST_DATASETS)",
-            path.display()
-        );
+        eprintln!("skipped: {} not found (set {var})", path.display());
         None
     }
 }
 
+/// The path of a shared data set file, or `None` (with a note) if it is not there.
+#[cfg(feature = "columnar")]
+pub fn dataset(relative: &str) -> Option<PathBuf> {
+    find("STREAMBOOST_DATASETS", "shared/datasets", relative)
+}
+
 /// The path of a spec oracle file, or `None` (with a note) if it is not there.
 pub fn oracle(name: &str) -> Option<PathBuf> {
-    let path = shared("STREAMBOOST_ORACLES", "shared/spec/oracles").join(name);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: oracle {} not found (set STREAMBOOST_ORACLES)",
-            path.display()
-        );
-        None
-    }
+    find("STREAMBOOST_ORACLES", "shared/spec/oracles", name)
 }
 
 /// Parses a JSON oracle.

@@ -419,8 +419,8 @@ impl HoeffdingTree {
         &self.nodes
     }
 
-    /// Routes `x` from the root. `for_learning`: unseen categories at multiway splits create
-    /// a leaf (§1.4.2) and split nodes on the way are recorded in `self.path`.
+    /// Routes `x` from the root for learning: a branch with no child yet (an unseen category)
+    /// gets a new leaf (§1.4.2), and split nodes on the way are recorded in `self.path`.
     fn route(&mut self, x: &[f64]) -> Option<Reached> {
         self.path.clear();
         let mut id = self.root?;
