@@ -109,6 +109,21 @@ pub enum Error {
         found: usize,
     },
 
+    /// A value of an ordinal column is not one of the levels declared for it.
+    #[error("{}: data row {row}, column `{column}`: `{value}` is not one of the declared levels ({levels})", file.display())]
+    UnlistedLevel {
+        /// The file.
+        file: PathBuf,
+        /// 1-based data row in the file (a header line is not counted).
+        row: u64,
+        /// The column.
+        column: String,
+        /// The value found.
+        value: String,
+        /// The declared levels, comma separated.
+        levels: String,
+    },
+
     /// A row's shape does not match the model it is given to.
     #[error("row {row}: {message}")]
     InvalidRow {

@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::boost::multiclass::AdaBoostOlmConfig;
 use crate::boost::{ExpertSelection, WeightScale};
-use crate::columnar::{Predictions, encode_tables, load_stream, read_csv_bytes, write_batch};
+use crate::columnar::{
+    Encodings, Ordinal, Predictions, encode_tables, load_stream, read_csv_bytes, write_batch,
+};
 use crate::core::{Dataset, Rng};
 use crate::eval::{Prequential, PrequentialReport};
 use crate::learner::Config;
@@ -63,6 +65,10 @@ pub struct ReplayArgs {
     /// Treat this column as nominal whatever its type (repeatable).
     #[arg(long = "nominal", value_name = "COL")]
     pub nominal: Vec<String>,
+    /// Treat this column as ordinal: its levels, lowest first, become the numbers 0, 1, ...
+    /// (repeatable; e.g. `--ordinal safety=low,med,high`).
+    #[arg(long = "ordinal", value_name = "COL=LEVELS", value_parser = parse_ordinal)]
+    pub ordinal: Vec<Ordinal>,
     /// Algorithm: hoeffding, ada-olm.
     #[arg(long, default_value = "ada-olm", value_parser = parse_algorithm)]
     pub algo: Algorithm,
@@ -110,6 +116,10 @@ pub struct ReplayArgs {
 }
 
 fn parse_algorithm(s: &str) -> std::result::Result<Algorithm, String> {
+    s.parse().map_err(|e: Error| e.to_string())
+}
+
+fn parse_ordinal(s: &str) -> std::result::Result<Ordinal, String> {
     s.parse().map_err(|e: Error| e.to_string())
 }
 
@@ -162,6 +172,7 @@ struct RunReport<'a> {
     seed: u64,
     shuffle: Option<u64>,
     inputs: Vec<String>,
+    encodings: &'a Encodings,
     #[serde(flatten)]
     metrics: &'a PrequentialReport,
 }
@@ -177,7 +188,11 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     };
     evaluation.validate()?;
 
-    let (data, inputs) = load(args)?;
+    let encodings = Encodings {
+        nominal: args.nominal.clone(),
+        ordinal: args.ordinal.clone(),
+    };
+    let (data, inputs) = load(args, &encodings)?;
     let spec = data.spec();
     let n_nominal = spec.features.iter().filter(|f| f.is_nominal()).count();
     let mut model = config.build(spec, args.seed)?;
@@ -229,6 +244,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             seed: args.seed,
             shuffle: args.shuffle,
             inputs,
+            encodings: &encodings,
             metrics: &report,
         };
         let json = serde_json::to_string_pretty(&run).expect("reports serialize");
@@ -253,13 +269,13 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     Ok(())
 }
 
-fn load(args: &ReplayArgs) -> Result<(Dataset, Vec<String>)> {
+fn load(args: &ReplayArgs, enc: &Encodings) -> Result<(Dataset, Vec<String>)> {
     if args.inputs.is_empty() {
         let table = read_csv_bytes(Path::new(BUNDLED_NAME), BUNDLED_CSV)?;
-        let data = encode_tables(&[table], &args.label, &args.nominal)?;
+        let data = encode_tables(&[table], &args.label, enc)?;
         return Ok((data, vec![BUNDLED_NAME.to_string()]));
     }
-    let data = load_stream(&args.inputs, &args.label, &args.nominal)?;
+    let data = load_stream(&args.inputs, &args.label, enc)?;
     let names = args
         .inputs
         .iter()

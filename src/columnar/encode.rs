@@ -4,11 +4,16 @@
 //!
 //! Column kinds: integer, float, decimal and boolean columns are numeric; string and
 //! dictionary columns are nominal, their categories coded in order of first appearance
-//! across the inputs. The class set is the label column's distinct values, sorted
-//! (numerically when every value is a number), so class ids do not depend on row order.
+//! across the inputs. [`Encodings`] overrides this per column: a column can be declared
+//! nominal whatever its type (integer-coded categories), or *ordinal* with its levels in
+//! order, which makes it a numeric feature holding each level's rank — threshold splits
+//! then respect the order that a multiway split would throw away. The class set is the
+//! label column's distinct values, sorted (numerically when every value is a number), so
+//! class ids do not depend on row order.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use arrow::array::{Array, AsArray};
 use arrow::compute::cast;
@@ -18,15 +23,87 @@ use super::input::{Table, read_table};
 use crate::core::{ClassSet, Dataset, Feature, FeatureKind, StreamSpec};
 use crate::{Error, Result};
 
-/// Reads `paths` in order and encodes them as one stream labelled by column `label`.
-/// Columns named in `force_nominal` are nominal whatever their type (integer-coded
-/// categories, for instance).
-pub fn load_stream(paths: &[PathBuf], label: &str, force_nominal: &[String]) -> Result<Dataset> {
+/// Per-column overrides of the kind a column's type implies.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Encodings {
+    /// Columns that are nominal whatever their type (integer-coded categories, for instance).
+    pub nominal: Vec<String>,
+    /// Columns whose values are ordered levels, coded by rank.
+    pub ordinal: Vec<Ordinal>,
+}
+
+impl Encodings {
+    fn ordinal(&self, column: &str) -> Option<&Ordinal> {
+        self.ordinal.iter().find(|o| o.column == column)
+    }
+}
+
+/// An ordinal column: its levels, lowest first. Level `i` is coded as the number `i`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Ordinal {
+    /// The column's name.
+    pub column: String,
+    /// The levels in increasing order.
+    pub levels: Vec<String>,
+}
+
+/// Parses `COL=level,level,...` (lowest level first).
+impl FromStr for Ordinal {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = |reason: &str| Error::config("ordinal", format!("`{s}`: {reason}"));
+        let (column, levels) = s
+            .split_once('=')
+            .ok_or_else(|| bad("expected COL=LEVEL,LEVEL,..."))?;
+        let levels: Vec<String> = levels.split(',').map(|l| l.trim().to_string()).collect();
+        if column.is_empty() || levels.len() < 2 || levels.iter().any(String::is_empty) {
+            return Err(bad(
+                "expected a column name and at least two non-empty levels",
+            ));
+        }
+        let mut sorted = levels.clone();
+        sorted.sort();
+        sorted.dedup();
+        if sorted.len() != levels.len() {
+            return Err(bad("a level is listed twice"));
+        }
+        Ok(Ordinal {
+            column: column.to_string(),
+            levels,
+        })
+    }
+}
+
+/// How a feature column becomes numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind<'a> {
+    Numeric,
+    Nominal,
+    Ordinal(&'a Ordinal),
+}
+
+impl<'a> Kind<'a> {
+    /// The kind of column `field` under `enc`, `None` for an unsupported type.
+    fn of(field: &arrow::datatypes::Field, enc: &'a Encodings) -> Option<Kind<'a>> {
+        if let Some(o) = enc.ordinal(field.name()) {
+            Some(Kind::Ordinal(o))
+        } else if enc.nominal.contains(field.name()) {
+            Some(Kind::Nominal)
+        } else {
+            nominal_type(field.data_type()).map(|n| if n { Kind::Nominal } else { Kind::Numeric })
+        }
+    }
+}
+
+/// Reads `paths` in order and encodes them as one stream labelled by column `label`, with
+/// the column kinds overridden by `enc`.
+pub fn load_stream(paths: &[PathBuf], label: &str, enc: &Encodings) -> Result<Dataset> {
     let tables = paths
         .iter()
         .map(|p| read_table(p))
         .collect::<Result<Vec<_>>>()?;
-    encode_tables(&tables, label, force_nominal)
+    encode_tables(&tables, label, enc)
 }
 
 /// Whether a column of this type is nominal (`Some(true)`), numeric (`Some(false)`) or
@@ -42,7 +119,7 @@ fn nominal_type(t: &DataType) -> Option<bool> {
 }
 
 /// Encodes tables that share their columns into one stream.
-pub fn encode_tables(tables: &[Table], label: &str, force_nominal: &[String]) -> Result<Dataset> {
+pub fn encode_tables(tables: &[Table], label: &str, enc: &Encodings) -> Result<Dataset> {
     let first = tables
         .first()
         .ok_or_else(|| Error::config("input", "no input file given"))?;
@@ -55,31 +132,32 @@ pub fn encode_tables(tables: &[Table], label: &str, force_nominal: &[String]) ->
     let feature_cols: Vec<usize> = (0..columns.len())
         .filter(|&i| columns[i] != label)
         .collect();
-    let mut nominal = Vec::with_capacity(feature_cols.len());
-    for &i in &feature_cols {
-        let field = first.schema.field(i);
-        if force_nominal.contains(field.name()) {
-            nominal.push(true);
-            continue;
+    for name in enc
+        .nominal
+        .iter()
+        .chain(enc.ordinal.iter().map(|o| &o.column))
+    {
+        if !columns.contains(name) || name == label {
+            return Err(Error::MissingColumn {
+                file: first.path.clone(),
+                column: name.clone(),
+                available: columns.clone(),
+            });
         }
-        nominal.push(nominal_type(field.data_type()).ok_or_else(|| {
-            Error::UnsupportedColumnType {
+    }
+    let kinds = feature_cols
+        .iter()
+        .map(|&i| {
+            let field = first.schema.field(i);
+            Kind::of(field, enc).ok_or_else(|| Error::UnsupportedColumnType {
                 file: first.path.clone(),
                 column: field.name().clone(),
                 data_type: field.data_type().to_string(),
-            }
-        })?);
-    }
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
     for table in tables {
-        check_columns(
-            table,
-            first,
-            &columns,
-            &feature_cols,
-            &nominal,
-            label,
-            force_nominal,
-        )?;
+        check_columns(table, first, &columns, &feature_cols, &kinds, label, enc)?;
     }
 
     // Categories and classes, in order of first appearance.
@@ -88,7 +166,7 @@ pub fn encode_tables(tables: &[Table], label: &str, force_nominal: &[String]) ->
     for table in tables {
         for batch in &table.batches {
             for (f, &i) in feature_cols.iter().enumerate() {
-                if nominal[f] {
+                if kinds[f] == Kind::Nominal {
                     for v in strings(batch.column(i)).iter().flatten() {
                         categories[f].code(v);
                     }
@@ -115,16 +193,15 @@ pub fn encode_tables(tables: &[Table], label: &str, force_nominal: &[String]) ->
         .collect();
     let features: Vec<Feature> = feature_cols
         .iter()
-        .zip(&nominal)
+        .zip(&kinds)
         .zip(&categories)
-        .map(|((&i, &is_nominal), dict)| Feature {
+        .map(|((&i, kind), dict)| Feature {
             name: columns[i].clone(),
-            kind: if is_nominal {
-                FeatureKind::Nominal {
+            kind: match kind {
+                Kind::Nominal => FeatureKind::Nominal {
                     categories: dict.names.clone(),
-                }
-            } else {
-                FeatureKind::Numeric
+                },
+                Kind::Numeric | Kind::Ordinal(_) => FeatureKind::Numeric,
             },
         })
         .collect();
@@ -136,15 +213,30 @@ pub fn encode_tables(tables: &[Table], label: &str, force_nominal: &[String]) ->
     let mut labels = Vec::with_capacity(n);
     let mut offset = 0;
     for table in tables {
+        let table_start = offset;
         for batch in &table.batches {
             for (f, &i) in feature_cols.iter().enumerate() {
                 let name = &columns[i];
                 let column = batch.column(batch.schema().index_of(name).expect("checked"));
-                if nominal[f] {
+                if kinds[f] == Kind::Nominal {
                     for (r, v) in strings(column).iter().enumerate() {
                         if let Some(v) = v {
                             values[(offset + r) * d + f] = categories[f].ids[v] as f64;
                         }
+                    }
+                } else if let Kind::Ordinal(ordinal) = kinds[f] {
+                    for (r, v) in strings(column).iter().enumerate() {
+                        let Some(v) = v else { continue };
+                        let rank = ordinal.levels.iter().position(|l| l == v).ok_or_else(|| {
+                            Error::UnlistedLevel {
+                                file: table.path.clone(),
+                                row: (offset - table_start + r + 1) as u64,
+                                column: name.clone(),
+                                value: v.clone(),
+                                levels: ordinal.levels.join(","),
+                            }
+                        })?;
+                        values[(offset + r) * d + f] = rank as f64;
                     }
                 } else {
                     let floats = cast(column, &DataType::Float64).map_err(|e| {
@@ -180,9 +272,9 @@ fn check_columns(
     first: &Table,
     columns: &[String],
     feature_cols: &[usize],
-    nominal: &[bool],
+    kinds: &[Kind],
     label: &str,
-    force_nominal: &[String],
+    enc: &Encodings,
 ) -> Result<()> {
     let schema = &table.schema;
     if schema.index_of(label).is_err() {
@@ -210,17 +302,13 @@ fn check_columns(
     }
     for (f, &i) in feature_cols.iter().enumerate() {
         let field = schema.field(i);
-        let kind = if force_nominal.contains(field.name()) {
-            Some(true)
-        } else {
-            nominal_type(field.data_type())
-        };
+        let kind = Kind::of(field, enc);
         // An all-null column reads as Null (or as strings in CSV inference): it fits any kind.
         let all_null = table
             .batches
             .iter()
             .all(|b| b.column(i).null_count() == b.num_rows());
-        if kind != Some(nominal[f]) && !all_null {
+        if kind != Some(kinds[f]) && !all_null {
             return Err(Error::SchemaMismatch {
                 file: table.path.clone(),
                 first: first.path.clone(),

@@ -5,6 +5,6 @@ mod encode;
 mod input;
 mod output;
 
-pub use encode::{encode_tables, load_stream};
+pub use encode::{Encodings, Ordinal, encode_tables, load_stream};
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 pub use output::{Predictions, write_batch};

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use predicates::prelude::*;
 use streamboost::Error;
-use streamboost::columnar::load_stream;
+use streamboost::columnar::{Encodings, load_stream};
 
 use crate::cli::streamboost;
 
@@ -18,7 +18,7 @@ fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
 fn missing_label_column() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(&dir, "nolabel.csv", "a,b\n1,x\n2,y\n");
-    let err = load_stream(&[path.clone()], "label", &[]).unwrap_err();
+    let err = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap_err();
     assert!(
         matches!(&err, Error::MissingColumn { column, .. } if column == "label"),
         "{err}"
@@ -38,7 +38,7 @@ fn missing_label_column() {
 fn malformed_csv_row_names_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let short = write(&dir, "short.csv", "x,c,label\n1.0,a,yes\n2.0,b\n3.0,a,no\n");
-    match load_stream(&[short.clone()], "label", &[]).unwrap_err() {
+    match load_stream(&[short.clone()], "label", &Encodings::default()).unwrap_err() {
         Error::MalformedRow { file, line, .. } => {
             assert_eq!(file, short);
             assert_eq!(line, Some(3));
@@ -64,13 +64,13 @@ fn schema_drift_between_inputs() {
     let a = write(&dir, "a.csv", "x,label\n1.0,yes\n2.0,no\n");
     let b = write(&dir, "b.csv", "x,label\nlow,yes\nhigh,no\n");
     let c = write(&dir, "c.csv", "y,label\n1.0,yes\n");
-    let err = load_stream(&[a.clone(), b.clone()], "label", &[]).unwrap_err();
+    let err = load_stream(&[a.clone(), b.clone()], "label", &Encodings::default()).unwrap_err();
     assert!(
         matches!(&err, Error::SchemaMismatch { file, .. } if *file == b),
         "{err}"
     );
     assert!(err.to_string().contains("column `x`"), "{err}");
-    let err = load_stream(&[a, c.clone()], "label", &[]).unwrap_err();
+    let err = load_stream(&[a, c.clone()], "label", &Encodings::default()).unwrap_err();
     assert!(
         matches!(&err, Error::SchemaMismatch { file, .. } if *file == c),
         "{err}"
@@ -95,7 +95,7 @@ fn empty_inputs() {
     let empty = write(&dir, "empty.csv", "");
     let header_only = write(&dir, "header.csv", "x,label\n");
     for path in [&empty, &header_only] {
-        let err = load_stream(&[path.clone()], "label", &[]).unwrap_err();
+        let err = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap_err();
         assert!(
             matches!(&err, Error::EmptyInput { file } if file == path),
             "{err}"
@@ -112,10 +112,15 @@ fn empty_inputs() {
 #[test]
 fn missing_file_and_corrupt_parquet() {
     let dir = tempfile::tempdir().unwrap();
-    let err = load_stream(&[dir.path().join("nope.csv")], "label", &[]).unwrap_err();
+    let err = load_stream(
+        &[dir.path().join("nope.csv")],
+        "label",
+        &Encodings::default(),
+    )
+    .unwrap_err();
     assert!(matches!(err, Error::Io { .. }), "{err}");
     let bad = write(&dir, "bad.parquet", "this is not parquet");
-    let err = load_stream(&[bad], "label", &[]).unwrap_err();
+    let err = load_stream(&[bad], "label", &Encodings::default()).unwrap_err();
     assert!(
         matches!(&err, Error::Format { .. }) && err.to_string().contains("bad.parquet"),
         "{err}"
@@ -127,7 +132,7 @@ fn single_class_and_missing_values() {
     let dir = tempfile::tempdir().unwrap();
     let one = write(&dir, "one.csv", "x,label\n1,a\n2,a\n");
     assert!(matches!(
-        load_stream(&[one], "label", &[]).unwrap_err(),
+        load_stream(&[one], "label", &Encodings::default()).unwrap_err(),
         Error::TooFewClasses { found: 1, .. }
     ));
     // Empty fields are missing values; an empty label is a row scored but not learnt.
@@ -136,7 +141,7 @@ fn single_class_and_missing_values() {
         "gaps.csv",
         "x,c,label\n1.5,,a\n,red,b\n2.5,blue,\n0.5,red,a\n",
     );
-    let data = load_stream(&[gaps.clone()], "label", &[]).unwrap();
+    let data = load_stream(&[gaps.clone()], "label", &Encodings::default()).unwrap();
     assert_eq!(data.len(), 4);
     assert!(data.row(0)[1].is_nan() && data.row(1)[0].is_nan());
     assert_eq!(data.label(2), None);
@@ -171,4 +176,70 @@ fn invalid_parameters_are_refused() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("weight_scale"));
+}
+
+#[test]
+fn ordinal_columns_are_ranked_and_unlisted_levels_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        &dir,
+        "sizes.csv",
+        "size,n,label\nsmall,1,a\nbig,2,b\n,3,a\nmed,4,b\n",
+    );
+    let enc = Encodings {
+        ordinal: vec!["size=small,med,big".parse().unwrap()],
+        ..Encodings::default()
+    };
+    let data = load_stream(&[path.clone()], "label", &enc).unwrap();
+    assert!(!data.spec().features[0].is_nominal());
+    let sizes: Vec<f64> = (0..data.len()).map(|r| data.row(r)[0]).collect();
+    assert_eq!(sizes[..2], [0.0, 2.0]);
+    assert!(sizes[2].is_nan(), "an empty field stays missing");
+    assert_eq!(sizes[3], 1.0);
+
+    let enc = Encodings {
+        ordinal: vec!["size=small,big".parse().unwrap()],
+        ..Encodings::default()
+    };
+    match load_stream(&[path.clone()], "label", &enc).unwrap_err() {
+        Error::UnlistedLevel {
+            file,
+            row,
+            column,
+            value,
+            ..
+        } => {
+            assert_eq!((file, row), (path.clone(), 4));
+            assert_eq!((column.as_str(), value.as_str()), ("size", "med"));
+        }
+        e => panic!("unexpected {e}"),
+    }
+    let enc = Encodings {
+        ordinal: vec!["colour=red,blue".parse().unwrap()],
+        ..Encodings::default()
+    };
+    let err = load_stream(&[path.clone()], "label", &enc).unwrap_err();
+    assert!(
+        matches!(&err, Error::MissingColumn { column, .. } if column == "colour"),
+        "{err}"
+    );
+    for bad in ["size", "size=small", "=a,b", "size=a,,b", "size=a,b,a"] {
+        assert!(
+            bad.parse::<streamboost::columnar::Ordinal>().is_err(),
+            "{bad}"
+        );
+    }
+    streamboost()
+        .args(["replay", "-q", "--ordinal", "size=small,big", "--input"])
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "data row 4, column `size`: `med` is not one of the declared levels",
+        ));
+    streamboost()
+        .args(["replay", "-q", "--ordinal", "size=small"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--ordinal"));
 }

@@ -161,3 +161,28 @@ fn single_tree_and_nominal_override() {
         .success()
         .stderr(predicate::str::contains("HoeffdingTree(grace=200"));
 }
+
+#[test]
+fn ordinal_override_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    streamboost()
+        .args([
+            "replay",
+            "--algo",
+            "hoeffding",
+            "--ordinal",
+            "safety=low,med,high",
+            "-q",
+            "--report",
+        ])
+        .arg(&report)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "6 features (1 numeric, 5 nominal)",
+        ));
+    let r = read_json(&report);
+    assert_eq!(r["encodings"]["ordinal"][0]["column"], "safety");
+    assert_eq!(r["encodings"]["ordinal"][0]["levels"][2], "high");
+}

@@ -5,7 +5,7 @@
 use streamboost::Config;
 use streamboost::boost::WeightScale;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
-use streamboost::columnar::load_stream;
+use streamboost::columnar::{Encodings, load_stream};
 use streamboost::core::Rng;
 use streamboost::eval::Prequential;
 use streamboost::weak::HoeffdingTreeConfig;
@@ -15,7 +15,7 @@ use crate::common::dataset;
 /// Mean final-20% accuracy of Adaboost.OLM (jgt-paper trees) over `shuffles` random orders.
 fn ada_olm_final_accuracy(file: &str, learners: usize, shuffles: u64) -> Option<f64> {
     let path = dataset(file)?;
-    let data = load_stream(&[path], "label", &[]).unwrap();
+    let data = load_stream(&[path], "label", &Encodings::default()).unwrap();
     let config = AdaBoostOlmConfig {
         n_learners: learners,
         weight_scale: WeightScale::UniformRandom(5.0, 200.0),
@@ -65,7 +65,7 @@ fn mice_protein_with_missing_values_runs() {
     let Some(path) = dataset("mice_protein/data.csv") else {
         return;
     };
-    let data = load_stream(&[path], "label", &[]).unwrap();
+    let data = load_stream(&[path], "label", &Encodings::default()).unwrap();
     assert_eq!(
         (
             data.len(),
