@@ -178,6 +178,13 @@ impl<W: Config> Config for AdaBoostOlmConfig<W> {
     }
 }
 
+/// The members as [`AdaBoostOlm::forward`] uses them: scored only, or scored then taught
+/// row label `y` with row weight `weight`.
+enum Members<'a, L> {
+    Score(&'a [L]),
+    Learn(&'a mut [L], ClassId, f64),
+}
+
 /// Per-row buffers, reused so that the streaming path allocates nothing.
 #[derive(Debug, Clone, Default)]
 struct Workspace {
@@ -254,12 +261,36 @@ impl<L: Classifier> AdaBoostOlm<L> {
 
     /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
     /// (`ŷ^i`) for row `x`. Ties are broken with `tie` and `rng`.
-    fn forward(&self, x: &[f64], work: &mut Workspace, tie: TieBreak, rng: &mut Rng) {
+    ///
+    /// With [`Members::Learn`], learner `i` also learns the row with weight
+    /// `w_i = −C[y][y]/(k−1)` at `s^{i−1}` (§3.4 step (a)) right after predicting it: that
+    /// weight depends only on the votes and pre-update `α` of learners `< i`, all known here,
+    /// so each member routes the row once for both phases.
+    fn forward(
+        &self,
+        mut members: Members<'_, L>,
+        x: &[f64],
+        work: &mut Workspace,
+        tie: TieBreak,
+        rng: &mut Rng,
+    ) {
         let k = self.k;
+        let norm = (k - 1) as f64;
         work.s.iter_mut().for_each(|v| *v = 0.0);
         work.costs.reset(self.loss, k);
-        for (i, learner) in self.learners.iter().enumerate() {
-            learner.predict_proba(x, &mut work.p);
+        for i in 0..self.alpha.len() {
+            match &mut members {
+                Members::Score(learners) => learners[i].predict_proba(x, &mut work.p),
+                Members::Learn(learners, y, weight) => {
+                    let w = self.loss.true_label_weight(&work.s, *y) / norm;
+                    learners[i].learn_predict(
+                        x,
+                        Some(*y),
+                        self.scales[i] * w * *weight,
+                        &mut work.p,
+                    );
+                }
+            }
             let vote = match self.vote_rule {
                 VoteRule::Argmax => argmax_tie(&work.p, tie, rng),
                 VoteRule::ExpectedCost => {
@@ -276,18 +307,34 @@ impl<L: Classifier> AdaBoostOlm<L> {
         }
     }
 
-    /// Learn phase (ALGORITHMS.md §3.4) from the votes of [`Self::forward`].
-    fn update(&mut self, x: &[f64], y: ClassId, weight: f64, work: &mut Workspace) {
+    /// Predicts row `x` and, given a label, has every member learn it ([`Self::forward`]).
+    fn forward_learning(
+        &mut self,
+        x: &[f64],
+        target: Option<(ClassId, f64)>,
+        work: &mut Workspace,
+        rng: &mut Rng,
+    ) {
+        match target {
+            Some((y, weight)) => {
+                let mut learners = std::mem::take(&mut self.learners);
+                let members = Members::Learn(&mut learners, y, weight);
+                self.forward(members, x, work, self.tie_break, rng);
+                self.learners = learners;
+            }
+            None => self.forward(Members::Score(&self.learners), x, work, self.tie_break, rng),
+        }
+    }
+
+    /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(d)) from the votes of [`Self::forward`],
+    /// whose members have already learnt the row (step (a)).
+    fn update(&mut self, y: ClassId, weight: f64, work: &mut Workspace) {
         self.rows += 1;
         let eta = self.eta0 / (self.rows as f64).sqrt();
-        let norm = (self.k - 1) as f64;
         work.s.iter_mut().for_each(|v| *v = 0.0);
-        for i in 0..self.learners.len() {
+        for i in 0..self.alpha.len() {
             let alpha_old = self.alpha[i];
             let vote = work.votes[i];
-            // (a) w_i = −C[y][y]/(k−1) at s^{i−1}.
-            let w = self.loss.true_label_weight(&work.s, y) / norm;
-            self.learners[i].learn(x, y, self.scales[i] * w * weight);
             // (b) projected OGD step on α^i with the corrected eq. 10 at α_old.
             let g = self.loss.alpha_gradient(&work.s, y, vote, alpha_old);
             self.alpha[i] = self.feasible.step(alpha_old, weight * g, eta);
@@ -345,9 +392,9 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         }
         let mut work = self.take_work();
         let mut rng = self.rng.clone();
-        self.forward(x, &mut work, self.tie_break, &mut rng);
+        self.forward_learning(x, Some((y, weight)), &mut work, &mut rng);
         self.rng = rng;
-        self.update(x, y, weight, &mut work);
+        self.update(y, weight, &mut work);
         self.work = work;
     }
 
@@ -357,7 +404,8 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
         let mut work = Workspace::for_model(self.k, self.learners.len());
         let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
-        self.forward(x, &mut work, TieBreak::Lowest, &mut rng);
+        let members = Members::Score(&self.learners);
+        self.forward(members, x, &mut work, TieBreak::Lowest, &mut rng);
         self.mixture(&work.experts, out);
     }
 
@@ -368,9 +416,12 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         weight: f64,
         out: &mut [f64],
     ) -> ClassId {
+        let target = y
+            .filter(|&y| weight > 0.0 && weight.is_finite() && y < self.k)
+            .map(|y| (y, weight));
         let mut work = self.take_work();
         let mut rng = self.rng.clone();
-        self.forward(x, &mut work, self.tie_break, &mut rng);
+        self.forward_learning(x, target, &mut work, &mut rng);
         let chosen = match self.expert_selection {
             ExpertSelection::Sample => self.hedge.sample(&mut rng),
             ExpertSelection::Best => self.hedge.best(self.tie_break, &mut rng),
@@ -379,12 +430,8 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         self.rng = rng;
         let predicted = work.experts[chosen];
         self.mixture(&work.experts, out);
-        if let Some(y) = y
-            && weight > 0.0
-            && weight.is_finite()
-            && y < self.k
-        {
-            self.update(x, y, weight, &mut work);
+        if let Some((y, weight)) = target {
+            self.update(y, weight, &mut work);
         }
         self.work = work;
         debug_assert!(predicted < self.k && argmax(out) < self.k);

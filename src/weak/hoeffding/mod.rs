@@ -368,6 +368,7 @@ pub struct HoeffdingTree {
 }
 
 /// Where routing ended.
+#[derive(Debug, Clone, Copy)]
 enum Reached {
     /// A leaf.
     Leaf(NodeId),
@@ -450,15 +451,23 @@ impl HoeffdingTree {
     }
 
     /// Read-only routing for prediction (§1.5): unseen categories follow the most common path
-    /// or stop at the split, per the missing-value policy.
-    fn route_ref(&self, x: &[f64]) -> Option<Reached> {
+    /// or stop at the split, per the missing-value policy. `visit` sees every split node
+    /// passed. The flag is true when learning would route the row to the same node, i.e.
+    /// no branch on the way lacked its child (learning would grow one there, §1.4.2).
+    fn route_ref(&self, x: &[f64], mut visit: impl FnMut(NodeId)) -> Option<(Reached, bool)> {
         let mut id = self.root?;
+        let mut same_for_learning = true;
         loop {
             let Node::Split(split) = &self.nodes[id as usize] else {
-                return Some(Reached::Leaf(id));
+                return Some((Reached::Leaf(id), same_for_learning));
             };
+            visit(id);
             let child = match split.test.branch(x) {
-                Branch::Child(slot) => split.children.get(slot).copied().flatten(),
+                Branch::Child(slot) => {
+                    let child = split.children.get(slot).copied().flatten();
+                    same_for_learning &= child.is_some();
+                    child
+                }
                 Branch::Missing => None,
             };
             let child = match (child, self.params.missing) {
@@ -468,7 +477,7 @@ impl HoeffdingTree {
             };
             match child {
                 Some(c) => id = c,
-                None => return Some(Reached::Stopped(id)),
+                None => return Some((Reached::Stopped(id), same_for_learning)),
             }
         }
     }
@@ -876,6 +885,56 @@ impl Classifier for HoeffdingTree {
             // Stopped at a split node on a missing value: MOA and the authors do not learn.
             return;
         };
+        self.learn_reached(id, x, y, w);
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        let reached = self.route_ref(x, |_| {}).map(|(r, _)| r);
+        self.proba_at(reached, x, out);
+    }
+
+    /// Routes the row once for both phases when learning would reach the same leaf.
+    fn learn_predict(&mut self, x: &[f64], y: Option<ClassId>, w: f64, out: &mut [f64]) -> ClassId {
+        let mut path = std::mem::take(&mut self.path);
+        path.clear();
+        let routed = self.route_ref(x, |id| path.push(id));
+        self.path = path;
+        self.proba_at(routed.as_ref().map(|(r, _)| *r), x, out);
+        let predicted = argmax(out);
+        if let Some(y) = y
+            && w > 0.0
+            && w.is_finite()
+            && y < self.k
+        {
+            match routed {
+                Some((Reached::Leaf(id), true)) => self.learn_reached(id, x, y, w),
+                _ => self.learn(x, y, w),
+            }
+        }
+        predicted
+    }
+}
+
+impl HoeffdingTree {
+    /// Class probabilities at the node routing reached (§1.9); uniform for an empty tree.
+    fn proba_at(&self, reached: Option<Reached>, x: &[f64], out: &mut [f64]) {
+        let Some(reached) = reached else {
+            out.fill(1.0 / self.k as f64);
+            return;
+        };
+        let (weights, leaf) = self.class_weights_of(reached);
+        if let Some(leaf) = leaf
+            && self.uses_naive_bayes(leaf)
+            && self.naive_bayes_proba(leaf, x, out)
+        {
+            return;
+        }
+        self.majority_proba(weights, out);
+    }
+
+    /// Learns `(x, y, w)` at leaf `id`, reached through the split nodes in `self.path`:
+    /// leaf statistics, subtree weights on the path, then a split attempt when due (§1.4).
+    fn learn_reached(&mut self, id: NodeId, x: &[f64], y: ClassId, w: f64) {
         let before = self.subtree_weight(id);
         self.learn_at_leaf(id, x, y, w);
         let delta = self.subtree_weight(id) - before;
@@ -905,21 +964,6 @@ impl Classifier for HoeffdingTree {
                 leaf.weight_at_last_attempt = leaf.total;
             }
         }
-    }
-
-    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let Some(reached) = self.route_ref(x) else {
-            out.fill(1.0 / self.k as f64);
-            return;
-        };
-        let (weights, leaf) = self.class_weights_of(reached);
-        if let Some(leaf) = leaf
-            && self.uses_naive_bayes(leaf)
-            && self.naive_bayes_proba(leaf, x, out)
-        {
-            return;
-        }
-        self.majority_proba(weights, out);
     }
 }
 
