@@ -282,7 +282,8 @@ impl<L: Classifier> AdaBoostOlm<L> {
             match &mut members {
                 Members::Score(learners) => learners[i].predict_proba(x, &mut work.p),
                 Members::Learn(learners, y, weight) => {
-                    let w = self.loss.true_label_weight(&work.s, *y) / norm;
+                    // −C[y][y] at s^{i−1}, kept by the cost matrix.
+                    let w = -work.costs.get(*y, *y) / norm;
                     learners[i].learn_predict(
                         x,
                         Some(*y),

@@ -30,6 +30,19 @@ impl Surrogate {
         }
     }
 
+    /// `(ψ'(z), ψ'(−z))`, the costs of a pair of labels against each other, with one
+    /// exponential for the logistic surrogate (bit-identical to two [`Self::derivative`] calls).
+    #[inline]
+    pub fn derivative_pair(self, z: f64) -> (f64, f64) {
+        match self {
+            Surrogate::Logistic => {
+                let e = (-z.abs()).exp();
+                let (big, small) = (1.0 / (1.0 + e), e / (1.0 + e));
+                if z >= 0.0 { (big, small) } else { (small, big) }
+            }
+        }
+    }
+
     /// `f'(α)` of `f(α) = L^y(s + α e_l)` (ALGORITHMS.md §3.2; [JGT] eq. 10 with the sign
     /// error of its second case corrected, E.2):
     /// `ψ'(s[l] + α − s[y])` if `l ≠ y`, else `−Σ_{j≠y} ψ'(s[j] − s[y] − α)`.
@@ -78,22 +91,18 @@ impl PairwiseCosts {
     /// Updates `C` after `s[l]` changed: row `l` and column `l` (and so every diagonal entry).
     pub fn update(&mut self, surrogate: Surrogate, s: &[f64], l: usize) {
         let k = self.k;
+        let mut diag = 0.0;
         for r in 0..k {
             if r == l {
                 continue;
             }
+            // C[r][l] = ψ'(s[l] − s[r]) and C[l][r] = ψ'(s[r] − s[l]).
+            let (column, row) = surrogate.derivative_pair(s[l] - s[r]);
             let old = self.c[r * k + l];
-            let new = surrogate.derivative(s[l] - s[r]);
-            self.c[r * k + l] = new;
-            self.c[r * k + r] += old - new;
-        }
-        let mut diag = 0.0;
-        for j in 0..k {
-            if j != l {
-                let v = surrogate.derivative(s[j] - s[l]);
-                self.c[l * k + j] = v;
-                diag -= v;
-            }
+            self.c[r * k + l] = column;
+            self.c[r * k + r] += old - column;
+            self.c[l * k + r] = row;
+            diag -= row;
         }
         self.c[l * k + l] = diag;
     }
@@ -132,26 +141,22 @@ impl PairwiseCosts {
                 *e += pr * c;
             }
         }
-        let min = expected.iter().copied().fold(f64::INFINITY, f64::min);
-        let best_p = expected
-            .iter()
-            .zip(p)
-            .filter(|&(&e, _)| e == min)
-            .map(|(_, &pl)| pl)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let mut choice = usize::MAX;
-        let mut seen = 0usize;
-        for l in 0..k {
-            if expected[l] == min && p[l] == best_p {
-                seen += 1;
-                let take = match tie {
-                    TieBreak::Lowest => seen == 1,
-                    TieBreak::Random => rng.below(seen) == 0,
-                };
-                if take {
-                    choice = l;
-                }
+        // The lowest expected cost, then the largest p among those labels.
+        let (mut min, mut best_p, mut choice, mut tied) = (f64::INFINITY, f64::NEG_INFINITY, 0, 0);
+        for (l, (&e, &pl)) in expected.iter().zip(p).enumerate() {
+            if e < min || (e == min && pl > best_p) {
+                (min, best_p, choice, tied) = (e, pl, l, 1);
+            } else if e == min && pl == best_p {
+                tied += 1;
             }
+        }
+        if tied > 1 && tie == TieBreak::Random {
+            // Uniform over the tied labels (drawn only when there is a tie).
+            let pick = rng.below(tied);
+            choice = (0..k)
+                .filter(|&l| expected[l] == min && p[l] == best_p)
+                .nth(pick)
+                .expect("pick < tied");
         }
         choice
     }

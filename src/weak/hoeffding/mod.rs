@@ -20,7 +20,7 @@ use crate::core::math::{argmax, normalize};
 use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
-use node::{Branch, Leaf, LeafState, Node, NodeId, SplitNode};
+use node::{Branch, Leaf, LeafState, Link, NO_CHILD, Node, NodeId, SplitNode};
 pub use observer::VarianceMode;
 use observer::{Candidate, GaussianEstimator, NominalObserver, Observer, SearchSettings};
 pub use split::SplitCriterion;
@@ -340,9 +340,12 @@ impl Config for HoeffdingTreeConfig {
             nominal: spec.nominal_mask(),
             features,
             nodes: Vec::new(),
+            links: Vec::new(),
+            slots: Vec::new(),
             root: None,
             path: Vec::new(),
             scratch: Vec::new(),
+            candidates: Vec::new(),
         })
     }
 }
@@ -357,7 +360,12 @@ pub struct HoeffdingTree {
     nominal: Vec<bool>,
     /// Row columns this tree observes (observer `j` watches column `features[j]`).
     features: Vec<usize>,
+    /// Statistics per node.
     nodes: Vec<Node>,
+    /// Routing per node (`links[id]` goes with `nodes[id]`).
+    links: Vec<Link>,
+    /// Child ids of the split nodes, `NO_CHILD` where a branch has none yet.
+    slots: Vec<NodeId>,
     root: Option<NodeId>,
     /// Scratch: split nodes on the current learning path.
     #[serde(skip)]
@@ -365,6 +373,19 @@ pub struct HoeffdingTree {
     /// Scratch: naive Bayes scores of the NB-adaptive bookkeeping.
     #[serde(skip)]
     scratch: Vec<f64>,
+    /// Scratch: split candidates.
+    #[serde(skip)]
+    candidates: Vec<Candidate>,
+}
+
+/// The outcome of a split attempt.
+enum SplitDecision {
+    /// Keep collecting.
+    Wait,
+    /// The null split won: stop growth here (pre-pruning).
+    Prune,
+    /// Split on this test, whose statistics are in this observer.
+    Split(node::SplitTest, usize),
 }
 
 /// Where routing ended.
@@ -426,15 +447,15 @@ impl HoeffdingTree {
         self.path.clear();
         let mut id = self.root?;
         loop {
-            let Node::Split(split) = &self.nodes[id as usize] else {
+            let Some(test) = self.links[id as usize].test else {
                 return Some(Reached::Leaf(id));
             };
             self.path.push(id);
-            let slot = match split.test.branch(x) {
+            let slot = match test.branch(x) {
                 Branch::Child(slot) => slot,
                 Branch::Missing => match self.params.missing {
                     MissingPolicy::StopAtSplit => return Some(Reached::Stopped(id)),
-                    MissingPolicy::MostCommonPath => match self.most_common_child(split) {
+                    MissingPolicy::MostCommonPath => match self.most_common_child(id) {
                         Some(child) => {
                             id = child;
                             continue;
@@ -443,10 +464,10 @@ impl HoeffdingTree {
                     },
                 },
             };
-            match split.children.get(slot).copied().flatten() {
-                Some(child) => id = child,
-                None => id = self.add_child_leaf(id, slot),
-            }
+            id = match self.child(id, slot) {
+                Some(child) => child,
+                None => self.add_child_leaf(id, slot),
+            };
         }
     }
 
@@ -454,17 +475,18 @@ impl HoeffdingTree {
     /// or stop at the split, per the missing-value policy. `visit` sees every split node
     /// passed. The flag is true when learning would route the row to the same node, i.e.
     /// no branch on the way lacked its child (learning would grow one there, §1.4.2).
+    #[inline]
     fn route_ref(&self, x: &[f64], mut visit: impl FnMut(NodeId)) -> Option<(Reached, bool)> {
         let mut id = self.root?;
         let mut same_for_learning = true;
         loop {
-            let Node::Split(split) = &self.nodes[id as usize] else {
+            let Some(test) = self.links[id as usize].test else {
                 return Some((Reached::Leaf(id), same_for_learning));
             };
             visit(id);
-            let child = match split.test.branch(x) {
+            let child = match test.branch(x) {
                 Branch::Child(slot) => {
-                    let child = split.children.get(slot).copied().flatten();
+                    let child = self.child(id, slot);
                     same_for_learning &= child.is_some();
                     child
                 }
@@ -472,7 +494,7 @@ impl HoeffdingTree {
             };
             let child = match (child, self.params.missing) {
                 (Some(c), _) => Some(c),
-                (None, MissingPolicy::MostCommonPath) => self.most_common_child(split),
+                (None, MissingPolicy::MostCommonPath) => self.most_common_child(id),
                 (None, MissingPolicy::StopAtSplit) => None,
             };
             match child {
@@ -482,16 +504,49 @@ impl HoeffdingTree {
         }
     }
 
+    /// The child slots of split node `id`.
+    #[inline]
+    fn child_slots(&self, id: NodeId) -> &[NodeId] {
+        let link = &self.links[id as usize];
+        &self.slots[link.first as usize..(link.first + link.len) as usize]
+    }
+
+    /// The child in branch `slot` of split node `id`, if it exists.
+    #[inline]
+    fn child(&self, id: NodeId, slot: usize) -> Option<NodeId> {
+        self.child_slots(id)
+            .get(slot)
+            .copied()
+            .filter(|&c| c != NO_CHILD)
+    }
+
+    /// The children of split node `id`, in branch order.
+    fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.child_slots(id)
+            .iter()
+            .copied()
+            .filter(|&c| c != NO_CHILD)
+    }
+
     /// The child with the largest weight below it (ties to the lowest branch).
-    fn most_common_child(&self, split: &SplitNode) -> Option<NodeId> {
+    fn most_common_child(&self, id: NodeId) -> Option<NodeId> {
         let mut best: Option<(NodeId, f64)> = None;
-        for child in split.children.iter().flatten() {
-            let w = self.subtree_weight(*child);
+        for child in self.children(id) {
+            let w = self.subtree_weight(child);
             if best.is_none_or(|(_, bw)| w > bw) {
-                best = Some((*child, w));
+                best = Some((child, w));
             }
         }
         best.map(|(c, _)| c)
+    }
+
+    /// Appends a node with its link; returns its id.
+    fn push_node(&mut self, node: Node, link: Link) -> NodeId {
+        let id = NodeId::try_from(self.nodes.len()).expect("fewer than 2^32 - 1 nodes");
+        assert!(id != NO_CHILD, "tree arena full");
+        self.nodes.push(node);
+        self.links.push(link);
+        id
     }
 
     fn subtree_weight(&self, id: NodeId) -> f64 {
@@ -503,17 +558,24 @@ impl HoeffdingTree {
 
     /// Creates an empty active leaf in branch `slot` of split node `parent` (§1.4.2).
     fn add_child_leaf(&mut self, parent: NodeId, slot: usize) -> NodeId {
-        let id = self.nodes.len() as NodeId;
-        let Node::Split(split) = &mut self.nodes[parent as usize] else {
+        let Node::Split(split) = &self.nodes[parent as usize] else {
             unreachable!("children are only added to split nodes")
         };
         let depth = split.depth + 1;
-        if split.children.len() <= slot {
-            split.children.resize(slot + 1, None);
-        }
-        split.children[slot] = Some(id);
         let leaf = Leaf::new(vec![0.0; self.k], depth, self.features.len());
-        self.nodes.push(Node::Leaf(leaf));
+        let id = self.push_node(Node::Leaf(leaf), Link::LEAF);
+        let link = self.links[parent as usize];
+        if slot >= link.len as usize {
+            // A category code beyond the node's slots: move them to the end, widened.
+            let first = self.slots.len();
+            self.slots
+                .extend_from_within(link.first as usize..(link.first + link.len) as usize);
+            self.slots.resize(first + slot + 1, NO_CHILD);
+            self.links[parent as usize].first = first as u32;
+            self.links[parent as usize].len = (slot + 1) as u32;
+        }
+        let first = self.links[parent as usize].first as usize;
+        self.slots[first + slot] = id;
         self.enforce_leaf_budget();
         id
     }
@@ -662,19 +724,32 @@ impl HoeffdingTree {
 
     /// Attempts to split active leaf `id` (§1.6).
     fn attempt_split(&mut self, id: NodeId) {
+        // The candidate list is scratch reused across attempts: attempts are frequent.
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
+        let decision = self.split_decision(id, &mut candidates);
+        self.candidates = candidates;
+        match decision {
+            SplitDecision::Wait => {}
+            SplitDecision::Prune => self.deactivate(id, LeafState::Inactive),
+            SplitDecision::Split(test, observer) => self.split_leaf(id, test, observer),
+        }
+    }
+
+    /// Steps 1–4 and 6 of §1.6 for leaf `id`, with `candidates` as scratch.
+    fn split_decision(&mut self, id: NodeId, candidates: &mut Vec<Candidate>) -> SplitDecision {
         let Node::Leaf(leaf) = &self.nodes[id as usize] else {
             unreachable!()
         };
         let n = &leaf.class_weights;
         let w = leaf.total;
         if n.iter().filter(|&&c| c > 0.0).count() < 2 {
-            return;
+            return SplitDecision::Wait;
         }
         if n.iter().copied().fold(0.0, f64::max) / w > self.params.max_share_to_split {
-            return;
+            return SplitDecision::Wait;
         }
         let settings = self.params.search_settings();
-        let mut candidates: Vec<Candidate> = Vec::new();
         if self.params.merit_preprune {
             let merit =
                 settings
@@ -683,7 +758,6 @@ impl HoeffdingTree {
             candidates.push(Candidate {
                 test: None,
                 merit,
-                branches: vec![n.clone()],
                 observer: None,
             });
         }
@@ -695,33 +769,28 @@ impl HoeffdingTree {
                 candidates.push(Candidate {
                     test: Some(test),
                     merit,
-                    branches: Vec::new(),
                     observer: Some(j),
                 });
             }
         }
-        let has_real = candidates.iter().any(|c| c.test.is_some());
-        if !has_real {
-            if self.params.merit_preprune {
-                self.deactivate(id, LeafState::Inactive);
-            }
-            return;
+        if !candidates.iter().any(|c| c.test.is_some()) {
+            return if self.params.merit_preprune {
+                SplitDecision::Prune
+            } else {
+                SplitDecision::Wait
+            };
         }
         // Highest merit first; a stable sort keeps feature order among equals.
         candidates.sort_by(|a, b| b.merit.total_cmp(&a.merit));
-        let split = if candidates.len() == 1 {
-            true
-        } else {
-            let range = settings.criterion.range(n);
-            let eps = split::hoeffding_bound(range, self.params.split_confidence, w);
+        let range = settings.criterion.range(n);
+        let eps = split::hoeffding_bound(range, self.params.split_confidence, w);
+        let split = candidates.len() == 1 || {
             let gap = candidates[0].merit - candidates[1].merit;
             gap > eps || eps < self.params.tie_threshold
         };
         if self.params.remove_poor_attrs
             && self.params.leaf_prediction == LeafPrediction::MajorityClass
         {
-            let range = settings.criterion.range(n);
-            let eps = split::hoeffding_bound(range, self.params.split_confidence, w);
             let best = candidates[0].merit;
             let poor: Vec<usize> = candidates
                 .iter()
@@ -735,17 +804,13 @@ impl HoeffdingTree {
                 leaf.observers[j] = Some(Observer::Disabled);
             }
         }
-        if !split {
-            return;
-        }
-        let best = candidates.swap_remove(0);
-        match (best.test, best.observer) {
-            (Some(test), Some(j)) => self.split_leaf(id, test, j),
-            _ => self.deactivate(id, LeafState::Inactive),
+        match (split, candidates[0].test, candidates[0].observer) {
+            (false, _, _) => SplitDecision::Wait,
+            (true, Some(test), Some(j)) => SplitDecision::Split(test, j),
+            (true, _, _) => SplitDecision::Prune,
         }
     }
 
-    /// Replaces leaf `id` by a split node on `test` with fresh active children (§1.6.5).
     fn split_leaf(&mut self, id: NodeId, test: node::SplitTest, observer: usize) {
         let Node::Leaf(leaf) = &self.nodes[id as usize] else {
             unreachable!()
@@ -756,34 +821,29 @@ impl HoeffdingTree {
         let branches = obs.branch_weights(&test, self.k, self.params.variance);
         let (class_weights, depth) = (leaf.class_weights.clone(), leaf.depth);
         let multiway = matches!(test, node::SplitTest::Multiway { .. });
-        let mut children = Vec::with_capacity(branches.len());
-        for weights in branches {
+        let first = self.slots.len();
+        let len = branches.len();
+        self.slots.resize(first + len, NO_CHILD);
+        let mut weight = 0.0;
+        for (slot, weights) in branches.into_iter().enumerate() {
             // A multiway split gets children only for categories observed at the leaf.
             if multiway && weights.iter().all(|&w| w <= 0.0) {
-                children.push(None);
                 continue;
             }
-            let child = self.nodes.len() as NodeId;
-            self.nodes.push(Node::Leaf(Leaf::new(
-                weights,
-                depth + 1,
-                self.features.len(),
-            )));
-            children.push(Some(child));
+            let leaf = Leaf::new(weights, depth + 1, self.features.len());
+            weight += leaf.total;
+            self.slots[first + slot] = self.push_node(Node::Leaf(leaf), Link::LEAF);
         }
-        let weight = children
-            .iter()
-            .flatten()
-            .map(|&c| self.subtree_weight(c))
-            .sum::<f64>()
-            .max(0.0);
         self.nodes[id as usize] = Node::Split(SplitNode {
-            test,
-            children,
             class_weights,
-            weight,
+            weight: weight.max(0.0),
             depth,
         });
+        self.links[id as usize] = Link {
+            test: Some(test),
+            first: first as u32,
+            len: len as u32,
+        };
         self.enforce_leaf_budget();
     }
 
@@ -874,12 +934,8 @@ impl Classifier for HoeffdingTree {
             return;
         }
         if self.root.is_none() {
-            self.nodes.push(Node::Leaf(Leaf::new(
-                vec![0.0; self.k],
-                0,
-                self.features.len(),
-            )));
-            self.root = Some(0);
+            let leaf = Leaf::new(vec![0.0; self.k], 0, self.features.len());
+            self.root = Some(self.push_node(Node::Leaf(leaf), Link::LEAF));
         }
         let Some(Reached::Leaf(id)) = self.route(x) else {
             // Stopped at a split node on a missing value: MOA and the authors do not learn.

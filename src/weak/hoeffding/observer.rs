@@ -181,15 +181,13 @@ impl NominalObserver {
     }
 }
 
-/// A split proposal: the test, its merit and the class weights of each branch.
-#[derive(Debug, Clone)]
+/// A split proposal: the test and its merit.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Candidate {
     /// The test (`None` for the null split: do not split).
     pub test: Option<SplitTest>,
     /// Merit under the split criterion.
     pub merit: f64,
-    /// Post-split class weights per branch, in branch order.
-    pub branches: Vec<Vec<f64>>,
     /// Position of the observer in the leaf (`None` for the null split).
     pub observer: Option<usize>,
 }
@@ -216,6 +214,7 @@ impl Observer {
         pre: &[f64],
         s: &SearchSettings,
     ) -> Option<(SplitTest, f64)> {
+        let feature = u32::try_from(feature).expect("column indices fit in u32");
         match self {
             Observer::Disabled => None,
             Observer::Numeric(est) => best_numeric(est, feature, pre, s),
@@ -243,7 +242,7 @@ impl Observer {
                 .map(|v| obs.category(v).to_vec())
                 .collect(),
             (Observer::Nominal(obs), SplitTest::Binary { value, .. }) => {
-                let eq = obs.category(*value).to_vec();
+                let eq = obs.category(*value as usize).to_vec();
                 let ne = (0..k).map(|c| obs.class_total(c) - eq[c]).collect();
                 vec![eq, ne]
             }
@@ -254,7 +253,7 @@ impl Observer {
 
 fn best_numeric(
     est: &[GaussianEstimator],
-    feature: usize,
+    feature: u32,
     pre: &[f64],
     s: &SearchSettings,
 ) -> Option<(SplitTest, f64)> {
@@ -291,7 +290,7 @@ fn best_numeric(
 
 fn best_nominal(
     obs: &NominalObserver,
-    feature: usize,
+    feature: u32,
     pre: &[f64],
     s: &SearchSettings,
 ) -> Option<(SplitTest, f64)> {
@@ -316,7 +315,8 @@ fn best_nominal(
             .merit(pre, [eq, &rest[..]].into_iter(), s.min_branch_fraction);
         // Strictly greater: the multiway candidate, evaluated first, wins ties.
         if best.as_ref().is_none_or(|b| merit > b.1) {
-            best = Some((SplitTest::Binary { feature, value: v }, merit));
+            let value = u32::try_from(v).expect("category codes are below 2^16");
+            best = Some((SplitTest::Binary { feature, value }, merit));
         }
     }
     best
