@@ -3,8 +3,12 @@
 
 mod encode;
 mod input;
+mod operator;
 mod output;
+mod rows;
 
 pub use encode::{Encodings, Ordinal, encode_tables, load_stream};
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
+pub use operator::{BoostOperator, CLASSES_KEY, OperatorStats};
 pub use output::{Predictions, write_batch};
+pub use rows::RowEncoder;

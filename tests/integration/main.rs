@@ -8,6 +8,8 @@ mod oracles;
 
 #[cfg(feature = "columnar")]
 mod datasets;
+#[cfg(feature = "columnar")]
+mod operator;
 
 #[cfg(feature = "cli")]
 mod bad_input;

@@ -1,0 +1,388 @@
+//! The model as an Arrow record-batch operator: batches in, the same batches out with the
+//! model's predictions appended, rows processed in order (test, then train).
+//!
+//! For a label column `y` the operator appends `predicted_y` (the label's type) and
+//! `predicted_y_probs` (a fixed-size list of per-class probabilities; the class names are in
+//! that field's metadata under [`CLASSES_KEY`], as a JSON array). A row whose label is
+//! present and in the class set is predicted, then learnt; a row whose label is null, or
+//! absent from the input's schema, is only scored; a row whose label is not in the class set
+//! is only scored and counted in [`OperatorStats::unknown_labels`]. Every input row gets
+//! exactly one output row, in order. Features follow [`RowEncoder`]'s rules.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, FixedSizeListArray, Float64Array, StringArray, UInt32Array,
+};
+use arrow::compute::{cast, take};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::record_batch::RecordBatch;
+
+use super::encode::Encodings;
+use super::rows::{RowEncoder, utf8};
+use crate::core::{ClassId, StreamSpec};
+use crate::learner::Classifier;
+use crate::{Error, Result};
+
+/// Key of the class names in the metadata of the probabilities field.
+pub const CLASSES_KEY: &str = "streamboost.classes";
+
+/// Counters of an operator's stream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OperatorStats {
+    /// Rows scored (every input row).
+    pub rows_seen: u64,
+    /// Rows also learnt (label present and in the class set).
+    pub rows_learnt: u64,
+    /// Rows whose label was not in the class set (scored only).
+    pub unknown_labels: u64,
+}
+
+/// A [`Classifier`] applied to record batches in order.
+pub struct BoostOperator<M> {
+    model: M,
+    encoder: RowEncoder,
+    label: String,
+    /// Input index of the label column, if the input has one.
+    label_column: Option<usize>,
+    class_ids: HashMap<String, ClassId>,
+    /// The class names as an array of the label's type, for `take`.
+    class_values: ArrayRef,
+    input_schema: SchemaRef,
+    schema: SchemaRef,
+    stats: OperatorStats,
+    /// Encoded rows of the current batch, reused.
+    rows: Vec<f64>,
+    /// One row's probabilities, reused.
+    probs: Vec<f64>,
+}
+
+impl<M: Classifier> BoostOperator<M> {
+    /// An operator for batches of `input` schema, scoring with `model` (built for `spec`)
+    /// and learning from column `label` when the input has it. `source` names the input in
+    /// errors.
+    pub fn new(
+        model: M,
+        spec: &StreamSpec,
+        input: SchemaRef,
+        label: &str,
+        encodings: &Encodings,
+        source: impl Into<PathBuf>,
+    ) -> Result<Self> {
+        let source = source.into();
+        if model.n_classes() != spec.n_classes() {
+            return Err(Error::config(
+                "model",
+                format!(
+                    "predicts {} classes but the stream has {}",
+                    model.n_classes(),
+                    spec.n_classes()
+                ),
+            ));
+        }
+        let encoder = RowEncoder::new(spec, &input, encodings, &source)?;
+        let label_column = input.index_of(label).ok();
+        let label_type =
+            label_column.map_or(DataType::Utf8, |i| input.field(i).data_type().clone());
+        let names = StringArray::from_iter_values(spec.classes.names());
+        let class_values = cast(&names, &label_type).map_err(|e| Error::SchemaMismatch {
+            file: source.clone(),
+            first: PathBuf::from("the model's class set"),
+            detail: format!(
+                "class names do not fit label column `{label}` of type {label_type}: {e}"
+            ),
+        })?;
+        let classes_json = serde_json::to_string(spec.classes.names()).expect("strings serialize");
+        let probs_field = Field::new(
+            format!("predicted_{label}_probs"),
+            DataType::FixedSizeList(
+                Arc::new(Field::new("item", DataType::Float64, false)),
+                spec.n_classes() as i32,
+            ),
+            false,
+        )
+        .with_metadata(HashMap::from([(CLASSES_KEY.to_string(), classes_json)]));
+        let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
+        fields.push(Arc::new(Field::new(
+            format!("predicted_{label}"),
+            label_type,
+            false,
+        )));
+        fields.push(Arc::new(probs_field));
+        let schema = Arc::new(Schema::new_with_metadata(fields, input.metadata().clone()));
+        Ok(BoostOperator {
+            model,
+            encoder,
+            label: label.to_string(),
+            label_column,
+            class_ids: spec
+                .classes
+                .names()
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i))
+                .collect(),
+            class_values,
+            input_schema: input,
+            schema,
+            stats: OperatorStats::default(),
+            rows: Vec::new(),
+            probs: vec![0.0; spec.n_classes()],
+        })
+    }
+
+    /// The output schema: the input's columns, then the two prediction columns.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// The model.
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
+    /// The model, consuming the operator.
+    pub fn into_model(self) -> M {
+        self.model
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> OperatorStats {
+        self.stats
+    }
+
+    /// Scores every row of `batch` in order, learning from those with a known label, and
+    /// returns the batch with the prediction columns appended.
+    pub fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        if batch.schema().fields() != self.input_schema.fields() {
+            return Err(Error::SchemaMismatch {
+                file: PathBuf::from("record batch"),
+                first: PathBuf::from("the operator's input schema"),
+                detail: format!(
+                    "got columns {:?}, expected {:?}",
+                    batch
+                        .schema()
+                        .fields()
+                        .iter()
+                        .map(|f| f.name())
+                        .collect::<Vec<_>>(),
+                    self.input_schema
+                        .fields()
+                        .iter()
+                        .map(|f| f.name())
+                        .collect::<Vec<_>>()
+                ),
+            });
+        }
+        let n = batch.num_rows();
+        let first_row = self.stats.rows_seen;
+        self.encoder.encode(batch, first_row, &mut self.rows)?;
+        let labels = match self.label_column {
+            Some(i) => Some(utf8(batch.column(i), "record batch".as_ref(), &self.label)?),
+            None => None,
+        };
+        let labels = labels.as_ref().map(|l| l.as_string::<i32>());
+        let (d, k) = (self.encoder.width(), self.probs.len());
+        // Per-batch output buffers; nothing is allocated per row.
+        let mut predicted = Vec::with_capacity(n);
+        let mut probs = Vec::with_capacity(n * k);
+        for r in 0..n {
+            let y = match labels {
+                Some(l) if l.is_valid(r) => match self.class_ids.get(l.value(r)) {
+                    Some(&y) => Some(y),
+                    None => {
+                        self.stats.unknown_labels += 1;
+                        None
+                    }
+                },
+                _ => None,
+            };
+            let x = &self.rows[r * d..(r + 1) * d];
+            predicted.push(self.model.learn_predict(x, y, 1.0, &mut self.probs) as u32);
+            probs.extend_from_slice(&self.probs);
+            self.stats.rows_learnt += u64::from(y.is_some());
+        }
+        self.stats.rows_seen += n as u64;
+        let ids = UInt32Array::from(predicted);
+        let predicted = take(&self.class_values, &ids, None).expect("ids are class ids");
+        let item = Arc::new(Field::new("item", DataType::Float64, false));
+        let probs =
+            FixedSizeListArray::new(item, k as i32, Arc::new(Float64Array::from(probs)), None);
+        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+        columns.push(predicted);
+        columns.push(Arc::new(probs));
+        RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| Error::Format {
+            file: PathBuf::from("record batch"),
+            message: e.to_string(),
+        })
+    }
+}
+
+impl<M> std::fmt::Debug for BoostOperator<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoostOperator")
+            .field("label", &self.label)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use crate::core::{ClassSet, Feature};
+    use crate::weak::HoeffdingTreeConfig;
+    use arrow::array::{Int64Array, StringArray};
+
+    fn spec() -> StreamSpec {
+        StreamSpec::new(
+            vec![Feature::numeric("x"), Feature::nominal("c", ["a", "b"])],
+            ClassSet::new(["1", "2"]).unwrap(),
+        )
+    }
+
+    fn batch(x: Vec<Option<f64>>, c: Vec<Option<&str>>, y: Vec<Option<i64>>) -> RecordBatch {
+        RecordBatch::try_from_iter([
+            ("x", Arc::new(Float64Array::from(x)) as ArrayRef),
+            ("c", Arc::new(StringArray::from(c)) as ArrayRef),
+            ("label", Arc::new(Int64Array::from(y)) as ArrayRef),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn one_output_row_per_input_row_and_label_typed_predictions() {
+        let spec = spec();
+        let model = HoeffdingTreeConfig::default().build(&spec, 1).unwrap();
+        let input = batch(
+            vec![Some(1.0), None, Some(f64::NAN), Some(3.0)],
+            vec![Some("a"), Some("zzz"), None, Some("b")],
+            vec![Some(1), Some(2), None, Some(7)],
+        );
+        let mut op = BoostOperator::new(
+            model,
+            &spec,
+            input.schema(),
+            "label",
+            &Encodings::default(),
+            "t",
+        )
+        .unwrap();
+        let schema = op.schema();
+        let out = op.process(&input).unwrap();
+        assert_eq!(out.schema(), schema);
+        assert_eq!(out.num_rows(), 4);
+        assert_eq!(out.column(3).data_type(), &DataType::Int64);
+        let probs = out.column(4).as_fixed_size_list();
+        for r in 0..4 {
+            let p = probs.value(r);
+            let p = p.as_primitive::<arrow::datatypes::Float64Type>();
+            assert!((p.values().iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+        let classes = &schema.field(4).metadata()[CLASSES_KEY];
+        assert_eq!(classes, r#"["1","2"]"#);
+        // Row 2 has a null label (scored only); row 3's label 7 is not a class.
+        assert_eq!(
+            op.stats(),
+            OperatorStats {
+                rows_seen: 4,
+                rows_learnt: 2,
+                unknown_labels: 1
+            }
+        );
+        assert_eq!(op.encoder.categories(1), ["a", "b", "zzz"]);
+    }
+
+    #[test]
+    fn same_predictions_as_the_model_called_directly() {
+        let spec = spec();
+        let config = HoeffdingTreeConfig {
+            grace_period: 5.0,
+            ..Default::default()
+        };
+        let mut direct = config.build(&spec, 3).unwrap();
+        let model = config.build(&spec, 3).unwrap();
+        let xs: Vec<f64> = (0..200).map(|i| (i % 17) as f64).collect();
+        let cs: Vec<&str> = (0..200)
+            .map(|i| if i % 3 == 0 { "a" } else { "b" })
+            .collect();
+        let ys: Vec<i64> = xs.iter().map(|&x| if x > 8.0 { 2 } else { 1 }).collect();
+        let input = batch(
+            xs.iter().copied().map(Some).collect(),
+            cs.iter().copied().map(Some).collect(),
+            ys.iter().copied().map(Some).collect(),
+        );
+        let mut op = BoostOperator::new(
+            model,
+            &spec,
+            input.schema(),
+            "label",
+            &Encodings::default(),
+            "t",
+        )
+        .unwrap();
+        let mut outs = Vec::new();
+        for start in (0..200).step_by(64) {
+            let len = 64.min(200 - start);
+            outs.push(op.process(&input.slice(start, len)).unwrap());
+        }
+        let mut p = [0.0; 2];
+        let mut r = 0;
+        for out in &outs {
+            let predicted = out.column(3).as_primitive::<arrow::datatypes::Int64Type>();
+            for i in 0..out.num_rows() {
+                let code = if cs[r] == "a" { 0.0 } else { 1.0 };
+                let y = (ys[r] - 1) as usize;
+                let expected = direct.learn_predict(&[xs[r], code], Some(y), 1.0, &mut p);
+                assert_eq!(predicted.value(i), expected as i64 + 1);
+                r += 1;
+            }
+        }
+        assert_eq!(r, 200);
+    }
+
+    #[test]
+    fn wrong_column_type_and_missing_feature_are_named() {
+        let spec = spec();
+        let model = HoeffdingTreeConfig::default().build(&spec, 1).unwrap();
+        let bad = RecordBatch::try_from_iter([
+            ("x", Arc::new(StringArray::from(vec!["1"])) as ArrayRef),
+            ("c", Arc::new(StringArray::from(vec!["a"])) as ArrayRef),
+        ])
+        .unwrap();
+        let err = BoostOperator::new(
+            model.clone(),
+            &spec,
+            bad.schema(),
+            "label",
+            &Encodings::default(),
+            "t",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("column `x` has type Utf8"),
+            "{err}"
+        );
+        let missing = RecordBatch::try_from_iter([(
+            "x",
+            Arc::new(Float64Array::from(vec![1.0])) as ArrayRef,
+        )])
+        .unwrap();
+        let err = BoostOperator::new(
+            model,
+            &spec,
+            missing.schema(),
+            "label",
+            &Encodings::default(),
+            "t",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, Error::MissingColumn { column, .. } if column == "c"),
+            "{err}"
+        );
+    }
+}
