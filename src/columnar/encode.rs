@@ -17,9 +17,10 @@ use std::str::FromStr;
 
 use arrow::array::{Array, AsArray};
 use arrow::compute::cast;
-use arrow::datatypes::{DataType, Float64Type};
+use arrow::datatypes::DataType;
 
 use super::input::{Table, read_table};
+use super::rows::RowEncoder;
 use crate::core::{ClassSet, Dataset, Feature, FeatureKind, StreamSpec};
 use crate::{Error, Result};
 
@@ -167,7 +168,11 @@ pub fn encode_tables(tables: &[Table], label: &str, enc: &Encodings) -> Result<D
         for batch in &table.batches {
             for (f, &i) in feature_cols.iter().enumerate() {
                 if kinds[f] == Kind::Nominal {
+                    // An empty string is a missing value (as in `RowEncoder`).
                     for v in strings(batch.column(i)).iter().flatten() {
+                        if v.is_empty() {
+                            continue;
+                        }
                         categories[f].code(v);
                     }
                 }
@@ -207,60 +212,26 @@ pub fn encode_tables(tables: &[Table], label: &str, enc: &Encodings) -> Result<D
         .collect();
     let spec = StreamSpec::new(features, ClassSet::new(class_names.clone())?);
 
+    // Values through the same encoder the record-batch operator uses; its dictionaries
+    // start from the categories above, so no new codes appear here.
+    let mut encoder = RowEncoder::new(&spec, &first.schema, enc, &first.path)?;
     let d = feature_cols.len();
     let n: usize = tables.iter().map(Table::n_rows).sum();
-    let mut values = vec![f64::NAN; n * d];
+    let mut values = Vec::with_capacity(n * d);
     let mut labels = Vec::with_capacity(n);
-    let mut offset = 0;
+    let mut batch_values = Vec::new();
     for table in tables {
-        let table_start = offset;
+        let mut row_in_file = 0u64;
         for batch in &table.batches {
-            for (f, &i) in feature_cols.iter().enumerate() {
-                let name = &columns[i];
-                let column = batch.column(batch.schema().index_of(name).expect("checked"));
-                if kinds[f] == Kind::Nominal {
-                    for (r, v) in strings(column).iter().enumerate() {
-                        if let Some(v) = v {
-                            values[(offset + r) * d + f] = categories[f].ids[v] as f64;
-                        }
-                    }
-                } else if let Kind::Ordinal(ordinal) = kinds[f] {
-                    for (r, v) in strings(column).iter().enumerate() {
-                        let Some(v) = v else { continue };
-                        let rank = ordinal.levels.iter().position(|l| l == v).ok_or_else(|| {
-                            Error::UnlistedLevel {
-                                file: table.path.clone(),
-                                row: (offset - table_start + r + 1) as u64,
-                                column: name.clone(),
-                                value: v.clone(),
-                                levels: ordinal.levels.join(","),
-                            }
-                        })?;
-                        values[(offset + r) * d + f] = rank as f64;
-                    }
-                } else {
-                    let floats = cast(column, &DataType::Float64).map_err(|e| {
-                        Error::UnsupportedColumnType {
-                            file: table.path.clone(),
-                            column: name.clone(),
-                            data_type: format!("{} ({e})", column.data_type()),
-                        }
-                    })?;
-                    let floats = floats.as_primitive::<Float64Type>();
-                    for r in 0..floats.len() {
-                        if floats.is_valid(r) {
-                            values[(offset + r) * d + f] = floats.value(r);
-                        }
-                    }
-                }
-            }
+            encoder.encode(batch, &table.path, row_in_file, &mut batch_values)?;
+            values.extend_from_slice(&batch_values);
             let label_index = batch.schema().index_of(label).expect("checked");
             labels.extend(
                 strings(batch.column(label_index))
                     .iter()
                     .map(|v| v.as_ref().map(|v| class_ids[v.as_str()])),
             );
-            offset += batch.num_rows();
+            row_in_file += batch.num_rows() as u64;
         }
     }
     Dataset::from_parts(spec, values, labels)

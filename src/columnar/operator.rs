@@ -52,6 +52,8 @@ pub struct BoostOperator<M> {
     class_values: ArrayRef,
     input_schema: SchemaRef,
     schema: SchemaRef,
+    /// Names the input in errors.
+    source: PathBuf,
     stats: OperatorStats,
     /// Encoded rows of the current batch, reused.
     rows: Vec<f64>,
@@ -127,6 +129,7 @@ impl<M: Classifier> BoostOperator<M> {
             class_values,
             input_schema: input,
             schema,
+            source,
             stats: OperatorStats::default(),
             rows: Vec::new(),
             probs: vec![0.0; spec.n_classes()],
@@ -178,9 +181,10 @@ impl<M: Classifier> BoostOperator<M> {
         }
         let n = batch.num_rows();
         let first_row = self.stats.rows_seen;
-        self.encoder.encode(batch, first_row, &mut self.rows)?;
+        self.encoder
+            .encode(batch, &self.source, first_row, &mut self.rows)?;
         let labels = match self.label_column {
-            Some(i) => Some(utf8(batch.column(i), "record batch".as_ref(), &self.label)?),
+            Some(i) => Some(utf8(batch.column(i), &self.source, &self.label)?),
             None => None,
         };
         let labels = labels.as_ref().map(|l| l.as_string::<i32>());

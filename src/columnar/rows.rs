@@ -12,7 +12,7 @@
 //! levels is an error naming the row and column.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use arrow::array::{Array, AsArray};
 use arrow::compute::cast;
@@ -44,8 +44,6 @@ pub struct RowEncoder {
     columns: Vec<usize>,
     coders: Vec<Coder>,
     names: Vec<String>,
-    /// Named in errors.
-    source: PathBuf,
 }
 
 impl RowEncoder {
@@ -121,7 +119,6 @@ impl RowEncoder {
             columns,
             coders,
             names: spec.features.iter().map(|f| f.name.clone()).collect(),
-            source,
         })
     }
 
@@ -139,11 +136,12 @@ impl RowEncoder {
         }
     }
 
-    /// Encodes `batch` into `out` (resized to `rows × width`, row-major). `first_row` is the
-    /// stream position of the batch's first row, for error messages.
+    /// Encodes `batch` into `out` (resized to `rows × width`, row-major). Errors name
+    /// `source` and count rows from `first_row`, the position of the batch's first row.
     pub fn encode(
         &mut self,
         batch: &RecordBatch,
+        source: &Path,
         first_row: u64,
         out: &mut Vec<f64>,
     ) -> Result<()> {
@@ -156,7 +154,7 @@ impl RowEncoder {
                 Coder::Numeric => {
                     let floats = cast(column, &DataType::Float64).map_err(|e| {
                         Error::UnsupportedColumnType {
-                            file: self.source.clone(),
+                            file: source.to_path_buf(),
                             column: self.names[j].clone(),
                             data_type: format!("{} ({e})", column.data_type()),
                         }
@@ -169,7 +167,7 @@ impl RowEncoder {
                     }
                 }
                 Coder::Nominal { codes, names } => {
-                    let text = utf8(column, &self.source, &self.names[j])?;
+                    let text = utf8(column, source, &self.names[j])?;
                     let text = text.as_string::<i32>();
                     for r in 0..n {
                         if !text.is_valid(r) || text.value(r).is_empty() {
@@ -194,7 +192,7 @@ impl RowEncoder {
                     }
                 }
                 Coder::Ordinal { levels, listed } => {
-                    let text = utf8(column, &self.source, &self.names[j])?;
+                    let text = utf8(column, source, &self.names[j])?;
                     let text = text.as_string::<i32>();
                     for r in 0..n {
                         if !text.is_valid(r) || text.value(r).is_empty() {
@@ -202,7 +200,7 @@ impl RowEncoder {
                         }
                         let v = text.value(r);
                         let rank = levels.get(v).ok_or_else(|| Error::UnlistedLevel {
-                            file: self.source.clone(),
+                            file: source.to_path_buf(),
                             row: first_row + r as u64 + 1,
                             column: self.names[j].clone(),
                             value: v.to_string(),
