@@ -34,7 +34,8 @@ pub struct Encodings {
 }
 
 impl Encodings {
-    fn ordinal(&self, column: &str) -> Option<&Ordinal> {
+    /// The ordinal declaration of `column`, if any.
+    pub(super) fn ordinal(&self, column: &str) -> Option<&Ordinal> {
         self.ordinal.iter().find(|o| o.column == column)
     }
 }

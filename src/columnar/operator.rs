@@ -248,6 +248,22 @@ mod tests {
         )
     }
 
+    fn operator<M: Classifier>(
+        model: M,
+        spec: &StreamSpec,
+        input: &RecordBatch,
+    ) -> BoostOperator<M> {
+        BoostOperator::new(
+            model,
+            spec,
+            input.schema(),
+            "label",
+            &Encodings::default(),
+            "t",
+        )
+        .unwrap()
+    }
+
     fn batch(x: Vec<Option<f64>>, c: Vec<Option<&str>>, y: Vec<Option<i64>>) -> RecordBatch {
         RecordBatch::try_from_iter([
             ("x", Arc::new(Float64Array::from(x)) as ArrayRef),
@@ -266,15 +282,7 @@ mod tests {
             vec![Some("a"), Some("zzz"), None, Some("b")],
             vec![Some(1), Some(2), None, Some(7)],
         );
-        let mut op = BoostOperator::new(
-            model,
-            &spec,
-            input.schema(),
-            "label",
-            &Encodings::default(),
-            "t",
-        )
-        .unwrap();
+        let mut op = operator(model, &spec, &input);
         let schema = op.schema();
         let out = op.process(&input).unwrap();
         assert_eq!(out.schema(), schema);
@@ -319,15 +327,7 @@ mod tests {
             cs.iter().copied().map(Some).collect(),
             ys.iter().copied().map(Some).collect(),
         );
-        let mut op = BoostOperator::new(
-            model,
-            &spec,
-            input.schema(),
-            "label",
-            &Encodings::default(),
-            "t",
-        )
-        .unwrap();
+        let mut op = operator(model, &spec, &input);
         let mut outs = Vec::new();
         for start in (0..200).step_by(64) {
             let len = 64.min(200 - start);

@@ -19,7 +19,7 @@ use arrow::compute::cast;
 use arrow::datatypes::{DataType, Float64Type, Schema};
 use arrow::record_batch::RecordBatch;
 
-use super::encode::{Encodings, Ordinal, nominal_type};
+use super::encode::{Encodings, nominal_type};
 use crate::core::{FeatureKind, MAX_CATEGORY_CODE, StreamSpec};
 use crate::{Error, Result};
 
@@ -67,11 +67,7 @@ impl RowEncoder {
                     available: schema.fields().iter().map(|f| f.name().clone()).collect(),
                 })?;
             let field = schema.field(index);
-            let ordinal = encodings
-                .ordinal
-                .iter()
-                .find(|o: &&Ordinal| o.column == feature.name);
-            let coder = match (&feature.kind, ordinal) {
+            let coder = match (&feature.kind, encodings.ordinal(&feature.name)) {
                 (FeatureKind::Numeric, Some(o)) => Coder::Ordinal {
                     levels: o
                         .levels
@@ -167,13 +163,7 @@ impl RowEncoder {
                     }
                 }
                 Coder::Nominal { codes, names } => {
-                    let text = utf8(column, source, &self.names[j])?;
-                    let text = text.as_string::<i32>();
-                    for r in 0..n {
-                        if !text.is_valid(r) || text.value(r).is_empty() {
-                            continue;
-                        }
-                        let v = text.value(r);
+                    for_each_text(column, source, &self.names[j], |r, v| {
                         let code = match codes.get(v) {
                             Some(&c) => Some(c),
                             // A new category gets the next code, up to the codes a tree can
@@ -189,25 +179,22 @@ impl RowEncoder {
                         if let Some(c) = code {
                             out[r * d + j] = f64::from(c);
                         }
-                    }
+                        Ok(())
+                    })?;
                 }
                 Coder::Ordinal { levels, listed } => {
-                    let text = utf8(column, source, &self.names[j])?;
-                    let text = text.as_string::<i32>();
-                    for r in 0..n {
-                        if !text.is_valid(r) || text.value(r).is_empty() {
-                            continue;
-                        }
-                        let v = text.value(r);
+                    let name = &self.names[j];
+                    for_each_text(column, source, name, |r, v| {
                         let rank = levels.get(v).ok_or_else(|| Error::UnlistedLevel {
                             file: source.to_path_buf(),
                             row: first_row + r as u64 + 1,
-                            column: self.names[j].clone(),
+                            column: name.clone(),
                             value: v.to_string(),
                             levels: listed.clone(),
                         })?;
                         out[r * d + j] = f64::from(*rank);
-                    }
+                        Ok(())
+                    })?;
                 }
             }
         }
@@ -215,16 +202,30 @@ impl RowEncoder {
     }
 }
 
-/// The column as UTF-8 text (one cast per batch).
+/// Calls `f(row, value)` for every present cell of `column` read as text: not null and not
+/// empty (an empty string is a missing value).
+fn for_each_text(
+    column: &dyn Array,
+    source: &Path,
+    name: &str,
+    mut f: impl FnMut(usize, &str) -> Result<()>,
+) -> Result<()> {
+    let text = utf8(column, source, name)?;
+    let text = text.as_string::<i32>();
+    for r in 0..text.len() {
+        if text.is_valid(r) && !text.value(r).is_empty() {
+            f(r, text.value(r))?;
+        }
+    }
+    Ok(())
+}
+
+/// The column as UTF-8 text (one cast per batch; a no-op clone for a UTF-8 column).
 pub(crate) fn utf8(
     column: &dyn Array,
-    source: &std::path::Path,
+    source: &Path,
     name: &str,
 ) -> Result<arrow::array::ArrayRef> {
-    let column = match column.data_type() {
-        DataType::Utf8 => return Ok(arrow::array::make_array(column.to_data())),
-        _ => column,
-    };
     cast(column, &DataType::Utf8).map_err(|e| Error::UnsupportedColumnType {
         file: source.to_path_buf(),
         column: name.to_string(),
