@@ -124,6 +124,50 @@ pub enum Error {
         levels: String,
     },
 
+    /// A checkpoint file ends before its footer: a partial copy or an interrupted transfer.
+    #[error("{}: truncated checkpoint: {detail}", file.display())]
+    TruncatedCheckpoint {
+        /// The checkpoint file.
+        file: PathBuf,
+        /// What is missing.
+        detail: String,
+    },
+
+    /// A checkpoint file whose bytes or contents are damaged or inconsistent.
+    #[error("{}: corrupt checkpoint: {detail}", file.display())]
+    CorruptCheckpoint {
+        /// The checkpoint file.
+        file: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+
+    /// A checkpoint written in a format this version cannot read.
+    #[error("{}: checkpoint format version {found} needs a reader of version {needs} or newer; this build reads versions {oldest} to {newest}", file.display())]
+    CheckpointVersion {
+        /// The checkpoint file.
+        file: PathBuf,
+        /// The file's format version.
+        found: u32,
+        /// The oldest reader version that can read it.
+        needs: u32,
+        /// The oldest format version this build reads.
+        oldest: u32,
+        /// The format version this build writes.
+        newest: u32,
+    },
+
+    /// An input does not fit the stream a checkpoint was taken on.
+    #[error("{}: input {} does not fit the checkpoint's stream: {detail}", file.display(), input.display())]
+    CheckpointMismatch {
+        /// The checkpoint file.
+        file: PathBuf,
+        /// The input.
+        input: PathBuf,
+        /// What differs.
+        detail: String,
+    },
+
     /// A row's shape does not match the model it is given to.
     #[error("row {row}: {message}")]
     InvalidRow {

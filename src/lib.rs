@@ -14,6 +14,7 @@
 //! | [`model`] | algorithms chosen by name: one enum over the monomorphized models | always |
 //! | [`synth`] | seeded synthetic streams for tests and examples | always |
 //! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows | `columnar` |
+//! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
 //! | `cli` | the `streamboost` command | `cli` (default) |
 //!
 //! Algorithms never see Arrow: everything above `columnar` builds with
@@ -49,6 +50,8 @@ pub mod model;
 pub mod synth;
 pub mod weak;
 
+#[cfg(feature = "columnar")]
+pub mod checkpoint;
 #[cfg(feature = "columnar")]
 pub mod columnar;
 

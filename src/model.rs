@@ -129,6 +129,32 @@ macro_rules! dispatch {
     };
 }
 
+impl Model {
+    /// The algorithm of this model.
+    pub fn algorithm(&self) -> Algorithm {
+        match self {
+            Model::Hoeffding(_) => Algorithm::Hoeffding,
+            Model::AdaOlm(_) => Algorithm::AdaOlm,
+        }
+    }
+
+    /// The trees of the model, in member order.
+    pub fn trees(&self) -> Vec<&HoeffdingTree> {
+        match self {
+            Model::Hoeffding(t) => vec![t],
+            Model::AdaOlm(m) => m.learners().iter().collect(),
+        }
+    }
+
+    /// The trees of the model, in member order, to change in place.
+    pub fn trees_mut(&mut self) -> Vec<&mut HoeffdingTree> {
+        match self {
+            Model::Hoeffding(t) => vec![t],
+            Model::AdaOlm(m) => m.learners_mut().iter_mut().collect(),
+        }
+    }
+}
+
 impl Classifier for Model {
     fn n_classes(&self) -> usize {
         dispatch!(self, m => m.n_classes())

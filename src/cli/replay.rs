@@ -9,10 +9,12 @@ use serde::Serialize;
 
 use crate::boost::multiclass::AdaBoostOlmConfig;
 use crate::boost::{ExpertSelection, WeightScale};
+use crate::checkpoint::{self, StreamState};
 use crate::columnar::{
-    Encodings, Ordinal, Predictions, encode_tables, load_stream, read_csv_bytes, write_batch,
+    Encoded, Encodings, OperatorStats, Ordinal, Predictions, Table, encode_tables,
+    encode_with_spec, read_csv_bytes, read_table, write_batch,
 };
-use crate::core::{Dataset, Rng};
+use crate::core::Rng;
 use crate::eval::{Prequential, PrequentialReport};
 use crate::learner::Config;
 use crate::model::{Algorithm, ModelConfig};
@@ -107,9 +109,22 @@ pub struct ReplayArgs {
     /// Write the learning curve as CSV.
     #[arg(long, value_name = "PATH")]
     pub curve: Option<PathBuf>,
-    /// Write every row's prediction (CSV, or Parquet by extension).
+    /// Write every row's prediction and class probabilities (CSV, or Parquet by extension).
     #[arg(long, value_name = "PATH")]
     pub predictions: Option<PathBuf>,
+    /// Continue from this checkpoint: its model, features, classes and encodings; the
+    /// inputs are the rows that follow the ones it has seen.
+    #[arg(long, value_name = "PATH", conflicts_with_all = [
+        "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
+        "ordinal", "label",
+    ])]
+    pub load: Option<PathBuf>,
+    /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
+    #[arg(long, value_name = "PATH")]
+    pub save: Option<PathBuf>,
+    /// Also save the checkpoint after every N rows.
+    #[arg(long, value_name = "N", requires = "save")]
+    pub checkpoint_every: Option<u64>,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -169,33 +184,74 @@ struct RunReport<'a> {
     algorithm: Algorithm,
     model: String,
     config: &'a ModelConfig,
-    seed: u64,
+    /// `null` when the model was loaded from a checkpoint.
+    seed: Option<u64>,
     shuffle: Option<u64>,
     inputs: Vec<String>,
     encodings: &'a Encodings,
+    /// The checkpoint the run continued from, and the rows that model had seen.
+    resumed_from: Option<String>,
+    rows_before: u64,
+    /// Rows whose label is not in the model's class set (scored, not learnt).
+    unknown_labels: usize,
     #[serde(flatten)]
     metrics: &'a PrequentialReport,
 }
 
 /// Runs `streamboost replay`.
 pub fn run(args: &ReplayArgs) -> Result<()> {
-    let config = args.model_config();
-    config.validate()?;
     let evaluation = Prequential {
         final_fraction: args.final_fraction,
         window: args.window,
         weight: 1.0,
     };
     evaluation.validate()?;
+    if args.checkpoint_every == Some(0) {
+        return Err(Error::config("checkpoint_every", "must be >= 1"));
+    }
 
-    let encodings = Encodings {
-        nominal: args.nominal.clone(),
-        ordinal: args.ordinal.clone(),
+    let (tables, inputs) = read_inputs(args)?;
+    let (mut model, mut stream, encoded) = match &args.load {
+        Some(path) => {
+            let (model, stream) = checkpoint::load(path)?;
+            let encoded = encode_with_spec(&tables, &stream.spec, &stream.label, &stream.encodings)
+                .map_err(|e| not_fitting(path, e))?;
+            eprintln!(
+                "resumed  {} ({} rows seen)",
+                path.display(),
+                stream.stats.rows_seen
+            );
+            (model, stream, encoded)
+        }
+        None => {
+            let config = args.model_config();
+            config.validate()?;
+            let encodings = Encodings {
+                nominal: args.nominal.clone(),
+                ordinal: args.ordinal.clone(),
+            };
+            let data = encode_tables(&tables, &args.label, &encodings)?;
+            let model = config.build(data.spec(), args.seed)?;
+            let stream = StreamState {
+                config,
+                spec: data.spec().clone(),
+                encodings,
+                label: args.label.clone(),
+                stats: OperatorStats::default(),
+            };
+            let encoded = Encoded {
+                data,
+                unknown_label_rows: Vec::new(),
+            };
+            (model, stream, encoded)
+        }
     };
-    let (data, inputs) = load(args, &encodings)?;
+    let data = &encoded.data;
+    stream.spec = data.spec().clone();
+    let before = stream.stats;
+    let config = stream.config.clone();
     let spec = data.spec();
     let n_nominal = spec.features.iter().filter(|f| f.is_nominal()).count();
-    let mut model = config.build(spec, args.seed)?;
     let order = args.shuffle.map(|s| {
         let mut order: Vec<usize> = (0..data.len()).collect();
         Rng::new(s).shuffle(&mut order);
@@ -203,9 +259,10 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     });
 
     eprintln!("model    {config}");
+    let seed = args.load.is_none().then_some(args.seed);
     eprintln!(
         "seed     {}{}",
-        args.seed,
+        seed.map_or("from the checkpoint".to_string(), |s| s.to_string()),
         args.shuffle
             .map_or(", rows in file order".to_string(), |s| format!(
                 ", rows shuffled with seed {s}"
@@ -221,30 +278,73 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         spec.n_classes(),
         spec.classes.names().join(", ")
     );
+    if !encoded.unknown_label_rows.is_empty() {
+        eprintln!(
+            "warning  {} rows have a label outside the model's classes: scored, not learnt",
+            encoded.unknown_label_rows.len()
+        );
+    }
 
     let progress = Progress::new(data.len() as u64, args.quiet);
-    let mut predictions = args.predictions.as_ref().map(|_| Predictions::default());
     let class_names = spec.classes.names();
-    let report = evaluation.run(&mut model, &data, order.as_deref(), |outcome| {
+    let mut predictions = args
+        .predictions
+        .as_ref()
+        .map(|_| Predictions::new(class_names));
+    let mut saved_at = None;
+    let report = evaluation.run_with(&mut model, data, order.as_deref(), |outcome, model| {
         progress.row(outcome.position as u64 + 1);
         if let Some(p) = predictions.as_mut() {
-            p.rows.push(outcome.row as u64);
+            p.rows.push(before.rows_seen + outcome.row as u64);
             p.labels.push(outcome.label.map(|y| class_names[y].clone()));
             p.predictions.push(class_names[outcome.predicted].clone());
+            p.probabilities.extend_from_slice(outcome.proba);
         }
+        stream.stats.rows_seen += 1;
+        if outcome.label.is_some() {
+            stream.stats.rows_learnt += 1;
+        } else if encoded
+            .unknown_label_rows
+            .binary_search(&outcome.row)
+            .is_ok()
+        {
+            stream.stats.unknown_labels += 1;
+        }
+        if let (Some(path), Some(every)) = (&args.save, args.checkpoint_every)
+            && (outcome.position as u64 + 1).is_multiple_of(every)
+        {
+            checkpoint::save(path, model, &stream)?;
+            saved_at = Some(outcome.position);
+        }
+        Ok(())
     })?;
     progress.finish();
 
     print_summary(&report);
+    if let Some(path) = &args.save
+        && saved_at != data.len().checked_sub(1)
+    {
+        checkpoint::save(path, &mut model, &stream)?;
+    }
+    if let Some(path) = &args.save {
+        eprintln!(
+            "saved    {} ({} rows seen)",
+            path.display(),
+            stream.stats.rows_seen
+        );
+    }
     if let Some(path) = &args.report {
         let run = RunReport {
             algorithm: config.algorithm(),
             model: config.to_string(),
             config: &config,
-            seed: args.seed,
+            seed,
             shuffle: args.shuffle,
             inputs,
-            encodings: &encodings,
+            encodings: &stream.encodings,
+            resumed_from: args.load.as_ref().map(|p| p.display().to_string()),
+            rows_before: before.rows_seen,
+            unknown_labels: encoded.unknown_label_rows.len(),
             metrics: &report,
         };
         let json = serde_json::to_string_pretty(&run).expect("reports serialize");
@@ -269,19 +369,38 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     Ok(())
 }
 
-fn load(args: &ReplayArgs, enc: &Encodings) -> Result<(Dataset, Vec<String>)> {
+/// An input that does not fit a checkpoint's stream: a missing feature or label column, or
+/// a column of another kind.
+fn not_fitting(checkpoint: &Path, e: Error) -> Error {
+    match e {
+        Error::MissingColumn { ref file, .. } | Error::SchemaMismatch { ref file, .. } => {
+            Error::CheckpointMismatch {
+                file: checkpoint.to_path_buf(),
+                input: file.clone(),
+                detail: e.to_string(),
+            }
+        }
+        e => e,
+    }
+}
+
+/// The input tables and their names (the bundled data set without `--input`).
+fn read_inputs(args: &ReplayArgs) -> Result<(Vec<Table>, Vec<String>)> {
     if args.inputs.is_empty() {
         let table = read_csv_bytes(Path::new(BUNDLED_NAME), BUNDLED_CSV)?;
-        let data = encode_tables(&[table], &args.label, enc)?;
-        return Ok((data, vec![BUNDLED_NAME.to_string()]));
+        return Ok((vec![table], vec![BUNDLED_NAME.to_string()]));
     }
-    let data = load_stream(&args.inputs, &args.label, enc)?;
+    let tables = args
+        .inputs
+        .iter()
+        .map(|p| read_table(p))
+        .collect::<Result<Vec<_>>>()?;
     let names = args
         .inputs
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    Ok((data, names))
+    Ok((tables, names))
 }
 
 fn write_text(path: &Path, text: &str) -> Result<()> {

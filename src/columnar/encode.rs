@@ -122,6 +122,24 @@ pub(super) fn nominal_type(t: &DataType) -> Option<bool> {
 
 /// Encodes tables that share their columns into one stream.
 pub fn encode_tables(tables: &[Table], label: &str, enc: &Encodings) -> Result<Dataset> {
+    let spec = infer_spec(tables, label, enc)?;
+    Ok(encode_with_spec(tables, &spec, label, enc)?.data)
+}
+
+/// A stream encoded for a given spec.
+#[derive(Debug, Clone)]
+pub struct Encoded {
+    /// The rows; its spec lists the categories first seen in these tables after the given
+    /// spec's.
+    pub data: Dataset,
+    /// Rows (0-based, ascending) whose label is not in the class set: kept as rows to
+    /// score only.
+    pub unknown_label_rows: Vec<usize>,
+}
+
+/// The feature schema and class set of tables that share their columns: categories and
+/// classes in order of first appearance, classes then sorted.
+fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSpec> {
     let first = tables
         .first()
         .ok_or_else(|| Error::config("input", "no input file given"))?;
@@ -192,11 +210,6 @@ pub fn encode_tables(tables: &[Table], label: &str, enc: &Encodings) -> Result<D
             found: class_names.len(),
         });
     }
-    let class_ids: HashMap<&str, usize> = class_names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
     let features: Vec<Feature> = feature_cols
         .iter()
         .zip(&kinds)
@@ -211,31 +224,97 @@ pub fn encode_tables(tables: &[Table], label: &str, enc: &Encodings) -> Result<D
             },
         })
         .collect();
-    let spec = StreamSpec::new(features, ClassSet::new(class_names.clone())?);
+    Ok(StreamSpec::new(features, ClassSet::new(class_names)?))
+}
 
-    // Values through the same encoder the record-batch operator uses; its dictionaries
-    // start from the categories above, so no new codes appear here.
-    let mut encoder = RowEncoder::new(&spec, &first.schema, enc, &first.path)?;
-    let d = feature_cols.len();
+/// Encodes tables that share their columns for an existing `spec` (a model's): features are
+/// found by name and checked against their kinds, categories the spec does not know get the
+/// next codes, and a label outside the class set makes its row one to score only.
+pub fn encode_with_spec(
+    tables: &[Table],
+    spec: &StreamSpec,
+    label: &str,
+    enc: &Encodings,
+) -> Result<Encoded> {
+    let first = tables
+        .first()
+        .ok_or_else(|| Error::config("input", "no input file given"))?;
+    let mut encoder = RowEncoder::new(spec, &first.schema, enc, &first.path)?;
+    for table in &tables[1..] {
+        if table.schema.fields().iter().map(|f| f.name()).ne(first
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name()))
+        {
+            return Err(Error::SchemaMismatch {
+                file: table.path.clone(),
+                first: first.path.clone(),
+                detail: "the columns differ".into(),
+            });
+        }
+        RowEncoder::new(spec, &table.schema, enc, &table.path)?;
+    }
+    let class_ids: HashMap<&str, usize> = spec
+        .classes
+        .names()
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let d = spec.n_features();
     let n: usize = tables.iter().map(Table::n_rows).sum();
     let mut values = Vec::with_capacity(n * d);
     let mut labels = Vec::with_capacity(n);
+    let mut unknown_label_rows = Vec::new();
     let mut batch_values = Vec::new();
     for table in tables {
+        let label_index = table
+            .schema
+            .index_of(label)
+            .map_err(|_| Error::MissingColumn {
+                file: table.path.clone(),
+                column: label.to_string(),
+                available: table
+                    .schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect(),
+            })?;
         let mut row_in_file = 0u64;
         for batch in &table.batches {
             encoder.encode(batch, &table.path, row_in_file, &mut batch_values)?;
             values.extend_from_slice(&batch_values);
-            let label_index = batch.schema().index_of(label).expect("checked");
-            labels.extend(
-                strings(batch.column(label_index))
-                    .iter()
-                    .map(|v| v.as_ref().map(|v| class_ids[v.as_str()])),
-            );
+            for v in strings(batch.column(label_index)) {
+                let y = v.as_deref().and_then(|v| class_ids.get(v).copied());
+                if v.is_some() && y.is_none() {
+                    unknown_label_rows.push(labels.len());
+                }
+                labels.push(y);
+            }
             row_in_file += batch.num_rows() as u64;
         }
     }
-    Dataset::from_parts(spec, values, labels)
+    let features = spec
+        .features
+        .iter()
+        .enumerate()
+        .map(|(j, f)| Feature {
+            name: f.name.clone(),
+            kind: match &f.kind {
+                FeatureKind::Nominal { .. } => FeatureKind::Nominal {
+                    categories: encoder.categories(j).to_vec(),
+                },
+                FeatureKind::Numeric => FeatureKind::Numeric,
+            },
+        })
+        .collect();
+    let grown = StreamSpec::new(features, spec.classes.clone());
+    Ok(Encoded {
+        data: Dataset::from_parts(grown, values, labels)?,
+        unknown_label_rows,
+    })
 }
 
 /// Checks that `table` has the columns of `first`, with compatible kinds.

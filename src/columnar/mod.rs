@@ -7,7 +7,7 @@ mod operator;
 mod output;
 mod rows;
 
-pub use encode::{Encodings, Ordinal, encode_tables, load_stream};
+pub use encode::{Encoded, Encodings, Ordinal, encode_tables, encode_with_spec, load_stream};
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 pub use operator::{BoostOperator, CLASSES_KEY, OperatorStats};
 pub use output::{Predictions, write_batch};

@@ -4,7 +4,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, StringArray, UInt64Array};
+use arrow::array::{ArrayRef, Float64Array, StringArray, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::ArrowWriter;
@@ -12,31 +12,57 @@ use parquet::arrow::ArrowWriter;
 use super::input::FileFormat;
 use crate::{Error, Result};
 
-/// One prediction per replayed row: the row's index in the input, its true label (if any)
-/// and the prediction made before learning it.
+/// One prediction per replayed row: the row's index in the input, its true label (if any),
+/// the prediction made before learning it and the class probabilities of that prediction.
 #[derive(Debug, Clone, Default)]
 pub struct Predictions {
+    /// Class names, in id order.
+    pub classes: Vec<String>,
     /// 0-based input row numbers, in replay order.
     pub rows: Vec<u64>,
     /// True labels (`None` for unlabelled rows).
     pub labels: Vec<Option<String>>,
     /// Predicted labels.
     pub predictions: Vec<String>,
+    /// Class probabilities, `classes.len()` per row.
+    pub probabilities: Vec<f64>,
 }
 
 impl Predictions {
-    /// The predictions as a record batch with columns `row`, `label`, `prediction`.
+    /// Predictions for a stream of these classes.
+    pub fn new(classes: &[String]) -> Self {
+        Predictions {
+            classes: classes.to_vec(),
+            ..Predictions::default()
+        }
+    }
+
+    /// The predictions as a record batch with columns `row`, `label`, `prediction`, then
+    /// `p_<class>` per class (floats written with enough digits to read back exactly).
     pub fn to_batch(&self) -> Result<RecordBatch> {
-        let schema = Schema::new(vec![
+        let mut fields = vec![
             Field::new("row", DataType::UInt64, false),
             Field::new("label", DataType::Utf8, true),
             Field::new("prediction", DataType::Utf8, false),
-        ]);
-        let columns: Vec<ArrayRef> = vec![
+        ];
+        let mut columns: Vec<ArrayRef> = vec![
             Arc::new(UInt64Array::from(self.rows.clone())),
             Arc::new(StringArray::from(self.labels.clone())),
             Arc::new(StringArray::from(self.predictions.clone())),
         ];
+        let k = self.classes.len();
+        for (c, name) in self.classes.iter().enumerate() {
+            fields.push(Field::new(format!("p_{name}"), DataType::Float64, false));
+            let column: Float64Array = self
+                .probabilities
+                .iter()
+                .skip(c)
+                .step_by(k.max(1))
+                .copied()
+                .collect();
+            columns.push(Arc::new(column));
+        }
+        let schema = Schema::new(fields);
         RecordBatch::try_new(Arc::new(schema), columns)
             .map_err(|e| Error::config("predictions", e.to_string()))
     }

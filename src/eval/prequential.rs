@@ -153,6 +153,22 @@ impl Prequential {
         order: Option<&[usize]>,
         mut on_row: impl FnMut(&RowOutcome<'_>),
     ) -> Result<PrequentialReport> {
+        self.run_with(model, data, order, |outcome, _| {
+            on_row(outcome);
+            Ok(())
+        })
+    }
+
+    /// [`Prequential::run`] whose observer also gets the model after each row has been
+    /// learnt (to checkpoint it, for instance) and may stop the run with an error. Its time
+    /// counts in the throughput.
+    pub fn run_with<M: Classifier + ?Sized>(
+        &self,
+        model: &mut M,
+        data: &Dataset,
+        order: Option<&[usize]>,
+        mut after_row: impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
+    ) -> Result<PrequentialReport> {
         self.validate()?;
         let k = data.spec().n_classes();
         if model.n_classes() != k {
@@ -185,13 +201,16 @@ impl Prequential {
                 window_rows += 1;
                 window_correct += u64::from(y == predicted);
             }
-            on_row(&RowOutcome {
-                position,
-                row,
-                label,
-                predicted,
-                proba: &proba,
-            });
+            after_row(
+                &RowOutcome {
+                    position,
+                    row,
+                    label,
+                    predicted,
+                    proba: &proba,
+                },
+                model,
+            )?;
             if (position + 1) % window == 0 || position + 1 == n {
                 curve.push(CurvePoint {
                     rows: position as u64 + 1,

@@ -244,6 +244,11 @@ impl<L: Classifier> AdaBoostOlm<L> {
         &self.learners
     }
 
+    /// The weak learners, to change in place (checkpoints detach and restore their state).
+    pub fn learners_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
     /// Learner weights `α^i`.
     pub fn alphas(&self) -> &[f64] {
         &self.alpha

@@ -8,6 +8,7 @@
 //! §1.3) and [`HoeffdingTreeConfig::jgt_paper`] (the Python VFDT port of Jung, Goetz & Tewari
 //! with per-tree random grace period, split confidence and tie threshold, §1.12).
 
+pub mod arena;
 pub mod node;
 pub mod observer;
 pub mod split;

@@ -1,0 +1,425 @@
+//! Checkpoints: a model's complete state in one Parquet file.
+//!
+//! * **Rows**: every tree as a table of nodes with their statistics ([`nodes`] documents the
+//!   columns), so a checkpoint can be queried like any table
+//!   (`SELECT depth, count(*) FROM 'model.parquet' GROUP BY depth`).
+//! * **Key-value metadata** (`streamboost.*`): the format version and the oldest reader
+//!   version that can read it, the crate version, the algorithm and its full config (JSON),
+//!   a fingerprint of the feature schema and class set, rows seen, tree and node counts, a
+//!   checksum of the node table's values, and `streamboost.state`: the rest of the state as
+//!   JSON (booster vectors such as α and Hedge's weights, weight scales, counters, the RNG
+//!   state, the stream's features with every category seen so far, the column encodings).
+//!
+//! Writes are atomic: the file is written beside the target as `<name>.partial`, flushed to
+//! disk, then renamed over the target, and the directory entry is flushed. A crash at any
+//! point leaves the previous checkpoint intact. Loading checks, in order: that the file ends
+//! with a Parquet footer (else [`Error::TruncatedCheckpoint`]); that the footer decodes and
+//! names a format this build reads ([`Error::CheckpointVersion`]); that the node table's
+//! values match their checksum and every tree's nodes form a valid tree
+//! ([`Error::CorruptCheckpoint`]). Floats are stored exactly, so a loaded model continues
+//! bit for bit where the saved one stopped.
+
+pub mod nodes;
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::hash::Hasher;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use arrow::compute::concat_batches;
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::Compression;
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use serde::{Deserialize, Serialize};
+use twox_hash::XxHash64;
+
+use crate::Classifier;
+use crate::columnar::{Encodings, OperatorStats};
+use crate::core::{FeatureKind, StreamSpec};
+use crate::model::{Model, ModelConfig};
+use crate::{Error, Result};
+
+/// The format version this build writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// The oldest format version this build reads.
+pub const OLDEST_READABLE: u32 = 1;
+/// The oldest reader that can read what this build writes (bumped only by a change that
+/// older readers would misread).
+pub const COMPATIBLE_FROM: u32 = 1;
+
+const KEY_PREFIX: &str = "streamboost.";
+
+/// What a model was doing: everything a checkpoint holds besides the model itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamState {
+    /// The config the model was built from.
+    pub config: ModelConfig,
+    /// The stream's features (with every category seen so far) and class set.
+    pub spec: StreamSpec,
+    /// Column encodings the rows were read with.
+    pub encodings: Encodings,
+    /// The label column.
+    pub label: String,
+    /// Rows seen and learnt so far.
+    pub stats: OperatorStats,
+}
+
+/// The body of `streamboost.state`.
+#[derive(Serialize, Deserialize)]
+struct Head<M, S> {
+    model: M,
+    stream: S,
+}
+
+/// The metadata of a checkpoint, as [`read_metadata`] reads it from the footer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metadata {
+    /// Format version of the file.
+    pub format_version: u32,
+    /// The oldest reader version that can read it.
+    pub compatible_from: u32,
+    /// The streamboost version that wrote it.
+    pub crate_version: String,
+    /// The algorithm.
+    pub algorithm: String,
+    /// The full config, as JSON.
+    pub config: serde_json::Value,
+    /// Fingerprint of the feature schema, class set and label column.
+    pub fingerprint: String,
+    /// Rows seen.
+    pub rows_seen: u64,
+    /// Rows learnt.
+    pub rows_learnt: u64,
+    /// Number of trees.
+    pub trees: u64,
+    /// Number of tree nodes (rows of the node table).
+    pub nodes: u64,
+    /// Checksum of the node table's values.
+    pub digest: String,
+}
+
+/// The fingerprint of a stream: its feature names and kinds, class names and label column.
+/// Categories are left out: they grow as a stream reveals new ones.
+pub fn fingerprint(spec: &StreamSpec, label: &str) -> String {
+    let features: Vec<(&str, bool)> = spec
+        .features
+        .iter()
+        .map(|f| {
+            (
+                f.name.as_str(),
+                matches!(f.kind, FeatureKind::Nominal { .. }),
+            )
+        })
+        .collect();
+    let canonical =
+        serde_json::to_string(&(features, spec.classes.names(), label)).expect("names serialize");
+    format!("{:016x}", XxHash64::oneshot(0, canonical.as_bytes()))
+}
+
+/// Saves `model` and its stream state to `path` atomically; returns what was written.
+///
+/// The trees' node arenas are taken out while the rest of the state is serialized and put
+/// back before any I/O, so `model` is unchanged whether or not the write succeeds.
+pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Metadata> {
+    let arenas: Vec<_> = model
+        .trees_mut()
+        .into_iter()
+        .map(|t| t.take_nodes())
+        .collect();
+    let head = serde_json::to_string(&Head {
+        model: &*model,
+        stream,
+    });
+    let table = nodes::to_batch(&arenas, &stream.spec);
+    for (tree, arena) in model.trees_mut().into_iter().zip(arenas) {
+        tree.put_nodes(arena)
+            .expect("a tree's own nodes form a tree");
+    }
+    let head = head.expect("models serialize");
+    let mut hasher = XxHash64::with_seed(0);
+    nodes::digest(&table, &mut hasher);
+    hasher.write(head.as_bytes());
+    let meta = Metadata {
+        format_version: FORMAT_VERSION,
+        compatible_from: COMPATIBLE_FROM,
+        crate_version: env!("CARGO_PKG_VERSION").to_string(),
+        algorithm: model.algorithm().to_string(),
+        config: serde_json::to_value(&stream.config).expect("configs serialize"),
+        fingerprint: fingerprint(&stream.spec, &stream.label),
+        rows_seen: stream.stats.rows_seen,
+        rows_learnt: stream.stats.rows_learnt,
+        trees: model.trees().len() as u64,
+        nodes: table.num_rows() as u64,
+        digest: format!("{:016x}", hasher.finish()),
+    };
+    let mut kv = meta.to_key_values();
+    kv.push(KeyValue::new(format!("{KEY_PREFIX}state"), head));
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_key_value_metadata(Some(kv))
+        .build();
+    write_atomically(path, |file| {
+        let mut writer = ArrowWriter::try_new(file, table.schema(), Some(props))
+            .map_err(|e| io_error(path, e))?;
+        writer.write(&table).map_err(|e| io_error(path, e))?;
+        writer.close().map_err(|e| io_error(path, e))?;
+        Ok(())
+    })?;
+    Ok(meta)
+}
+
+/// Loads a checkpoint: the model, ready to continue, and its stream state.
+pub fn load(path: &Path) -> Result<(Model, StreamState)> {
+    let (meta, kv, builder) = open(path)?;
+    let corrupt = |detail: String| Error::CorruptCheckpoint {
+        file: path.to_path_buf(),
+        detail,
+    };
+    let head_json = kv
+        .get("state")
+        .ok_or_else(|| corrupt("no `streamboost.state` in the metadata".into()))?;
+    let schema = builder.schema().clone();
+    let batches = builder
+        .build()
+        .map_err(|e| corrupt(e.to_string()))?
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| corrupt(format!("node table: {e}")))?;
+    let table = concat_batches(&schema, &batches).map_err(|e| corrupt(e.to_string()))?;
+    let mut hasher = XxHash64::with_seed(0);
+    nodes::digest(&table, &mut hasher);
+    hasher.write(head_json.as_bytes());
+    let digest = format!("{:016x}", hasher.finish());
+    if digest != meta.digest {
+        return Err(corrupt(format!(
+            "contents do not match their checksum ({digest} instead of {})",
+            meta.digest
+        )));
+    }
+    let head: Head<Model, StreamState> =
+        serde_json::from_str(head_json).map_err(|e| corrupt(format!("state: {e}")))?;
+    let (mut model, stream) = (head.model, head.stream);
+    if fingerprint(&stream.spec, &stream.label) != meta.fingerprint {
+        return Err(corrupt("the stream does not match its fingerprint".into()));
+    }
+    if model.n_classes() != stream.spec.n_classes()
+        || model.algorithm().to_string() != meta.algorithm
+    {
+        return Err(corrupt(
+            "the model does not match its stream or algorithm".into(),
+        ));
+    }
+    let n_trees = model.trees().len();
+    let arenas = nodes::from_batch(&table, n_trees, &stream.spec).map_err(corrupt)?;
+    for (i, (tree, arena)) in model.trees_mut().into_iter().zip(arenas).enumerate() {
+        tree.put_nodes(arena)
+            .map_err(|e| corrupt(format!("tree {i}: {e}")))?;
+    }
+    Ok((model, stream))
+}
+
+/// Reads a checkpoint's metadata without loading the model.
+pub fn read_metadata(path: &Path) -> Result<Metadata> {
+    open(path).map(|(meta, _, _)| meta)
+}
+
+impl Metadata {
+    fn to_key_values(&self) -> Vec<KeyValue> {
+        let entries = [
+            ("format_version", self.format_version.to_string()),
+            ("compatible_from", self.compatible_from.to_string()),
+            ("crate_version", self.crate_version.clone()),
+            ("algorithm", self.algorithm.clone()),
+            ("config", self.config.to_string()),
+            ("fingerprint", self.fingerprint.clone()),
+            ("rows_seen", self.rows_seen.to_string()),
+            ("rows_learnt", self.rows_learnt.to_string()),
+            ("trees", self.trees.to_string()),
+            ("nodes", self.nodes.to_string()),
+            ("digest", self.digest.clone()),
+        ];
+        entries
+            .into_iter()
+            .map(|(k, v)| KeyValue::new(format!("{KEY_PREFIX}{k}"), v))
+            .collect()
+    }
+
+    fn from_key_values(path: &Path, kv: &HashMap<String, String>) -> Result<Metadata> {
+        let corrupt = |detail: String| Error::CorruptCheckpoint {
+            file: path.to_path_buf(),
+            detail,
+        };
+        let text = |key: &str| {
+            kv.get(key)
+                .cloned()
+                .ok_or_else(|| corrupt(format!("no `{KEY_PREFIX}{key}` in the metadata")))
+        };
+        let number = |key: &str| {
+            let v = text(key)?;
+            v.parse::<u64>()
+                .map_err(|_| corrupt(format!("`{KEY_PREFIX}{key}` is `{v}`, not a count")))
+        };
+        let version = |key: &str| {
+            number(key).and_then(|v| {
+                u32::try_from(v).map_err(|_| corrupt(format!("`{KEY_PREFIX}{key}` is {v}")))
+            })
+        };
+        Ok(Metadata {
+            format_version: version("format_version")?,
+            compatible_from: version("compatible_from")?,
+            crate_version: text("crate_version")?,
+            algorithm: text("algorithm")?,
+            config: serde_json::from_str(&text("config")?)
+                .map_err(|e| corrupt(format!("config: {e}")))?,
+            fingerprint: text("fingerprint")?,
+            rows_seen: number("rows_seen")?,
+            rows_learnt: number("rows_learnt")?,
+            trees: number("trees")?,
+            nodes: number("nodes")?,
+            digest: text("digest")?,
+        })
+    }
+}
+
+/// Opens a checkpoint: checks its footer and version, returns its metadata, its
+/// `streamboost.*` entries (prefix stripped) and a reader of its node table.
+fn open(
+    path: &Path,
+) -> Result<(
+    Metadata,
+    HashMap<String, String>,
+    ParquetRecordBatchReaderBuilder<File>,
+)> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io)?;
+    check_footer(path, &mut file)?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| Error::CorruptCheckpoint {
+            file: path.to_path_buf(),
+            detail: format!("unreadable footer: {e}"),
+        })?;
+    let kv: HashMap<String, String> = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let key = e.key.strip_prefix(KEY_PREFIX)?;
+            Some((key.to_string(), e.value.clone()?))
+        })
+        .collect();
+    if kv.is_empty() {
+        return Err(Error::CorruptCheckpoint {
+            file: path.to_path_buf(),
+            detail:
+                "a Parquet file, but not a streamboost checkpoint (no `streamboost.*` metadata)"
+                    .into(),
+        });
+    }
+    // The version is checked before anything else is interpreted.
+    let meta = Metadata::from_key_values(path, &kv);
+    let versions = (kv.get("format_version"), kv.get("compatible_from"));
+    if let (Some(found), Some(needs)) = versions
+        && let (Ok(found), Ok(needs)) = (found.parse::<u32>(), needs.parse::<u32>())
+        && (needs > FORMAT_VERSION || found < OLDEST_READABLE)
+    {
+        return Err(Error::CheckpointVersion {
+            file: path.to_path_buf(),
+            found,
+            needs,
+            oldest: OLDEST_READABLE,
+            newest: FORMAT_VERSION,
+        });
+    }
+    Ok((meta?, kv, builder))
+}
+
+/// A Parquet file starts with `PAR1` and ends with the footer's length and `PAR1`; a file
+/// cut short has lost its footer.
+fn check_footer(path: &Path, file: &mut File) -> Result<()> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let len = file.metadata().map_err(io)?.len();
+    let truncated = |detail: String| Error::TruncatedCheckpoint {
+        file: path.to_path_buf(),
+        detail,
+    };
+    if len < 12 {
+        return Err(truncated(format!(
+            "{len} bytes, less than any Parquet file"
+        )));
+    }
+    let mut head = [0u8; 4];
+    file.read_exact(&mut head).map_err(io)?;
+    if &head != b"PAR1" {
+        return Err(Error::CorruptCheckpoint {
+            file: path.to_path_buf(),
+            detail: "not a Parquet file (no `PAR1` at its start)".into(),
+        });
+    }
+    let mut tail = [0u8; 8];
+    file.seek(SeekFrom::End(-8)).map_err(io)?;
+    file.read_exact(&mut tail).map_err(io)?;
+    if &tail[4..] != b"PAR1" {
+        return Err(truncated(format!(
+            "{len} bytes and no Parquet footer at the end"
+        )));
+    }
+    let footer = u64::from(u32::from_le_bytes(tail[..4].try_into().expect("4 bytes")));
+    if footer + 12 > len {
+        return Err(truncated(format!(
+            "a footer of {footer} bytes in a file of {len}"
+        )));
+    }
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    Ok(())
+}
+
+fn io_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    }
+}
+
+/// The temporary file a checkpoint is written to before it replaces `path`.
+pub fn partial_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial");
+    path.with_file_name(name)
+}
+
+/// Writes `path` through `write` so that `path` is either its old contents or the complete
+/// new ones: write `<path>.partial`, flush it to disk, rename it over `path`, flush the
+/// directory entry.
+fn write_atomically(path: &Path, write: impl FnOnce(File) -> Result<()>) -> Result<()> {
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| Error::Io { path: p, source }
+    };
+    let partial = partial_path(path);
+    let file = File::create(&partial).map_err(io(&partial))?;
+    write(file.try_clone().map_err(io(&partial))?)?;
+    file.sync_all().map_err(io(&partial))?;
+    drop(file);
+    std::fs::rename(&partial, path).map_err(io(path))?;
+    #[cfg(unix)]
+    {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io(dir))?;
+    }
+    Ok(())
+}
