@@ -1,12 +1,14 @@
 //! The `streamboost` command line: argument parsing and presentation only. Algorithms are
 //! assembled from their configs ([`crate::model`]); evaluation is [`crate::eval`]'s.
 
+mod inspect;
 mod replay;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub use inspect::InspectArgs;
 pub use replay::ReplayArgs;
 
 /// Online boosting over logged streams.
@@ -20,7 +22,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Replay a logged stream test-then-train and report prequential metrics.
-    Replay(ReplayArgs),
+    Replay(Box<ReplayArgs>),
+    /// Print a checkpoint's metadata and a summary of its model (the file is only read).
+    Inspect(InspectArgs),
 }
 
 /// Entry point of the `streamboost` binary.
@@ -28,6 +32,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => replay::run(&args),
+        Command::Inspect(args) => inspect::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -55,7 +55,10 @@ fn replay_of_the_bundled_data_reports_and_writes_everything() {
 
     let predictions = std::fs::read_to_string(&predictions).unwrap();
     let lines: Vec<&str> = predictions.lines().collect();
-    assert_eq!(lines[0], "row,label,prediction,p_acc,p_good,p_unacc,p_vgood");
+    assert_eq!(
+        lines[0],
+        "row,label,prediction,p_acc,p_good,p_unacc,p_vgood"
+    );
     assert_eq!(lines.len(), 1 + 1728);
     // Input order without --shuffle.
     assert!(lines[1].starts_with("0,") && lines[1728].starts_with("1727,"));
@@ -143,7 +146,15 @@ fn predictions_as_parquet() {
         .collect();
     assert_eq!(
         names,
-        ["row", "label", "prediction", "p_acc", "p_good", "p_unacc", "p_vgood"]
+        [
+            "row",
+            "label",
+            "prediction",
+            "p_acc",
+            "p_good",
+            "p_unacc",
+            "p_vgood"
+        ]
     );
 }
 

@@ -7,6 +7,8 @@ mod contract;
 mod oracles;
 
 #[cfg(feature = "columnar")]
+mod checkpoint;
+#[cfg(feature = "columnar")]
 mod datasets;
 #[cfg(feature = "columnar")]
 mod operator;

@@ -1,0 +1,445 @@
+//! Checkpoints: bit-identical resume, refusal of damaged files, crash safety.
+
+use std::path::{Path, PathBuf};
+
+use streamboost::boost::WeightScale;
+use streamboost::boost::multiclass::AdaBoostOlmConfig;
+use streamboost::checkpoint::{self, StreamState, partial_path};
+use streamboost::columnar::{Encodings, OperatorStats, load_stream};
+use streamboost::core::Dataset;
+use streamboost::eval::Prequential;
+use streamboost::model::{Model, ModelConfig};
+use streamboost::weak::HoeffdingTreeConfig;
+use streamboost::{Config, Error, synth};
+
+fn bundled_car() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv")
+}
+
+fn booster(n: usize, tree: HoeffdingTreeConfig) -> ModelConfig {
+    ModelConfig::AdaOlm(AdaBoostOlmConfig {
+        n_learners: n,
+        weight_scale: WeightScale::UniformRandom(5.0, 200.0),
+        ..AdaBoostOlmConfig::new(tree)
+    })
+}
+
+fn state(config: &ModelConfig, data: &Dataset, rows: u64) -> StreamState {
+    StreamState {
+        config: config.clone(),
+        spec: data.spec().clone(),
+        encodings: Encodings::default(),
+        label: "label".into(),
+        stats: OperatorStats {
+            rows_seen: rows,
+            rows_learnt: rows,
+            unknown_labels: 0,
+        },
+    }
+}
+
+/// Predictions and probabilities of `rows` replayed through `model`.
+fn replay(model: &mut Model, data: &Dataset, rows: &[usize]) -> Vec<(usize, Vec<u64>)> {
+    let mut out = Vec::new();
+    Prequential::default()
+        .run(model, data, Some(rows), |o| {
+            out.push((o.predicted, o.proba.iter().map(|p| p.to_bits()).collect()))
+        })
+        .unwrap();
+    out
+}
+
+/// Uninterrupted, saved-and-continued and saved-loaded-and-continued runs agree bit for bit.
+fn assert_resume_is_exact(config: &ModelConfig, data: &Dataset, dir: &Path) {
+    let order: Vec<usize> = (0..data.len()).collect();
+    let half = data.len() / 2;
+    let mut uninterrupted = config.build(data.spec(), 5).unwrap();
+    let expected = replay(&mut uninterrupted, data, &order);
+
+    let mut model = config.build(data.spec(), 5).unwrap();
+    let mut got = replay(&mut model, data, &order[..half]);
+    let path = dir.join("model.parquet");
+    let meta = checkpoint::save(&path, &mut model, &state(config, data, half as u64)).unwrap();
+    assert_eq!(meta.rows_seen, half as u64);
+    let (mut loaded, stream) = checkpoint::load(&path).unwrap();
+    assert_eq!(stream.spec, *data.spec());
+    assert_eq!(stream.config, *config);
+
+    // The saved model goes on as if nothing happened, and so does the loaded one.
+    let continued = replay(&mut model, data, &order[half..]);
+    let resumed = replay(&mut loaded, data, &order[half..]);
+    got.extend(resumed.iter().cloned());
+    assert_eq!(continued, resumed);
+    assert_eq!(got.len(), expected.len());
+    let first_difference = got.iter().zip(&expected).position(|(a, b)| a != b);
+    assert_eq!(first_difference, None, "{config}");
+}
+
+#[test]
+fn resume_is_bit_identical_on_car() {
+    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    assert_resume_is_exact(
+        &booster(20, HoeffdingTreeConfig::jgt_paper()),
+        &data,
+        dir.path(),
+    );
+}
+
+#[test]
+fn resume_is_bit_identical_with_numeric_missing_and_naive_bayes_leaves() {
+    // Gaussian observers, missing values, NB-adaptive leaves and their bookkeeping.
+    let data = synth::mixed(3000, 0.1, 0.05, 9);
+    let dir = tempfile::tempdir().unwrap();
+    let tree = HoeffdingTreeConfig {
+        grace_period: 50.0,
+        ..HoeffdingTreeConfig::default()
+    };
+    assert_resume_is_exact(&ModelConfig::Hoeffding(tree.clone()), &data, dir.path());
+    assert_resume_is_exact(&booster(10, tree), &data, dir.path());
+}
+
+#[test]
+fn a_checkpoint_is_a_queryable_node_table_with_its_metadata() {
+    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
+    let config = booster(5, HoeffdingTreeConfig::jgt_paper());
+    let mut model = config.build(data.spec(), 1).unwrap();
+    let order: Vec<usize> = (0..data.len()).collect();
+    replay(&mut model, &data, &order);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.parquet");
+    let meta = checkpoint::save(&path, &mut model, &state(&config, &data, 1728)).unwrap();
+    assert_eq!(checkpoint::read_metadata(&path).unwrap(), meta);
+    assert_eq!(meta.format_version, checkpoint::FORMAT_VERSION);
+    assert_eq!(meta.algorithm, "ada-olm");
+    assert_eq!(meta.trees, 5);
+    assert!(!partial_path(&path).exists());
+
+    // Plain Parquet: one row per node, the trees' sizes add up.
+    let table = streamboost::columnar::read_table(&path).unwrap();
+    assert_eq!(table.n_rows() as u64, meta.nodes);
+    let nodes: usize = model.trees().iter().map(|t| t.n_nodes()).sum();
+    assert_eq!(table.n_rows(), nodes);
+    let names: Vec<&str> = table
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(&names[..4], ["tree", "node", "depth", "kind"]);
+}
+
+/// A saved checkpoint of a small model on car.
+fn saved_checkpoint(dir: &Path) -> PathBuf {
+    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
+    let config = booster(5, HoeffdingTreeConfig::jgt_paper());
+    let mut model = config.build(data.spec(), 1).unwrap();
+    replay(&mut model, &data, &(0..500).collect::<Vec<_>>());
+    let path = dir.join("good.parquet");
+    checkpoint::save(&path, &mut model, &state(&config, &data, 500)).unwrap();
+    path
+}
+
+#[test]
+fn truncated_files_are_refused_as_truncated() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = saved_checkpoint(dir.path());
+    let bytes = std::fs::read(&good).unwrap();
+    for keep in [0, 7, 100, bytes.len() / 2, bytes.len() - 1] {
+        let cut = dir.path().join(format!("cut{keep}.parquet"));
+        std::fs::write(&cut, &bytes[..keep]).unwrap();
+        let err = checkpoint::load(&cut).unwrap_err();
+        assert!(
+            matches!(&err, Error::TruncatedCheckpoint { file, .. } if *file == cut),
+            "{keep} bytes: {err}"
+        );
+    }
+}
+
+#[test]
+fn damaged_bytes_are_refused_as_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = saved_checkpoint(dir.path());
+    let bytes = std::fs::read(&good).unwrap();
+    let as_json = |m: &Model| serde_json::to_string(m).unwrap();
+    let original = as_json(&checkpoint::load(&good).unwrap().0);
+    // Every 97th byte position of the file, one at a time, flipped: either the load is
+    // refused, or the byte was one no value depends on (page statistics, for instance)
+    // and the model loads unchanged.
+    let mut refused = 0;
+    for at in (4..bytes.len() - 8).step_by(97) {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x5a;
+        let path = dir.path().join("damaged.parquet");
+        std::fs::write(&path, &damaged).unwrap();
+        match checkpoint::load(&path) {
+            Err(Error::CorruptCheckpoint { .. } | Error::TruncatedCheckpoint { .. }) => {
+                refused += 1
+            }
+            Err(e) => panic!("byte {at}: {e}"),
+            Ok((model, _)) => assert_eq!(as_json(&model), original, "byte {at}"),
+        }
+    }
+    assert!(refused > 10, "{refused}");
+    let not_parquet = dir.path().join("text.parquet");
+    std::fs::write(&not_parquet, "tree,node\n0,0\n").unwrap();
+    assert!(matches!(
+        checkpoint::load(&not_parquet),
+        Err(Error::CorruptCheckpoint { .. })
+    ));
+}
+
+/// Rewrites a checkpoint with one metadata entry changed.
+fn with_metadata(from: &Path, to: &Path, key: &str, value: &str) {
+    use parquet::arrow::ArrowWriter;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(from).unwrap()).unwrap();
+    let kv: Vec<KeyValue> = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .unwrap()
+        .iter()
+        .filter(|e| e.key.starts_with("streamboost."))
+        .map(|e| {
+            let v = if e.key == key {
+                value.to_string()
+            } else {
+                e.value.clone().unwrap()
+            };
+            KeyValue::new(e.key.clone(), v)
+        })
+        .collect();
+    let schema = builder.schema().clone();
+    let props = WriterProperties::builder()
+        .set_key_value_metadata(Some(kv))
+        .build();
+    let mut writer =
+        ArrowWriter::try_new(std::fs::File::create(to).unwrap(), schema, Some(props)).unwrap();
+    for batch in builder.build().unwrap() {
+        writer.write(&batch.unwrap()).unwrap();
+    }
+    writer.close().unwrap();
+}
+
+#[test]
+fn future_versions_and_edited_metadata_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = saved_checkpoint(dir.path());
+    let path = dir.path().join("edited.parquet");
+
+    // A newer writer that older readers can still read is accepted.
+    with_metadata(&good, &path, "streamboost.format_version", "7");
+    checkpoint::load(&path).unwrap();
+
+    with_metadata(&good, &path, "streamboost.compatible_from", "2");
+    let err = checkpoint::load(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::CheckpointVersion {
+                found: 1,
+                needs: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(checkpoint::read_metadata(&path).is_err());
+
+    // The state no longer matches its checksum.
+    with_metadata(&good, &path, "streamboost.digest", "0000000000000000");
+    let err = checkpoint::load(&path).unwrap_err();
+    assert!(
+        matches!(&err, Error::CorruptCheckpoint { detail, .. } if detail.contains("checksum")),
+        "{err}"
+    );
+}
+
+/// Resuming in a fresh process, crash safety, and inputs that do not fit: through the
+/// `streamboost` binary.
+#[cfg(feature = "cli")]
+mod process {
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    use predicates::prelude::*;
+
+    use super::*;
+    use crate::cli::streamboost;
+    use crate::common::dataset;
+    use streamboost::core::Rng;
+
+    /// The header and rows `range` (0-based data rows) of a CSV file.
+    fn csv_rows(from: &Path, to: &Path, range: std::ops::Range<usize>) {
+        let text = std::fs::read_to_string(from).unwrap();
+        let mut lines = text.lines();
+        let mut out = format!("{}\n", lines.next().unwrap());
+        for line in lines.skip(range.start).take(range.len()) {
+            out += line;
+            out.push('\n');
+        }
+        std::fs::write(to, out).unwrap();
+    }
+
+    /// Replays `csv` whole, and as two halves with a save and a load in between (each in its
+    /// own process); the prediction files, probabilities included, must be the same bytes.
+    fn assert_fresh_process_resume(csv: &Path, rows: usize, model_args: &[&str]) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name);
+        let half = rows / 2;
+        csv_rows(csv, &path("first.csv"), 0..half);
+        csv_rows(csv, &path("second.csv"), half..rows);
+        let run = |input: &Path, extra: &[&str], predictions: &Path| {
+            streamboost()
+                .args(["replay", "-q", "--input"])
+                .arg(input)
+                .args(extra)
+                .arg("--predictions")
+                .arg(predictions)
+                .assert()
+                .success();
+        };
+        run(csv, model_args, &path("whole.csv"));
+        let ck = path("ck.parquet");
+        let ck = ck.to_str().unwrap();
+        let save = [model_args, &["--save", ck]].concat();
+        run(&path("first.csv"), &save, &path("p1.csv"));
+        run(&path("second.csv"), &["--load", ck], &path("p2.csv"));
+
+        let whole = std::fs::read_to_string(path("whole.csv")).unwrap();
+        let first = std::fs::read_to_string(path("p1.csv")).unwrap();
+        let second = std::fs::read_to_string(path("p2.csv")).unwrap();
+        let joined: Vec<&str> = first.lines().chain(second.lines().skip(1)).collect();
+        let whole: Vec<&str> = whole.lines().collect();
+        assert_eq!(whole.len(), rows + 1);
+        assert_eq!(joined.len(), whole.len());
+        let first_difference = whole.iter().zip(&joined).position(|(a, b)| a != b);
+        assert_eq!(first_difference, None);
+    }
+
+    #[test]
+    fn resume_in_a_fresh_process_is_bit_identical_on_car() {
+        assert_fresh_process_resume(
+            &bundled_car(),
+            1728,
+            &["--learners", "20", "--weight-scale", "5:200", "--seed", "4"],
+        );
+    }
+
+    #[test]
+    fn resume_in_a_fresh_process_is_bit_identical_on_nursery() {
+        let Some(nursery) = dataset("nursery/data.csv") else {
+            return;
+        };
+        // The paper's setting: 100 trees, weight scales U[5, 200].
+        assert_fresh_process_resume(&nursery, 12960, &["--weight-scale", "5:200", "--seed", "7"]);
+    }
+
+    #[test]
+    fn inspect_prints_metadata_and_summary_without_touching_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = saved_checkpoint(dir.path());
+        let before = std::fs::read(&good).unwrap();
+        let out = streamboost()
+            .args(["inspect", "--json"])
+            .arg(&good)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(json["metadata"]["algorithm"], "ada-olm");
+        assert_eq!(json["metadata"]["rows_seen"], 500);
+        assert_eq!(json["metadata"]["format_version"], 1);
+        assert_eq!(json["trees"]["trees"], 5);
+        assert_eq!(json["classes"][0], "acc");
+        streamboost()
+            .arg("inspect")
+            .arg(&good)
+            .assert()
+            .success()
+            .stdout(predicates::str::contains("ada-olm").and(predicates::str::contains("5 trees")));
+        assert_eq!(std::fs::read(&good).unwrap(), before);
+    }
+
+    #[test]
+    fn an_input_that_does_not_fit_the_checkpoint_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = saved_checkpoint(dir.path());
+        // Without the `safety` column the model cannot read these rows.
+        let other = dir.path().join("other.csv");
+        std::fs::write(
+            &other,
+            "buying,maint,doors,persons,lug_boot,label\nlow,low,2,2,big,acc\n",
+        )
+        .unwrap();
+        streamboost()
+            .args(["replay", "-q", "--input"])
+            .arg(&other)
+            .arg("--load")
+            .arg(&good)
+            .assert()
+            .failure()
+            .stderr(
+                predicates::str::contains("does not fit the checkpoint")
+                    .and(predicates::str::contains("safety")),
+            );
+        // Model flags contradict a loaded model.
+        streamboost()
+            .args(["replay", "--learners", "3", "--load"])
+            .arg(&good)
+            .assert()
+            .failure()
+            .stderr(predicates::str::contains("cannot be used with"));
+    }
+
+    #[test]
+    fn killing_a_writer_mid_checkpoint_never_loses_the_last_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("live.parquet");
+        // A first good checkpoint, then writers that save after every row and die at
+        // random moments; every time, the file at `path` must load.
+        std::fs::copy(saved_checkpoint(dir.path()), &path).unwrap();
+        let binary = assert_cmd::cargo::cargo_bin("streamboost");
+        let mut rng = Rng::new(2026);
+        let (mut rows_seen, mut mid_write) = (Vec::new(), 0);
+        for _ in 0..24 {
+            let mut child = std::process::Command::new(&binary)
+                .args([
+                    "replay",
+                    "-q",
+                    "--learners",
+                    "10",
+                    "--checkpoint-every",
+                    "1",
+                ])
+                .arg("--save")
+                .arg(&path)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let delay = Duration::from_millis(30 + rng.below(400) as u64);
+            let start = Instant::now();
+            while start.elapsed() < delay {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+            let (_, stream) = checkpoint::load(&path)
+                .unwrap_or_else(|e| panic!("after a kill at {delay:?}: {e}"));
+            rows_seen.push(stream.stats.rows_seen);
+            // A partial file left behind: the kill came between its creation and its rename.
+            mid_write += usize::from(partial_path(&path).exists());
+        }
+        // The writers got far enough to replace the file with their own checkpoints.
+        assert!(rows_seen.iter().any(|&r| r != 500), "{rows_seen:?}");
+        // Most writers died in the middle of a write (they do little else).
+        assert!(mid_write >= 5, "{mid_write} of 24 kills came mid-write");
+    }
+}
