@@ -168,6 +168,13 @@ pub enum Error {
         detail: String,
     },
 
+    /// The stream feeding an operator failed.
+    #[error("input stream: {source}")]
+    InputStream {
+        /// The upstream error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+
     /// A row's shape does not match the model it is given to.
     #[error("row {row}: {message}")]
     InvalidRow {

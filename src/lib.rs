@@ -15,6 +15,7 @@
 //! | [`synth`] | seeded synthetic streams for tests and examples | always |
 //! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows | `columnar` |
 //! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
+//! | `stream` | the operator over an async stream of record batches | `stream` |
 //! | `cli` | the `streamboost` command | `cli` (default) |
 //!
 //! Algorithms never see Arrow: everything above `columnar` builds with
@@ -54,6 +55,9 @@ pub mod weak;
 pub mod checkpoint;
 #[cfg(feature = "columnar")]
 pub mod columnar;
+
+#[cfg(feature = "stream")]
+pub mod stream;
 
 #[cfg(feature = "cli")]
 pub mod cli;

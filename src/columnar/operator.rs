@@ -10,7 +10,7 @@
 //! exactly one output row, in order. Features follow [`RowEncoder`]'s rules.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{
@@ -22,8 +22,10 @@ use arrow::record_batch::RecordBatch;
 
 use super::encode::Encodings;
 use super::rows::{RowEncoder, utf8};
-use crate::core::{ClassId, StreamSpec};
+use crate::checkpoint::{self, StreamState};
+use crate::core::{ClassId, FeatureKind, StreamSpec};
 use crate::learner::Classifier;
+use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
 
 /// Key of the class names in the metadata of the probabilities field.
@@ -43,6 +45,9 @@ pub struct OperatorStats {
 /// A [`Classifier`] applied to record batches in order.
 pub struct BoostOperator<M> {
     model: M,
+    /// The stream the model was built for; its categories grow with the encoder's.
+    spec: StreamSpec,
+    encodings: Encodings,
     encoder: RowEncoder,
     label: String,
     /// Input index of the label column, if the input has one.
@@ -116,6 +121,8 @@ impl<M: Classifier> BoostOperator<M> {
         let schema = Arc::new(Schema::new_with_metadata(fields, input.metadata().clone()));
         Ok(BoostOperator {
             model,
+            spec: spec.clone(),
+            encodings: encodings.clone(),
             encoder,
             label: label.to_string(),
             label_column,
@@ -154,6 +161,18 @@ impl<M: Classifier> BoostOperator<M> {
     /// Counters so far.
     pub fn stats(&self) -> OperatorStats {
         self.stats
+    }
+
+    /// The stream as seen so far: the model's features with every category met (new ones
+    /// after the spec's, in order of appearance) and its class set.
+    pub fn spec(&self) -> StreamSpec {
+        let mut spec = self.spec.clone();
+        for (j, feature) in spec.features.iter_mut().enumerate() {
+            if let FeatureKind::Nominal { categories } = &mut feature.kind {
+                *categories = self.encoder.categories(j).to_vec();
+            }
+        }
+        spec
     }
 
     /// Scores every row of `batch` in order, learning from those with a known label, and
@@ -221,6 +240,53 @@ impl<M: Classifier> BoostOperator<M> {
             file: PathBuf::from("record batch"),
             message: e.to_string(),
         })
+    }
+}
+
+impl BoostOperator<Model> {
+    /// Saves the model and the stream state (categories met, counters) to a checkpoint.
+    pub fn save(&mut self, path: &Path, config: &ModelConfig) -> Result<checkpoint::Metadata> {
+        let stream = StreamState {
+            config: config.clone(),
+            spec: self.spec(),
+            encodings: self.encodings.clone(),
+            label: self.label.clone(),
+            stats: self.stats,
+        };
+        checkpoint::save(path, &mut self.model, &stream)
+    }
+
+    /// An operator that continues from a checkpoint on batches of `input` schema, with the
+    /// checkpoint's counters; also returns the checkpoint's config. An input that lacks a
+    /// feature column or holds one in a column of another kind is refused with
+    /// [`Error::CheckpointMismatch`].
+    pub fn resume(
+        path: &Path,
+        input: SchemaRef,
+        source: impl Into<PathBuf>,
+    ) -> Result<(Self, ModelConfig)> {
+        let (model, stream) = checkpoint::load(path)?;
+        let source = source.into();
+        let mut op = BoostOperator::new(
+            model,
+            &stream.spec,
+            input,
+            &stream.label,
+            &stream.encodings,
+            source.clone(),
+        )
+        .map_err(|e| match e {
+            Error::MissingColumn { .. } | Error::SchemaMismatch { .. } => {
+                Error::CheckpointMismatch {
+                    file: path.to_path_buf(),
+                    input: source,
+                    detail: e.to_string(),
+                }
+            }
+            e => e,
+        })?;
+        op.stats = stream.stats;
+        Ok((op, stream.config))
     }
 }
 

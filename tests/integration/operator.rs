@@ -83,3 +83,97 @@ fn operator_matches_the_prequential_driver_row_for_row() {
     assert_eq!(row, data.len());
     assert_eq!(op.stats().rows_learnt, data.len() as u64);
 }
+
+/// The operator over an async stream: same outputs as calling it batch by batch, one yield
+/// to the executor between batches, and a stream dropped midway has learnt exactly what it
+/// returned.
+#[cfg(feature = "stream")]
+mod stream {
+    use std::task::Poll;
+
+    use arrow::record_batch::RecordBatch;
+    use futures::StreamExt;
+    use streamboost::stream::ScoredStream;
+
+    use super::*;
+
+    fn operator_and_batches() -> (
+        BoostOperator<streamboost::weak::HoeffdingTree>,
+        Vec<RecordBatch>,
+    ) {
+        let path = bundled_car();
+        let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
+        let table = read_table(&path).unwrap();
+        let model = HoeffdingTreeConfig::jgt_paper()
+            .build(data.spec(), 3)
+            .unwrap();
+        let op = BoostOperator::new(
+            model,
+            data.spec(),
+            table.schema.clone(),
+            "label",
+            &Encodings::default(),
+            &path,
+        )
+        .unwrap();
+        let all = arrow::compute::concat_batches(&table.schema, &table.batches).unwrap();
+        let batches = (0..all.num_rows())
+            .step_by(100)
+            .map(|i| all.slice(i, 100.min(all.num_rows() - i)))
+            .collect();
+        (op, batches)
+    }
+
+    #[test]
+    fn stream_output_equals_batch_by_batch_output() {
+        let (mut direct, batches) = operator_and_batches();
+        let expected: Vec<RecordBatch> =
+            batches.iter().map(|b| direct.process(b).unwrap()).collect();
+        let (op, batches) = operator_and_batches();
+        let input = futures::stream::iter(batches.into_iter().map(Ok::<_, std::io::Error>));
+        let scored = ScoredStream::new(input, op);
+        let got: Vec<RecordBatch> =
+            futures::executor::block_on(scored.map(|b| b.unwrap()).collect());
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn yields_between_batches_and_cancels_cleanly() {
+        let (op, batches) = operator_and_batches();
+        let input = futures::stream::iter(batches.into_iter().map(Ok::<_, std::io::Error>));
+        let mut scored = ScoredStream::new(input, op);
+        let waker = futures::task::noop_waker();
+        let mut cx = std::task::Context::from_waker(&waker);
+        let mut pattern = String::new();
+        let mut rows = 0;
+        while rows < 500 {
+            match scored.poll_next_unpin(&mut cx) {
+                Poll::Ready(Some(b)) => {
+                    rows += b.unwrap().num_rows();
+                    pattern.push('B');
+                }
+                Poll::Pending => pattern.push('.'),
+                Poll::Ready(None) => unreachable!(),
+            }
+        }
+        assert_eq!(pattern, "B.B.B.B.B");
+        // Dropped here: the model has learnt exactly the rows it returned.
+        assert_eq!(scored.into_operator().stats().rows_learnt, 500);
+    }
+
+    #[test]
+    fn an_upstream_error_ends_the_stream_with_a_typed_error() {
+        let (op, batches) = operator_and_batches();
+        let input = futures::stream::iter(vec![
+            Ok(batches[0].clone()),
+            Err(std::io::Error::other("connection reset")),
+            Ok(batches[1].clone()),
+        ]);
+        let out: Vec<_> = futures::executor::block_on(ScoredStream::new(input, op).collect());
+        assert_eq!(out.len(), 2);
+        assert!(out[0].is_ok());
+        assert!(
+            matches!(&out[1], Err(streamboost::Error::InputStream { source }) if source.to_string() == "connection reset")
+        );
+    }
+}
