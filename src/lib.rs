@@ -16,6 +16,7 @@
 //! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows | `columnar` |
 //! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
 //! | `stream` | the operator over an async stream of record batches | `stream` |
+//! | `sql` | DataFusion SQL functions over named models | `sql` |
 //! | `cli` | the `streamboost` command | `cli` (default) |
 //!
 //! Algorithms never see Arrow: everything above `columnar` builds with
@@ -58,6 +59,9 @@ pub mod columnar;
 
 #[cfg(feature = "stream")]
 pub mod stream;
+
+#[cfg(feature = "sql")]
+pub mod sql;
 
 #[cfg(feature = "cli")]
 pub mod cli;

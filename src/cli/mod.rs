@@ -3,6 +3,8 @@
 
 mod inspect;
 mod replay;
+#[cfg(feature = "sql")]
+mod sql;
 
 use std::process::ExitCode;
 
@@ -10,6 +12,8 @@ use clap::{Parser, Subcommand};
 
 pub use inspect::InspectArgs;
 pub use replay::ReplayArgs;
+#[cfg(feature = "sql")]
+pub use sql::SqlArgs;
 
 /// Online boosting over logged streams.
 #[derive(Debug, Parser)]
@@ -25,6 +29,9 @@ enum Command {
     Replay(Box<ReplayArgs>),
     /// Print a checkpoint's metadata and a summary of its model (the file is only read).
     Inspect(InspectArgs),
+    /// Run a SQL statement over files and models (boost_prequential, boost_predict, ...).
+    #[cfg(feature = "sql")]
+    Sql(SqlArgs),
 }
 
 /// Entry point of the `streamboost` binary.
@@ -33,6 +40,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(args) => replay::run(&args),
         Command::Inspect(args) => inspect::run(&args),
+        #[cfg(feature = "sql")]
+        Command::Sql(args) => sql::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

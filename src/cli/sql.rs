@@ -1,0 +1,119 @@
+//! `streamboost sql`: register files and models, run one statement, print or write the
+//! result.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use datafusion::prelude::{CsvReadOptions, ParquetReadOptions, SessionConfig, SessionContext};
+use serde::Deserialize;
+
+use crate::columnar::{FileFormat, write_batch};
+use crate::model::ModelConfig;
+use crate::sql::{ModelRegistry, register_all};
+use crate::{Error, Result};
+
+/// Arguments of `streamboost sql`.
+#[derive(Debug, Args)]
+pub struct SqlArgs {
+    /// The statement to run.
+    pub statement: String,
+    /// Register a CSV or Parquet file as a table (repeatable).
+    #[arg(long = "table", value_name = "NAME=PATH")]
+    pub tables: Vec<String>,
+    /// Register a model: a checkpoint (`.parquet`), or a JSON file
+    /// `{"config": {...}, "classes": [...], "seed": 1}` for a fresh model (repeatable).
+    #[arg(long = "model", value_name = "NAME=PATH")]
+    pub models: Vec<String>,
+    /// Write the result here (CSV, or Parquet by extension) instead of printing it.
+    #[arg(long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+/// A fresh model's registration file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelFile {
+    config: ModelConfig,
+    classes: Vec<String>,
+    #[serde(default = "default_seed")]
+    seed: u64,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+fn name_and_path<'a>(arg: &'a str, flag: &'static str) -> Result<(&'a str, &'a Path)> {
+    match arg.split_once('=') {
+        Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok((name, Path::new(path))),
+        _ => Err(Error::config(flag, format!("`{arg}`: expected NAME=PATH"))),
+    }
+}
+
+fn df_error(e: impl std::fmt::Display) -> Error {
+    Error::Format {
+        file: PathBuf::from("query"),
+        message: e.to_string(),
+    }
+}
+
+/// Runs `streamboost sql`.
+pub fn run(args: &SqlArgs) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Io {
+            path: PathBuf::from("tokio runtime"),
+            source,
+        })?;
+    runtime.block_on(run_async(args))
+}
+
+async fn run_async(args: &SqlArgs) -> Result<()> {
+    let registry = ModelRegistry::new();
+    for arg in &args.models {
+        let (name, path) = name_and_path(arg, "model")?;
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            let file: ModelFile = serde_json::from_str(&text).map_err(|e| Error::Format {
+                file: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+            registry.register_config(name, file.config, file.classes, file.seed)?;
+        } else {
+            registry.load_checkpoint(name, path)?;
+        }
+    }
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
+    register_all(&ctx, &registry);
+    for arg in &args.tables {
+        let (name, path) = name_and_path(arg, "table")?;
+        let location = path.to_string_lossy();
+        match FileFormat::of(path) {
+            FileFormat::Csv => {
+                ctx.register_csv(name, location.as_ref(), CsvReadOptions::new())
+                    .await
+            }
+            FileFormat::Parquet => {
+                ctx.register_parquet(name, location.as_ref(), ParquetReadOptions::default())
+                    .await
+            }
+        }
+        .map_err(df_error)?;
+    }
+    let frame = ctx.sql(&args.statement).await.map_err(df_error)?;
+    match &args.output {
+        None => frame.show().await.map_err(df_error)?,
+        Some(path) => {
+            let schema = frame.schema().inner().clone();
+            let batches = frame.collect().await.map_err(df_error)?;
+            let all =
+                datafusion::arrow::compute::concat_batches(&schema, &batches).map_err(df_error)?;
+            write_batch(path, &all)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! Models by name, shared by every SQL function of a session.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+
+use crate::checkpoint::{self, Metadata, StreamState};
+use crate::columnar::{Encodings, OperatorStats};
+use crate::core::{ClassSet, Feature, StreamSpec};
+use crate::model::{Model, ModelConfig};
+use crate::{Config, Error, Result};
+
+/// Where a registered model comes from.
+#[derive(Debug, Clone)]
+pub enum ModelSource {
+    /// A fresh model: built for the columns a query passes, with these classes and seed.
+    Config {
+        /// The algorithm and its parameters.
+        config: ModelConfig,
+        /// The class set, in id order.
+        classes: Vec<String>,
+        /// Seed of the model's random choices.
+        seed: u64,
+    },
+    /// A trained model loaded from a checkpoint.
+    Checkpoint {
+        /// The file.
+        path: PathBuf,
+        /// Its metadata.
+        metadata: Metadata,
+        /// The model, frozen: queries score with it and start their training from it.
+        model: Arc<Model>,
+        /// Its stream.
+        stream: Box<StreamState>,
+    },
+}
+
+/// Models by name. Cloning shares the same registry.
+#[derive(Debug, Clone, Default)]
+pub struct ModelRegistry {
+    models: Arc<RwLock<BTreeMap<String, ModelSource>>>,
+}
+
+impl PartialEq for ModelRegistry {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.models, &other.models)
+    }
+}
+
+impl Eq for ModelRegistry {}
+
+impl ModelRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        ModelRegistry::default()
+    }
+
+    /// Registers a fresh model by config. Its features are the columns a query passes; its
+    /// classes are fixed here.
+    pub fn register_config(
+        &self,
+        name: &str,
+        config: ModelConfig,
+        classes: Vec<String>,
+        seed: u64,
+    ) -> Result<()> {
+        config.validate()?;
+        ClassSet::new(classes.clone())?;
+        self.insert(
+            name,
+            ModelSource::Config {
+                config,
+                classes,
+                seed,
+            },
+        );
+        Ok(())
+    }
+
+    /// Loads a checkpoint under `name`.
+    pub fn load_checkpoint(&self, name: &str, path: &Path) -> Result<()> {
+        let metadata = checkpoint::read_metadata(path)?;
+        let (model, stream) = checkpoint::load(path)?;
+        self.insert(
+            name,
+            ModelSource::Checkpoint {
+                path: path.to_path_buf(),
+                metadata,
+                model: Arc::new(model),
+                stream: Box::new(stream),
+            },
+        );
+        Ok(())
+    }
+
+    fn insert(&self, name: &str, source: ModelSource) {
+        self.models
+            .write()
+            .expect("registry lock")
+            .insert(name.to_string(), source);
+    }
+
+    /// The model registered under `name`.
+    pub fn get(&self, name: &str) -> Result<ModelSource> {
+        let models = self.models.read().expect("registry lock");
+        models.get(name).cloned().ok_or_else(|| {
+            Error::config(
+                "model",
+                format!(
+                    "no model named `{name}` (registered: {})",
+                    models.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })
+    }
+
+    /// Every registered model, by name.
+    pub fn entries(&self) -> Vec<(String, ModelSource)> {
+        let models = self.models.read().expect("registry lock");
+        models.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+}
+
+impl ModelSource {
+    /// A model to train on a stream whose feature columns are `features` and whose label
+    /// column is `label`, with the stream state it starts from.
+    pub fn start(&self, features: &Schema, label: &str) -> Result<(Model, StreamState)> {
+        match self {
+            ModelSource::Config {
+                config,
+                classes,
+                seed,
+            } => {
+                let spec = spec_of(features, classes)?;
+                let model = config.build(&spec, *seed)?;
+                let stream = StreamState {
+                    config: config.clone(),
+                    spec,
+                    encodings: Encodings::default(),
+                    label: label.to_string(),
+                    stats: OperatorStats::default(),
+                };
+                Ok((model, stream))
+            }
+            ModelSource::Checkpoint { model, stream, .. } => {
+                Ok(((**model).clone(), (**stream).clone()))
+            }
+        }
+    }
+
+    /// The trained model and its stream, for scoring; `None` for a model never trained.
+    pub fn frozen(&self) -> Option<(&Model, &StreamState)> {
+        match self {
+            ModelSource::Checkpoint { model, stream, .. } => Some((model, stream)),
+            ModelSource::Config { .. } => None,
+        }
+    }
+}
+
+/// The spec of a fresh model over these columns: text columns are nominal (categories
+/// found as they come), the others numeric.
+fn spec_of(features: &Schema, classes: &[String]) -> Result<StreamSpec> {
+    let features = features
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Dictionary(..) => {
+                Ok(Feature::nominal(f.name().clone(), Vec::<String>::new()))
+            }
+            t if t.is_numeric() || *t == DataType::Boolean || *t == DataType::Null => {
+                Ok(Feature::numeric(f.name().clone()))
+            }
+            t => Err(Error::UnsupportedColumnType {
+                file: PathBuf::from("query"),
+                column: f.name().clone(),
+                data_type: t.to_string(),
+            }),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(StreamSpec::new(features, ClassSet::new(classes.to_vec())?))
+}
+
+/// A schema of these fields (names as the query gives them).
+pub(crate) fn schema_of(fields: &[Arc<Field>]) -> Schema {
+    Schema::new(fields.to_vec())
+}
+
+impl std::hash::Hash for ModelRegistry {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (Arc::as_ptr(&self.models) as usize).hash(state);
+    }
+}
