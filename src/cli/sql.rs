@@ -87,7 +87,9 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
             registry.load_checkpoint(name, path)?;
         }
     }
-    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
+    // Files can also be queried by path: `SELECT ... FROM 'model.parquet'`.
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2))
+        .enable_url_table();
     register_all(&ctx, &registry);
     for arg in &args.tables {
         let (name, path) = name_and_path(arg, "table")?;

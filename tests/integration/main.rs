@@ -17,3 +17,5 @@ mod operator;
 mod bad_input;
 #[cfg(feature = "cli")]
 mod cli;
+#[cfg(feature = "sql")]
+mod sql;
