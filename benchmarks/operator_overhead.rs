@@ -30,7 +30,7 @@ fn input() -> PathBuf {
 
 fn bench(c: &mut Criterion) {
     let path = input();
-    let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
+    let data = load_stream(std::slice::from_ref(&path), "label", &Encodings::default()).unwrap();
     let table = read_table(&path).unwrap();
     let all = concat_batches(&table.schema, &table.batches).unwrap();
     let batches: Vec<RecordBatch> = (0..all.num_rows())
