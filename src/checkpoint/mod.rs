@@ -383,6 +383,22 @@ fn check_footer(path: &Path, file: &mut File) -> Result<()> {
     Ok(())
 }
 
+/// The error of an input that does not fit the stream of `checkpoint`, from the error of
+/// reading it for that stream: a missing feature or label column, or
+/// a column of another kind.
+pub(crate) fn not_fitting(checkpoint: &Path, e: Error) -> Error {
+    match e {
+        Error::MissingColumn { ref file, .. } | Error::SchemaMismatch { ref file, .. } => {
+            Error::CheckpointMismatch {
+                file: checkpoint.to_path_buf(),
+                input: file.clone(),
+                detail: e.to_string(),
+            }
+        }
+        e => e,
+    }
+}
+
 fn io_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io {
         path: path.to_path_buf(),

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::Result;
 use crate::checkpoint::{self, Metadata, StreamState};
 use crate::core::FeatureKind;
+use crate::core::math::argmax;
 use crate::model::Model;
 
 /// Arguments of `streamboost inspect`.
@@ -112,7 +113,7 @@ fn booster(model: &Model) -> Option<BoosterSummary> {
         Model::AdaOlm(m) => {
             let alpha = m.alphas();
             let p = m.hedge().probabilities();
-            let best = (0..p.len()).fold(0, |b, i| if p[i] > p[b] { i } else { b });
+            let best = argmax(p);
             Some(BoosterSummary {
                 rows_learnt: m.rows_learnt(),
                 alpha_min: alpha.iter().copied().fold(f64::INFINITY, f64::min),

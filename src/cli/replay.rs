@@ -215,7 +215,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         Some(path) => {
             let (model, stream) = checkpoint::load(path)?;
             let encoded = encode_with_spec(&tables, &stream.spec, &stream.label, &stream.encodings)
-                .map_err(|e| not_fitting(path, e))?;
+                .map_err(|e| checkpoint::not_fitting(path, e))?;
             eprintln!(
                 "resumed  {} ({} rows seen)",
                 path.display(),
@@ -367,21 +367,6 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         write_batch(path, &p.to_batch()?)?;
     }
     Ok(())
-}
-
-/// An input that does not fit a checkpoint's stream: a missing feature or label column, or
-/// a column of another kind.
-fn not_fitting(checkpoint: &Path, e: Error) -> Error {
-    match e {
-        Error::MissingColumn { ref file, .. } | Error::SchemaMismatch { ref file, .. } => {
-            Error::CheckpointMismatch {
-                file: checkpoint.to_path_buf(),
-                input: file.clone(),
-                detail: e.to_string(),
-            }
-        }
-        e => e,
-    }
 }
 
 /// The input tables and their names (the bundled data set without `--input`).

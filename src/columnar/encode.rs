@@ -110,7 +110,7 @@ pub fn load_stream(paths: &[PathBuf], label: &str, enc: &Encodings) -> Result<Da
 
 /// Whether a column of this type is nominal (`Some(true)`), numeric (`Some(false)`) or
 /// neither (`None`).
-pub(super) fn nominal_type(t: &DataType) -> Option<bool> {
+pub(crate) fn nominal_type(t: &DataType) -> Option<bool> {
     match t {
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Some(true),
         DataType::Dictionary(_, v) => nominal_type(v).filter(|&n| n),

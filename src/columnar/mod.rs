@@ -7,6 +7,7 @@ mod operator;
 mod output;
 mod rows;
 
+pub(crate) use encode::nominal_type;
 pub use encode::{Encoded, Encodings, Ordinal, encode_tables, encode_with_spec, load_stream};
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 pub use operator::{BoostOperator, CLASSES_KEY, OperatorStats};

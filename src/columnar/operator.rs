@@ -266,25 +266,15 @@ impl BoostOperator<Model> {
         source: impl Into<PathBuf>,
     ) -> Result<(Self, ModelConfig)> {
         let (model, stream) = checkpoint::load(path)?;
-        let source = source.into();
         let mut op = BoostOperator::new(
             model,
             &stream.spec,
             input,
             &stream.label,
             &stream.encodings,
-            source.clone(),
+            source,
         )
-        .map_err(|e| match e {
-            Error::MissingColumn { .. } | Error::SchemaMismatch { .. } => {
-                Error::CheckpointMismatch {
-                    file: path.to_path_buf(),
-                    input: source,
-                    detail: e.to_string(),
-                }
-            }
-            e => e,
-        })?;
+        .map_err(|e| checkpoint::not_fitting(path, e))?;
         op.stats = stream.stats;
         Ok((op, stream.config))
     }

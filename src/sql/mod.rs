@@ -18,7 +18,7 @@ pub mod registry;
 
 use std::sync::Arc;
 
-use datafusion::common::DataFusionError;
+use datafusion::common::{DataFusionError, ScalarValue};
 use datafusion::logical_expr::{ScalarUDF, WindowUDF};
 use datafusion::prelude::SessionContext;
 
@@ -39,6 +39,11 @@ pub fn register_all(ctx: &SessionContext, registry: &ModelRegistry) {
         "boost_models",
         Arc::new(models::BoostModels::new(registry.clone())),
     );
+}
+
+/// The model name a function was given: its first argument, a string literal.
+pub(crate) fn model_name(first: Option<&ScalarValue>) -> Option<String> {
+    first?.try_as_str().flatten().map(str::to_string)
 }
 
 /// A streamboost error as DataFusion's.

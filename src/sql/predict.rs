@@ -9,15 +9,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, Float64Builder, ListBuilder, StringBuilder};
-use datafusion::arrow::datatypes::{DataType, Field};
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
-use datafusion::common::{Result as DfResult, ScalarValue, exec_err, plan_err};
+use datafusion::common::{Result as DfResult, exec_err, plan_err};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use super::registry::{ModelRegistry, schema_of};
-use super::to_df;
+use super::registry::ModelRegistry;
+use super::{model_name, to_df};
 use crate::Classifier;
 use crate::columnar::RowEncoder;
 use crate::core::math::argmax;
@@ -69,18 +69,15 @@ impl ScalarUDFImpl for BoostPredict {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
-        let name = match &args.args[0] {
-            ColumnarValue::Scalar(
-                ScalarValue::Utf8(Some(s))
-                | ScalarValue::LargeUtf8(Some(s))
-                | ScalarValue::Utf8View(Some(s)),
-            ) => s.clone(),
-            _ => {
-                return exec_err!(
-                    "{}: the first argument must be a model name in quotes",
-                    self.name()
-                );
-            }
+        let first = match &args.args[0] {
+            ColumnarValue::Scalar(value) => Some(value),
+            ColumnarValue::Array(_) => None,
+        };
+        let Some(name) = model_name(first) else {
+            return exec_err!(
+                "{}: the first argument must be a model name in quotes",
+                self.name()
+            );
         };
         let source = self.registry.get(&name).map_err(to_df)?;
         let Some((model, stream)) = source.frozen() else {
@@ -93,7 +90,7 @@ impl ScalarUDFImpl for BoostPredict {
             .iter()
             .map(|f| Arc::new(f.as_ref().clone().with_nullable(true)))
             .collect();
-        let schema = Arc::new(schema_of(&fields));
+        let schema = Arc::new(Schema::new(fields));
         let columns = ColumnarValue::values_to_arrays(&args.args[1..])?;
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
         let source_name = format!("{}('{name}')", self.name());

@@ -13,16 +13,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use datafusion::arrow::array::ArrayRef;
-use datafusion::arrow::datatypes::{Field, FieldRef, SchemaRef};
+use datafusion::arrow::datatypes::{Field, FieldRef, Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{Result as DfResult, ScalarValue, plan_err};
 use datafusion::logical_expr::function::{PartitionEvaluatorArgs, WindowUDFFieldArgs};
 use datafusion::logical_expr::{PartitionEvaluator, Signature, Volatility, WindowUDFImpl};
-use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr::expressions::Literal;
 
-use super::registry::{ModelRegistry, schema_of};
-use super::to_df;
+use super::registry::ModelRegistry;
+use super::{model_name, to_df};
 use crate::columnar::BoostOperator;
 use crate::model::Model;
 
@@ -40,18 +39,6 @@ impl BoostPrequential {
             signature: Signature::variadic_any(Volatility::Immutable),
             registry,
         }
-    }
-}
-
-/// The model name: the first argument, a string literal.
-fn literal_name(expr: &Arc<dyn PhysicalExpr>, function: &str) -> DfResult<String> {
-    match expr.downcast_ref::<Literal>().map(Literal::value) {
-        Some(
-            ScalarValue::Utf8(Some(s))
-            | ScalarValue::LargeUtf8(Some(s))
-            | ScalarValue::Utf8View(Some(s)),
-        ) => Ok(s.clone()),
-        _ => plan_err!("{function}: the first argument must be a model name in quotes"),
     }
 }
 
@@ -82,16 +69,22 @@ impl WindowUDFImpl for BoostPrequential {
         &self,
         args: PartitionEvaluatorArgs,
     ) -> DfResult<Box<dyn PartitionEvaluator>> {
-        let name = literal_name(&args.input_exprs()[0], self.name())?;
+        let literal = args.input_exprs()[0].downcast_ref::<Literal>();
+        let Some(name) = model_name(literal.map(Literal::value)) else {
+            return plan_err!(
+                "{}: the first argument must be a model name in quotes",
+                self.name()
+            );
+        };
         let fields: Vec<Arc<Field>> = args.input_fields()[1..]
             .iter()
             .map(|f| Arc::new(f.as_ref().clone().with_nullable(true)))
             .collect();
         let label = fields[0].name().clone();
-        let features = schema_of(&fields[1..]);
+        let features = Schema::new(fields[1..].to_vec());
         let source = self.registry.get(&name).map_err(to_df)?;
         let (model, stream) = source.start(&features, &label).map_err(to_df)?;
-        let schema: SchemaRef = Arc::new(schema_of(&fields));
+        let schema: SchemaRef = Arc::new(Schema::new(fields.clone()));
         let operator = BoostOperator::new(
             model,
             &stream.spec,

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::datatypes::Schema;
 
 use crate::checkpoint::{self, Metadata, StreamState};
-use crate::columnar::{Encodings, OperatorStats};
+use crate::columnar::{Encodings, OperatorStats, nominal_type};
 use crate::core::{ClassSet, Feature, StreamSpec};
 use crate::model::{Model, ModelConfig};
 use crate::{Config, Error, Result};
@@ -159,35 +159,23 @@ impl ModelSource {
     }
 }
 
-/// The spec of a fresh model over these columns: text columns are nominal (categories
-/// found as they come), the others numeric.
+/// The spec of a fresh model over these columns, kinds by the file readers' rule (text is
+/// nominal, categories found as they come; numbers are numeric).
 fn spec_of(features: &Schema, classes: &[String]) -> Result<StreamSpec> {
     let features = features
         .fields()
         .iter()
-        .map(|f| match f.data_type() {
-            DataType::Utf8
-            | DataType::LargeUtf8
-            | DataType::Utf8View
-            | DataType::Dictionary(..) => {
-                Ok(Feature::nominal(f.name().clone(), Vec::<String>::new()))
-            }
-            t if t.is_numeric() || *t == DataType::Boolean || *t == DataType::Null => {
-                Ok(Feature::numeric(f.name().clone()))
-            }
-            t => Err(Error::UnsupportedColumnType {
+        .map(|f| match nominal_type(f.data_type()) {
+            Some(true) => Ok(Feature::nominal(f.name().clone(), Vec::<String>::new())),
+            Some(false) => Ok(Feature::numeric(f.name().clone())),
+            None => Err(Error::UnsupportedColumnType {
                 file: PathBuf::from("query"),
                 column: f.name().clone(),
-                data_type: t.to_string(),
+                data_type: f.data_type().to_string(),
             }),
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(StreamSpec::new(features, ClassSet::new(classes.to_vec())?))
-}
-
-/// A schema of these fields (names as the query gives them).
-pub(crate) fn schema_of(fields: &[Arc<Field>]) -> Schema {
-    Schema::new(fields.to_vec())
 }
 
 impl std::hash::Hash for ModelRegistry {
