@@ -1,4 +1,4 @@
-//! SQL over streams and models: the prequential window function, frozen scoring with a
+//! SQL over streams and models: the prequential relation and window function, frozen scoring with a
 //! checkpoint, the model table, and a checkpoint queried as a table.
 //!
 //! `cargo run --example sql_scoring --features sql`
@@ -59,7 +59,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     registry.register_config("fresh", config, spec.classes.names().to_vec(), 1)?;
     registry.load_checkpoint("trained", &checkpoint)?;
     let ctx = SessionContext::new().enable_url_table();
-    register_all(&ctx, &registry);
+    register_all(&ctx, &registry)?;
     ctx.register_csv(
         "events",
         events_path.to_str().unwrap(),
@@ -75,13 +75,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "SELECT ts, label, boost_prequential('fresh', label, {features}) OVER (ORDER BY ts) AS predicted \
              FROM events ORDER BY ts LIMIT 5"
         ),
-        // Prequential accuracy per safety level, one model per level.
-        format!(
-            "SELECT safety, count(*) AS rows, avg(CASE WHEN predicted = label THEN 1.0 ELSE 0.0 END) AS accuracy \
-             FROM (SELECT safety, label, boost_prequential('fresh', label, {features}) \
-                   OVER (PARTITION BY safety ORDER BY ts) AS predicted FROM events) \
-             GROUP BY safety ORDER BY safety"
-        ),
+        // The same as a relation: every column kept, the predictions appended.
+        "SELECT ts, label, predicted_label, predicted_label_probs \
+         FROM boost_score('fresh', (SELECT * FROM events), 'label', 'ts') ORDER BY ts LIMIT 5"
+            .to_string(),
+        // One model per safety level, as a relation with a key ...
+        "SELECT safety, count(*) AS rows, avg(CASE WHEN predicted_label = label THEN 1.0 ELSE 0.0 END) AS accuracy \
+         FROM boost_score('fresh', (SELECT * FROM events), 'label', 'ts', 'safety') \
+         GROUP BY safety ORDER BY safety"
+            .to_string(),
+        // ... and as a window, with the same five features (the key is not one).
+        "SELECT safety, count(*) AS rows, avg(CASE WHEN predicted = label THEN 1.0 ELSE 0.0 END) AS accuracy \
+         FROM (SELECT safety, label, boost_prequential('fresh', label, buying, maint, doors, persons, lug_boot) \
+               OVER (PARTITION BY safety ORDER BY ts) AS predicted FROM events) \
+         GROUP BY safety ORDER BY safety"
+            .to_string(),
         // Scoring with the frozen checkpoint.
         format!(
             "SELECT ts, label, boost_predict('trained', {features}) AS predicted, \

@@ -1,4 +1,4 @@
-//! A [`BoostOperator`] over an asynchronous stream of record batches.
+//! A [`BatchOperator`] over an asynchronous stream of record batches.
 //!
 //! [`ScoredStream`] pulls a batch from its input, scores and learns it with the operator
 //! and yields the result, one batch per poll. Between batches it returns to the executor
@@ -20,22 +20,22 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use futures::{Stream, StreamExt};
 
-use crate::columnar::BoostOperator;
-use crate::learner::Classifier;
+use crate::columnar::BatchOperator;
 use crate::{Error, Result};
 
-/// The output of [`BoostOperator`] applied to each batch of `input`, in order.
-pub struct ScoredStream<S, M> {
+/// The output of a [`BatchOperator`] (a [`crate::columnar::BoostOperator`], or a
+/// [`crate::columnar::KeyedOperator`]) applied to each batch of `input`, in order.
+pub struct ScoredStream<S, O> {
     input: S,
-    operator: BoostOperator<M>,
+    operator: O,
     /// Whether the executor has had its turn since the last batch.
     yielded: bool,
     done: bool,
 }
 
-impl<S, M> ScoredStream<S, M> {
+impl<S, O> ScoredStream<S, O> {
     /// Scores and learns every batch of `input` with `operator`.
-    pub fn new(input: S, operator: BoostOperator<M>) -> Self {
+    pub fn new(input: S, operator: O) -> Self {
         ScoredStream {
             input,
             operator,
@@ -48,27 +48,27 @@ impl<S, M> ScoredStream<S, M> {
     /// first batch.
     pub fn schema(&self) -> SchemaRef
     where
-        M: Classifier,
+        O: BatchOperator,
     {
         self.operator.schema()
     }
 
     /// The operator, with its model and counters as far as the stream has gone.
-    pub fn operator(&self) -> &BoostOperator<M> {
+    pub fn operator(&self) -> &O {
         &self.operator
     }
 
     /// The operator back, e.g. to checkpoint its model once the stream is done.
-    pub fn into_operator(self) -> BoostOperator<M> {
+    pub fn into_operator(self) -> O {
         self.operator
     }
 }
 
-impl<S, E, M> Stream for ScoredStream<S, M>
+impl<S, E, O> Stream for ScoredStream<S, O>
 where
     S: Stream<Item = std::result::Result<RecordBatch, E>> + Unpin,
     E: std::error::Error + Send + Sync + 'static,
-    M: Classifier + Unpin,
+    O: BatchOperator + Unpin,
 {
     type Item = Result<RecordBatch>;
 

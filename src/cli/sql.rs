@@ -90,7 +90,7 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
     // Files can also be queried by path: `SELECT ... FROM 'model.parquet'`.
     let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2))
         .enable_url_table();
-    register_all(&ctx, &registry);
+    register_all(&ctx, &registry).map_err(df_error)?;
     for arg in &args.tables {
         let (name, path) = name_and_path(arg, "table")?;
         let location = path.to_string_lossy();

@@ -3,6 +3,7 @@
 
 mod encode;
 mod input;
+mod keyed;
 mod operator;
 mod output;
 mod rows;
@@ -10,6 +11,7 @@ mod rows;
 pub(crate) use encode::nominal_type;
 pub use encode::{Encoded, Encodings, Ordinal, encode_tables, encode_with_spec, load_stream};
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
-pub use operator::{BoostOperator, CLASSES_KEY, OperatorStats};
+pub use keyed::{KeyedOperator, OperatorFactory};
+pub use operator::{BatchOperator, BoostOperator, CLASSES_KEY, OperatorStats, output_schema};
 pub use output::{Predictions, write_batch};
 pub use rows::RowEncoder;

@@ -42,6 +42,27 @@ pub struct OperatorStats {
     pub unknown_labels: u64,
 }
 
+/// Record batches in; the same rows out, in order, with predictions appended. What
+/// [`crate::stream::ScoredStream`] and the SQL plan node drive: a [`BoostOperator`], or a
+/// [`super::KeyedOperator`] with one per key.
+pub trait BatchOperator {
+    /// The output schema, known before the first batch.
+    fn schema(&self) -> SchemaRef;
+
+    /// Scores (and learns from) every row of `batch` in order; returns its output rows.
+    fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch>;
+}
+
+impl<M: Classifier> BatchOperator for BoostOperator<M> {
+    fn schema(&self) -> SchemaRef {
+        BoostOperator::schema(self)
+    }
+
+    fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        BoostOperator::process(self, batch)
+    }
+}
+
 /// A [`Classifier`] applied to record batches in order.
 pub struct BoostOperator<M> {
     model: M,
@@ -91,8 +112,8 @@ impl<M: Classifier> BoostOperator<M> {
         }
         let encoder = RowEncoder::new(spec, &input, encodings, &source)?;
         let label_column = input.index_of(label).ok();
-        let label_type =
-            label_column.map_or(DataType::Utf8, |i| input.field(i).data_type().clone());
+        let schema = output_schema(&input, label, spec.classes.names());
+        let label_type = schema.field(input.fields().len()).data_type().clone();
         let names = StringArray::from_iter_values(spec.classes.names());
         let class_values = cast(&names, &label_type).map_err(|e| Error::SchemaMismatch {
             file: source.clone(),
@@ -101,24 +122,6 @@ impl<M: Classifier> BoostOperator<M> {
                 "class names do not fit label column `{label}` of type {label_type}: {e}"
             ),
         })?;
-        let classes_json = serde_json::to_string(spec.classes.names()).expect("strings serialize");
-        let probs_field = Field::new(
-            format!("predicted_{label}_probs"),
-            DataType::FixedSizeList(
-                Arc::new(Field::new("item", DataType::Float64, false)),
-                spec.n_classes() as i32,
-            ),
-            false,
-        )
-        .with_metadata(HashMap::from([(CLASSES_KEY.to_string(), classes_json)]));
-        let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
-        fields.push(Arc::new(Field::new(
-            format!("predicted_{label}"),
-            label_type,
-            false,
-        )));
-        fields.push(Arc::new(probs_field));
-        let schema = Arc::new(Schema::new_with_metadata(fields, input.metadata().clone()));
         Ok(BoostOperator {
             model,
             spec: spec.clone(),
@@ -241,6 +244,34 @@ impl<M: Classifier> BoostOperator<M> {
             message: e.to_string(),
         })
     }
+}
+
+/// The schema of an operator's output over `input` with label column `label` and these
+/// classes: the input's columns, then `predicted_<label>` (the label's type; text when the
+/// input has no label column) and `predicted_<label>_probs`, whose metadata names the
+/// classes under [`CLASSES_KEY`].
+pub fn output_schema(input: &Schema, label: &str, classes: &[String]) -> SchemaRef {
+    let label_type = input
+        .field_with_name(label)
+        .map_or(DataType::Utf8, |f| f.data_type().clone());
+    let classes_json = serde_json::to_string(classes).expect("strings serialize");
+    let probs_field = Field::new(
+        format!("predicted_{label}_probs"),
+        DataType::FixedSizeList(
+            Arc::new(Field::new("item", DataType::Float64, false)),
+            classes.len() as i32,
+        ),
+        false,
+    )
+    .with_metadata(HashMap::from([(CLASSES_KEY.to_string(), classes_json)]));
+    let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
+    fields.push(Arc::new(Field::new(
+        format!("predicted_{label}"),
+        label_type,
+        false,
+    )));
+    fields.push(Arc::new(probs_field));
+    Arc::new(Schema::new_with_metadata(fields, input.metadata().clone()))
 }
 
 impl BoostOperator<Model> {

@@ -2,7 +2,8 @@
 //!
 //! | SQL | what |
 //! |---|---|
-//! | `boost_prequential('m', label, f1, …) OVER ([PARTITION BY key] ORDER BY ts)` | test-then-train in window order, one model per partition ([`prequential`]) |
+//! | `SELECT * FROM boost_score('m', (SELECT …), 'label', 'ts' [, 'key'])` | test-then-train in `ts` order as a plan node, one model per key ([`score`]) |
+//! | `boost_prequential('m', label, f1, …) OVER ([PARTITION BY key] ORDER BY ts)` | the same as a window function, one model per partition ([`prequential`]) |
 //! | `boost_predict('m', f1, …)`, `boost_predict_proba('m', f1, …)` | scoring with a frozen trained model ([`predict`]) |
 //! | `SELECT * FROM boost_models()` | the registered models ([`models`]) |
 //!
@@ -15,17 +16,31 @@ pub mod models;
 pub mod predict;
 pub mod prequential;
 pub mod registry;
+pub mod score;
 
 use std::sync::Arc;
 
-use datafusion::common::{DataFusionError, ScalarValue};
+use datafusion::common::{DataFusionError, Result as DfResult, ScalarValue};
+use datafusion::execution::session_state::SessionStateBuilder;
 use datafusion::logical_expr::{ScalarUDF, WindowUDF};
 use datafusion::prelude::SessionContext;
 
 pub use registry::{ModelRegistry, ModelSource};
 
 /// Registers every streamboost SQL function in `ctx`, over the models of `registry`.
-pub fn register_all(ctx: &SessionContext, registry: &ModelRegistry) {
+///
+/// `boost_score` is a plan node of its own, so this also sets the session's query planner
+/// to DataFusion's with [`score::BoostScoreExtensionPlanner`]; a session that needs a query
+/// planner of its own adds that extension planner to it instead.
+pub fn register_all(ctx: &SessionContext, registry: &ModelRegistry) -> DfResult<()> {
+    ctx.register_relation_planner(Arc::new(score::BoostScoreRelation::new(registry.clone())))?;
+    {
+        let state = ctx.state_ref();
+        let mut state = state.write();
+        *state = SessionStateBuilder::new_from_existing(state.clone())
+            .with_query_planner(Arc::new(score::BoostQueryPlanner))
+            .build();
+    }
     ctx.register_udwf(WindowUDF::new_from_impl(
         prequential::BoostPrequential::new(registry.clone()),
     ));
@@ -39,6 +54,7 @@ pub fn register_all(ctx: &SessionContext, registry: &ModelRegistry) {
         "boost_models",
         Arc::new(models::BoostModels::new(registry.clone())),
     );
+    Ok(())
 }
 
 /// The model name a function was given: its first argument, a string literal.

@@ -9,7 +9,6 @@
 //! bounded buffering. A query never changes the registered model.
 
 use std::ops::Range;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use datafusion::arrow::array::ArrayRef;
@@ -81,19 +80,19 @@ impl WindowUDFImpl for BoostPrequential {
             .map(|f| Arc::new(f.as_ref().clone().with_nullable(true)))
             .collect();
         let label = fields[0].name().clone();
-        let features = Schema::new(fields[1..].to_vec());
-        let source = self.registry.get(&name).map_err(to_df)?;
-        let (model, stream) = source.start(&features, &label).map_err(to_df)?;
-        let schema: SchemaRef = Arc::new(Schema::new(fields.clone()));
-        let operator = BoostOperator::new(
-            model,
-            &stream.spec,
-            schema.clone(),
-            &label,
-            &stream.encodings,
-            PathBuf::from(format!("boost_prequential('{name}')")),
-        )
-        .map_err(to_df)?;
+        let schema: SchemaRef = Arc::new(Schema::new(fields));
+        let operator = self
+            .registry
+            .get(&name)
+            .and_then(|source| {
+                source.operator(
+                    schema.clone(),
+                    &label,
+                    &[],
+                    &format!("boost_prequential('{name}')"),
+                )
+            })
+            .map_err(to_df)?;
         Ok(Box::new(Evaluator { operator, schema }))
     }
 }

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use datafusion::arrow::datatypes::Schema;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
 
 use crate::checkpoint::{self, Metadata, StreamState};
-use crate::columnar::{Encodings, OperatorStats, nominal_type};
+use crate::columnar::{BoostOperator, Encodings, OperatorStats, nominal_type};
 use crate::core::{ClassSet, Feature, StreamSpec};
 use crate::model::{Model, ModelConfig};
 use crate::{Config, Error, Result};
@@ -148,6 +148,44 @@ impl ModelSource {
                 Ok(((**model).clone(), (**stream).clone()))
             }
         }
+    }
+
+    /// The class names, in id order.
+    pub fn classes(&self) -> &[String] {
+        match self {
+            ModelSource::Config { classes, .. } => classes,
+            ModelSource::Checkpoint { stream, .. } => stream.spec.classes.names(),
+        }
+    }
+
+    /// An operator that trains a copy of this model on batches of `input`, learning from
+    /// column `label`. A fresh model's features are the columns of `input` other than the
+    /// label and those in `not_features`; a checkpoint's are its own. `origin` names the
+    /// stream in errors.
+    pub fn operator(
+        &self,
+        input: SchemaRef,
+        label: &str,
+        not_features: &[&str],
+        origin: &str,
+    ) -> Result<BoostOperator<Model>> {
+        let features = Schema::new(
+            input
+                .fields()
+                .iter()
+                .filter(|f| f.name() != label && !not_features.contains(&f.name().as_str()))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        let (model, stream) = self.start(&features, label)?;
+        BoostOperator::new(
+            model,
+            &stream.spec,
+            input,
+            label,
+            &stream.encodings,
+            PathBuf::from(origin),
+        )
     }
 
     /// The trained model and its stream, for scoring; `None` for a model never trained.

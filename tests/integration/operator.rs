@@ -84,6 +84,76 @@ fn operator_matches_the_prequential_driver_row_for_row() {
     assert_eq!(op.stats().rows_learnt, data.len() as u64);
 }
 
+/// One model per key: the keyed operator over mixed-key batches gives each key's rows what
+/// an operator fed only that key's rows gives them, and keeps the input's row order.
+#[test]
+fn keyed_operator_equals_one_operator_per_key() {
+    use arrow::array::BooleanArray;
+    use arrow::compute::{concat_batches, filter_record_batch};
+    use streamboost::columnar::{BatchOperator, KeyedOperator};
+
+    let path = bundled_car();
+    let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
+    let spec = data.spec().clone();
+    let config = AdaBoostOlmConfig {
+        n_learners: 5,
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
+    };
+    let table = read_table(&path).unwrap();
+    let all = concat_batches(&table.schema, &table.batches).unwrap();
+    let make = {
+        let (config, spec, schema, path) = (config, spec.clone(), table.schema.clone(), path);
+        move |_: Option<&str>| {
+            BoostOperator::new(
+                config.build(&spec, 4)?,
+                &spec,
+                schema.clone(),
+                "label",
+                &Encodings::default(),
+                &path,
+            )
+        }
+    };
+    let mut keyed = KeyedOperator::new(
+        table.schema.clone(),
+        "safety",
+        "label",
+        spec.classes.names(),
+        Box::new(make.clone()),
+    )
+    .unwrap();
+    // Batches of 37 rows: every batch holds all three keys, interleaved.
+    let outs: Vec<_> = (0..all.num_rows())
+        .step_by(37)
+        .map(|start| {
+            let len = 37.min(all.num_rows() - start);
+            keyed.process(&all.slice(start, len)).unwrap()
+        })
+        .collect();
+    let out = concat_batches(&keyed.schema(), &outs).unwrap();
+    assert_eq!(out.num_rows(), all.num_rows());
+    assert_eq!(out.column(0), all.column(0), "input order kept");
+    for level in ["low", "med", "high"] {
+        let keep: BooleanArray = all
+            .column_by_name("safety")
+            .unwrap()
+            .as_string::<i32>()
+            .iter()
+            .map(|v| Some(v == Some(level)))
+            .collect();
+        let alone = make(Some(level))
+            .unwrap()
+            .process(&filter_record_batch(&all, &keep).unwrap())
+            .unwrap();
+        assert_eq!(
+            filter_record_batch(&out, &keep).unwrap(),
+            alone,
+            "key {level}"
+        );
+    }
+    assert_eq!(keyed.operators().count(), 3);
+}
+
 /// The operator over an async stream: same outputs as calling it batch by batch, one yield
 /// to the executor between batches, and a stream dropped midway has learnt exactly what it
 /// returned.

@@ -37,7 +37,7 @@ fn car_with_ts(dir: &Path) -> PathBuf {
 
 async fn session(registry: &ModelRegistry, car: &Path) -> SessionContext {
     let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
-    register_all(&ctx, registry);
+    register_all(&ctx, registry).unwrap();
     ctx.register_csv("car", car.to_str().unwrap(), CsvReadOptions::new())
         .await
         .unwrap();
@@ -307,4 +307,242 @@ async fn a_checkpoint_is_a_table() {
             .value(0) as usize,
         leaves
     );
+}
+
+/// `car_with_ts`, its rows in a seeded random order: the plan must sort them by `ts`.
+fn shuffled(car: &Path) -> PathBuf {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    let text = std::fs::read_to_string(car).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let header = lines.remove(0);
+    lines.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(5));
+    let path = car.with_file_name("car_shuffled.csv");
+    std::fs::write(&path, format!("{header}\n{}\n", lines.join("\n"))).unwrap();
+    path
+}
+
+async fn explain(ctx: &SessionContext, sql: &str) -> String {
+    let plan = query(ctx, &format!("EXPLAIN {sql}")).await;
+    pretty_format_batches(&plan).unwrap().to_string()
+}
+
+#[tokio::test]
+async fn boost_score_sorts_by_ts_and_equals_replay_and_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, classes, replayed) = replay_config(dir.path());
+    let registry = ModelRegistry::new();
+    registry.register_config("m", config, classes, 3).unwrap();
+    let car = shuffled(&car_with_ts(dir.path()));
+    let ctx = session(&registry, &car).await;
+
+    let sql = "SELECT ts, label, predicted_label, predicted_label_probs \
+               FROM boost_score('m', (SELECT * FROM car), 'label', 'ts') ORDER BY ts";
+    let plan = explain(&ctx, sql).await;
+    assert!(
+        plan.contains("BoostScore: model=m, label=label, order_by=ts"),
+        "{plan}"
+    );
+    assert!(plan.contains("BoostScoreExec"), "{plan}");
+    // The file is not known to be sorted: the planner sorts below the node.
+    let below = &plan[plan.find("BoostScoreExec").unwrap()..];
+    assert!(
+        below.contains("SortExec: expr=[ts@0 ASC NULLS LAST]"),
+        "{plan}"
+    );
+
+    let out = query(&ctx, sql).await;
+    assert_eq!(strings(&out, "predicted_label"), replayed);
+    let probs = out[0].column_by_name("predicted_label_probs").unwrap();
+    assert_eq!(
+        probs.as_fixed_size_list().value_length(),
+        4,
+        "one probability per class"
+    );
+
+    let window = query(
+        &ctx,
+        &format!(
+            "SELECT ts, boost_prequential('m', label, {FEATURES}) OVER (ORDER BY ts) AS p \
+             FROM car ORDER BY ts"
+        ),
+    )
+    .await;
+    assert_eq!(strings(&window, "p"), replayed);
+
+    // A query never changes the registered model.
+    assert_eq!(
+        strings(&query(&ctx, sql).await, "predicted_label"),
+        replayed
+    );
+}
+
+#[tokio::test]
+async fn boost_score_with_a_key_equals_partition_by() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, classes, _) = replay_config(dir.path());
+    let registry = ModelRegistry::new();
+    registry.register_config("m", config, classes, 3).unwrap();
+    let ctx = session(&registry, &shuffled(&car_with_ts(dir.path()))).await;
+
+    let sql = "SELECT ts, safety, predicted_label \
+               FROM boost_score('m', (SELECT * FROM car), 'label', 'ts', 'safety') ORDER BY ts";
+    let plan = explain(&ctx, sql).await;
+    let below = &plan[plan.find("BoostScoreExec").unwrap()..];
+    assert!(
+        below.contains("RepartitionExec: partitioning=Hash([safety@"),
+        "{plan}"
+    );
+    assert!(
+        below.contains("SortExec: expr=[ts@0 ASC NULLS LAST]"),
+        "{plan}"
+    );
+
+    let scored = query(&ctx, sql).await;
+    // The key is not a feature: the window gets the other five.
+    let window = query(
+        &ctx,
+        "SELECT ts, safety, boost_prequential('m', label, buying, maint, doors, persons, lug_boot) \
+         OVER (PARTITION BY safety ORDER BY ts) AS predicted_label FROM car ORDER BY ts",
+    )
+    .await;
+    assert_eq!(strings(&scored, "safety"), strings(&window, "safety"));
+    let (a, b) = (
+        strings(&scored, "predicted_label"),
+        strings(&window, "predicted_label"),
+    );
+    assert_eq!(a.len(), 1728);
+    assert_eq!(a, b);
+}
+
+#[tokio::test]
+async fn boost_score_refuses_bad_arguments_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, classes, _) = replay_config(dir.path());
+    let registry = ModelRegistry::new();
+    registry.register_config("m", config, classes, 3).unwrap();
+    let ctx = session(&registry, &car_with_ts(dir.path())).await;
+    for (sql, says) in [
+        (
+            "SELECT * FROM boost_score('nope', (SELECT * FROM car), 'label', 'ts')",
+            "no model named `nope`",
+        ),
+        (
+            "SELECT * FROM boost_score('m', (SELECT * FROM car), 'label', 'when')",
+            "no ordering column `when`",
+        ),
+        (
+            "SELECT * FROM boost_score('m', (SELECT * FROM car), 'class', 'ts')",
+            "no label column `class`",
+        ),
+        (
+            "SELECT * FROM boost_score('m', (SELECT * FROM car), 'label', 'ts', 'region')",
+            "no key column `region`",
+        ),
+        (
+            "SELECT * FROM boost_score('m', car, 'label', 'ts')",
+            "must be a subquery",
+        ),
+        (
+            "SELECT * FROM boost_score('m', (SELECT * FROM car), 'label')",
+            "takes 4 or 5 arguments",
+        ),
+    ] {
+        let err = ctx.sql(sql).await.unwrap_err().to_string();
+        assert!(err.contains(says), "{sql}: {err}");
+    }
+}
+
+/// An endless stream of car rows in `ts` order, declared sorted by `ts`.
+#[derive(Debug)]
+struct EndlessCar {
+    schema: datafusion::arrow::datatypes::SchemaRef,
+    rows: RecordBatch,
+}
+
+impl datafusion::physical_plan::streaming::PartitionStream for EndlessCar {
+    fn schema(&self) -> &datafusion::arrow::datatypes::SchemaRef {
+        &self.schema
+    }
+
+    fn execute(
+        &self,
+        _ctx: std::sync::Arc<datafusion::execution::TaskContext>,
+    ) -> datafusion::physical_plan::SendableRecordBatchStream {
+        use datafusion::arrow::array::Int64Array;
+        let rows = self.rows.clone();
+        let n = rows.num_rows() as i64;
+        let batches = (0i64..).flat_map(move |lap| {
+            let rows = rows.clone();
+            (0..n).step_by(100).map(move |start| {
+                let len = (n - start).min(100) as usize;
+                let mut part = rows.slice(start as usize, len);
+                let ts = Int64Array::from_iter_values(
+                    (start..start + len as i64).map(|i| lap * n + i + 1),
+                );
+                let mut columns = part.columns().to_vec();
+                columns[0] = std::sync::Arc::new(ts);
+                part = RecordBatch::try_new(part.schema(), columns).unwrap();
+                Ok(part)
+            })
+        });
+        Box::pin(
+            datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(
+                self.schema.clone(),
+                futures::stream::iter(batches),
+            ),
+        )
+    }
+}
+
+#[tokio::test]
+async fn both_spellings_stream_an_unbounded_source() {
+    use datafusion::catalog::streaming::StreamingTable;
+    use datafusion::prelude::col;
+    use futures::StreamExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (config, classes, replayed) = replay_config(dir.path());
+    let registry = ModelRegistry::new();
+    registry.register_config("m", config, classes, 3).unwrap();
+    let ctx = session(&registry, &car_with_ts(dir.path())).await;
+    let rows = query(&ctx, "SELECT * FROM car ORDER BY ts").await;
+    let rows = datafusion::arrow::compute::concat_batches(&rows[0].schema(), &rows).unwrap();
+    let schema = rows.schema();
+    let table = StreamingTable::try_new(
+        schema.clone(),
+        vec![std::sync::Arc::new(EndlessCar { schema, rows })],
+    )
+    .unwrap()
+    .with_infinite_table(true)
+    .with_sort_order(vec![col("ts").sort(true, false)]);
+    ctx.register_table("events", std::sync::Arc::new(table))
+        .unwrap();
+
+    for (sql, column) in [
+        (
+            "SELECT ts, predicted_label FROM boost_score('m', (SELECT * FROM events), 'label', 'ts')"
+                .to_string(),
+            "predicted_label",
+        ),
+        (
+            format!(
+                "SELECT ts, boost_prequential('m', label, {FEATURES}) OVER (ORDER BY ts) AS p \
+                 FROM events"
+            ),
+            "p",
+        ),
+    ] {
+        let plan = explain(&ctx, &sql).await;
+        assert!(!plan.contains("SortExec"), "the source is declared sorted: {plan}");
+        // Three laps of the endless stream, then stop: the rows come as they are scored.
+        let mut stream = ctx.sql(&sql).await.unwrap().execute_stream().await.unwrap();
+        let mut got = Vec::new();
+        while got.len() < 3 * 1728 {
+            let batch = stream.next().await.unwrap().unwrap();
+            got.extend(strings(&[batch], column));
+        }
+        drop(stream);
+        assert_eq!(got[..1728], replayed[..], "{sql}");
+    }
 }

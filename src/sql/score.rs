@@ -1,0 +1,525 @@
+//! `SELECT * FROM boost_score('model', (SELECT …), 'label', 'ts' [, 'key'])`: the
+//! prequential surface as a relation, planned as a node of its own.
+//!
+//! The result is the subquery's rows with `predicted_<label>` and `predicted_<label>_probs`
+//! appended, each row scored and then learnt (when its label is known) in `ts` order. The
+//! model's features are the subquery's columns other than the label, `ts` and the key (a
+//! checkpoint's model reads its own). With a key, each key value gets its own copy of the
+//! model, as `boost_prequential(…) OVER (PARTITION BY key ORDER BY ts)` does; the two
+//! spellings share [`ModelSource::operator`](super::ModelSource::operator) and give the same
+//! predictions.
+//!
+//! Planning, in DataFusion's terms:
+//! - a [`RelationPlanner`] turns the table factor into a [`BoostScoreNode`] over the
+//!   subquery's plan;
+//! - [`BoostScoreExtensionPlanner`] turns that node into a [`BoostScoreExec`], which states
+//!   what it needs of its input: one partition without a key, partitioning by the key
+//!   with one (DataFusion hash-repartitions for it); rows sorted by `ts` (ascending, nulls last, as a window's `ORDER BY ts`)
+//!   within each partition. DataFusion's optimizer adds the sort and the repartitioning
+//!   only where the input does not already provide them, so an input declared sorted by
+//!   `ts` (an unbounded stream, say) is scored as it arrives, batch by batch.
+//!
+//! Predicates above the node are not pushed below it, nor are limits: filtering the rows a
+//! model learns from would change its predictions. Rows with equal `ts` are taken in the
+//! order the sort leaves them, so ties should be broken in `ts` itself for repeatable runs.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::compute::SortOptions;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::catalog::Session;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DFSchema, DFSchemaRef, DataFusionError, Result as DfResult, plan_err};
+use datafusion::execution::TaskContext;
+use datafusion::execution::context::QueryPlanner;
+use datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext;
+use datafusion::logical_expr::planner::{
+    PlannedRelation, RelationPlanner, RelationPlannerContext, RelationPlanning,
+};
+use datafusion::logical_expr::{
+    Expr, Extension, LogicalPlan, UserDefinedLogicalNode, UserDefinedLogicalNodeCore,
+};
+use datafusion::physical_expr::expressions::col;
+use datafusion::physical_expr::{
+    EquivalenceProperties, LexRequirement, OrderingRequirements, PhysicalExpr,
+    PhysicalSortRequirement,
+};
+use datafusion::physical_plan::execution_plan::EmissionType;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, Distribution, ExecutionPlan, ExecutionPlanProperties,
+    InputDistributionRequirements, PlanProperties, SendableRecordBatchStream,
+};
+use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, PhysicalPlanner};
+use datafusion::sql::sqlparser::ast::{
+    Expr as SqlExpr, FunctionArg, FunctionArgExpr, TableFactor, Value,
+};
+use futures::StreamExt;
+
+use super::registry::{ModelRegistry, ModelSource};
+use super::to_df;
+use crate::Error;
+use crate::columnar::{KeyedOperator, output_schema};
+use crate::stream::ScoredStream;
+
+const NAME: &str = "boost_score";
+const USAGE: &str = "boost_score('model', (SELECT ...), 'label', 'ts' [, 'key'])";
+
+/// Plans `boost_score(…)` in a `FROM` clause; any other table factor is left to the next
+/// planner.
+#[derive(Debug)]
+pub struct BoostScoreRelation {
+    registry: ModelRegistry,
+}
+
+impl BoostScoreRelation {
+    /// The relation over the models of `registry`.
+    pub fn new(registry: ModelRegistry) -> Self {
+        BoostScoreRelation { registry }
+    }
+}
+
+impl RelationPlanner for BoostScoreRelation {
+    fn plan_relation(
+        &self,
+        relation: TableFactor,
+        context: &mut dyn RelationPlannerContext,
+    ) -> DfResult<RelationPlanning> {
+        let TableFactor::Table {
+            name,
+            args: Some(args),
+            alias,
+            ..
+        } = relation
+        else {
+            return Ok(RelationPlanning::Original(Box::new(relation)));
+        };
+        let is_ours = match name.0.as_slice() {
+            [part] => part
+                .as_ident()
+                .is_some_and(|ident| context.normalize_ident(ident.clone()) == NAME),
+            _ => false,
+        };
+        if !is_ours {
+            let relation = TableFactor::Table {
+                name,
+                args: Some(args),
+                alias,
+                with_hints: vec![],
+                version: None,
+                with_ordinality: false,
+                partitions: vec![],
+                json_path: None,
+                sample: None,
+                index_hints: vec![],
+            };
+            return Ok(RelationPlanning::Original(Box::new(relation)));
+        }
+        let mut exprs = Vec::with_capacity(args.args.len());
+        for arg in args.args {
+            match arg {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => exprs.push(e),
+                other => return plan_err!("{USAGE}: unexpected argument {other}"),
+            }
+        }
+        if !(4..=5).contains(&exprs.len()) {
+            return plan_err!("{USAGE} takes 4 or 5 arguments, got {}", exprs.len());
+        }
+        let mut exprs = exprs.into_iter();
+        let model = text_arg(exprs.next(), "the model name")?;
+        let SqlExpr::Subquery(query) = exprs.next().expect("checked length") else {
+            return plan_err!("{USAGE}: the second argument must be a subquery in parentheses");
+        };
+        let label = text_arg(exprs.next(), "the label column")?;
+        let ts = text_arg(exprs.next(), "the ordering column")?;
+        let key = exprs
+            .next()
+            .map(|e| text_arg(Some(e), "the key column"))
+            .transpose()?;
+        let input = context.plan(TableFactor::Derived {
+            lateral: false,
+            subquery: query,
+            alias: None,
+            sample: None,
+        })?;
+        let node = BoostScoreNode::try_new(
+            input,
+            self.registry.clone(),
+            Arguments {
+                model,
+                label,
+                ts,
+                key,
+            },
+        )?;
+        let plan = LogicalPlan::Extension(Extension {
+            node: Arc::new(node),
+        });
+        Ok(RelationPlanning::Planned(Box::new(PlannedRelation::new(
+            plan, alias,
+        ))))
+    }
+}
+
+/// A quoted string argument.
+fn text_arg(expr: Option<SqlExpr>, what: &str) -> DfResult<String> {
+    match expr {
+        Some(SqlExpr::Value(v)) => match v.value {
+            Value::SingleQuotedString(s) => Ok(s),
+            other => plan_err!("{USAGE}: {what} must be a quoted string, got {other}"),
+        },
+        Some(other) => plan_err!("{USAGE}: {what} must be a quoted string, got {other}"),
+        None => plan_err!("{USAGE}: {what} is missing"),
+    }
+}
+
+/// What `boost_score` was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Hash)]
+struct Arguments {
+    model: String,
+    label: String,
+    ts: String,
+    key: Option<String>,
+}
+
+impl Arguments {
+    /// Columns that are not features of a fresh model.
+    fn not_features(&self) -> Vec<&str> {
+        std::iter::once(self.ts.as_str())
+            .chain(self.key.as_deref())
+            .collect()
+    }
+
+    fn origin(&self) -> String {
+        format!("{NAME}('{}')", self.model)
+    }
+}
+
+impl fmt::Display for Arguments {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "model={}, label={}, order_by={}",
+            self.model, self.label, self.ts
+        )?;
+        match &self.key {
+            Some(key) => write!(f, ", key={key}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The logical node: its input's rows with the model's predictions appended.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BoostScoreNode {
+    input: LogicalPlan,
+    registry: ModelRegistry,
+    args: Arguments,
+    schema: DFSchemaRef,
+}
+
+impl BoostScoreNode {
+    fn try_new(input: LogicalPlan, registry: ModelRegistry, args: Arguments) -> DfResult<Self> {
+        let source = registry.get(&args.model).map_err(to_df)?;
+        let columns = std::iter::once(("label", &args.label))
+            .chain(std::iter::once(("ordering", &args.ts)))
+            .chain(args.key.as_ref().map(|k| ("key", k)));
+        for (role, column) in columns {
+            if input.schema().field_with_unqualified_name(column).is_err() {
+                return plan_err!(
+                    "{}: the input has no {role} column `{column}` (columns: {})",
+                    args.origin(),
+                    input
+                        .schema()
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+        let in_schema = input.schema();
+        let out = output_schema(in_schema.as_arrow(), &args.label, source.classes());
+        let qualified = in_schema
+            .iter()
+            .map(|(q, f)| (q.cloned(), f.clone()))
+            .chain(
+                out.fields()
+                    .iter()
+                    .skip(in_schema.fields().len())
+                    .map(|f| (None, f.clone())),
+            )
+            .collect();
+        let schema = DFSchema::new_with_metadata(qualified, in_schema.metadata().clone())?;
+        Ok(BoostScoreNode {
+            input,
+            registry,
+            args,
+            schema: Arc::new(schema),
+        })
+    }
+}
+
+impl PartialOrd for BoostScoreNode {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        match self.args.partial_cmp(&other.args) {
+            Some(Ordering::Equal) => self.input.partial_cmp(&other.input),
+            order => order,
+        }
+    }
+}
+
+impl UserDefinedLogicalNodeCore for BoostScoreNode {
+    fn name(&self) -> &str {
+        "BoostScore"
+    }
+
+    fn inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.input]
+    }
+
+    fn schema(&self) -> &DFSchemaRef {
+        &self.schema
+    }
+
+    fn expressions(&self) -> Vec<Expr> {
+        vec![]
+    }
+
+    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "BoostScore: {}", self.args)
+    }
+
+    fn with_exprs_and_inputs(&self, exprs: Vec<Expr>, inputs: Vec<LogicalPlan>) -> DfResult<Self> {
+        if !exprs.is_empty() || inputs.len() != 1 {
+            return plan_err!("BoostScore takes no expressions and one input");
+        }
+        let input = inputs.into_iter().next().expect("one input");
+        BoostScoreNode::try_new(input, self.registry.clone(), self.args.clone())
+    }
+}
+
+/// Turns a [`BoostScoreNode`] into a [`BoostScoreExec`]. [`super::register_all`] installs
+/// it; a session with a query planner of its own adds it to that planner's extension
+/// planners.
+#[derive(Debug, Default)]
+pub struct BoostScoreExtensionPlanner;
+
+#[async_trait]
+impl ExtensionPlanner for BoostScoreExtensionPlanner {
+    async fn plan_extension(
+        &self,
+        _planner: &dyn PhysicalPlanner,
+        node: &dyn UserDefinedLogicalNode,
+        _logical_inputs: &[&LogicalPlan],
+        physical_inputs: &[Arc<dyn ExecutionPlan>],
+        _session: &dyn Session,
+        _planning_ctx: &PhysicalPlanningContext,
+    ) -> DfResult<Option<Arc<dyn ExecutionPlan>>> {
+        let Some(node) = node.as_any().downcast_ref::<BoostScoreNode>() else {
+            return Ok(None);
+        };
+        let source = node.registry.get(&node.args.model).map_err(to_df)?;
+        let exec = BoostScoreExec::try_new(physical_inputs[0].clone(), source, node.args.clone())?;
+        Ok(Some(Arc::new(exec)))
+    }
+}
+
+/// DataFusion's physical planner with [`BoostScoreExtensionPlanner`].
+#[derive(Debug, Default)]
+pub struct BoostQueryPlanner;
+
+#[async_trait]
+impl QueryPlanner for BoostQueryPlanner {
+    async fn create_physical_plan(
+        &self,
+        logical_plan: &LogicalPlan,
+        session: &dyn Session,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        DefaultPhysicalPlanner::with_extension_planners(vec![Arc::new(BoostScoreExtensionPlanner)])
+            .create_physical_plan(logical_plan, session)
+            .await
+    }
+}
+
+/// The physical node: scores and learns each partition's rows in order through a
+/// [`crate::columnar::BoostOperator`] (or one per key), appending the prediction columns.
+#[derive(Debug)]
+pub struct BoostScoreExec {
+    input: Arc<dyn ExecutionPlan>,
+    /// The registered model as it was when the query was planned.
+    source: ModelSource,
+    args: Arguments,
+    ts: Arc<dyn PhysicalExpr>,
+    key: Option<Arc<dyn PhysicalExpr>>,
+    properties: Arc<PlanProperties>,
+}
+
+impl BoostScoreExec {
+    fn try_new(
+        input: Arc<dyn ExecutionPlan>,
+        source: ModelSource,
+        args: Arguments,
+    ) -> DfResult<Self> {
+        let in_schema = input.schema();
+        let schema = output_schema(&in_schema, &args.label, source.classes());
+        let ts = col(&args.ts, &in_schema)?;
+        let key = args
+            .key
+            .as_deref()
+            .map(|k| col(k, &in_schema))
+            .transpose()?;
+        // Output row i is input row i with two columns appended: the input's orderings and
+        // partitioning (expressions over the leading columns) hold for the output.
+        let orderings = input.equivalence_properties().oeq_class().iter().cloned();
+        let properties = PlanProperties::new(
+            EquivalenceProperties::new_with_orderings(schema, orderings),
+            input.output_partitioning().clone(),
+            EmissionType::Incremental,
+            input.boundedness(),
+        );
+        Ok(BoostScoreExec {
+            input,
+            source,
+            args,
+            ts,
+            key,
+            properties: Arc::new(properties),
+        })
+    }
+}
+
+impl DisplayAs for BoostScoreExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "BoostScoreExec: {}", self.args)
+    }
+}
+
+impl ExecutionPlan for BoostScoreExec {
+    fn name(&self) -> &str {
+        "BoostScoreExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn input_distribution_requirements(&self) -> InputDistributionRequirements {
+        InputDistributionRequirements::new(vec![match &self.key {
+            None => Distribution::SinglePartition,
+            Some(key) => Distribution::KeyPartitioned(vec![key.clone()]),
+        }])
+    }
+
+    fn required_input_ordering(&self) -> Vec<Option<OrderingRequirements>> {
+        let ascending_nulls_last = SortOptions {
+            descending: false,
+            nulls_first: false,
+        };
+        let ts = PhysicalSortRequirement::new(self.ts.clone(), Some(ascending_nulls_last));
+        vec![LexRequirement::new([ts]).map(OrderingRequirements::new)]
+    }
+
+    fn maintains_input_order(&self) -> Vec<bool> {
+        vec![true]
+    }
+
+    fn benefits_from_input_partitioning(&self) -> Vec<bool> {
+        vec![self.key.is_some()]
+    }
+
+    fn apply_expressions(
+        &self,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
+    ) -> DfResult<TreeNodeRecursion> {
+        // The key is evaluated by the operator through its column name, not as an
+        // expression; the ordering and the partitioning are requirements on the input.
+        let _ = f;
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        let [input] = <[_; 1]>::try_from(children)
+            .map_err(|_| DataFusionError::Plan("BoostScoreExec has one input".into()))?;
+        Ok(Arc::new(BoostScoreExec::try_new(
+            input,
+            self.source.clone(),
+            self.args.clone(),
+        )?))
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> DfResult<SendableRecordBatchStream> {
+        let input = self.input.execute(partition, context)?;
+        let in_schema: SchemaRef = self.input.schema();
+        let args = &self.args;
+        let not_features = args.not_features();
+        let origin = args.origin();
+        let stream = match &args.key {
+            None => {
+                let operator = self
+                    .source
+                    .operator(in_schema, &args.label, &not_features, &origin)
+                    .map_err(to_df)?;
+                ScoredStream::new(input, operator)
+                    .map(|r| r.map_err(from_stream_error))
+                    .boxed()
+            }
+            Some(key) => {
+                let (source, args) = (self.source.clone(), args.clone());
+                let (input_schema, key_column) = (in_schema.clone(), key.clone());
+                let factory = Box::new(move |value: Option<&str>| {
+                    let value = value.unwrap_or("NULL");
+                    let origin = format!("{} {key_column}={value}", args.origin());
+                    source.operator(
+                        input_schema.clone(),
+                        &args.label,
+                        &args.not_features(),
+                        &origin,
+                    )
+                });
+                let operator = KeyedOperator::new(
+                    in_schema,
+                    key,
+                    &self.args.label,
+                    self.source.classes(),
+                    factory,
+                )
+                .map_err(to_df)?;
+                ScoredStream::new(input, operator)
+                    .map(|r| r.map_err(from_stream_error))
+                    .boxed()
+            }
+        };
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            self.schema(),
+            stream,
+        )))
+    }
+}
+
+/// An error of the scored stream as DataFusion's: the input's own error when it came from
+/// upstream, the operator's otherwise.
+fn from_stream_error(e: Error) -> DataFusionError {
+    match e {
+        Error::InputStream { source } => match source.downcast::<DataFusionError>() {
+            Ok(e) => *e,
+            Err(other) => DataFusionError::External(other),
+        },
+        e => to_df(e),
+    }
+}
