@@ -8,6 +8,7 @@ mod operator;
 mod output;
 mod rows;
 
+#[cfg(feature = "sql")]
 pub(crate) use encode::nominal_type;
 pub use encode::{Encoded, Encodings, Ordinal, encode_tables, encode_with_spec, load_stream};
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};

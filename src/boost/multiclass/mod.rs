@@ -2,5 +2,6 @@
 
 pub mod ada_olm;
 pub mod cost;
+pub mod potential;
 
 pub use ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};

@@ -1,0 +1,561 @@
+//! Exact potentials of the multiclass 0-1 loss for OnlineMBBM (ALGORITHMS.md §P).
+//!
+//! `φ_n^r(s) = P(∃ l ≠ r : s_l + X_l ≥ s_r + X_r)`, `X ~ Multinomial(n, u_γ^r)` ([JGT] eq. 3,
+//! [MS] Thm. 5), where `u_γ^r` puts `p = (1−γ)/k + γ` on the true label `r` and
+//! `q = (1−γ)/k` on each other label. The authors estimated these by Monte Carlo; here they
+//! are computed exactly:
+//!
+//! * **Gap form** (§P.1): `φ` depends only on `n` and the multiset of gaps `d_l = s_r − s_l`,
+//!   kept as sorted `(gap, multiplicity)` groups. A gap `≤ −n−1` makes the error certain; gaps
+//!   `≥ n+2` are "sinks" (labels that can never catch up) and are clipped to `n+2` for the
+//!   cache.
+//! * **Conditioning on the true label's count** (§P.2.1): with `v = X_r ~ Bin(n, p)` the other
+//!   `U = n − v` draws are uniform over the `m = k−1` other labels, and the row is correct iff
+//!   each label `l` gets at most `c_l = d_l − 1 + v` of them.
+//! * **Probability-only convolutions** (§P.2.2): the chance that `U` balls leave every bin
+//!   within its cap is a chain of binomial convolutions of per-group vectors, every quantity a
+//!   probability (no factorials, no cancellation).
+//! * **A table built once** (§P.2.3): `F[m'][c][b] = P(max occupancy ≤ c | b balls, m' bins)`,
+//!   so a group's vector is a slice of the table.
+//! * **Leave-one-out** (§P.2.4): the potentials at all `k` neighbours `s + e_l` come with the
+//!   base value in one pass ("a bundle"): lowering one bin's cap by one changes the answer by
+//!   `−Bin(c; U, 1/m)·Q'(U − c)` with `Q'` the problem without that bin, built from prefix and
+//!   suffix products; raising every cap (the `l = r` neighbour) is the next `v`'s chain read
+//!   one entry further.
+//! * **A cache** keyed by `n` and the sorted, clipped gap groups (§P.2.7), capped in size
+//!   (cleared when full; the early learners' bundles, the expensive ones, come back at once).
+
+use std::collections::HashMap;
+
+/// Default cap on cached bundles (§P.2.7).
+pub const DEFAULT_CACHE_CAP: usize = 1 << 20;
+
+/// `φ_n` at a state and at its neighbours (§P.2.4), for one true label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bundle {
+    /// `φ_n(s)`.
+    pub base: f64,
+    /// `φ_n(s + e_r)`: the true label gets one more vote (every gap `+1`).
+    pub plus: f64,
+    /// `φ_n(s + e_l)` for `l` in each gap group, in the order of the groups (gap ascending).
+    pub minus: Vec<f64>,
+}
+
+/// Binomial probabilities `Bin(j; U, a/t)` for the ratios that occur (`t ≤ k−1`), computed
+/// once per ratio for every `U ≤` the largest count.
+#[derive(Debug, Clone)]
+struct BinomialRows {
+    width: usize,
+    /// `ln j!` for `j < width`.
+    ln_fact: Vec<f64>,
+    /// Per ratio `(a, t)`: `width × width` entries, row `U` holding `Bin(·; U, a/t)`.
+    rows: HashMap<(usize, usize), Vec<f64>>,
+}
+
+impl BinomialRows {
+    fn new(width: usize) -> Self {
+        let mut ln_fact = vec![0.0; width + 1];
+        for j in 1..=width {
+            ln_fact[j] = ln_fact[j - 1] + (j as f64).ln();
+        }
+        BinomialRows {
+            width,
+            ln_fact,
+            rows: HashMap::new(),
+        }
+    }
+
+    /// `Bin(j; u, ρ)` by the log-gamma form of ALGORITHMS.md §0, with the exact limits.
+    fn pmf(&self, u: usize, j: usize, rho: f64) -> f64 {
+        if j > u {
+            return 0.0;
+        }
+        if rho <= 0.0 {
+            return f64::from(j == 0);
+        }
+        if rho >= 1.0 {
+            return f64::from(j == u);
+        }
+        let lf = &self.ln_fact;
+        (lf[u] - lf[j] - lf[u - j] + j as f64 * rho.ln() + (u - j) as f64 * (-rho).ln_1p()).exp()
+    }
+
+    /// Makes sure the rows of ratio `a/t` exist.
+    fn ensure(&mut self, a: usize, t: usize) {
+        if self.rows.contains_key(&(a, t)) {
+            return;
+        }
+        let w = self.width;
+        let rho = a as f64 / t as f64;
+        let mut table = vec![0.0; w * w];
+        for u in 0..w {
+            for j in 0..=u {
+                table[u * w + j] = self.pmf(u, j, rho);
+            }
+        }
+        self.rows.insert((a, t), table);
+    }
+
+    /// `Bin(·; u, a/t)` (call [`Self::ensure`] first).
+    fn row(&self, a: usize, t: usize, u: usize) -> &[f64] {
+        let w = self.width;
+        &self.rows[&(a, t)][u * w..u * w + u + 1]
+    }
+}
+
+/// The engine: the occupancy table, binomial rows and the bundle cache for one `(k, γ)` and
+/// up to `max_draws` remaining draws.
+#[derive(Debug, Clone)]
+pub struct PotentialEngine {
+    k: usize,
+    gamma: f64,
+    max_draws: usize,
+    /// Entries per table axis: counts and caps `0..width` (`max_draws + 2`, so that the plus
+    /// neighbour can read one entry past `n`).
+    width: usize,
+    /// `F[m'][c][b]` at `(m' · width + c) · width + b`, `m' = 0..k−1`.
+    table: Vec<f64>,
+    binomial: BinomialRows,
+    /// `Bin(v; n, p)` for `n = 0..=max_draws`, row `n` at `n · width`.
+    true_counts: Vec<f64>,
+    cache: HashMap<Box<[i64]>, Bundle>,
+    cache_cap: usize,
+    /// Bundles computed (cache misses) and served from the cache.
+    computed: u64,
+    hits: u64,
+    scratch: Scratch,
+}
+
+/// Per-bundle buffers, reused.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    key: Vec<i64>,
+    groups: Vec<(i64, usize)>,
+    prefix: Vec<f64>,
+    suffix: Vec<f64>,
+    other: Vec<f64>,
+    correct_minus: Vec<f64>,
+}
+
+impl PotentialEngine {
+    /// An engine for `k ≥ 2` classes, edge `γ ∈ (0, 1)` and at most `max_draws` remaining
+    /// learners. Builds the occupancy table (`O(k·N³/3)` multiply-adds once).
+    pub fn new(k: usize, gamma: f64, max_draws: usize) -> Self {
+        assert!(k >= 2, "k >= 2");
+        let width = max_draws + 2;
+        let mut binomial = BinomialRows::new(width);
+        let m = k - 1;
+        let mut table = vec![0.0; (m + 1) * width * width];
+        let at = |mp: usize, c: usize, b: usize| (mp * width + c) * width + b;
+        // Zero bins hold only zero balls.
+        for c in 0..width {
+            table[at(0, c, 0)] = 1.0;
+        }
+        for mp in 1..=m {
+            binomial.ensure(1, mp);
+            for c in 0..width {
+                for b in 0..width {
+                    table[at(mp, c, b)] = if c >= b {
+                        1.0
+                    } else {
+                        // One bin takes x ≤ c balls, the other m'−1 bins the rest.
+                        let row = binomial.row(1, mp, b);
+                        (0..=c)
+                            .map(|x| row[x] * table[at(mp - 1, c, b - x)])
+                            .sum()
+                    };
+                }
+            }
+        }
+        let p = (1.0 - gamma) / k as f64 + gamma;
+        let mut true_counts = vec![0.0; width * width];
+        for n in 0..=max_draws {
+            for v in 0..=n {
+                true_counts[n * width + v] = binomial.pmf(n, v, p);
+            }
+        }
+        PotentialEngine {
+            k,
+            gamma,
+            max_draws,
+            width,
+            table,
+            binomial,
+            true_counts,
+            cache: HashMap::new(),
+            cache_cap: DEFAULT_CACHE_CAP,
+            computed: 0,
+            hits: 0,
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Caps the cache at `cap` bundles (0 disables it).
+    pub fn with_cache_cap(mut self, cap: usize) -> Self {
+        self.cache_cap = cap;
+        self
+    }
+
+    /// The classes, edge and largest `n` this engine serves.
+    pub fn shape(&self) -> (usize, f64, usize) {
+        (self.k, self.gamma, self.max_draws)
+    }
+
+    /// Bundles computed and served from the cache so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.computed, self.hits)
+    }
+
+    /// `F[m'][c][·]`, the occupancy probabilities of `m'` bins capped at `c` (clamped: a cap
+    /// past the largest count constrains nothing).
+    fn occupancy(&self, bins: usize, cap: i64) -> &[f64] {
+        let c = (cap.max(0) as usize).min(self.width - 1);
+        let start = (bins * self.width + c) * self.width;
+        &self.table[start..start + self.width]
+    }
+
+    /// `φ_n^r(s)`.
+    pub fn phi(&mut self, n: usize, s: &[i64], r: usize) -> f64 {
+        self.row_bundle(n, s, r).base
+    }
+
+    /// Row `r` of the cost matrix at `s` ([JGT] eq. 4): `row[l] = φ_n^r(s + e_l)`.
+    pub fn cost_row(&mut self, n: usize, s: &[i64], r: usize, row: &mut [f64]) {
+        self.row_bundle(n, s, r);
+        let bundle = &self.cache[self.scratch.key.as_slice()];
+        let groups = &self.scratch.groups;
+        for (l, c) in row.iter_mut().enumerate() {
+            *c = if l == r {
+                bundle.plus
+            } else {
+                bundle.minus[group_of(groups, clip(n, s[r] - s[l]))]
+            };
+        }
+    }
+
+    /// The bundle of true label `r` at state `s`; its groups stay in the scratch.
+    fn row_bundle(&mut self, n: usize, s: &[i64], r: usize) -> &Bundle {
+        let mut groups = std::mem::take(&mut self.scratch.groups);
+        groups.clear();
+        for (l, &sl) in s.iter().enumerate() {
+            if l != r {
+                let d = clip(n, s[r] - sl);
+                match groups.iter_mut().find(|(g, _)| *g == d) {
+                    Some(group) => group.1 += 1,
+                    None => groups.push((d, 1)),
+                }
+            }
+        }
+        groups.sort_unstable();
+        self.cache_bundle(n, &groups);
+        self.scratch.groups = groups;
+        &self.cache[self.scratch.key.as_slice()]
+    }
+
+    /// The bundle at gap groups `groups` (sorted by gap, gaps clipped with [`clip`],
+    /// multiplicities summing to `k − 1`) with `n ≤ max_draws` draws to come.
+    pub fn bundle(&mut self, n: usize, groups: &[(i64, usize)]) -> &Bundle {
+        self.cache_bundle(n, groups);
+        &self.cache[self.scratch.key.as_slice()]
+    }
+
+    /// Makes sure the bundle is cached, under the key left in the scratch.
+    fn cache_bundle(&mut self, n: usize, groups: &[(i64, usize)]) {
+        debug_assert!(n <= self.max_draws);
+        debug_assert_eq!(groups.iter().map(|g| g.1).sum::<usize>(), self.k - 1);
+        let key = &mut self.scratch.key;
+        key.clear();
+        key.push(n as i64);
+        for &(d, m) in groups {
+            key.push(d);
+            key.push(m as i64);
+        }
+        if self.cache.contains_key(self.scratch.key.as_slice()) {
+            self.hits += 1;
+            return;
+        }
+        let bundle = self.compute(n, groups);
+        self.computed += 1;
+        if self.cache.len() >= self.cache_cap.max(1) {
+            self.cache.clear();
+        }
+        let key = self.scratch.key.clone().into_boxed_slice();
+        self.cache.insert(key, bundle);
+    }
+
+    /// §P.2.4 for one bundle.
+    fn compute(&mut self, n: usize, groups: &[(i64, usize)]) -> Bundle {
+        let g_count = groups.len();
+        let m = self.k - 1;
+        let d_min = groups[0].0;
+        if d_min <= -(n as i64) - 1 {
+            // Certain error, whatever happens (§P.1.2), at the state and every neighbour.
+            return Bundle {
+                base: 1.0,
+                plus: 1.0,
+                minus: vec![1.0; g_count],
+            };
+        }
+        let n_i = n as i64;
+        // Below v_lo some cap is negative; from v_hi on every cap exceeds the draws left.
+        let v_lo = (1 - d_min).max(0) as usize;
+        let v_hi = ((n_i + 2 - d_min + 1).div_euclid(2)).max(0) as usize;
+        let mut correct_base = 0.0;
+        let mut correct_plus = 0.0;
+        let mut correct_minus = std::mem::take(&mut self.scratch.correct_minus);
+        correct_minus.clear();
+        correct_minus.resize(g_count, 0.0);
+        // Prefix masses M_<g.
+        let before: Vec<usize> = groups
+            .iter()
+            .scan(0, |acc, &(_, mg)| {
+                let b = *acc;
+                *acc += mg;
+                Some(b)
+            })
+            .collect();
+        for (a, t) in ratios(groups, m) {
+            self.binomial.ensure(a, t);
+        }
+        self.binomial.ensure(1, m);
+        let truth = |v: usize| self.true_counts[n * self.width + v];
+        let mut prefix = std::mem::take(&mut self.scratch.prefix);
+        let mut suffix = std::mem::take(&mut self.scratch.suffix);
+        let mut other = std::mem::take(&mut self.scratch.other);
+        for w in v_lo..=v_hi.min(n + 1) {
+            // Caps c_g = d_g − 1 + w, all ≥ 0 here; the chain is read at U = n − w (base) and
+            // n − w + 1 (plus neighbour of w − 1).
+            let len = n + 2 - w;
+            let caps: Vec<i64> = groups.iter().map(|&(d, _)| d - 1 + w as i64).collect();
+            prefix.clear();
+            prefix.resize((g_count + 1) * len, 0.0);
+            prefix[0] = 1.0;
+            for g in 0..g_count {
+                let (head, tail) = prefix.split_at_mut((g + 1) * len);
+                let vector = self.occupancy(groups[g].1, caps[g]);
+                convolve(
+                    &self.binomial,
+                    &head[g * len..],
+                    before[g],
+                    &vector[..len],
+                    groups[g].1,
+                    &mut tail[..len],
+                );
+            }
+            let chain = &prefix[g_count * len..(g_count + 1) * len];
+            if w >= 1 && w - 1 < v_hi {
+                correct_plus += truth(w - 1) * chain[n + 1 - w];
+            }
+            if w > n || w >= v_hi {
+                continue;
+            }
+            let u = n - w;
+            let r_base = chain[u];
+            let weight = truth(w);
+            correct_base += weight * r_base;
+            // Suffix products S_g (mass M_>g−1), only up to U.
+            let slen = u + 1;
+            suffix.clear();
+            suffix.resize((g_count + 1) * slen, 0.0);
+            suffix[g_count * slen] = 1.0;
+            let mut after = 0;
+            for g in (0..g_count).rev() {
+                let (head, tail) = suffix.split_at_mut((g + 1) * slen);
+                let vector = self.occupancy(groups[g].1, caps[g]);
+                convolve(
+                    &self.binomial,
+                    &vector[..slen],
+                    groups[g].1,
+                    &tail[..slen],
+                    after,
+                    &mut head[g * slen..],
+                );
+                after += groups[g].1;
+            }
+            for g in 0..g_count {
+                let (cap, mg) = (caps[g], groups[g].1);
+                let mut value = r_base;
+                if cap <= u as i64 {
+                    // One bin of group g loses a unit of cap: −Bin(c; U, 1/m)·Q'(U − c).
+                    let c = cap as usize;
+                    let j = u - c;
+                    let m_after = m - before[g] - mg;
+                    other.clear();
+                    other.resize(j + 1, 0.0);
+                    convolve(
+                        &self.binomial,
+                        &prefix[g * len..g * len + j + 1],
+                        before[g],
+                        &suffix[(g + 1) * slen..(g + 1) * slen + j + 1],
+                        m_after,
+                        &mut other,
+                    );
+                    let q_without = if m == 1 {
+                        f64::from(j == 0)
+                    } else {
+                        let rest = self.occupancy(mg - 1, cap);
+                        let rows = if mg - 1 == 0 || m - mg == 0 {
+                            None
+                        } else {
+                            Some(self.binomial.row(mg - 1, m - 1, j))
+                        };
+                        match rows {
+                            None if mg == 1 => other[j],
+                            None => rest[j],
+                            Some(row) => (0..=j).map(|b| row[b] * rest[b] * other[j - b]).sum(),
+                        }
+                    };
+                    value -= self.binomial.row(1, m, u)[c] * q_without;
+                }
+                correct_minus[g] += weight * value;
+            }
+        }
+        // From v_hi on, the row is correct at the state and every neighbour.
+        let tail: f64 = (v_hi..=n).map(truth).sum();
+        let bundle = Bundle {
+            base: 1.0 - (correct_base + tail),
+            plus: 1.0 - (correct_plus + tail),
+            minus: correct_minus.iter().map(|c| 1.0 - (c + tail)).collect(),
+        };
+        self.scratch.prefix = prefix;
+        self.scratch.suffix = suffix;
+        self.scratch.other = other;
+        self.scratch.correct_minus = correct_minus;
+        bundle
+    }
+}
+
+/// A gap as the cache keys it: gaps `≥ n+2` are all sinks (§P.1.3).
+#[inline]
+pub fn clip(n: usize, gap: i64) -> i64 {
+    gap.min(n as i64 + 2)
+}
+
+/// The index of gap `d` among sorted groups.
+#[inline]
+fn group_of(groups: &[(i64, usize)], d: i64) -> usize {
+    groups
+        .binary_search_by_key(&d, |g| g.0)
+        .expect("every gap has its group")
+}
+
+/// The binomial ratios `a/t` (with `0 < a < t`) a bundle's convolutions use.
+fn ratios(groups: &[(i64, usize)], m: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut before = 0;
+    for &(_, mg) in groups {
+        if before > 0 {
+            out.push((before, before + mg));
+        }
+        let after = m - before - mg;
+        if after > 0 {
+            out.push((mg, mg + after));
+            out.push((before, before + after));
+        }
+        before += mg;
+    }
+    // The leave-one-out split of the m − 1 remaining bins.
+    for &(_, mg) in groups {
+        out.push((mg - 1, m - 1));
+    }
+    out.retain(|&(a, t)| a > 0 && a < t);
+    out
+}
+
+/// `out[u] = Σ_b Bin(b; u, ma/(ma+mb)) · a[b] · b_vec[u−b]` for `u < out.len()` (§P.2.2): the
+/// chance that `u` balls thrown uniformly into the bins of two disjoint sets meet both sets'
+/// constraints. An empty set (mass 0) holds only zero balls.
+fn convolve(rows: &BinomialRows, a: &[f64], ma: usize, b_vec: &[f64], mb: usize, out: &mut [f64]) {
+    let len = out.len();
+    if ma == 0 {
+        out.copy_from_slice(&b_vec[..len]);
+        return;
+    }
+    if mb == 0 {
+        out.copy_from_slice(&a[..len]);
+        return;
+    }
+    let table = &rows.rows[&(ma, ma + mb)];
+    let w = rows.width;
+    for (u, o) in out.iter_mut().enumerate() {
+        let row = &table[u * w..u * w + u + 1];
+        let mut acc = 0.0;
+        for (bb, &pr) in row.iter().enumerate() {
+            acc += pr * a[bb] * b_vec[u - bb];
+        }
+        *o = acc;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `φ` by brute force over all compositions (k ≤ 4, small n).
+    fn brute(k: usize, gamma: f64, n: usize, s: &[i64], r: usize) -> f64 {
+        fn rec(
+            k: usize,
+            left: usize,
+            l: usize,
+            x: &mut Vec<usize>,
+            f: &mut dyn FnMut(&[usize]),
+        ) {
+            if l == k - 1 {
+                x.push(left);
+                f(x);
+                x.pop();
+                return;
+            }
+            for a in 0..=left {
+                x.push(a);
+                rec(k, left - a, l + 1, x, f);
+                x.pop();
+            }
+        }
+        let p = (1.0 - gamma) / k as f64 + gamma;
+        let q = (1.0 - gamma) / k as f64;
+        let mut total = 0.0;
+        let fact = |j: usize| (1..=j).map(|v| v as f64).product::<f64>();
+        rec(k, n, 0, &mut Vec::new(), &mut |x: &[usize]| {
+            let err = (0..k)
+                .any(|l| l != r && s[l] + x[l] as i64 >= s[r] + x[r] as i64);
+            if err {
+                let mut pr = fact(n);
+                for (l, &xl) in x.iter().enumerate() {
+                    pr *= (if l == r { p } else { q }).powi(xl as i32) / fact(xl);
+                }
+                total += pr;
+            }
+        });
+        total
+    }
+
+    #[test]
+    fn bundles_match_brute_force_at_every_neighbour() {
+        for (k, gamma) in [(2, 0.1), (3, 0.1), (4, 0.3)] {
+            let mut engine = PotentialEngine::new(k, gamma, 6);
+            for n in 0..=6 {
+                for code in 0..7usize.pow(k as u32) {
+                    let s: Vec<i64> = (0..k)
+                        .map(|l| (code / 7usize.pow(l as u32) % 7) as i64 - 3)
+                        .collect();
+                    for r in 0..k {
+                        let mut row = vec![0.0; k];
+                        engine.cost_row(n, &s, r, &mut row);
+                        for l in 0..k {
+                            let mut t = s.clone();
+                            t[l] += 1;
+                            let want = brute(k, gamma, n, &t, r);
+                            assert!(
+                                (row[l] - want).abs() < 1e-12,
+                                "k={k} n={n} s={s:?} r={r} l={l}: {} vs {want}",
+                                row[l]
+                            );
+                        }
+                        assert!((engine.phi(n, &s, r) - brute(k, gamma, n, &s, r)).abs() < 1e-12);
+                    }
+                }
+            }
+        }
+    }
+}
