@@ -5,6 +5,7 @@
 mod common;
 mod contract;
 mod oracles;
+mod potentials;
 
 #[cfg(feature = "columnar")]
 mod checkpoint;

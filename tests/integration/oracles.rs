@@ -16,7 +16,7 @@ use streamboost::weak::hoeffding::split::{SplitCriterion, hoeffding_bound};
 use crate::common::oracle_json;
 
 /// A weak learner whose votes the test dictates, recording what it is trained with.
-struct Scripted {
+pub struct Scripted {
     k: usize,
     vote: Arc<AtomicUsize>,
     trained: TrainingLog,
@@ -36,14 +36,24 @@ impl Classifier for Scripted {
 }
 
 /// What a scripted learner was trained with: `(label, weight)` per call.
-type TrainingLog = Arc<Mutex<Vec<(ClassId, f64)>>>;
+pub type TrainingLog = Arc<Mutex<Vec<(ClassId, f64)>>>;
 
-struct Scripts {
-    votes: Vec<Arc<AtomicUsize>>,
-    trained: Vec<TrainingLog>,
+pub struct Scripts {
+    pub votes: Vec<Arc<AtomicUsize>>,
+    pub trained: Vec<TrainingLog>,
 }
 
-fn scripted_booster(k: usize, n: usize, eta0: Option<f64>) -> (AdaBoostOlm<Scripted>, Scripts) {
+impl Scripts {
+    /// Sets the learners' next votes.
+    pub fn set_votes(&self, votes: &[usize]) {
+        for (slot, &v) in self.votes.iter().zip(votes) {
+            slot.store(v, Ordering::SeqCst);
+        }
+    }
+}
+
+/// `n` scripted learners over `k` classes and the handles that drive and read them.
+pub fn scripted_learners(k: usize, n: usize) -> (Vec<Scripted>, Scripts) {
     let votes: Vec<_> = (0..n).map(|_| Arc::new(AtomicUsize::new(0))).collect();
     let trained: Vec<_> = (0..n).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
     let learners = (0..n)
@@ -53,18 +63,20 @@ fn scripted_booster(k: usize, n: usize, eta0: Option<f64>) -> (AdaBoostOlm<Scrip
             trained: trained[i].clone(),
         })
         .collect();
+    (learners, Scripts { votes, trained })
+}
+
+fn scripted_booster(k: usize, n: usize, eta0: Option<f64>) -> (AdaBoostOlm<Scripted>, Scripts) {
+    let (learners, scripts) = scripted_learners(k, n);
     let config = AdaBoostOlmConfig {
         tie_break: TieBreak::Lowest,
         eta0,
         ..AdaBoostOlmConfig::new(())
     };
-    (
-        config.assemble(learners, 0).unwrap(),
-        Scripts { votes, trained },
-    )
+    (config.assemble(learners, 0).unwrap(), scripts)
 }
 
-fn floats(v: &Value) -> Vec<f64> {
+pub fn floats(v: &Value) -> Vec<f64> {
     v.as_array()
         .unwrap()
         .iter()
@@ -72,7 +84,7 @@ fn floats(v: &Value) -> Vec<f64> {
         .collect()
 }
 
-fn close(a: f64, b: f64) -> bool {
+pub fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12
 }
 

@@ -141,30 +141,35 @@ impl PairwiseCosts {
                 *e += pr * c;
             }
         }
-        // The lowest expected cost, then the largest p among those labels.
-        let (mut min, mut best_p, mut choice, mut tied) = (f64::INFINITY, f64::NEG_INFINITY, 0, 0);
-        for (l, (&e, &pl)) in expected.iter().zip(p).enumerate() {
-            if e < min || (e == min && pl > best_p) {
-                (min, best_p, choice, tied) = (e, pl, l, 1);
-            } else if e == min && pl == best_p {
-                tied += 1;
-            }
-        }
-        if tied > 1 && tie == TieBreak::Random {
-            // Uniform over the tied labels (drawn only when there is a tie).
-            let pick = rng.below(tied);
-            choice = (0..k)
-                .filter(|&l| expected[l] == min && p[l] == best_p)
-                .nth(pick)
-                .expect("pick < tied");
-        }
-        choice
+        least_expected_cost(expected, p, tie, rng)
     }
+}
+
+/// The label of least expected cost (ALGORITHMS.md §1.3): among equal costs the label with
+/// the largest `p`, then `tie` (the RNG is drawn only on a remaining tie).
+pub fn least_expected_cost(expected: &[f64], p: &[f64], tie: TieBreak, rng: &mut Rng) -> usize {
+    let (mut min, mut best_p, mut choice, mut tied) = (f64::INFINITY, f64::NEG_INFINITY, 0, 0);
+    for (l, (&e, &pl)) in expected.iter().zip(p).enumerate() {
+        if e < min || (e == min && pl > best_p) {
+            (min, best_p, choice, tied) = (e, pl, l, 1);
+        } else if e == min && pl == best_p {
+            tied += 1;
+        }
+    }
+    if tied > 1 && tie == TieBreak::Random {
+        // Uniform over the tied labels.
+        let pick = rng.below(tied);
+        choice = (0..expected.len())
+            .filter(|&l| expected[l] == min && p[l] == best_p)
+            .nth(pick)
+            .expect("pick < tied");
+    }
+    choice
 }
 
 /// The label of a one-hot distribution, if `p` is one.
 #[inline]
-fn one_hot(p: &[f64]) -> Option<usize> {
+pub fn one_hot(p: &[f64]) -> Option<usize> {
     let mut hot = None;
     for (l, &v) in p.iter().enumerate() {
         if v == 1.0 && hot.is_none() {

@@ -2,6 +2,8 @@
 
 pub mod ada_olm;
 pub mod cost;
+pub mod mbbm;
 pub mod potential;
 
 pub use ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
+pub use mbbm::{OnlineMbbm, OnlineMbbmConfig, WeightNorm};

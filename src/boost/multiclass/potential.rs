@@ -160,9 +160,7 @@ impl PotentialEngine {
                     } else {
                         // One bin takes x ≤ c balls, the other m'−1 bins the rest.
                         let row = binomial.row(1, mp, b);
-                        (0..=c)
-                            .map(|x| row[x] * table[at(mp - 1, c, b - x)])
-                            .sum()
+                        (0..=c).map(|x| row[x] * table[at(mp - 1, c, b - x)]).sum()
                     };
                 }
             }
@@ -493,13 +491,7 @@ mod tests {
 
     /// `φ` by brute force over all compositions (k ≤ 4, small n).
     fn brute(k: usize, gamma: f64, n: usize, s: &[i64], r: usize) -> f64 {
-        fn rec(
-            k: usize,
-            left: usize,
-            l: usize,
-            x: &mut Vec<usize>,
-            f: &mut dyn FnMut(&[usize]),
-        ) {
+        fn rec(k: usize, left: usize, l: usize, x: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
             if l == k - 1 {
                 x.push(left);
                 f(x);
@@ -517,8 +509,7 @@ mod tests {
         let mut total = 0.0;
         let fact = |j: usize| (1..=j).map(|v| v as f64).product::<f64>();
         rec(k, n, 0, &mut Vec::new(), &mut |x: &[usize]| {
-            let err = (0..k)
-                .any(|l| l != r && s[l] + x[l] as i64 >= s[r] + x[r] as i64);
+            let err = (0..k).any(|l| l != r && s[l] + x[l] as i64 >= s[r] + x[r] as i64);
             if err {
                 let mut pr = fact(n);
                 for (l, &xl) in x.iter().enumerate() {

@@ -1,0 +1,446 @@
+//! OnlineMBBM: the optimal online multiclass boost-by-majority of Jung, Goetz & Tewari
+//! (2017), Algorithm 1, as specified in ALGORITHMS.md §2, with exact potentials (§P).
+//!
+//! * Learner `i` (of `N`) sees the integer vote counts `s` of learners `< i` and the cost
+//!   matrix `C[r][l] = φ_{N−i}^r(s + e_l)` of the multiclass 0-1 loss under the baseline
+//!   `u_γ^r` ([JGT] eq. 4), computed exactly by [`PotentialEngine`] instead of the
+//!   authors' Monte Carlo.
+//! * Votes: with [`VoteRule::ExpectedCost`] (the default) learner `i` votes
+//!   `argmin_l Σ_r p[r]·C[r][l]`, the Bayes decision of a learner that believes its class
+//!   probabilities `p`, which is the cost-sensitive decision the theory asks of a weak
+//!   learner ([JGT] Def. 1) and what the authors' code does; it needs one potential bundle per
+//!   distinct vote count (§P.2.6). [`VoteRule::Argmax`] votes the most probable class and
+//!   needs only the true label's row in the learn phase, a fraction of the potentials.
+//! * Learning: learner `i` is trained on the true label with weight
+//!   `w = Σ_l (C[y][l] − C[y][y])` ([JGT] Alg. 1 line 9), `≤ k − 1`, divided by `k − 1`
+//!   ([`WeightNorm::KMinusOne`], the a-priori bound standing in for the unknown
+//!   `max_t w_t`) and multiplied by the learner's weight scale; rows whose outcome is
+//!   already decided (`w = 0`) are skipped.
+//! * Prediction: `argmax_l s[l]` over all `N` votes (ties broken by the tie rule).
+//!
+//! `n = N − i` remaining draws follows the paper (the authors' code uses `N − i + 1`,
+//! ALGORITHMS.md E.7).
+
+use std::fmt;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::cost::{least_expected_cost, one_hot};
+use super::potential::{PotentialEngine, clip};
+use crate::boost::{VoteRule, WeightScale};
+use crate::core::math::{TieBreak, argmax_tie};
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::learner::{Classifier, Config};
+use crate::{Error, Result};
+
+/// How OnlineMBBM normalises the weight `w = Σ_l (C[y][l] − C[y][y])` it passes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WeightNorm {
+    /// `w/(k − 1)`, in `[0, 1]` as the theory's weights are.
+    #[default]
+    KMinusOne,
+    /// `w` as it is.
+    Raw,
+}
+
+/// Hyper-parameters of [`OnlineMbbm`] (ALGORITHMS.md §2.1), generic over the weak learner's
+/// config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnlineMbbmConfig<W> {
+    /// Number of weak learners `N`.
+    pub n_learners: usize,
+    /// The assumed edge `γ ∈ (0, 1)` (the paper's grid: 0.3, 0.1, 0.05, 0.01, 0.001).
+    pub gamma: f64,
+    /// How learners vote.
+    pub vote_rule: VoteRule,
+    /// Normalisation of the learners' weights.
+    pub weight_norm: WeightNorm,
+    /// Per-learner weight scale (the authors: `0.1·U[5, 200]`).
+    pub weight_scale: WeightScale,
+    /// Tie rule for votes and the final prediction.
+    pub tie_break: TieBreak,
+    /// The weak learners' config.
+    pub weak: W,
+}
+
+impl<W: Default> Default for OnlineMbbmConfig<W> {
+    fn default() -> Self {
+        OnlineMbbmConfig::new(W::default())
+    }
+}
+
+impl<W> OnlineMbbmConfig<W> {
+    /// The paper's defaults (100 learners, γ = 0.1) over the given weak learner.
+    pub fn new(weak: W) -> Self {
+        OnlineMbbmConfig {
+            n_learners: 100,
+            gamma: 0.1,
+            vote_rule: VoteRule::ExpectedCost,
+            weight_norm: WeightNorm::KMinusOne,
+            weight_scale: WeightScale::Constant(1.0),
+            tie_break: TieBreak::Random,
+            weak,
+        }
+    }
+
+    fn validate_booster(&self) -> Result<()> {
+        if self.n_learners == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
+        if !(self.gamma > 0.0 && self.gamma < 1.0) {
+            return Err(Error::config("gamma", "must be in (0, 1)"));
+        }
+        self.weight_scale.validate()
+    }
+
+    /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG.
+    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OnlineMbbm<L>> {
+        self.validate_booster()?;
+        let Some(k) = learners.first().map(Classifier::n_classes) else {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        };
+        if k < 2 || learners.iter().any(|l| l.n_classes() != k) {
+            return Err(Error::config(
+                "weak",
+                "all learners must predict the same number (>= 2) of classes",
+            ));
+        }
+        let mut rng = Rng::new(seed);
+        Ok(OnlineMbbm {
+            k,
+            gamma: self.gamma,
+            vote_rule: self.vote_rule,
+            weight_norm: self.weight_norm,
+            tie_break: self.tie_break,
+            scales: self.weight_scale.draw(learners.len(), &mut rng),
+            learners,
+            rng,
+            engine: Engine::default(),
+            work: Workspace::default(),
+        })
+    }
+}
+
+impl<W: fmt::Display> fmt::Display for OnlineMbbmConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "OnlineMBBM(N={}, gamma={}, vote={:?}, weights/{:?}, weight scale={}) over {}",
+            self.n_learners,
+            self.gamma,
+            self.vote_rule,
+            self.weight_norm,
+            self.weight_scale,
+            self.weak
+        )
+    }
+}
+
+impl<W: Config> Config for OnlineMbbmConfig<W> {
+    type Model = OnlineMbbm<W::Model>;
+
+    fn validate(&self) -> Result<()> {
+        self.validate_booster()?;
+        self.weak.validate()
+    }
+
+    /// Member `i` is built with child stream `i` of a seed drawn from `rng`, which also seeds
+    /// the booster's own generator.
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
+        self.validate()?;
+        let seed = rng.next_u64();
+        let learners = (0..self.n_learners)
+            .map(|i| {
+                self.weak
+                    .build_with_rng(spec, &mut Rng::child(seed, i as u64))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.assemble(learners, seed)
+    }
+}
+
+/// The potential engine: derived from `(k, γ, N)`, so never saved; built on first use. A
+/// mutex lets the read-only scoring path share the cache.
+#[derive(Debug, Default)]
+struct Engine(Mutex<Option<PotentialEngine>>);
+
+impl Clone for Engine {
+    fn clone(&self) -> Self {
+        Engine(Mutex::new(self.0.lock().expect("engine lock").clone()))
+    }
+}
+
+/// Per-row buffers, reused.
+#[derive(Debug, Clone, Default)]
+struct Workspace {
+    /// Vote counts `s`.
+    s: Vec<i64>,
+    p: Vec<f64>,
+    expected: Vec<f64>,
+    row: Vec<f64>,
+    /// Distinct vote counts and how many labels have each.
+    counts: Vec<(i64, usize)>,
+    groups: Vec<(i64, usize)>,
+    /// The final vote counts as `f64`, for the tie rule.
+    votes: Vec<f64>,
+}
+
+/// The OnlineMBBM booster over weak learners `L`. Build it from an [`OnlineMbbmConfig`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OnlineMbbm<L> {
+    k: usize,
+    gamma: f64,
+    vote_rule: VoteRule,
+    weight_norm: WeightNorm,
+    tie_break: TieBreak,
+    scales: Vec<f64>,
+    learners: Vec<L>,
+    rng: Rng,
+    #[serde(skip)]
+    engine: Engine,
+    #[serde(skip)]
+    work: Workspace,
+}
+
+impl<L: Classifier> OnlineMbbm<L> {
+    /// The weak learners.
+    pub fn learners(&self) -> &[L] {
+        &self.learners
+    }
+
+    /// The weak learners, to change in place (checkpoints detach and restore their state).
+    pub fn learners_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    /// Potential bundles computed and served from the cache so far.
+    pub fn potential_counts(&self) -> (u64, u64) {
+        self.engine
+            .0
+            .lock()
+            .expect("engine lock")
+            .as_ref()
+            .map_or((0, 0), PotentialEngine::counts)
+    }
+
+    fn new_engine(&self) -> PotentialEngine {
+        PotentialEngine::new(self.k, self.gamma, self.scales.len())
+    }
+
+    /// Predicts row `x` (and, given `(y, weight)`, trains every learner on it): returns the
+    /// final vote counts in `work.s`. Learner `i`'s weight depends only on the votes of
+    /// learners `< i`, so each member predicts and learns in one call.
+    #[allow(clippy::too_many_arguments)]
+    fn forward(
+        k: usize,
+        params: (VoteRule, WeightNorm, TieBreak),
+        scales: &[f64],
+        learners: Members<'_, L>,
+        x: &[f64],
+        engine: &mut PotentialEngine,
+        work: &mut Workspace,
+        rng: &mut Rng,
+    ) {
+        let (vote_rule, weight_norm, tie) = params;
+        let n_learners = scales.len();
+        work.s.clear();
+        work.s.resize(k, 0);
+        work.p.resize(k, 0.0);
+        work.row.resize(k, 0.0);
+        work.expected.resize(k, 0.0);
+        let norm = match weight_norm {
+            WeightNorm::KMinusOne => (k - 1) as f64,
+            WeightNorm::Raw => 1.0,
+        };
+        let mut learners = learners;
+        for i in 0..n_learners {
+            let n = n_learners - 1 - i;
+            match &mut learners {
+                Members::Score(ls) => ls[i].predict_proba(x, &mut work.p),
+                Members::Learn(ls, y, weight) => {
+                    // Row C[y] at s^{i−1}: w = Σ_l (C[y][l] − C[y][y]) (Alg. 1 line 9).
+                    engine.cost_row(n, &work.s, *y, &mut work.row);
+                    let cy = work.row[*y];
+                    let w: f64 = work.row.iter().map(|c| (c - cy).max(0.0)).sum();
+                    let w = scales[i] * *weight * w / norm;
+                    ls[i].learn_predict(x, Some(*y), w, &mut work.p);
+                }
+            }
+            let vote = match vote_rule {
+                VoteRule::Argmax => argmax_tie(&work.p, tie, rng),
+                VoteRule::ExpectedCost => match one_hot(&work.p) {
+                    Some(l) => l,
+                    None => {
+                        expected_costs(n, engine, work);
+                        least_expected_cost(&work.expected, &work.p, tie, rng)
+                    }
+                },
+            };
+            work.s[vote] += 1;
+        }
+    }
+
+    /// Class probabilities of the final vote: uniform over the labels with the most votes.
+    fn vote_distribution(s: &[i64], out: &mut [f64]) {
+        let top = s.iter().copied().max().unwrap_or(0);
+        let tied = s.iter().filter(|&&v| v == top).count() as f64;
+        for (o, &v) in out.iter_mut().zip(s) {
+            *o = if v == top { 1.0 / tied } else { 0.0 };
+        }
+    }
+
+    fn run(&mut self, x: &[f64], target: Option<(ClassId, f64)>, out: &mut [f64]) -> ClassId {
+        let mut work = std::mem::take(&mut self.work);
+        let mut rng = self.rng.clone();
+        let mut learners = std::mem::take(&mut self.learners);
+        let params = (self.vote_rule, self.weight_norm, self.tie_break);
+        let fresh = || self.new_engine();
+        let mut slot = self.engine.0.lock().expect("engine lock");
+        let engine = slot.get_or_insert_with(fresh);
+        let members = match target {
+            Some((y, weight)) => Members::Learn(&mut learners, y, weight),
+            None => Members::Score(&learners),
+        };
+        Self::forward(
+            self.k,
+            params,
+            &self.scales,
+            members,
+            x,
+            engine,
+            &mut work,
+            &mut rng,
+        );
+        drop(slot);
+        self.learners = learners;
+        work.votes.clear();
+        work.votes.extend(work.s.iter().map(|&v| v as f64));
+        let predicted = argmax_tie(&work.votes, self.tie_break, &mut rng);
+        Self::vote_distribution(&work.s, out);
+        self.rng = rng;
+        self.work = work;
+        predicted
+    }
+}
+
+/// `expected[l] = Σ_r p[r]·C[r][l]` at vote counts `work.s` with `n` draws to come, one
+/// bundle per distinct count among labels with `p > 0` (§P.2.6).
+fn expected_costs(n: usize, engine: &mut PotentialEngine, work: &mut Workspace) {
+    let Workspace {
+        s,
+        p,
+        expected,
+        counts,
+        groups,
+        ..
+    } = work;
+    counts.clear();
+    for &v in s.iter() {
+        match counts.iter_mut().find(|(c, _)| *c == v) {
+            Some(entry) => entry.1 += 1,
+            None => counts.push((v, 1)),
+        }
+    }
+    expected.fill(0.0);
+    for &(x, _) in counts.iter() {
+        let mass: f64 = s
+            .iter()
+            .zip(p.iter())
+            .filter(|(v, _)| **v == x)
+            .map(|(_, q)| q)
+            .sum();
+        if mass == 0.0 {
+            continue;
+        }
+        // The gap groups of a true label with x votes.
+        groups.clear();
+        for &(y, count) in counts.iter() {
+            let mult = count - usize::from(y == x);
+            if mult == 0 {
+                continue;
+            }
+            let d = clip(n, x - y);
+            match groups.iter_mut().find(|(g, _)| *g == d) {
+                Some(g) => g.1 += mult,
+                None => groups.push((d, mult)),
+            }
+        }
+        groups.sort_unstable();
+        let bundle = engine.bundle(n, groups);
+        let minus = |d: i64| {
+            let g = groups
+                .binary_search_by_key(&clip(n, d), |g| g.0)
+                .expect("a group per gap");
+            bundle.minus[g]
+        };
+        for (l, e) in expected.iter_mut().enumerate() {
+            *e += if s[l] == x {
+                // Rows r ≠ l of this class see l one gap lower; row l itself, the plus state.
+                let others = mass - p[l];
+                let lower = if others > 0.0 { others * minus(0) } else { 0.0 };
+                lower + p[l] * bundle.plus
+            } else {
+                mass * minus(x - s[l])
+            };
+        }
+    }
+}
+
+/// The members as [`OnlineMbbm::forward`] uses them: scored only, or scored then taught
+/// row label `y` with row weight `weight`.
+enum Members<'a, L> {
+    Score(&'a [L]),
+    Learn(&'a mut [L], ClassId, f64),
+}
+
+impl<L: Classifier> Classifier for OnlineMbbm<L> {
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        if !(weight > 0.0 && weight.is_finite()) || y >= self.k {
+            return;
+        }
+        let mut out = vec![0.0; self.k];
+        self.run(x, Some((y, weight)), &mut out);
+    }
+
+    /// The probability of each class under the tie rule of the final vote, with the votes
+    /// inside the chain breaking ties to the lowest label (no RNG draw: the model is not
+    /// changed).
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        let mut work = Workspace::default();
+        let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
+        let params = (self.vote_rule, self.weight_norm, TieBreak::Lowest);
+        let mut slot = self.engine.0.lock().expect("engine lock");
+        let engine = slot.get_or_insert_with(|| self.new_engine());
+        Self::forward(
+            self.k,
+            params,
+            &self.scales,
+            Members::Score(&self.learners),
+            x,
+            engine,
+            &mut work,
+            &mut rng,
+        );
+        Self::vote_distribution(&work.s, out);
+    }
+
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        let target = y
+            .filter(|&y| weight > 0.0 && weight.is_finite() && y < self.k)
+            .map(|y| (y, weight));
+        self.run(x, target, out)
+    }
+}

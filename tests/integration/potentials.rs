@@ -1,0 +1,217 @@
+//! OnlineMBBM's exact potentials and the booster against the spec's oracles, and the
+//! identities the potentials satisfy.
+
+use std::path::Path;
+
+use streamboost::Classifier;
+use streamboost::boost::VoteRule;
+use streamboost::boost::multiclass::potential::{PotentialEngine, clip};
+use streamboost::boost::multiclass::{OnlineMbbmConfig, WeightNorm};
+use streamboost::core::Rng;
+use streamboost::core::math::TieBreak;
+
+use crate::common::{oracle, oracle_json};
+use crate::oracles::{close, floats, scripted_learners};
+
+fn csv_rows(path: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+fn fraction(text: &str) -> f64 {
+    match text.split_once('/') {
+        Some((a, b)) => a.parse::<f64>().unwrap() / b.parse::<f64>().unwrap(),
+        None => text.parse().unwrap(),
+    }
+}
+
+fn ints(text: &str) -> Vec<i64> {
+    text.split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn exact_potentials_k2_to_4() {
+    let Some(path) = oracle("mc01_potentials_exact.csv") else {
+        return;
+    };
+    let rows = csv_rows(&path);
+    assert_eq!(rows.len(), 232);
+    for row in rows {
+        let (k, gamma, n, r) = (
+            row[0].parse::<usize>().unwrap(),
+            fraction(&row[1]),
+            row[2].parse::<usize>().unwrap(),
+            row[3].parse::<usize>().unwrap(),
+        );
+        let s = ints(&row[4]);
+        let want: f64 = row[6].parse().unwrap();
+        let mut engine = PotentialEngine::new(k, gamma, n);
+        let got = engine.phi(n, &s, r);
+        assert!(close(got, want), "{row:?}: {got}");
+    }
+}
+
+#[test]
+fn bundles_at_k26() {
+    let Some(path) = oracle("mc01_bundles_k26_g0.1.csv") else {
+        return;
+    };
+    let mut engine = PotentialEngine::new(26, 0.1, 99);
+    let rows = csv_rows(&path);
+    assert!(rows.len() >= 30);
+    for row in rows {
+        let n: usize = row[2].parse().unwrap();
+        let mut groups: Vec<(i64, usize)> = Vec::new();
+        for part in row[3].split_whitespace() {
+            let (d, m) = part.split_once(':').unwrap();
+            let d = clip(n, d.parse().unwrap());
+            match groups.iter_mut().find(|g| g.0 == d) {
+                Some(g) => g.1 += m.parse::<usize>().unwrap(),
+                None => groups.push((d, m.parse().unwrap())),
+            }
+        }
+        groups.sort_unstable();
+        let bundle = engine.bundle(n, &groups).clone();
+        let want: f64 = row[6].parse().unwrap();
+        let got = match row[4].as_str() {
+            "base" => bundle.base,
+            "plus(l=r)" => bundle.plus,
+            _ => {
+                let d = clip(n, row[5].parse().unwrap());
+                bundle.minus[groups.iter().position(|g| g.0 == d).unwrap()]
+            }
+        };
+        assert!(close(got, want), "{row:?}: {got}");
+    }
+}
+
+/// ALGORITHMS.md §P.1.5: `Φ_{n+1}(G) = p·Φ_n(G+1) + q·Σ_g m_g Φ_n(G↓g)` ([JGT] eq. 3), the
+/// potentials lie in [0, 1], and every cost row is minimal on the true label.
+#[test]
+fn potentials_satisfy_their_recursion_at_k26() {
+    let (k, gamma, max_n) = (26, 0.1, 60);
+    let mut engine = PotentialEngine::new(k, gamma, max_n);
+    let p = (1.0 - gamma) / k as f64 + gamma;
+    let q = (1.0 - gamma) / k as f64;
+    let mut rng = Rng::new(11);
+    let mut row = vec![0.0; k];
+    for _ in 0..40 {
+        let n = rng.below(max_n);
+        // A state reachable after some votes: counts summing to at most N − n − 1.
+        let mut s = vec![0i64; k];
+        for _ in 0..rng.below(12) {
+            s[rng.below(k)] += 1;
+        }
+        let r = rng.below(k);
+        let above = engine.phi(n + 1, &s, r);
+        engine.cost_row(n, &s, r, &mut row);
+        let mixed: f64 = (0..k)
+            .map(|l| if l == r { p * row[l] } else { q * row[l] })
+            .sum();
+        assert!((above - mixed).abs() < 1e-12, "n={n} s={s:?} r={r}");
+        for &c in &row {
+            assert!((0.0..=1.0).contains(&c));
+            assert!(row[r] <= c + 1e-15, "cost row minimal on the true label");
+        }
+    }
+}
+
+#[test]
+fn binary_potentials_give_the_bbm_weights() {
+    let Some(path) = oracle("binary_bbm_weights.csv") else {
+        return;
+    };
+    let mut engines = std::collections::HashMap::new();
+    for row in csv_rows(&path) {
+        let gamma: f64 = row[0].parse().unwrap();
+        let n: usize = row[2].parse().unwrap();
+        let margin: i64 = row[3].parse().unwrap();
+        let want: f64 = row[5].parse().unwrap();
+        let engine = engines
+            .entry(row[0].clone())
+            .or_insert_with(|| PotentialEngine::new(2, gamma, 40));
+        let mut c = [0.0; 2];
+        engine.cost_row(n, &[margin, 0], 0, &mut c);
+        assert!(close(c[1] - c[0], want), "{row:?}: {}", c[1] - c[0]);
+    }
+}
+
+#[test]
+fn mbbm_worked_example() {
+    let Some(example) = oracle_json("mbbm_worked_example_k3_g0.1_N5.json") else {
+        return;
+    };
+    let k = example["k"].as_u64().unwrap() as usize;
+    let n_learners = example["N"].as_u64().unwrap() as usize;
+    let gamma = example["gamma"].as_f64().unwrap();
+    let y = example["true_label"].as_u64().unwrap() as usize;
+    let mut engine = PotentialEngine::new(k, gamma, n_learners);
+    assert!(close(
+        engine.phi(n_learners, &[0, 0, 0], y),
+        example["phi_N_of_zero"].as_f64().unwrap()
+    ));
+    let learners = example["learners"].as_array().unwrap();
+    let votes: Vec<usize> = learners
+        .iter()
+        .map(|l| l["weak_prediction"].as_u64().unwrap() as usize)
+        .collect();
+    // Every learner's full cost matrix and its normalised form D ([JGT] eq. 4, 5).
+    let mut row = vec![0.0; k];
+    for l in learners {
+        let n = l["n_remaining"].as_u64().unwrap() as usize;
+        let s: Vec<i64> = floats(&l["state_before"])
+            .iter()
+            .map(|&v| v as i64)
+            .collect();
+        for r in 0..k {
+            engine.cost_row(n, &s, r, &mut row);
+            let want = floats(&l["C"][r]);
+            let w_r: f64 = row.iter().map(|c| c - row[r]).sum();
+            assert!(close(w_r, floats(&l["row_weight_w_r"])[r]));
+            let d = floats(&l["D"][r]);
+            for c in 0..k {
+                assert!(close(row[c], want[c]), "i={} C[{r}][{c}]", l["i"]);
+                let normalised = if w_r > 0.0 {
+                    (row[c] - row[r]) / w_r
+                } else {
+                    0.0
+                };
+                assert!(close(normalised, d[c]), "i={} D[{r}][{c}]", l["i"]);
+            }
+        }
+    }
+    // The booster trains learner i on the true label with exactly that weight.
+    for vote_rule in [VoteRule::ExpectedCost, VoteRule::Argmax] {
+        let (scripted, scripts) = scripted_learners(k, n_learners);
+        let config = OnlineMbbmConfig {
+            n_learners,
+            gamma,
+            vote_rule,
+            weight_norm: WeightNorm::Raw,
+            tie_break: TieBreak::Lowest,
+            ..OnlineMbbmConfig::new(())
+        };
+        let mut booster = config.assemble(scripted, 0).unwrap();
+        scripts.set_votes(&votes);
+        let mut out = vec![0.0; k];
+        let predicted = booster.learn_predict(&[], Some(y), 1.0, &mut out);
+        assert_eq!(
+            predicted,
+            example["final_prediction_argmax"].as_u64().unwrap() as usize
+        );
+        assert_eq!(out, vec![1.0, 0.0, 0.0]);
+        for (i, l) in learners.iter().enumerate() {
+            let want = l["weight_to_learner_for_true_label"].as_f64().unwrap();
+            let log = scripts.trained[i].lock().unwrap().clone();
+            assert_eq!(log.len(), 1, "learner {i}");
+            assert_eq!(log[0].0, y);
+            assert!(close(log[0].1, want), "learner {i}: {} vs {want}", log[0].1);
+        }
+    }
+}
