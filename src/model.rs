@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::multiclass::{AdaBoostOlm, AdaBoostOlmConfig};
+use crate::boost::multiclass::{AdaBoostOlm, AdaBoostOlmConfig, OnlineMbbm, OnlineMbbmConfig};
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
 use crate::weak::{HoeffdingTree, HoeffdingTreeConfig};
@@ -21,17 +21,21 @@ pub enum Algorithm {
     Hoeffding,
     /// Adaboost.OLM ([JGT] Algorithm 2).
     AdaOlm,
+    /// OnlineMBBM ([JGT] Algorithm 1) with exact potentials.
+    Mbbm,
 }
 
 impl Algorithm {
     /// Every algorithm, in the order help texts list them.
-    pub const ALL: &'static [Algorithm] = &[Algorithm::Hoeffding, Algorithm::AdaOlm];
+    pub const ALL: &'static [Algorithm] =
+        &[Algorithm::Hoeffding, Algorithm::AdaOlm, Algorithm::Mbbm];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Hoeffding => "hoeffding",
             Algorithm::AdaOlm => "ada-olm",
+            Algorithm::Mbbm => "mbbm",
         }
     }
 }
@@ -69,6 +73,8 @@ pub enum ModelConfig {
     Hoeffding(HoeffdingTreeConfig),
     /// Adaboost.OLM over Hoeffding trees.
     AdaOlm(AdaBoostOlmConfig<HoeffdingTreeConfig>),
+    /// OnlineMBBM over Hoeffding trees.
+    Mbbm(OnlineMbbmConfig<HoeffdingTreeConfig>),
 }
 
 impl ModelConfig {
@@ -77,6 +83,7 @@ impl ModelConfig {
         match self {
             ModelConfig::Hoeffding(_) => Algorithm::Hoeffding,
             ModelConfig::AdaOlm(_) => Algorithm::AdaOlm,
+            ModelConfig::Mbbm(_) => Algorithm::Mbbm,
         }
     }
 }
@@ -86,6 +93,7 @@ impl fmt::Display for ModelConfig {
         match self {
             ModelConfig::Hoeffding(c) => c.fmt(f),
             ModelConfig::AdaOlm(c) => c.fmt(f),
+            ModelConfig::Mbbm(c) => c.fmt(f),
         }
     }
 }
@@ -100,6 +108,8 @@ pub enum Model {
     Hoeffding(HoeffdingTree),
     /// Adaboost.OLM over Hoeffding trees.
     AdaOlm(AdaBoostOlm<HoeffdingTree>),
+    /// OnlineMBBM over Hoeffding trees.
+    Mbbm(OnlineMbbm<HoeffdingTree>),
 }
 
 impl Config for ModelConfig {
@@ -109,6 +119,7 @@ impl Config for ModelConfig {
         match self {
             ModelConfig::Hoeffding(c) => c.validate(),
             ModelConfig::AdaOlm(c) => c.validate(),
+            ModelConfig::Mbbm(c) => c.validate(),
         }
     }
 
@@ -116,6 +127,7 @@ impl Config for ModelConfig {
         Ok(match self {
             ModelConfig::Hoeffding(c) => Model::Hoeffding(c.build_with_rng(spec, rng)?),
             ModelConfig::AdaOlm(c) => Model::AdaOlm(c.build_with_rng(spec, rng)?),
+            ModelConfig::Mbbm(c) => Model::Mbbm(c.build_with_rng(spec, rng)?),
         })
     }
 }
@@ -125,6 +137,7 @@ macro_rules! dispatch {
         match $self {
             Model::Hoeffding($m) => $body,
             Model::AdaOlm($m) => $body,
+            Model::Mbbm($m) => $body,
         }
     };
 }
@@ -135,6 +148,7 @@ impl Model {
         match self {
             Model::Hoeffding(_) => Algorithm::Hoeffding,
             Model::AdaOlm(_) => Algorithm::AdaOlm,
+            Model::Mbbm(_) => Algorithm::Mbbm,
         }
     }
 
@@ -143,6 +157,7 @@ impl Model {
         match self {
             Model::Hoeffding(t) => vec![t],
             Model::AdaOlm(m) => m.learners().iter().collect(),
+            Model::Mbbm(m) => m.learners().iter().collect(),
         }
     }
 
@@ -151,6 +166,7 @@ impl Model {
         match self {
             Model::Hoeffding(t) => vec![t],
             Model::AdaOlm(m) => m.learners_mut().iter_mut().collect(),
+            Model::Mbbm(m) => m.learners_mut().iter_mut().collect(),
         }
     }
 }

@@ -109,7 +109,7 @@ fn trees(model: &Model) -> TreeSummary {
 
 fn booster(model: &Model) -> Option<BoosterSummary> {
     match model {
-        Model::Hoeffding(_) => None,
+        Model::Hoeffding(_) | Model::Mbbm(_) => None,
         Model::AdaOlm(m) => {
             let alpha = m.alphas();
             let p = m.hedge().probabilities();

@@ -7,8 +7,8 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use crate::boost::multiclass::AdaBoostOlmConfig;
-use crate::boost::{ExpertSelection, WeightScale};
+use crate::boost::multiclass::{AdaBoostOlmConfig, OnlineMbbmConfig};
+use crate::boost::{ExpertSelection, VoteRule, WeightScale};
 use crate::checkpoint::{self, StreamState};
 use crate::columnar::{
     Encoded, Encodings, OperatorStats, Ordinal, Predictions, Table, encode_tables,
@@ -54,6 +54,24 @@ pub enum ExpertArg {
     Last,
 }
 
+/// How a booster's learners vote (`--vote`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VoteArg {
+    /// The class of least expected cost under the booster's cost matrix.
+    ExpectedCost,
+    /// The learner's most probable class.
+    Argmax,
+}
+
+impl From<VoteArg> for VoteRule {
+    fn from(v: VoteArg) -> Self {
+        match v {
+            VoteArg::ExpectedCost => VoteRule::ExpectedCost,
+            VoteArg::Argmax => VoteRule::Argmax,
+        }
+    }
+}
+
 /// Arguments of `streamboost replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -71,7 +89,7 @@ pub struct ReplayArgs {
     /// (repeatable; e.g. `--ordinal safety=low,med,high`).
     #[arg(long = "ordinal", value_name = "COL=LEVELS", value_parser = parse_ordinal)]
     pub ordinal: Vec<Ordinal>,
-    /// Algorithm: hoeffding, ada-olm.
+    /// Algorithm: hoeffding, ada-olm, mbbm.
     #[arg(long, default_value = "ada-olm", value_parser = parse_algorithm)]
     pub algo: Algorithm,
     /// Number of weak learners of a booster.
@@ -87,6 +105,13 @@ pub struct ReplayArgs {
     /// learner (the papers' experiments used 5:200).
     #[arg(long, default_value = "1", value_parser = parse_weight_scale, value_name = "C|LO:HI")]
     pub weight_scale: WeightScale,
+    /// OnlineMBBM's assumed edge γ (the paper's grid: 0.3, 0.1, 0.05, 0.01, 0.001).
+    #[arg(long, default_value_t = 0.1, value_name = "G")]
+    pub gamma: f64,
+    /// How a booster's learners vote: the class of least expected cost under the booster's
+    /// cost matrix (the papers' code), or their most probable class.
+    #[arg(long, value_enum, default_value_t = VoteArg::ExpectedCost)]
+    pub vote: VoteArg,
     /// Which expert an adaptive booster predicts with.
     #[arg(long, value_enum, default_value_t = ExpertArg::Sample)]
     pub expert: ExpertArg,
@@ -116,7 +141,7 @@ pub struct ReplayArgs {
     /// inputs are the rows that follow the ones it has seen.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
-        "ordinal", "label",
+        "ordinal", "label", "gamma", "vote",
     ])]
     pub load: Option<PathBuf>,
     /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
@@ -171,7 +196,18 @@ impl ReplayArgs {
                         ExpertArg::Best => ExpertSelection::Best,
                         ExpertArg::Last => ExpertSelection::Last,
                     },
+                    vote_rule: self.vote.into(),
                     ..AdaBoostOlmConfig::new(tree)
+                })
+            }
+            Algorithm::Mbbm => {
+                let WeakKind::Hoeffding = self.weak;
+                ModelConfig::Mbbm(OnlineMbbmConfig {
+                    n_learners: self.learners,
+                    gamma: self.gamma,
+                    weight_scale: self.weight_scale,
+                    vote_rule: self.vote.into(),
+                    ..OnlineMbbmConfig::new(tree)
                 })
             }
         }

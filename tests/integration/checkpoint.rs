@@ -87,6 +87,17 @@ fn resume_is_bit_identical_on_car() {
 }
 
 #[test]
+fn resume_is_bit_identical_for_online_mbbm() {
+    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = ModelConfig::Mbbm(streamboost::boost::multiclass::OnlineMbbmConfig {
+        n_learners: 12,
+        ..streamboost::boost::multiclass::OnlineMbbmConfig::new(HoeffdingTreeConfig::jgt_paper())
+    });
+    assert_resume_is_exact(&config, &data, dir.path());
+}
+
+#[test]
 fn resume_is_bit_identical_with_numeric_missing_and_naive_bayes_leaves() {
     // Gaussian observers, missing values, NB-adaptive leaves and their bookkeeping.
     let data = synth::mixed(3000, 0.1, 0.05, 9);

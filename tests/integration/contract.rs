@@ -3,7 +3,7 @@
 //! unseen categories without panic, `Send + Sync`.
 
 use serde::Serialize;
-use streamboost::boost::multiclass::AdaBoostOlmConfig;
+use streamboost::boost::multiclass::{AdaBoostOlmConfig, OnlineMbbmConfig, WeightNorm};
 use streamboost::boost::{ExpertSelection, VoteRule, WeightScale};
 use streamboost::core::Dataset;
 use streamboost::core::math::TieBreak;
@@ -197,6 +197,41 @@ fn ada_olm_options() {
     ] {
         check_contract(name, &config);
     }
+}
+
+#[test]
+fn online_mbbm_options() {
+    let trees = HoeffdingTreeConfig::jgt_paper();
+    for (name, config) in [
+        (
+            "mbbm/expected-cost",
+            OnlineMbbmConfig {
+                n_learners: 8,
+                ..OnlineMbbmConfig::new(trees.clone())
+            },
+        ),
+        (
+            "mbbm/argmax-raw-lowest-scaled",
+            OnlineMbbmConfig {
+                n_learners: 8,
+                gamma: 0.3,
+                vote_rule: VoteRule::Argmax,
+                weight_norm: WeightNorm::Raw,
+                tie_break: TieBreak::Lowest,
+                weight_scale: WeightScale::UniformRandom(0.5, 20.0),
+                ..OnlineMbbmConfig::new(trees.clone())
+            },
+        ),
+    ] {
+        check_contract(name, &config);
+    }
+    check_contract(
+        "model/mbbm",
+        &ModelConfig::Mbbm(OnlineMbbmConfig {
+            n_learners: 5,
+            ..OnlineMbbmConfig::new(trees)
+        }),
+    );
 }
 
 #[test]

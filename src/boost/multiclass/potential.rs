@@ -25,7 +25,7 @@
 //! * **A cache** keyed by `n` and the sorted, clipped gap groups (§P.2.7), capped in size
 //!   (cleared when full; the early learners' bundles, the expensive ones, come back at once).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Default cap on cached bundles (§P.2.7).
 pub const DEFAULT_CACHE_CAP: usize = 1 << 20;
@@ -48,20 +48,24 @@ struct BinomialRows {
     width: usize,
     /// `ln j!` for `j < width`.
     ln_fact: Vec<f64>,
-    /// Per ratio `(a, t)`: `width × width` entries, row `U` holding `Bin(·; U, a/t)`.
-    rows: HashMap<(usize, usize), Vec<f64>>,
+    /// Per ratio `a/t` (at `a · stride + t`, empty until first used): `width × width`
+    /// entries, row `U` holding `Bin(·; U, a/t)`.
+    rows: Vec<Vec<f64>>,
+    stride: usize,
 }
 
 impl BinomialRows {
-    fn new(width: usize) -> Self {
+    fn new(width: usize, max_bins: usize) -> Self {
         let mut ln_fact = vec![0.0; width + 1];
         for j in 1..=width {
             ln_fact[j] = ln_fact[j - 1] + (j as f64).ln();
         }
+        let stride = max_bins + 1;
         BinomialRows {
             width,
             ln_fact,
-            rows: HashMap::new(),
+            rows: vec![Vec::new(); stride * stride],
+            stride,
         }
     }
 
@@ -82,7 +86,7 @@ impl BinomialRows {
 
     /// Makes sure the rows of ratio `a/t` exist.
     fn ensure(&mut self, a: usize, t: usize) {
-        if self.rows.contains_key(&(a, t)) {
+        if !self.rows[a * self.stride + t].is_empty() {
             return;
         }
         let w = self.width;
@@ -93,13 +97,18 @@ impl BinomialRows {
                 table[u * w + j] = self.pmf(u, j, rho);
             }
         }
-        self.rows.insert((a, t), table);
+        self.rows[a * self.stride + t] = table;
     }
 
     /// `Bin(·; u, a/t)` (call [`Self::ensure`] first).
     fn row(&self, a: usize, t: usize, u: usize) -> &[f64] {
         let w = self.width;
-        &self.rows[&(a, t)][u * w..u * w + u + 1]
+        &self.table(a, t)[u * w..u * w + u + 1]
+    }
+
+    /// All rows of ratio `a/t`.
+    fn table(&self, a: usize, t: usize) -> &[f64] {
+        &self.rows[a * self.stride + t]
     }
 }
 
@@ -118,7 +127,9 @@ pub struct PotentialEngine {
     binomial: BinomialRows,
     /// `Bin(v; n, p)` for `n = 0..=max_draws`, row `n` at `n · width`.
     true_counts: Vec<f64>,
-    cache: HashMap<Box<[i64]>, Bundle>,
+    /// Cached bundles, and their index by key.
+    bundles: Vec<Bundle>,
+    index: FxHashMap<Box<[i64]>, u32>,
     cache_cap: usize,
     /// Bundles computed (cache misses) and served from the cache.
     computed: u64,
@@ -143,7 +154,7 @@ impl PotentialEngine {
     pub fn new(k: usize, gamma: f64, max_draws: usize) -> Self {
         assert!(k >= 2, "k >= 2");
         let width = max_draws + 2;
-        let mut binomial = BinomialRows::new(width);
+        let mut binomial = BinomialRows::new(width, k - 1);
         let m = k - 1;
         let mut table = vec![0.0; (m + 1) * width * width];
         let at = |mp: usize, c: usize, b: usize| (mp * width + c) * width + b;
@@ -180,7 +191,8 @@ impl PotentialEngine {
             table,
             binomial,
             true_counts,
-            cache: HashMap::new(),
+            bundles: Vec::new(),
+            index: FxHashMap::default(),
             cache_cap: DEFAULT_CACHE_CAP,
             computed: 0,
             hits: 0,
@@ -214,13 +226,14 @@ impl PotentialEngine {
 
     /// `φ_n^r(s)`.
     pub fn phi(&mut self, n: usize, s: &[i64], r: usize) -> f64 {
-        self.row_bundle(n, s, r).base
+        let at = self.row_bundle(n, s, r);
+        self.bundles[at].base
     }
 
     /// Row `r` of the cost matrix at `s` ([JGT] eq. 4): `row[l] = φ_n^r(s + e_l)`.
     pub fn cost_row(&mut self, n: usize, s: &[i64], r: usize, row: &mut [f64]) {
-        self.row_bundle(n, s, r);
-        let bundle = &self.cache[self.scratch.key.as_slice()];
+        let at = self.row_bundle(n, s, r);
+        let bundle = &self.bundles[at];
         let groups = &self.scratch.groups;
         for (l, c) in row.iter_mut().enumerate() {
             *c = if l == r {
@@ -231,8 +244,9 @@ impl PotentialEngine {
         }
     }
 
-    /// The bundle of true label `r` at state `s`; its groups stay in the scratch.
-    fn row_bundle(&mut self, n: usize, s: &[i64], r: usize) -> &Bundle {
+    /// The index of the bundle of true label `r` at state `s`; its groups stay in the
+    /// scratch.
+    fn row_bundle(&mut self, n: usize, s: &[i64], r: usize) -> usize {
         let mut groups = std::mem::take(&mut self.scratch.groups);
         groups.clear();
         for (l, &sl) in s.iter().enumerate() {
@@ -245,20 +259,20 @@ impl PotentialEngine {
             }
         }
         groups.sort_unstable();
-        self.cache_bundle(n, &groups);
+        let at = self.cache_bundle(n, &groups);
         self.scratch.groups = groups;
-        &self.cache[self.scratch.key.as_slice()]
+        at
     }
 
     /// The bundle at gap groups `groups` (sorted by gap, gaps clipped with [`clip`],
     /// multiplicities summing to `k − 1`) with `n ≤ max_draws` draws to come.
     pub fn bundle(&mut self, n: usize, groups: &[(i64, usize)]) -> &Bundle {
-        self.cache_bundle(n, groups);
-        &self.cache[self.scratch.key.as_slice()]
+        let at = self.cache_bundle(n, groups);
+        &self.bundles[at]
     }
 
-    /// Makes sure the bundle is cached, under the key left in the scratch.
-    fn cache_bundle(&mut self, n: usize, groups: &[(i64, usize)]) {
+    /// The index of the bundle in the cache, computed if it is not there.
+    fn cache_bundle(&mut self, n: usize, groups: &[(i64, usize)]) -> usize {
         debug_assert!(n <= self.max_draws);
         debug_assert_eq!(groups.iter().map(|g| g.1).sum::<usize>(), self.k - 1);
         let key = &mut self.scratch.key;
@@ -268,17 +282,21 @@ impl PotentialEngine {
             key.push(d);
             key.push(m as i64);
         }
-        if self.cache.contains_key(self.scratch.key.as_slice()) {
+        if let Some(&at) = self.index.get(self.scratch.key.as_slice()) {
             self.hits += 1;
-            return;
+            return at as usize;
         }
         let bundle = self.compute(n, groups);
         self.computed += 1;
-        if self.cache.len() >= self.cache_cap.max(1) {
-            self.cache.clear();
+        if self.bundles.len() >= self.cache_cap.max(1) {
+            self.bundles.clear();
+            self.index.clear();
         }
+        self.bundles.push(bundle);
+        let at = self.bundles.len() - 1;
         let key = self.scratch.key.clone().into_boxed_slice();
-        self.cache.insert(key, bundle);
+        self.index.insert(key, at as u32);
+        at
     }
 
     /// §P.2.4 for one bundle.
@@ -286,7 +304,7 @@ impl PotentialEngine {
         let g_count = groups.len();
         let m = self.k - 1;
         let d_min = groups[0].0;
-        if d_min <= -(n as i64) - 1 {
+        if d_min < -(n as i64) {
             // Certain error, whatever happens (§P.1.2), at the state and every neighbour.
             return Bundle {
                 base: 1.0,
@@ -331,13 +349,20 @@ impl PotentialEngine {
             for g in 0..g_count {
                 let (head, tail) = prefix.split_at_mut((g + 1) * len);
                 let vector = self.occupancy(groups[g].1, caps[g]);
-                convolve(
+                // The full product is read at U and U + 1 only.
+                let from = if g + 1 == g_count && len >= 2 {
+                    len - 2
+                } else {
+                    0
+                };
+                convolve_from(
                     &self.binomial,
                     &head[g * len..],
                     before[g],
                     &vector[..len],
                     groups[g].1,
                     &mut tail[..len],
+                    from,
                 );
             }
             let chain = &prefix[g_count * len..(g_count + 1) * len];
@@ -357,7 +382,8 @@ impl PotentialEngine {
             suffix.resize((g_count + 1) * slen, 0.0);
             suffix[g_count * slen] = 1.0;
             let mut after = 0;
-            for g in (0..g_count).rev() {
+            // S_0 is never read: the leave-one-out of group g uses S_{g+1}.
+            for g in (1..g_count).rev() {
                 let (head, tail) = suffix.split_at_mut((g + 1) * slen);
                 let vector = self.occupancy(groups[g].1, caps[g]);
                 convolve(
@@ -464,6 +490,19 @@ fn ratios(groups: &[(i64, usize)], m: usize) -> Vec<(usize, usize)> {
 /// chance that `u` balls thrown uniformly into the bins of two disjoint sets meet both sets'
 /// constraints. An empty set (mass 0) holds only zero balls.
 fn convolve(rows: &BinomialRows, a: &[f64], ma: usize, b_vec: &[f64], mb: usize, out: &mut [f64]) {
+    convolve_from(rows, a, ma, b_vec, mb, out, 0);
+}
+
+/// [`convolve`] for the entries `from..` of `out` only.
+fn convolve_from(
+    rows: &BinomialRows,
+    a: &[f64],
+    ma: usize,
+    b_vec: &[f64],
+    mb: usize,
+    out: &mut [f64],
+    from: usize,
+) {
     let len = out.len();
     if ma == 0 {
         out.copy_from_slice(&b_vec[..len]);
@@ -473,16 +512,34 @@ fn convolve(rows: &BinomialRows, a: &[f64], ma: usize, b_vec: &[f64], mb: usize,
         out.copy_from_slice(&a[..len]);
         return;
     }
-    let table = &rows.rows[&(ma, ma + mb)];
+    let table = rows.table(ma, ma + mb);
     let w = rows.width;
-    for (u, o) in out.iter_mut().enumerate() {
+    // b reversed, so that b[u − i] for i = 0..=u is a forward slice.
+    let reversed: Vec<f64> = b_vec[..len].iter().rev().copied().collect();
+    for (u, o) in out.iter_mut().enumerate().skip(from) {
         let row = &table[u * w..u * w + u + 1];
-        let mut acc = 0.0;
-        for (bb, &pr) in row.iter().enumerate() {
-            acc += pr * a[bb] * b_vec[u - bb];
-        }
-        *o = acc;
+        *o = dot3(row, &a[..=u], &reversed[len - 1 - u..]);
     }
+}
+
+/// `Σ_i x[i]·y[i]·z[i]` with four independent sums (the loop is latency-bound otherwise);
+/// the order is fixed, so results are deterministic.
+#[inline]
+fn dot3(x: &[f64], y: &[f64], z: &[f64]) -> f64 {
+    let n = x.len().min(y.len()).min(z.len());
+    let (x, y, z) = (&x[..n], &y[..n], &z[..n]);
+    let mut acc = [0.0; 4];
+    let chunks = n / 4;
+    for c in 0..chunks {
+        let i = c * 4;
+        for j in 0..4 {
+            acc[j] += x[i + j] * y[i + j] * z[i + j];
+        }
+    }
+    for i in chunks * 4..n {
+        acc[0] += x[i] * y[i] * z[i];
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
 
 #[cfg(test)]
@@ -524,11 +581,13 @@ mod tests {
     #[test]
     fn bundles_match_brute_force_at_every_neighbour() {
         for (k, gamma) in [(2, 0.1), (3, 0.1), (4, 0.3)] {
-            let mut engine = PotentialEngine::new(k, gamma, 6);
-            for n in 0..=6 {
-                for code in 0..7usize.pow(k as u32) {
+            let mut engine = PotentialEngine::new(k, gamma, 5);
+            for n in 0..=5 {
+                // Every state with votes in -3..=2 (gaps from −5 to 5: certain errors,
+                // sinks and everything between).
+                for code in 0..6usize.pow(k as u32) {
                     let s: Vec<i64> = (0..k)
-                        .map(|l| (code / 7usize.pow(l as u32) % 7) as i64 - 3)
+                        .map(|l| (code / 6usize.pow(l as u32) % 6) as i64 - 3)
                         .collect();
                     for r in 0..k {
                         let mut row = vec![0.0; k];
