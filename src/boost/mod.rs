@@ -8,8 +8,48 @@ pub mod ogd;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::Rng;
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
+
+/// Builds a booster's `n` members from `weak`: member `i` from child stream `i` of a seed
+/// drawn from `rng`. Returns the members and that seed, which also seeds the booster's own
+/// generator.
+pub(crate) fn build_members<W: Config>(
+    weak: &W,
+    n: usize,
+    spec: &StreamSpec,
+    rng: &mut Rng,
+) -> Result<(Vec<W::Model>, u64)> {
+    let seed = rng.next_u64();
+    let members = (0..n)
+        .map(|i| weak.build_with_rng(spec, &mut Rng::child(seed, i as u64)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((members, seed))
+}
+
+/// The class count `k` of a booster's members: there is at least one, and all predict the
+/// same `k ≥ 2` classes.
+pub(crate) fn members_classes<L: Classifier>(members: &[L]) -> Result<usize> {
+    let Some(k) = members.first().map(Classifier::n_classes) else {
+        return Err(Error::config("n_learners", "must be >= 1"));
+    };
+    if k < 2 || members.iter().any(|l| l.n_classes() != k) {
+        return Err(Error::config(
+            "weak",
+            "all learners must predict the same number (>= 2) of classes",
+        ));
+    }
+    Ok(k)
+}
+
+/// The label and weight of a row a booster of `k` classes learns from: a known label below
+/// `k` and a positive, finite weight; `None` means the row is only scored.
+#[inline]
+pub(crate) fn learnable(y: Option<ClassId>, weight: f64, k: usize) -> Option<(ClassId, f64)> {
+    y.filter(|&y| weight > 0.0 && weight.is_finite() && y < k)
+        .map(|y| (y, weight))
+}
 
 /// Which expert an adaptive booster predicts with (ALGORITHMS.md §1.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -28,9 +28,6 @@ pub struct KeyedOperator<M> {
     schema: SchemaRef,
     factory: OperatorFactory<M>,
     operators: HashMap<Option<String>, BoostOperator<M>>,
-    /// Per batch, reused: each row's group and the groups' row indices.
-    row_group: Vec<usize>,
-    groups: Vec<Vec<u32>>,
 }
 
 impl<M: Classifier> KeyedOperator<M> {
@@ -55,8 +52,6 @@ impl<M: Classifier> KeyedOperator<M> {
             schema: output_schema(&input, label, classes),
             factory,
             operators: HashMap::new(),
-            row_group: Vec::new(),
-            groups: Vec::new(),
         })
     }
 
@@ -103,46 +98,28 @@ impl<M: Classifier> BatchOperator for KeyedOperator<M> {
             // One key in the batch, as when the input is clustered by key: no split.
             return self.operator(key_of(0))?.process(batch);
         }
-        // Group the rows by key, groups in order of first appearance (the group vectors
-        // are empty between batches).
+        // Group the rows by key, groups in order of first appearance.
         let mut index: HashMap<Option<&str>, usize> = HashMap::new();
-        self.row_group.clear();
-        let mut groups = std::mem::take(&mut self.groups);
-        let mut used = 0;
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        let mut row_group = Vec::with_capacity(n);
         for r in 0..n {
             let g = *index.entry(key_of(r)).or_insert_with(|| {
-                used += 1;
-                used - 1
-            });
-            if groups.len() < used {
                 groups.push(Vec::new());
-            }
+                groups.len() - 1
+            });
             groups[g].push(r as u32);
-            self.row_group.push(g);
+            row_group.push(g);
         }
-        let mut outputs = Vec::with_capacity(used);
-        let mut result = Ok(());
-        for rows in &groups[..used] {
+        let mut outputs = Vec::with_capacity(groups.len());
+        for rows in groups {
             let key = key_of(rows[0] as usize);
-            let part = take_record_batch(batch, &UInt32Array::from(rows.clone()))
+            let part = take_record_batch(batch, &UInt32Array::from(rows))
                 .expect("row indices are in range");
-            match self.operator(key).and_then(|op| op.process(&part)) {
-                Ok(out) => outputs.push(out),
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
+            outputs.push(self.operator(key)?.process(&part)?);
         }
-        for g in &mut groups {
-            g.clear();
-        }
-        self.groups = groups;
-        result?;
         // Row r of the batch is the next unused row of its group's output.
-        let mut next = vec![0usize; used];
-        let order: Vec<(usize, usize)> = self
-            .row_group
+        let mut next = vec![0usize; outputs.len()];
+        let order: Vec<(usize, usize)> = row_group
             .iter()
             .map(|&g| {
                 next[g] += 1;

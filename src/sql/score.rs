@@ -30,6 +30,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::compute::SortOptions;
 use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::Session;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DFSchema, DFSchemaRef, DataFusionError, Result as DfResult, plan_err};
@@ -58,11 +59,12 @@ use datafusion::sql::sqlparser::ast::{
     Expr as SqlExpr, FunctionArg, FunctionArgExpr, TableFactor, Value,
 };
 use futures::StreamExt;
+use futures::stream::BoxStream;
 
 use super::registry::{ModelRegistry, ModelSource};
 use super::to_df;
 use crate::Error;
-use crate::columnar::{KeyedOperator, output_schema};
+use crate::columnar::{BatchOperator, KeyedOperator, output_schema};
 use crate::stream::ScoredStream;
 
 const NAME: &str = "boost_score";
@@ -438,11 +440,10 @@ impl ExecutionPlan for BoostScoreExec {
 
     fn apply_expressions(
         &self,
-        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
     ) -> DfResult<TreeNodeRecursion> {
         // The key is evaluated by the operator through its column name, not as an
         // expression; the ordering and the partitioning are requirements on the input.
-        let _ = f;
         Ok(TreeNodeRecursion::Continue)
     }
 
@@ -475,9 +476,7 @@ impl ExecutionPlan for BoostScoreExec {
                     .source
                     .operator(in_schema, &args.label, &not_features, &origin)
                     .map_err(to_df)?;
-                ScoredStream::new(input, operator)
-                    .map(|r| r.map_err(from_stream_error))
-                    .boxed()
+                scored(input, operator)
             }
             Some(key) => {
                 let (source, args) = (self.source.clone(), args.clone());
@@ -500,9 +499,7 @@ impl ExecutionPlan for BoostScoreExec {
                     factory,
                 )
                 .map_err(to_df)?;
-                ScoredStream::new(input, operator)
-                    .map(|r| r.map_err(from_stream_error))
-                    .boxed()
+                scored(input, operator)
             }
         };
         Ok(Box::pin(RecordBatchStreamAdapter::new(
@@ -510,6 +507,16 @@ impl ExecutionPlan for BoostScoreExec {
             stream,
         )))
     }
+}
+
+/// `input` through `operator`, with DataFusion's errors.
+fn scored<O: BatchOperator + Unpin + Send + 'static>(
+    input: SendableRecordBatchStream,
+    operator: O,
+) -> BoxStream<'static, DfResult<RecordBatch>> {
+    ScoredStream::new(input, operator)
+        .map(|r| r.map_err(from_stream_error))
+        .boxed()
 }
 
 /// An error of the scored stream as DataFusion's: the input's own error when it came from

@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
 use super::cost::{PairwiseCosts, Surrogate};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
-use crate::boost::{ExpertSelection, VoteRule, WeightScale};
+use crate::boost::{
+    ExpertSelection, VoteRule, WeightScale, build_members, learnable, members_classes,
+};
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
@@ -125,15 +127,7 @@ impl<W> AdaBoostOlmConfig<W> {
     /// `seed` seeds the booster's own RNG (weight scales, expert draws, random ties).
     pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<AdaBoostOlm<L>> {
         self.validate_booster()?;
-        let Some(k) = learners.first().map(Classifier::n_classes) else {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        };
-        if k < 2 || learners.iter().any(|l| l.n_classes() != k) {
-            return Err(Error::config(
-                "weak",
-                "all learners must predict the same number (>= 2) of classes",
-            ));
-        }
+        let k = members_classes(&learners)?;
         let n = learners.len();
         let mut own = Rng::new(seed);
         Ok(AdaBoostOlm {
@@ -167,13 +161,7 @@ impl<W: Config> Config for AdaBoostOlmConfig<W> {
     /// the booster's own generator.
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
-        let seed = rng.next_u64();
-        let learners = (0..self.n_learners)
-            .map(|i| {
-                self.weak
-                    .build_with_rng(spec, &mut Rng::child(seed, i as u64))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
         self.assemble(learners, seed)
     }
 }
@@ -393,12 +381,12 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        if !(weight > 0.0 && weight.is_finite()) || y >= self.k {
+        let Some(target) = learnable(Some(y), weight, self.k) else {
             return;
-        }
+        };
         let mut work = self.take_work();
         let mut rng = self.rng.clone();
-        self.forward_learning(x, Some((y, weight)), &mut work, &mut rng);
+        self.forward_learning(x, Some(target), &mut work, &mut rng);
         self.rng = rng;
         self.update(y, weight, &mut work);
         self.work = work;
@@ -422,9 +410,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         weight: f64,
         out: &mut [f64],
     ) -> ClassId {
-        let target = y
-            .filter(|&y| weight > 0.0 && weight.is_finite() && y < self.k)
-            .map(|y| (y, weight));
+        let target = learnable(y, weight, self.k);
         let mut work = self.take_work();
         let mut rng = self.rng.clone();
         self.forward_learning(x, target, &mut work, &mut rng);

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, clip};
-use crate::boost::{VoteRule, WeightScale};
+use crate::boost::{VoteRule, WeightScale, build_members, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
@@ -99,15 +99,7 @@ impl<W> OnlineMbbmConfig<W> {
     /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG.
     pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OnlineMbbm<L>> {
         self.validate_booster()?;
-        let Some(k) = learners.first().map(Classifier::n_classes) else {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        };
-        if k < 2 || learners.iter().any(|l| l.n_classes() != k) {
-            return Err(Error::config(
-                "weak",
-                "all learners must predict the same number (>= 2) of classes",
-            ));
-        }
+        let k = members_classes(&learners)?;
         let mut rng = Rng::new(seed);
         Ok(OnlineMbbm {
             k,
@@ -151,13 +143,7 @@ impl<W: Config> Config for OnlineMbbmConfig<W> {
     /// the booster's own generator.
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
-        let seed = rng.next_u64();
-        let learners = (0..self.n_learners)
-            .map(|i| {
-                self.weak
-                    .build_with_rng(spec, &mut Rng::child(seed, i as u64))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
         self.assemble(learners, seed)
     }
 }
@@ -402,11 +388,11 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        if !(weight > 0.0 && weight.is_finite()) || y >= self.k {
+        let Some(target) = learnable(Some(y), weight, self.k) else {
             return;
-        }
+        };
         let mut out = vec![0.0; self.k];
-        self.run(x, Some((y, weight)), &mut out);
+        self.run(x, Some(target), &mut out);
     }
 
     /// The probability of each class under the tie rule of the final vote, with the votes
@@ -438,9 +424,7 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
         weight: f64,
         out: &mut [f64],
     ) -> ClassId {
-        let target = y
-            .filter(|&y| weight > 0.0 && weight.is_finite() && y < self.k)
-            .map(|y| (y, weight));
+        let target = learnable(y, weight, self.k);
         self.run(x, target, out)
     }
 }

@@ -514,30 +514,28 @@ fn convolve_from(
     }
     let table = rows.table(ma, ma + mb);
     let w = rows.width;
-    // b reversed, so that b[u − i] for i = 0..=u is a forward slice.
-    let reversed: Vec<f64> = b_vec[..len].iter().rev().copied().collect();
     for (u, o) in out.iter_mut().enumerate().skip(from) {
         let row = &table[u * w..u * w + u + 1];
-        *o = dot3(row, &a[..=u], &reversed[len - 1 - u..]);
+        *o = dot3_reversed(row, &a[..=u], &b_vec[..=u]);
     }
 }
 
-/// `Σ_i x[i]·y[i]·z[i]` with four independent sums (the loop is latency-bound otherwise);
-/// the order is fixed, so results are deterministic.
+/// `Σ_i x[i]·y[i]·z[n−1−i]` over `n` equal lengths, with four independent sums (the loop
+/// is latency-bound otherwise); the order is fixed, so results are deterministic.
 #[inline]
-fn dot3(x: &[f64], y: &[f64], z: &[f64]) -> f64 {
-    let n = x.len().min(y.len()).min(z.len());
-    let (x, y, z) = (&x[..n], &y[..n], &z[..n]);
+fn dot3_reversed(x: &[f64], y: &[f64], z: &[f64]) -> f64 {
+    let n = x.len();
+    let (y, z) = (&y[..n], &z[..n]);
     let mut acc = [0.0; 4];
     let chunks = n / 4;
     for c in 0..chunks {
         let i = c * 4;
         for j in 0..4 {
-            acc[j] += x[i + j] * y[i + j] * z[i + j];
+            acc[j] += x[i + j] * y[i + j] * z[n - 1 - i - j];
         }
     }
     for i in chunks * 4..n {
-        acc[0] += x[i] * y[i] * z[i];
+        acc[0] += x[i] * y[i] * z[n - 1 - i];
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
