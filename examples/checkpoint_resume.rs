@@ -51,7 +51,7 @@ fn main() -> Result<()> {
     let config = ModelConfig::AdaOlm(AdaBoostOlmConfig {
         n_learners: 50,
         weight_scale: WeightScale::UniformRandom(5.0, 200.0),
-        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
     let operator = || -> Result<BoostOperator<Model>> {
         BoostOperator::new(

@@ -37,7 +37,7 @@ async fn main() -> streamboost::Result<()> {
 
     let config = ModelConfig::AdaOlm(AdaBoostOlmConfig {
         n_learners: 20,
-        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
     let model = config.build(&spec, 1)?;
     let operator = BoostOperator::new(

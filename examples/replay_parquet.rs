@@ -37,7 +37,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?
     .spec()
     .clone();
-    let config = ModelConfig::AdaOlm(AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper()));
+    let config = ModelConfig::AdaOlm(AdaBoostOlmConfig::new(
+        HoeffdingTreeConfig::jgt_paper().into(),
+    ));
     let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&log)?)?
         .with_batch_size(256)
         .build()?;

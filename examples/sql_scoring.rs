@@ -35,7 +35,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A model trained on the stream and checkpointed, for frozen scoring.
     let config = ModelConfig::AdaOlm(AdaBoostOlmConfig {
         n_learners: 20,
-        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
     let table = read_table(&car)?;
     let spec = encode_tables(std::slice::from_ref(&table), "label", &Encodings::default())?

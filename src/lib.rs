@@ -71,10 +71,16 @@ pub use learner::{Classifier, Config};
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::boost::multiclass::{AdaBoostOlm, AdaBoostOlmConfig};
+    pub use crate::boost::multiclass::{
+        AdaBoostOlm, AdaBoostOlmConfig, OneVsAll, OneVsAllConfig, OnlineMbbm, OnlineMbbmConfig,
+    };
+    pub use crate::boost::oza::{OzaBoost, OzaBoostConfig};
     pub use crate::core::{ClassId, ClassSet, Feature, FeatureKind, Rng, StreamSpec};
     pub use crate::eval::{Prequential, PrequentialReport};
     pub use crate::learner::{Classifier, Config};
-    pub use crate::weak::{HoeffdingTree, HoeffdingTreeConfig};
+    pub use crate::weak::{
+        HoeffdingTree, HoeffdingTreeConfig, NaiveBayes, NaiveBayesConfig, Perceptron,
+        PerceptronConfig, WeakLearner, WeakLearnerConfig,
+    };
     pub use crate::{Error, Result};
 }

@@ -7,10 +7,17 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::multiclass::{AdaBoostOlm, AdaBoostOlmConfig, OnlineMbbm, OnlineMbbmConfig};
+use crate::boost::multiclass::{
+    AdaBoostOlm, AdaBoostOlmConfig, BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig,
+    OnlineMbbm, OnlineMbbmConfig,
+};
+use crate::boost::oza::{OzaBoost, OzaBoostConfig};
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
-use crate::weak::{HoeffdingTree, HoeffdingTreeConfig};
+use crate::weak::{
+    HoeffdingTree, HoeffdingTreeConfig, NaiveBayes, NaiveBayesConfig, Perceptron, PerceptronConfig,
+    WeakLearner, WeakLearnerConfig,
+};
 use crate::{Error, Result};
 
 /// The algorithm names the command line and configs accept.
@@ -19,24 +26,55 @@ use crate::{Error, Result};
 pub enum Algorithm {
     /// A single Hoeffding tree.
     Hoeffding,
+    /// A single naive Bayes learner.
+    NaiveBayes,
+    /// A single perceptron.
+    Perceptron,
     /// Adaboost.OLM ([JGT] Algorithm 2).
     AdaOlm,
     /// OnlineMBBM ([JGT] Algorithm 1) with exact potentials.
     Mbbm,
+    /// Oza's online boosting (MOA's OzaBoost).
+    Oza,
+    /// One binary AdaBoost.OL per class ([JGT-App] E).
+    Ova,
+    /// Adaboost.OLM over bundles of binary learners ([JGT-App] E).
+    AdaOva,
 }
 
 impl Algorithm {
     /// Every algorithm, in the order help texts list them.
-    pub const ALL: &'static [Algorithm] =
-        &[Algorithm::Hoeffding, Algorithm::AdaOlm, Algorithm::Mbbm];
+    pub const ALL: &'static [Algorithm] = &[
+        Algorithm::Hoeffding,
+        Algorithm::NaiveBayes,
+        Algorithm::Perceptron,
+        Algorithm::AdaOlm,
+        Algorithm::Mbbm,
+        Algorithm::Oza,
+        Algorithm::Ova,
+        Algorithm::AdaOva,
+    ];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Hoeffding => "hoeffding",
+            Algorithm::NaiveBayes => "naive-bayes",
+            Algorithm::Perceptron => "perceptron",
             Algorithm::AdaOlm => "ada-olm",
             Algorithm::Mbbm => "mbbm",
+            Algorithm::Oza => "oza",
+            Algorithm::Ova => "ova",
+            Algorithm::AdaOva => "ada-ova",
         }
+    }
+
+    /// Whether the algorithm is a booster (has weak learners).
+    pub fn is_booster(self) -> bool {
+        !matches!(
+            self,
+            Algorithm::Hoeffding | Algorithm::NaiveBayes | Algorithm::Perceptron
+        )
     }
 }
 
@@ -71,10 +109,35 @@ impl FromStr for Algorithm {
 pub enum ModelConfig {
     /// A single Hoeffding tree.
     Hoeffding(HoeffdingTreeConfig),
-    /// Adaboost.OLM over Hoeffding trees.
-    AdaOlm(AdaBoostOlmConfig<HoeffdingTreeConfig>),
-    /// OnlineMBBM over Hoeffding trees.
-    Mbbm(OnlineMbbmConfig<HoeffdingTreeConfig>),
+    /// A single naive Bayes learner.
+    NaiveBayes(NaiveBayesConfig),
+    /// A single perceptron.
+    Perceptron(PerceptronConfig),
+    /// Adaboost.OLM.
+    AdaOlm(AdaBoostOlmConfig<WeakLearnerConfig>),
+    /// OnlineMBBM.
+    Mbbm(OnlineMbbmConfig<WeakLearnerConfig>),
+    /// OzaBoost.
+    Oza(OzaBoostConfig<WeakLearnerConfig>),
+    /// One-vs-all AdaBoost.OL.
+    Ova(OneVsAllConfig<WeakLearnerConfig>),
+    /// Adaboost.OLM over binary bundles.
+    AdaOva(AdaBoostOlmConfig<BinaryBundleConfig<WeakLearnerConfig>>),
+}
+
+macro_rules! dispatch_config {
+    ($self:expr, $c:ident => $body:expr) => {
+        match $self {
+            ModelConfig::Hoeffding($c) => $body,
+            ModelConfig::NaiveBayes($c) => $body,
+            ModelConfig::Perceptron($c) => $body,
+            ModelConfig::AdaOlm($c) => $body,
+            ModelConfig::Mbbm($c) => $body,
+            ModelConfig::Oza($c) => $body,
+            ModelConfig::Ova($c) => $body,
+            ModelConfig::AdaOva($c) => $body,
+        }
+    };
 }
 
 impl ModelConfig {
@@ -82,19 +145,20 @@ impl ModelConfig {
     pub fn algorithm(&self) -> Algorithm {
         match self {
             ModelConfig::Hoeffding(_) => Algorithm::Hoeffding,
+            ModelConfig::NaiveBayes(_) => Algorithm::NaiveBayes,
+            ModelConfig::Perceptron(_) => Algorithm::Perceptron,
             ModelConfig::AdaOlm(_) => Algorithm::AdaOlm,
             ModelConfig::Mbbm(_) => Algorithm::Mbbm,
+            ModelConfig::Oza(_) => Algorithm::Oza,
+            ModelConfig::Ova(_) => Algorithm::Ova,
+            ModelConfig::AdaOva(_) => Algorithm::AdaOva,
         }
     }
 }
 
 impl fmt::Display for ModelConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ModelConfig::Hoeffding(c) => c.fmt(f),
-            ModelConfig::AdaOlm(c) => c.fmt(f),
-            ModelConfig::Mbbm(c) => c.fmt(f),
-        }
+        dispatch_config!(self, c => c.fmt(f))
     }
 }
 
@@ -106,28 +170,39 @@ impl fmt::Display for ModelConfig {
 pub enum Model {
     /// A single Hoeffding tree.
     Hoeffding(HoeffdingTree),
-    /// Adaboost.OLM over Hoeffding trees.
-    AdaOlm(AdaBoostOlm<HoeffdingTree>),
-    /// OnlineMBBM over Hoeffding trees.
-    Mbbm(OnlineMbbm<HoeffdingTree>),
+    /// A single naive Bayes learner.
+    NaiveBayes(NaiveBayes),
+    /// A single perceptron.
+    Perceptron(Perceptron),
+    /// Adaboost.OLM.
+    AdaOlm(AdaBoostOlm<WeakLearner>),
+    /// OnlineMBBM.
+    Mbbm(OnlineMbbm<WeakLearner>),
+    /// OzaBoost.
+    Oza(OzaBoost<WeakLearner>),
+    /// One-vs-all AdaBoost.OL.
+    Ova(OneVsAll<WeakLearner>),
+    /// Adaboost.OLM over binary bundles.
+    AdaOva(AdaBoostOlm<BinaryBundle<WeakLearner>>),
 }
 
 impl Config for ModelConfig {
     type Model = Model;
 
     fn validate(&self) -> Result<()> {
-        match self {
-            ModelConfig::Hoeffding(c) => c.validate(),
-            ModelConfig::AdaOlm(c) => c.validate(),
-            ModelConfig::Mbbm(c) => c.validate(),
-        }
+        dispatch_config!(self, c => c.validate())
     }
 
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Model> {
         Ok(match self {
             ModelConfig::Hoeffding(c) => Model::Hoeffding(c.build_with_rng(spec, rng)?),
+            ModelConfig::NaiveBayes(c) => Model::NaiveBayes(c.build_with_rng(spec, rng)?),
+            ModelConfig::Perceptron(c) => Model::Perceptron(c.build_with_rng(spec, rng)?),
             ModelConfig::AdaOlm(c) => Model::AdaOlm(c.build_with_rng(spec, rng)?),
             ModelConfig::Mbbm(c) => Model::Mbbm(c.build_with_rng(spec, rng)?),
+            ModelConfig::Oza(c) => Model::Oza(c.build_with_rng(spec, rng)?),
+            ModelConfig::Ova(c) => Model::Ova(c.build_with_rng(spec, rng)?),
+            ModelConfig::AdaOva(c) => Model::AdaOva(c.build_with_rng(spec, rng)?),
         })
     }
 }
@@ -136,8 +211,13 @@ macro_rules! dispatch {
     ($self:expr, $m:ident => $body:expr) => {
         match $self {
             Model::Hoeffding($m) => $body,
+            Model::NaiveBayes($m) => $body,
+            Model::Perceptron($m) => $body,
             Model::AdaOlm($m) => $body,
             Model::Mbbm($m) => $body,
+            Model::Oza($m) => $body,
+            Model::Ova($m) => $body,
+            Model::AdaOva($m) => $body,
         }
     };
 }
@@ -147,8 +227,45 @@ impl Model {
     pub fn algorithm(&self) -> Algorithm {
         match self {
             Model::Hoeffding(_) => Algorithm::Hoeffding,
+            Model::NaiveBayes(_) => Algorithm::NaiveBayes,
+            Model::Perceptron(_) => Algorithm::Perceptron,
             Model::AdaOlm(_) => Algorithm::AdaOlm,
             Model::Mbbm(_) => Algorithm::Mbbm,
+            Model::Oza(_) => Algorithm::Oza,
+            Model::Ova(_) => Algorithm::Ova,
+            Model::AdaOva(_) => Algorithm::AdaOva,
+        }
+    }
+
+    /// The weak learners of the model, in member order (boosters' members, class by class
+    /// for one-vs-all, bundle by bundle for AdaOVA); empty for a single learner.
+    pub fn weak_learners(&self) -> Vec<&WeakLearner> {
+        match self {
+            Model::Hoeffding(_) | Model::NaiveBayes(_) | Model::Perceptron(_) => Vec::new(),
+            Model::AdaOlm(m) => m.learners().iter().collect(),
+            Model::Mbbm(m) => m.learners().iter().collect(),
+            Model::Oza(m) => m.learners().iter().collect(),
+            Model::Ova(m) => m.boosters().iter().flat_map(|b| b.learners()).collect(),
+            Model::AdaOva(m) => m.learners().iter().flat_map(|b| b.members()).collect(),
+        }
+    }
+
+    fn weak_learners_mut(&mut self) -> Vec<&mut WeakLearner> {
+        match self {
+            Model::Hoeffding(_) | Model::NaiveBayes(_) | Model::Perceptron(_) => Vec::new(),
+            Model::AdaOlm(m) => m.learners_mut().iter_mut().collect(),
+            Model::Mbbm(m) => m.learners_mut().iter_mut().collect(),
+            Model::Oza(m) => m.learners_mut().iter_mut().collect(),
+            Model::Ova(m) => m
+                .boosters_mut()
+                .iter_mut()
+                .flat_map(|b| b.learners_mut())
+                .collect(),
+            Model::AdaOva(m) => m
+                .learners_mut()
+                .iter_mut()
+                .flat_map(|b| b.members_mut())
+                .collect(),
         }
     }
 
@@ -156,8 +273,11 @@ impl Model {
     pub fn trees(&self) -> Vec<&HoeffdingTree> {
         match self {
             Model::Hoeffding(t) => vec![t],
-            Model::AdaOlm(m) => m.learners().iter().collect(),
-            Model::Mbbm(m) => m.learners().iter().collect(),
+            _ => self
+                .weak_learners()
+                .into_iter()
+                .filter_map(WeakLearner::as_tree)
+                .collect(),
         }
     }
 
@@ -165,8 +285,11 @@ impl Model {
     pub fn trees_mut(&mut self) -> Vec<&mut HoeffdingTree> {
         match self {
             Model::Hoeffding(t) => vec![t],
-            Model::AdaOlm(m) => m.learners_mut().iter_mut().collect(),
-            Model::Mbbm(m) => m.learners_mut().iter_mut().collect(),
+            _ => self
+                .weak_learners_mut()
+                .into_iter()
+                .filter_map(WeakLearner::as_tree_mut)
+                .collect(),
         }
     }
 }
@@ -209,7 +332,9 @@ mod tests {
 
     #[test]
     fn config_round_trips_through_json() {
-        let cfg = ModelConfig::AdaOlm(AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper()));
+        let cfg = ModelConfig::AdaOlm(AdaBoostOlmConfig::new(
+            HoeffdingTreeConfig::jgt_paper().into(),
+        ));
         let json = serde_json::to_string(&cfg).unwrap();
         assert!(json.contains("\"algorithm\":\"ada-olm\""), "{json}");
         let back: ModelConfig = serde_json::from_str(&json).unwrap();

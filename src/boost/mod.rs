@@ -5,6 +5,7 @@
 pub mod hedge;
 pub mod multiclass;
 pub mod ogd;
+pub mod oza;
 
 use serde::{Deserialize, Serialize};
 

@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use crate::Result;
+use crate::boost::multiclass::AdaBoostOlm;
 use crate::checkpoint::{self, Metadata, StreamState};
 use crate::core::FeatureKind;
 use crate::core::math::argmax;
 use crate::model::Model;
+use crate::{Classifier, Result};
 
 /// Arguments of `streamboost inspect`.
 #[derive(Debug, Args)]
@@ -109,20 +110,23 @@ fn trees(model: &Model) -> TreeSummary {
 
 fn booster(model: &Model) -> Option<BoosterSummary> {
     match model {
-        Model::Hoeffding(_) | Model::Mbbm(_) => None,
-        Model::AdaOlm(m) => {
-            let alpha = m.alphas();
-            let p = m.hedge().probabilities();
-            let best = argmax(p);
-            Some(BoosterSummary {
-                rows_learnt: m.rows_learnt(),
-                alpha_min: alpha.iter().copied().fold(f64::INFINITY, f64::min),
-                alpha_mean: alpha.iter().sum::<f64>() / alpha.len() as f64,
-                alpha_max: alpha.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                hedge_best_expert: best,
-                hedge_best_probability: p[best],
-            })
-        }
+        Model::AdaOlm(m) => Some(adaptive(m)),
+        Model::AdaOva(m) => Some(adaptive(m)),
+        _ => None,
+    }
+}
+
+fn adaptive<L: Classifier>(m: &AdaBoostOlm<L>) -> BoosterSummary {
+    let alpha = m.alphas();
+    let p = m.hedge().probabilities();
+    let best = argmax(p);
+    BoosterSummary {
+        rows_learnt: m.rows_learnt(),
+        alpha_min: alpha.iter().copied().fold(f64::INFINITY, f64::min),
+        alpha_mean: alpha.iter().sum::<f64>() / alpha.len() as f64,
+        alpha_max: alpha.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        hedge_best_expert: best,
+        hedge_best_probability: p[best],
     }
 }
 

@@ -7,7 +7,11 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use crate::boost::multiclass::{AdaBoostOlmConfig, OnlineMbbmConfig};
+use crate::boost::multiclass::cost::Surrogate;
+use crate::boost::multiclass::{
+    AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig, OnlineMbbmConfig,
+};
+use crate::boost::oza::OzaBoostConfig;
 use crate::boost::{ExpertSelection, VoteRule, WeightScale};
 use crate::checkpoint::{self, StreamState};
 use crate::columnar::{
@@ -18,8 +22,8 @@ use crate::core::Rng;
 use crate::eval::{Prequential, PrequentialReport};
 use crate::learner::Config;
 use crate::model::{Algorithm, ModelConfig};
-use crate::weak::HoeffdingTreeConfig;
 use crate::weak::hoeffding::Preset;
+use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
 use crate::{Error, Result};
 
 /// The data set replayed when no `--input` is given: UCI Car Evaluation (1,728 rows,
@@ -30,8 +34,42 @@ const BUNDLED_CSV: &[u8] = include_bytes!("../../data/car.csv");
 /// Weak learners `--weak` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum WeakKind {
-    /// Weighted Hoeffding tree (VFDT).
+    /// Weighted Hoeffding tree (VFDT), parameters from `--preset`.
     Hoeffding,
+    /// Weighted Gaussian/categorical naive Bayes.
+    NaiveBayes,
+    /// Weighted perceptron.
+    Perceptron,
+}
+
+/// Surrogate loss of Adaboost.OLM (`--loss`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LossArg {
+    /// Multiclass logistic loss (the paper's Adaboost.OLM).
+    Logistic,
+    /// Exponential loss ([JGT-App] D.1).
+    Exp,
+    /// Square hinge loss ([JGT-App] D.2).
+    SquareHinge,
+}
+
+impl From<LossArg> for Surrogate {
+    fn from(l: LossArg) -> Self {
+        match l {
+            LossArg::Logistic => Surrogate::Logistic,
+            LossArg::Exp => Surrogate::Exponential,
+            LossArg::SquareHinge => Surrogate::SquareHinge,
+        }
+    }
+}
+
+/// Which OzaBoost (`--oza-variant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OzaVariantArg {
+    /// MOA's OzaBoost.
+    Moa,
+    /// River's AdaBoostClassifier.
+    River,
 }
 
 /// Parameter presets of the weak learner.
@@ -89,7 +127,8 @@ pub struct ReplayArgs {
     /// (repeatable; e.g. `--ordinal safety=low,med,high`).
     #[arg(long = "ordinal", value_name = "COL=LEVELS", value_parser = parse_ordinal)]
     pub ordinal: Vec<Ordinal>,
-    /// Algorithm: hoeffding, ada-olm, mbbm.
+    /// Algorithm: hoeffding, naive-bayes, perceptron (single learners); ada-olm, mbbm, oza,
+    /// ova, ada-ova (boosters).
     #[arg(long, default_value = "ada-olm", value_parser = parse_algorithm)]
     pub algo: Algorithm,
     /// Number of weak learners of a booster.
@@ -98,7 +137,7 @@ pub struct ReplayArgs {
     /// Weak learner of a booster.
     #[arg(long, value_enum, default_value_t = WeakKind::Hoeffding)]
     pub weak: WeakKind,
-    /// Hoeffding tree parameter preset.
+    /// Hoeffding tree parameter preset (of the tree, or of a booster's trees).
     #[arg(long, value_enum, default_value_t = PresetArg::JgtPaper)]
     pub preset: PresetArg,
     /// Per-learner weight scale of a booster: a constant `C`, or `LO:HI` for U[LO, HI] per
@@ -112,6 +151,13 @@ pub struct ReplayArgs {
     /// cost matrix (the papers' code), or their most probable class.
     #[arg(long, value_enum, default_value_t = VoteArg::ExpectedCost)]
     pub vote: VoteArg,
+    /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters).
+    #[arg(long, value_enum, default_value_t = LossArg::Logistic)]
+    pub loss: LossArg,
+    /// Which OzaBoost: MOA's (λ normalised by all rows seen; models with error 0 or above
+    /// 1/2 end the vote) or River's (Oza's λ update; such models vote with weight 1).
+    #[arg(long, value_enum, default_value_t = OzaVariantArg::Moa)]
+    pub oza_variant: OzaVariantArg,
     /// Which expert an adaptive booster predicts with.
     #[arg(long, value_enum, default_value_t = ExpertArg::Sample)]
     pub expert: ExpertArg,
@@ -141,7 +187,7 @@ pub struct ReplayArgs {
     /// inputs are the rows that follow the ones it has seen.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
-        "ordinal", "label", "gamma", "vote",
+        "ordinal", "label", "gamma", "vote", "loss", "oza_variant",
     ])]
     pub load: Option<PathBuf>,
     /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
@@ -184,32 +230,52 @@ impl ReplayArgs {
             PresetArg::Default => Preset::Default,
             PresetArg::JgtPaper => Preset::JgtPaper,
         });
+        let weak = match self.weak {
+            WeakKind::Hoeffding => WeakLearnerConfig::Hoeffding(tree.clone()),
+            WeakKind::NaiveBayes => WeakLearnerConfig::NaiveBayes(NaiveBayesConfig::default()),
+            WeakKind::Perceptron => WeakLearnerConfig::Perceptron(PerceptronConfig::default()),
+        };
         match self.algo {
             Algorithm::Hoeffding => ModelConfig::Hoeffding(tree),
-            Algorithm::AdaOlm => {
-                let WeakKind::Hoeffding = self.weak;
-                ModelConfig::AdaOlm(AdaBoostOlmConfig {
-                    n_learners: self.learners,
-                    weight_scale: self.weight_scale,
-                    expert_selection: match self.expert {
-                        ExpertArg::Sample => ExpertSelection::Sample,
-                        ExpertArg::Best => ExpertSelection::Best,
-                        ExpertArg::Last => ExpertSelection::Last,
-                    },
-                    vote_rule: self.vote.into(),
-                    ..AdaBoostOlmConfig::new(tree)
-                })
+            Algorithm::NaiveBayes => ModelConfig::NaiveBayes(NaiveBayesConfig::default()),
+            Algorithm::Perceptron => ModelConfig::Perceptron(PerceptronConfig::default()),
+            Algorithm::AdaOlm => ModelConfig::AdaOlm(self.adaptive(weak)),
+            Algorithm::Mbbm => ModelConfig::Mbbm(OnlineMbbmConfig {
+                n_learners: self.learners,
+                gamma: self.gamma,
+                weight_scale: self.weight_scale,
+                vote_rule: self.vote.into(),
+                ..OnlineMbbmConfig::new(weak)
+            }),
+            Algorithm::Oza => ModelConfig::Oza(OzaBoostConfig {
+                n_learners: self.learners,
+                ..match self.oza_variant {
+                    OzaVariantArg::Moa => OzaBoostConfig::new(weak),
+                    OzaVariantArg::River => OzaBoostConfig::river(weak),
+                }
+            }),
+            Algorithm::Ova => ModelConfig::Ova(OneVsAllConfig {
+                booster: self.adaptive(weak),
+            }),
+            Algorithm::AdaOva => {
+                ModelConfig::AdaOva(self.adaptive(BinaryBundleConfig { binary: weak }))
             }
-            Algorithm::Mbbm => {
-                let WeakKind::Hoeffding = self.weak;
-                ModelConfig::Mbbm(OnlineMbbmConfig {
-                    n_learners: self.learners,
-                    gamma: self.gamma,
-                    weight_scale: self.weight_scale,
-                    vote_rule: self.vote.into(),
-                    ..OnlineMbbmConfig::new(tree)
-                })
-            }
+        }
+    }
+
+    /// The Adaboost.OLM config of these arguments over weak learner `weak`.
+    fn adaptive<W>(&self, weak: W) -> AdaBoostOlmConfig<W> {
+        AdaBoostOlmConfig {
+            n_learners: self.learners,
+            loss: self.loss.into(),
+            weight_scale: self.weight_scale,
+            expert_selection: match self.expert {
+                ExpertArg::Sample => ExpertSelection::Sample,
+                ExpertArg::Best => ExpertSelection::Best,
+                ExpertArg::Last => ExpertSelection::Last,
+            },
+            vote_rule: self.vote.into(),
+            ..AdaBoostOlmConfig::new(weak)
         }
     }
 }

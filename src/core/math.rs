@@ -30,6 +30,12 @@ pub fn logsumexp(v: &[f64]) -> f64 {
     m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
 }
 
+/// `ln N(x; mean, var)`, the Gaussian log-density (naive Bayes likelihoods).
+#[inline]
+pub fn gaussian_log_density(x: f64, mean: f64, var: f64) -> f64 {
+    -0.5 * ((2.0 * std::f64::consts::PI * var).ln() + (x - mean) * (x - mean) / var)
+}
+
 /// Standard normal CDF `Φ(z) = ½ erfc(−z/√2)` (WEAK_LEARNERS.md §1.8), through a correct
 /// double-precision `erfc`.
 #[inline]

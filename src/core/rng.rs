@@ -80,6 +80,16 @@ impl Rng {
         self.0.random_range(0..n)
     }
 
+    /// A draw from Poisson(`lambda`) (`rand_distr`'s exact sampler); 0 when `lambda` is not
+    /// positive and finite. Online bagging and boosting replay a row this many times (Oza
+    /// 2005).
+    pub fn poisson(&mut self, lambda: f64) -> u64 {
+        match rand_distr::Poisson::new(lambda) {
+            Ok(d) => rand_distr::Distribution::<f64>::sample(&d, &mut self.0) as u64,
+            Err(_) => 0,
+        }
+    }
+
     /// A raw 64-bit draw.
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()

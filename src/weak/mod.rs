@@ -1,5 +1,162 @@
 //! Weak learners: online, weighted, each a [`crate::Classifier`].
+//!
+//! Boosters are generic over their learner; [`WeakLearnerConfig`] and [`WeakLearner`] are
+//! the run-time choice among the learners here (`--weak`), so that any learner works under
+//! any booster of [`crate::model::Model`].
 
 pub mod hoeffding;
+pub mod naive_bayes;
+pub mod perceptron;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
 
 pub use hoeffding::{HoeffdingTree, HoeffdingTreeConfig};
+pub use naive_bayes::{NaiveBayes, NaiveBayesConfig};
+pub use perceptron::{Perceptron, PerceptronConfig};
+
+use crate::Result;
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::learner::{Classifier, Config};
+
+/// The weak learner of a booster, chosen at run time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "learner", rename_all = "kebab-case")]
+pub enum WeakLearnerConfig {
+    /// A Hoeffding tree (WEAK_LEARNERS.md §1).
+    Hoeffding(HoeffdingTreeConfig),
+    /// Online naive Bayes (§2).
+    NaiveBayes(NaiveBayesConfig),
+    /// A perceptron (§3).
+    Perceptron(PerceptronConfig),
+}
+
+impl Default for WeakLearnerConfig {
+    fn default() -> Self {
+        WeakLearnerConfig::Hoeffding(HoeffdingTreeConfig::default())
+    }
+}
+
+impl From<HoeffdingTreeConfig> for WeakLearnerConfig {
+    fn from(c: HoeffdingTreeConfig) -> Self {
+        WeakLearnerConfig::Hoeffding(c)
+    }
+}
+
+impl From<NaiveBayesConfig> for WeakLearnerConfig {
+    fn from(c: NaiveBayesConfig) -> Self {
+        WeakLearnerConfig::NaiveBayes(c)
+    }
+}
+
+impl From<PerceptronConfig> for WeakLearnerConfig {
+    fn from(c: PerceptronConfig) -> Self {
+        WeakLearnerConfig::Perceptron(c)
+    }
+}
+
+impl fmt::Display for WeakLearnerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeakLearnerConfig::Hoeffding(c) => c.fmt(f),
+            WeakLearnerConfig::NaiveBayes(c) => c.fmt(f),
+            WeakLearnerConfig::Perceptron(c) => c.fmt(f),
+        }
+    }
+}
+
+impl Config for WeakLearnerConfig {
+    type Model = WeakLearner;
+
+    fn validate(&self) -> Result<()> {
+        match self {
+            WeakLearnerConfig::Hoeffding(c) => c.validate(),
+            WeakLearnerConfig::NaiveBayes(c) => c.validate(),
+            WeakLearnerConfig::Perceptron(c) => c.validate(),
+        }
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<WeakLearner> {
+        Ok(match self {
+            WeakLearnerConfig::Hoeffding(c) => WeakLearner::Hoeffding(c.build_with_rng(spec, rng)?),
+            WeakLearnerConfig::NaiveBayes(c) => {
+                WeakLearner::NaiveBayes(c.build_with_rng(spec, rng)?)
+            }
+            WeakLearnerConfig::Perceptron(c) => {
+                WeakLearner::Perceptron(c.build_with_rng(spec, rng)?)
+            }
+        })
+    }
+}
+
+/// A weak learner built from a [`WeakLearnerConfig`].
+// Boosters hold a Vec of these; the tree is the common case and boxing it would add an
+// indirection to every row of every member.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "learner", rename_all = "kebab-case")]
+pub enum WeakLearner {
+    /// A Hoeffding tree.
+    Hoeffding(HoeffdingTree),
+    /// Online naive Bayes.
+    NaiveBayes(NaiveBayes),
+    /// A perceptron.
+    Perceptron(Perceptron),
+}
+
+impl WeakLearner {
+    /// The tree, if this learner is one (checkpoints store trees' nodes as Parquet rows).
+    pub fn as_tree(&self) -> Option<&HoeffdingTree> {
+        match self {
+            WeakLearner::Hoeffding(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The tree, if this learner is one, to change in place.
+    pub fn as_tree_mut(&mut self) -> Option<&mut HoeffdingTree> {
+        match self {
+            WeakLearner::Hoeffding(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:expr, $m:ident => $body:expr) => {
+        match $self {
+            WeakLearner::Hoeffding($m) => $body,
+            WeakLearner::NaiveBayes($m) => $body,
+            WeakLearner::Perceptron($m) => $body,
+        }
+    };
+}
+
+impl Classifier for WeakLearner {
+    #[inline]
+    fn n_classes(&self) -> usize {
+        dispatch!(self, m => m.n_classes())
+    }
+
+    #[inline]
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        dispatch!(self, m => m.learn(x, y, weight))
+    }
+
+    #[inline]
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        dispatch!(self, m => m.predict_proba(x, out))
+    }
+
+    #[inline]
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        dispatch!(self, m => m.learn_predict(x, y, weight, out))
+    }
+}

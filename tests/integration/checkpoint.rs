@@ -20,7 +20,7 @@ fn booster(n: usize, tree: HoeffdingTreeConfig) -> ModelConfig {
     ModelConfig::AdaOlm(AdaBoostOlmConfig {
         n_learners: n,
         weight_scale: WeightScale::UniformRandom(5.0, 200.0),
-        ..AdaBoostOlmConfig::new(tree)
+        ..AdaBoostOlmConfig::new(tree.into())
     })
 }
 
@@ -92,7 +92,9 @@ fn resume_is_bit_identical_for_online_mbbm() {
     let dir = tempfile::tempdir().unwrap();
     let config = ModelConfig::Mbbm(streamboost::boost::multiclass::OnlineMbbmConfig {
         n_learners: 12,
-        ..streamboost::boost::multiclass::OnlineMbbmConfig::new(HoeffdingTreeConfig::jgt_paper())
+        ..streamboost::boost::multiclass::OnlineMbbmConfig::new(
+            HoeffdingTreeConfig::jgt_paper().into(),
+        )
     });
     assert_resume_is_exact(&config, &data, dir.path());
 }

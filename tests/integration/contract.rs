@@ -229,7 +229,7 @@ fn online_mbbm_options() {
         "model/mbbm",
         &ModelConfig::Mbbm(OnlineMbbmConfig {
             n_learners: 5,
-            ..OnlineMbbmConfig::new(trees)
+            ..OnlineMbbmConfig::new(trees.into())
         }),
     );
 }
@@ -252,7 +252,7 @@ fn boosters_compose() {
 fn model_enum() {
     let config = ModelConfig::AdaOlm(AdaBoostOlmConfig {
         n_learners: 5,
-        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
+        ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
     check_contract("model/ada-olm", &config);
 }

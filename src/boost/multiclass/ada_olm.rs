@@ -38,9 +38,13 @@ pub struct AdaBoostOlmConfig<W> {
     /// Surrogate loss.
     #[serde(default)]
     pub loss: Surrogate,
-    /// `B`: learner weights live in `[−B, B]`.
-    pub alpha_bound: f64,
-    /// OGD step constant: `η_t = eta0/√t`; `None` is the paper's `2√2/(k−1)`.
+    /// `B`: learner weights live in `[−B, B]`; `None` is the surrogate's default (2 for the
+    /// logistic and exponential losses, 1 for the square hinge).
+    pub alpha_bound: Option<f64>,
+    /// OGD step constant for every learner: `η_t = eta0/√t`. `None` is Zinkevich's step
+    /// `√2·B/(G_i√t)` with the surrogate's gradient bound `G_i` of learner `i`: the paper's
+    /// `2√2/((k−1)√t)` for the logistic loss, and a step shrinking with `i` for the other two
+    /// ("a different learning rate for each weak learner", [JGT-App] D.1).
     pub eta0: Option<f64>,
     /// Hedge rate `η_H`.
     pub hedge_rate: f64,
@@ -68,7 +72,7 @@ impl<W> AdaBoostOlmConfig<W> {
         AdaBoostOlmConfig {
             n_learners: 100,
             loss: Surrogate::Logistic,
-            alpha_bound: 2.0,
+            alpha_bound: None,
             eta0: None,
             hedge_rate: 1.0,
             expert_selection: ExpertSelection::Sample,
@@ -79,10 +83,23 @@ impl<W> AdaBoostOlmConfig<W> {
         }
     }
 
-    /// `eta0` for `k` classes.
-    fn eta0_for(&self, k: usize) -> f64 {
-        self.eta0
-            .unwrap_or(2.0 * std::f64::consts::SQRT_2 / (k as f64 - 1.0))
+    /// `B`.
+    fn bound(&self) -> f64 {
+        self.alpha_bound
+            .unwrap_or_else(|| self.loss.default_alpha_bound())
+    }
+
+    /// The OGD step constant of each of `n` learners for `k` classes: `η_t^i = steps[i]/√t`.
+    /// Zinkevich's `η = D/(G√(2t))` with diameter `D = 2B` (ALGORITHMS.md §3.1, §4).
+    fn steps(&self, k: usize, n: usize) -> Vec<f64> {
+        let b = self.bound();
+        (1..=n)
+            .map(|i| {
+                self.eta0.unwrap_or_else(|| {
+                    std::f64::consts::SQRT_2 * b / self.loss.gradient_bound(i, k, b)
+                })
+            })
+            .collect()
     }
 }
 
@@ -94,12 +111,12 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
             self.n_learners,
             self.loss,
             self.eta0
-                .map_or("2*sqrt(2)/(k-1)".to_string(), |e| e.to_string()),
+                .map_or("sqrt(2)*B/G_i".to_string(), |e| e.to_string()),
             self.expert_selection,
             self.vote_rule,
             self.weight_scale,
             self.weak,
-            b = self.alpha_bound,
+            b = self.bound(),
         )
     }
 }
@@ -110,7 +127,10 @@ impl<W> AdaBoostOlmConfig<W> {
         if self.n_learners == 0 {
             return Err(Error::config("n_learners", "must be >= 1"));
         }
-        if !(self.alpha_bound > 0.0 && self.alpha_bound.is_finite()) {
+        if self
+            .alpha_bound
+            .is_some_and(|b| !(b > 0.0 && b.is_finite()))
+        {
             return Err(Error::config("alpha_bound", "must be > 0"));
         }
         if self.eta0.is_some_and(|e| !(e > 0.0 && e.is_finite())) {
@@ -133,8 +153,11 @@ impl<W> AdaBoostOlmConfig<W> {
         Ok(AdaBoostOlm {
             k,
             loss: self.loss,
-            feasible: Interval::symmetric(self.alpha_bound),
-            eta0: self.eta0_for(k),
+            feasible: Interval::symmetric(self.bound()),
+            steps: self.steps(k, n),
+            weight_bounds: (1..=n)
+                .map(|i| self.loss.weight_bound(i, k, self.bound()))
+                .collect(),
             expert_selection: self.expert_selection,
             vote_rule: self.vote_rule,
             tie_break: self.tie_break,
@@ -209,7 +232,10 @@ pub struct AdaBoostOlm<L> {
     k: usize,
     loss: Surrogate,
     feasible: Interval,
-    eta0: f64,
+    /// OGD step constant of each learner: `η_t^i = steps[i]/√t`.
+    steps: Vec<f64>,
+    /// The bound on `−C[y][y]` that normalises each learner's weight.
+    weight_bounds: Vec<f64>,
     expert_selection: ExpertSelection,
     vote_rule: VoteRule,
     tie_break: TieBreak,
@@ -268,7 +294,6 @@ impl<L: Classifier> AdaBoostOlm<L> {
         rng: &mut Rng,
     ) {
         let k = self.k;
-        let norm = (k - 1) as f64;
         work.s.iter_mut().for_each(|v| *v = 0.0);
         work.costs.reset(self.loss, k);
         for i in 0..self.alpha.len() {
@@ -276,7 +301,13 @@ impl<L: Classifier> AdaBoostOlm<L> {
                 Members::Score(learners) => learners[i].predict_proba(x, &mut work.p),
                 Members::Learn(learners, y, weight) => {
                     // −C[y][y] at s^{i−1}, kept by the cost matrix.
-                    let w = -work.costs.get(*y, *y) / norm;
+                    let w = self.loss.normalised_weight(
+                        -work.costs.get(*y, *y),
+                        self.weight_bounds[i],
+                        i + 1,
+                        k,
+                        self.feasible.hi,
+                    );
                     learners[i].learn_predict(
                         x,
                         Some(*y),
@@ -324,14 +355,16 @@ impl<L: Classifier> AdaBoostOlm<L> {
     /// whose members have already learnt the row (step (a)).
     fn update(&mut self, y: ClassId, weight: f64, work: &mut Workspace) {
         self.rows += 1;
-        let eta = self.eta0 / (self.rows as f64).sqrt();
+        let root_t = (self.rows as f64).sqrt();
         work.s.iter_mut().for_each(|v| *v = 0.0);
         for i in 0..self.alpha.len() {
             let alpha_old = self.alpha[i];
             let vote = work.votes[i];
             // (b) projected OGD step on α^i with the corrected eq. 10 at α_old.
             let g = self.loss.alpha_gradient(&work.s, y, vote, alpha_old);
-            self.alpha[i] = self.feasible.step(alpha_old, weight * g, eta);
+            self.alpha[i] = self
+                .feasible
+                .step(alpha_old, weight * g, self.steps[i] / root_t);
             // (c) s^i with this row's (pre-update) α.
             work.s[vote] += alpha_old;
             // (d) Hedge loss of expert i.

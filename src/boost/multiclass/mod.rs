@@ -3,7 +3,9 @@
 pub mod ada_olm;
 pub mod cost;
 pub mod mbbm;
+pub mod ova;
 pub mod potential;
 
 pub use ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
 pub use mbbm::{OnlineMbbm, OnlineMbbmConfig, WeightNorm};
+pub use ova::{BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig};

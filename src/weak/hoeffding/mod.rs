@@ -17,7 +17,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::math::{argmax, normalize};
+use crate::core::math::{argmax, gaussian_log_density, normalize};
 use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
@@ -628,9 +628,7 @@ impl HoeffdingTree {
                             continue;
                         }
                         let var = e.variance(self.params.variance).max(1e-9);
-                        *o -= 0.5
-                            * ((2.0 * std::f64::consts::PI * var).ln()
-                                + (v - e.mean).powi(2) / var);
+                        *o += gaussian_log_density(v, e.mean, var);
                     }
                 }
                 Observer::Nominal(nom) => {

@@ -1,0 +1,348 @@
+//! Oza's online boosting (OzaBoost; Oza 2005, Fig. 2; [CLL] §5.1), as specified in
+//! ALGORITHMS.md §9, in MOA's variant by default and River's as an option.
+//!
+//! * Learning: the row enters with `λ = 1`; model `m` is trained `K ~ Poisson(λ)` times
+//!   (one call with weight `K`), then **re-queried**: if it now classifies the row
+//!   correctly, `λ_sc[m] += λ` and `λ` shrinks by `(λ_sc + λ_sw)/(2λ_sc)`, otherwise
+//!   `λ_sw[m] += λ` and `λ` grows by `(λ_sc + λ_sw)/(2λ_sw)`. MOA replaces `λ_sc + λ_sw` by
+//!   the total weight of the rows the ensemble has seen ([`LambdaUpdate::Moa`]).
+//! * Prediction: model `m` votes with weight `ln((1 − ε_m)/ε_m)`, `ε_m = λ_sw/(λ_sc + λ_sw)`;
+//!   [`ZeroErrorPolicy`] decides what happens to models with `ε ∉ (0, 1/2]`.
+//!
+//! A row of importance weight `w` counts as `w` identical rows: the model learns with weight
+//! `K·w` (MOA) and the `λ` sums grow by `λ·w`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::boost::{build_members, learnable, members_classes};
+use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::learner::{Classifier, Config};
+use crate::{Error, Result};
+
+/// The normaliser of OzaBoost's `λ` update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LambdaUpdate {
+    /// `λ_sc[m] + λ_sw[m]`, the weight model `m` has been scored on (Oza 2005, River).
+    Oza,
+    /// The total weight of the rows the ensemble has seen, this one included (MOA).
+    Moa,
+}
+
+/// How a model's vote enters the ensemble.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OzaVote {
+    /// Its normalised class probabilities, times its vote weight (MOA, River).
+    Soft,
+    /// Its vote weight, on its most probable class.
+    Hard,
+}
+
+/// What happens to models whose error `ε` is undefined, `0` or above `1/2`, where
+/// `ln((1 − ε)/ε)` is infinite or negative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZeroErrorPolicy {
+    /// The first such model and all later ones are ignored (MOA).
+    Stop,
+    /// Such models vote with weight 1 and every model votes (River).
+    River,
+    /// Such models have weight 0; later models still vote.
+    Skip,
+}
+
+/// Hyper-parameters of [`OzaBoost`] (ALGORITHMS.md §9), generic over the weak learner's
+/// config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OzaBoostConfig<W> {
+    /// Number of models `M`.
+    pub n_learners: usize,
+    /// Train `K ~ Poisson(λ)` times; `false` trains once with weight `λ` (MOA's
+    /// "pureBoost").
+    pub poisson: bool,
+    /// Normaliser of the `λ` update.
+    pub lambda_update: LambdaUpdate,
+    /// Soft or hard votes.
+    pub vote: OzaVote,
+    /// Models with `ε ∉ (0, 1/2]`.
+    pub zero_error: ZeroErrorPolicy,
+    /// Tie rule of the final vote.
+    pub tie_break: TieBreak,
+    /// The weak learners' config.
+    pub weak: W,
+}
+
+impl<W> OzaBoostConfig<W> {
+    /// MOA's `OzaBoost` (the default): Poisson replay, `λ` normalised by the ensemble's total
+    /// weight, soft votes, stop at the first model with `ε ∉ (0, 1/2]`.
+    pub fn new(weak: W) -> Self {
+        OzaBoostConfig {
+            n_learners: 100,
+            poisson: true,
+            lambda_update: LambdaUpdate::Moa,
+            vote: OzaVote::Soft,
+            zero_error: ZeroErrorPolicy::Stop,
+            tie_break: TieBreak::Random,
+            weak,
+        }
+    }
+
+    /// River's `AdaBoostClassifier`: Oza's `λ` update, and models with `ε ∉ (0, 1/2]` vote
+    /// with weight 1.
+    pub fn river(weak: W) -> Self {
+        OzaBoostConfig {
+            lambda_update: LambdaUpdate::Oza,
+            zero_error: ZeroErrorPolicy::River,
+            ..OzaBoostConfig::new(weak)
+        }
+    }
+
+    /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG (Poisson
+    /// draws, ties).
+    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OzaBoost<L>> {
+        let k = members_classes(&learners)?;
+        let m = learners.len();
+        Ok(OzaBoost {
+            k,
+            poisson: self.poisson,
+            lambda_update: self.lambda_update,
+            vote: self.vote,
+            zero_error: self.zero_error,
+            tie_break: self.tie_break,
+            learners,
+            lambda_sc: vec![0.0; m],
+            lambda_sw: vec![0.0; m],
+            seen: 0.0,
+            rng: Rng::new(seed),
+        })
+    }
+}
+
+impl<W: Default> Default for OzaBoostConfig<W> {
+    fn default() -> Self {
+        OzaBoostConfig::new(W::default())
+    }
+}
+
+impl<W: fmt::Display> fmt::Display for OzaBoostConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "OzaBoost(M={}, {}, lambda update={:?}, vote={:?}, zero error={:?}) over {}",
+            self.n_learners,
+            if self.poisson { "poisson" } else { "pure" },
+            self.lambda_update,
+            self.vote,
+            self.zero_error,
+            self.weak
+        )
+    }
+}
+
+impl<W: Config> Config for OzaBoostConfig<W> {
+    type Model = OzaBoost<W::Model>;
+
+    fn validate(&self) -> Result<()> {
+        if self.n_learners == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
+        self.weak.validate()
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
+        self.validate()?;
+        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
+        self.assemble(learners, seed)
+    }
+}
+
+/// Oza's online boosting over weak learners `L`. Build it from an [`OzaBoostConfig`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OzaBoost<L> {
+    k: usize,
+    poisson: bool,
+    lambda_update: LambdaUpdate,
+    vote: OzaVote,
+    zero_error: ZeroErrorPolicy,
+    tie_break: TieBreak,
+    learners: Vec<L>,
+    /// `λ_sc[m]`: weight model `m` classified correctly (after training on it).
+    lambda_sc: Vec<f64>,
+    /// `λ_sw[m]`: weight model `m` classified wrongly.
+    lambda_sw: Vec<f64>,
+    /// Total weight of the rows learnt.
+    seen: f64,
+    rng: Rng,
+}
+
+impl<L: Classifier> OzaBoost<L> {
+    /// The weak learners.
+    pub fn learners(&self) -> &[L] {
+        &self.learners
+    }
+
+    /// The weak learners, to change in place (checkpoints detach and restore their state).
+    pub fn learners_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    /// `(λ_sc, λ_sw)` of every model.
+    pub fn lambdas(&self) -> (&[f64], &[f64]) {
+        (&self.lambda_sc, &self.lambda_sw)
+    }
+
+    /// `ε_m = λ_sw/(λ_sc + λ_sw)`, `None` before model `m` has been scored.
+    pub fn error(&self, m: usize) -> Option<f64> {
+        let total = self.lambda_sc[m] + self.lambda_sw[m];
+        (total > 0.0).then(|| self.lambda_sw[m] / total)
+    }
+
+    /// Model `m`'s vote weight `ln((1 − ε)/ε)` under the zero-error policy: `None` means
+    /// this model and all later ones do not vote ([`ZeroErrorPolicy::Stop`]).
+    pub fn vote_weight(&self, m: usize) -> Option<f64> {
+        match self.error(m) {
+            Some(e) if e > 0.0 && e <= 0.5 => Some(((1.0 - e) / e).ln()),
+            _ => match self.zero_error {
+                ZeroErrorPolicy::Stop => None,
+                ZeroErrorPolicy::River => Some(1.0),
+                ZeroErrorPolicy::Skip => Some(0.0),
+            },
+        }
+    }
+
+    /// Adds model `m`'s vote, from its class probabilities `p`, to `votes`; returns false
+    /// when the policy stops the vote here.
+    fn add_vote(&self, m: usize, p: &mut [f64], votes: &mut [f64]) -> bool {
+        let Some(omega) = self.vote_weight(m) else {
+            return false;
+        };
+        if omega != 0.0 {
+            match self.vote {
+                OzaVote::Soft => {
+                    if p.iter().sum::<f64>() > 0.0 {
+                        normalize(p);
+                        votes
+                            .iter_mut()
+                            .zip(p.iter())
+                            .for_each(|(v, q)| *v += omega * q);
+                    }
+                }
+                OzaVote::Hard => votes[argmax(p)] += omega,
+            }
+        }
+        true
+    }
+
+    /// The ensemble's class distribution from its votes; with no vote, model 1's
+    /// distribution (ALGORITHMS.md §9).
+    fn finish(&self, votes: &[f64], first: &[f64], out: &mut [f64]) {
+        if votes.iter().any(|&v| v > 0.0) {
+            out.copy_from_slice(votes);
+        } else {
+            out.copy_from_slice(first);
+        }
+        normalize(out);
+    }
+
+    /// The `λ` update after model `m` was re-queried on the row (ALGORITHMS.md §9 step 3).
+    fn pass_on(&mut self, m: usize, lambda: f64, weight: f64, correct: bool) -> f64 {
+        let (hit, sum) = if correct {
+            self.lambda_sc[m] += lambda * weight;
+            (self.lambda_sc[m], self.lambda_sc[m] + self.lambda_sw[m])
+        } else {
+            self.lambda_sw[m] += lambda * weight;
+            (self.lambda_sw[m], self.lambda_sc[m] + self.lambda_sw[m])
+        };
+        let normaliser = match self.lambda_update {
+            LambdaUpdate::Oza => sum,
+            LambdaUpdate::Moa => self.seen,
+        };
+        lambda * normaliser / (2.0 * hit)
+    }
+
+    /// One row, test then train: every model scores the row (its vote, with the weights
+    /// before this row), then, given a label, learns it and is re-queried.
+    fn step(&mut self, x: &[f64], target: Option<(ClassId, f64)>, out: &mut [f64]) {
+        let k = self.k;
+        let (mut p, mut votes, mut first) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+        let mut voting = true;
+        let mut lambda = 1.0;
+        if let Some((_, w)) = target {
+            self.seen += w;
+        }
+        for m in 0..self.learners.len() {
+            let replays = match target {
+                Some(_) if self.poisson => self.rng.poisson(lambda) as f64,
+                Some(_) => lambda,
+                None => 0.0,
+            };
+            let (y, w) = target.unwrap_or((0, 0.0));
+            self.learners[m].learn_predict(x, target.map(|_| y), replays * w, &mut p);
+            if m == 0 {
+                first.copy_from_slice(&p);
+            }
+            if voting {
+                voting = self.add_vote(m, &mut p, &mut votes);
+            }
+            if target.is_none() {
+                if !voting {
+                    break;
+                }
+                continue;
+            }
+            // Re-query after training (Oza 2005, Fig. 2); a model that did not learn
+            // predicts as before.
+            if replays > 0.0 {
+                self.learners[m].predict_proba(x, &mut p);
+            }
+            lambda = self.pass_on(m, lambda, w, argmax(&p) == y);
+        }
+        self.finish(&votes, &first, out);
+    }
+}
+
+impl<L: Classifier> Classifier for OzaBoost<L> {
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        let mut out = vec![0.0; self.k];
+        self.learn_predict(x, Some(y), weight, &mut out);
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        let k = self.k;
+        let (mut p, mut votes, mut first) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+        for m in 0..self.learners.len() {
+            self.learners[m].predict_proba(x, &mut p);
+            if m == 0 {
+                first.copy_from_slice(&p);
+            }
+            if !self.add_vote(m, &mut p, &mut votes) {
+                break;
+            }
+        }
+        self.finish(&votes, &first, out);
+    }
+
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        let target = learnable(y, weight, self.k);
+        self.step(x, target, out);
+        let mut rng = self.rng.clone();
+        let predicted = argmax_tie(out, self.tie_break, &mut rng);
+        self.rng = rng;
+        predicted
+    }
+}

@@ -1,0 +1,329 @@
+//! The weighted perceptron (WEAK_LEARNERS.md §3): the binary rule for two classes, the
+//! multiclass rule of Crammer & Singer's "one row per class" form otherwise.
+//!
+//! Nominal features are one-hot encoded over the categories seen so far: each new category
+//! of a feature gets the next input slot when a row carrying it is learnt, so the input
+//! vector grows with the data. A category never learnt from contributes nothing.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::math::argmax;
+use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
+use crate::learner::{Classifier, Config};
+use crate::{Error, Result};
+
+/// Hyper-parameters of [`Perceptron`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerceptronConfig {
+    /// Step size `η`.
+    pub learning_rate: f64,
+    /// Learn a bias term.
+    pub fit_intercept: bool,
+    /// Scale each row to `x/max(1, ‖x‖₂)` ([CLL]'s analysis assumes `‖x‖₂ ≤ 1`).
+    pub normalize_input: bool,
+    /// `predict_proba` is the softmax of the class scores instead of one-hot at the
+    /// prediction.
+    pub softmax_proba: bool,
+}
+
+impl Default for PerceptronConfig {
+    fn default() -> Self {
+        PerceptronConfig {
+            learning_rate: 1.0,
+            fit_intercept: true,
+            normalize_input: false,
+            softmax_proba: false,
+        }
+    }
+}
+
+impl fmt::Display for PerceptronConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Perceptron(eta={}", self.learning_rate)?;
+        if !self.fit_intercept {
+            write!(f, ", no intercept")?;
+        }
+        if self.normalize_input {
+            write!(f, ", normalized input")?;
+        }
+        if self.softmax_proba {
+            write!(f, ", softmax")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl Config for PerceptronConfig {
+    type Model = Perceptron;
+
+    fn validate(&self) -> Result<()> {
+        if !(self.learning_rate > 0.0 && self.learning_rate.is_finite()) {
+            return Err(Error::config("learning_rate", "must be > 0"));
+        }
+        Ok(())
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, _rng: &mut Rng) -> Result<Perceptron> {
+        self.validate()?;
+        let k = spec.n_classes();
+        let nominal = spec.nominal_mask();
+        let d = nominal.iter().filter(|&&n| !n).count();
+        // Binary: one weight vector, `+1` = class 0 (ALGORITHMS.md §1.2).
+        let rows = if k == 2 { 1 } else { k };
+        Ok(Perceptron {
+            params: self.clone(),
+            k,
+            slots: nominal
+                .iter()
+                .map(|&n| {
+                    if n {
+                        Slot::Nominal(Vec::new())
+                    } else {
+                        Slot::Numeric
+                    }
+                })
+                .collect(),
+            width: d,
+            weights: vec![vec![0.0; d]; rows],
+            bias: vec![0.0; rows],
+        })
+    }
+}
+
+/// Where a feature's value enters the input vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+enum Slot {
+    /// The numeric features come first, in feature order.
+    Numeric,
+    /// `slot[code]`: the input index of each category learnt so far (`u32::MAX` = none).
+    Nominal(Vec<u32>),
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+/// A weighted online perceptron. Build it from a [`PerceptronConfig`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Perceptron {
+    params: PerceptronConfig,
+    k: usize,
+    slots: Vec<Slot>,
+    /// Current input width (numeric features plus the categories learnt).
+    width: usize,
+    /// One weight vector (binary) or one per class, each `width` long.
+    weights: Vec<Vec<f64>>,
+    bias: Vec<f64>,
+}
+
+impl Perceptron {
+    /// The row as sparse `(input index, value)` pairs, scaled by the input normalisation.
+    /// Missing values and categories without a slot are left out.
+    fn encode(&self, x: &[f64], input: &mut Vec<(usize, f64)>) {
+        input.clear();
+        let mut numeric = 0;
+        for (slot, &v) in self.slots.iter().zip(x) {
+            match slot {
+                Slot::Numeric => {
+                    if is_present(v) {
+                        input.push((numeric, v));
+                    }
+                    numeric += 1;
+                }
+                Slot::Nominal(codes) => {
+                    if let Some(&s) = nominal_code(v).and_then(|c| codes.get(c))
+                        && s != NO_SLOT
+                    {
+                        input.push((s as usize, 1.0));
+                    }
+                }
+            }
+        }
+        self.normalise(input);
+    }
+
+    fn normalise(&self, input: &mut [(usize, f64)]) {
+        if self.params.normalize_input {
+            let norm = input.iter().map(|(_, v)| v * v).sum::<f64>().sqrt();
+            if norm > 1.0 {
+                input.iter_mut().for_each(|(_, v)| *v /= norm);
+            }
+        }
+    }
+
+    /// Gives every category of row `x` not seen before an input slot.
+    fn extend_slots(&mut self, x: &[f64]) {
+        for (slot, &v) in self.slots.iter_mut().zip(x) {
+            let (Slot::Nominal(codes), Some(code)) = (slot, nominal_code(v)) else {
+                continue;
+            };
+            if code >= codes.len() {
+                codes.resize(code + 1, NO_SLOT);
+            }
+            if codes[code] == NO_SLOT {
+                codes[code] = self.width as u32;
+                self.width += 1;
+            }
+        }
+        for w in &mut self.weights {
+            w.resize(self.width, 0.0);
+        }
+    }
+
+    /// `W_r · x + b_r` for each weight row `r`.
+    fn scores(&self, input: &[(usize, f64)], out: &mut [f64]) {
+        for ((o, w), b) in out.iter_mut().zip(&self.weights).zip(&self.bias) {
+            *o = b + input.iter().map(|&(j, v)| w[j] * v).sum::<f64>();
+        }
+    }
+
+    /// The binary score `f = w·x + b` (`f ≥ 0` predicts class 0 = `+1`); for more classes,
+    /// the score of class 0 minus the best other score. Boosters of [CLL] use
+    /// `clip(f, −1, 1)` as a soft hypothesis.
+    pub fn margin(&self, x: &[f64]) -> f64 {
+        let mut input = Vec::new();
+        self.encode(x, &mut input);
+        let mut s = vec![0.0; self.weights.len()];
+        self.scores(&input, &mut s);
+        if self.k == 2 {
+            s[0]
+        } else {
+            s[0] - s[1..].iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        }
+    }
+
+    fn update(&mut self, r: usize, input: &[(usize, f64)], step: f64) {
+        for &(j, v) in input {
+            self.weights[r][j] += step * v;
+        }
+        if self.params.fit_intercept {
+            self.bias[r] += step;
+        }
+    }
+}
+
+impl Classifier for Perceptron {
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    /// Binary: if `y·f ≤ 0`, `w += η ω y x` and `b += η ω y`. Multiclass: if the prediction
+    /// `ŷ ≠ y`, row `y` moves toward `x` and row `ŷ` away from it, each by `η ω`.
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        if !(weight > 0.0 && weight.is_finite()) || y >= self.k {
+            return;
+        }
+        self.extend_slots(x);
+        let mut input = Vec::new();
+        self.encode(x, &mut input);
+        let mut s = vec![0.0; self.weights.len()];
+        self.scores(&input, &mut s);
+        let step = self.params.learning_rate * weight;
+        if self.k == 2 {
+            let sign = if y == 0 { 1.0 } else { -1.0 };
+            if sign * s[0] <= 0.0 {
+                self.update(0, &input, sign * step);
+            }
+        } else {
+            let predicted = argmax(&s);
+            if predicted != y {
+                self.update(y, &input, step);
+                self.update(predicted, &input, -step);
+            }
+        }
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        let mut input = Vec::new();
+        self.encode(x, &mut input);
+        if self.k == 2 {
+            let mut f = [0.0];
+            self.scores(&input, &mut f);
+            if self.params.softmax_proba {
+                out[0] = crate::core::math::sigmoid(2.0 * f[0]);
+                out[1] = 1.0 - out[0];
+            } else {
+                let positive = f[0] >= 0.0;
+                out[0] = if positive { 1.0 } else { 0.0 };
+                out[1] = 1.0 - out[0];
+            }
+            return;
+        }
+        self.scores(&input, out);
+        if self.params.softmax_proba {
+            let lse = crate::core::math::logsumexp(out);
+            out.iter_mut().for_each(|o| *o = (*o - lse).exp());
+        } else {
+            let predicted = argmax(out);
+            out.fill(0.0);
+            out[predicted] = 1.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{ClassSet, Feature};
+
+    #[test]
+    fn binary_rule_updates_on_non_positive_margin() {
+        let spec = StreamSpec::numeric(2, 2).unwrap();
+        let mut p = PerceptronConfig::default().build(&spec, 0).unwrap();
+        // f = 0 on the first row: y = −1 (class 1) is a mistake, w = −x, b = −1.
+        p.learn(&[1.0, 2.0], 1, 0.5);
+        assert_eq!(p.weights[0], vec![-0.5, -1.0]);
+        assert_eq!(p.bias[0], -0.5);
+        assert_eq!(p.margin(&[1.0, 2.0]), -0.5 - 0.5 - 2.0);
+        // Correctly classified with margin: no change.
+        p.learn(&[1.0, 2.0], 1, 1.0);
+        assert_eq!(p.bias[0], -0.5);
+        assert_eq!(p.predict(&[1.0, 2.0]), 1);
+        assert_eq!(p.predict(&[-10.0, -10.0]), 0);
+    }
+
+    #[test]
+    fn multiclass_rule_moves_true_and_predicted_rows() {
+        let spec = StreamSpec::numeric(1, 3).unwrap();
+        let mut p = PerceptronConfig::default().build(&spec, 0).unwrap();
+        // All scores 0: the prediction is class 0 (lowest); y = 2 moves rows 2 and 0.
+        p.learn(&[2.0], 2, 1.0);
+        assert_eq!(p.weights, vec![vec![-2.0], vec![0.0], vec![2.0]]);
+        assert_eq!(p.bias, vec![-1.0, 0.0, 1.0]);
+        assert_eq!(p.predict(&[1.0]), 2);
+        p.learn(&[1.0], 2, 1.0);
+        assert_eq!(p.bias, vec![-1.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn nominal_categories_get_one_hot_slots_as_they_are_learnt() {
+        let spec = StreamSpec::new(
+            vec![Feature::numeric("a"), Feature::nominal("b", ["u", "v"])],
+            ClassSet::numbered(2).unwrap(),
+        );
+        let mut p = PerceptronConfig::default().build(&spec, 0).unwrap();
+        p.learn(&[0.0, 1.0], 1, 1.0);
+        assert_eq!(p.width, 2);
+        assert_eq!(p.weights[0], vec![0.0, -1.0]);
+        // An unseen category (code 7) and a missing one contribute nothing.
+        assert_eq!(p.margin(&[0.0, 7.0]), p.margin(&[0.0, f64::NAN]));
+        p.learn(&[0.0, 0.0], 0, 1.0);
+        assert_eq!(p.width, 3);
+    }
+
+    #[test]
+    fn normalised_input_has_unit_norm_at_most() {
+        let spec = StreamSpec::numeric(2, 2).unwrap();
+        let cfg = PerceptronConfig {
+            normalize_input: true,
+            fit_intercept: false,
+            ..PerceptronConfig::default()
+        };
+        let mut p = cfg.build(&spec, 0).unwrap();
+        p.learn(&[3.0, 4.0], 0, 1.0);
+        assert_eq!(p.weights[0], vec![0.6, 0.8]);
+        p.learn(&[-0.3, 0.0], 0, 1.0);
+        assert!((p.weights[0][0] - 0.3).abs() < 1e-15);
+    }
+}
