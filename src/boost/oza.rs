@@ -203,10 +203,13 @@ impl<L: Classifier> OzaBoost<L> {
     }
 
     /// Model `m`'s vote weight `ln((1 − ε)/ε)` under the zero-error policy: `None` means
-    /// this model and all later ones do not vote ([`ZeroErrorPolicy::Stop`]).
+    /// this model and all later ones do not vote ([`ZeroErrorPolicy::Stop`]). At `ε = 1/2`
+    /// the weight is 0, which ends MOA's vote too (it adds models while their weight is
+    /// positive).
     pub fn vote_weight(&self, m: usize) -> Option<f64> {
+        let stops = self.zero_error == ZeroErrorPolicy::Stop;
         match self.error(m) {
-            Some(e) if e > 0.0 && e <= 0.5 => Some(((1.0 - e) / e).ln()),
+            Some(e) if e > 0.0 && (e < 0.5 || (e == 0.5 && !stops)) => Some(((1.0 - e) / e).ln()),
             _ => match self.zero_error {
                 ZeroErrorPolicy::Stop => None,
                 ZeroErrorPolicy::River => Some(1.0),
@@ -262,7 +265,7 @@ impl<L: Classifier> OzaBoost<L> {
             LambdaUpdate::Oza => sum,
             LambdaUpdate::Moa => self.seen,
         };
-        lambda * normaliser / (2.0 * hit)
+        lambda * (normaliser / (2.0 * hit))
     }
 
     /// One row, test then train: every model scores the row (its vote, with the weights
@@ -344,5 +347,49 @@ impl<L: Classifier> Classifier for OzaBoost<L> {
         let predicted = argmax_tie(out, self.tie_break, &mut rng);
         self.rng = rng;
         predicted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::weak::NaiveBayesConfig;
+
+    #[test]
+    fn lambda_update_normalises_by_the_model_or_by_all_rows_seen() {
+        let spec = StreamSpec::numeric(1, 2).unwrap();
+        let build = |lambda_update| {
+            let mut b = OzaBoostConfig {
+                n_learners: 1,
+                lambda_update,
+                ..OzaBoostConfig::new(NaiveBayesConfig::default())
+            }
+            .build(&spec, 0)
+            .unwrap();
+            (b.lambda_sc[0], b.lambda_sw[0], b.seen) = (2.0, 1.0, 10.0);
+            b
+        };
+        // A right answer with λ = 0.5: λ_sc = 2.5; Oza: 0.5·3.5/(2·2.5); MOA: 0.5·10/(2·2.5).
+        let (mut oza, mut moa) = (build(LambdaUpdate::Oza), build(LambdaUpdate::Moa));
+        assert_eq!(oza.pass_on(0, 0.5, 1.0, true), 0.5 * (3.5 / 5.0));
+        assert_eq!(moa.pass_on(0, 0.5, 1.0, true), 0.5 * (10.0 / 5.0));
+        // A wrong answer with row weight 2: λ_sw grows by 2λ.
+        assert_eq!(oza.pass_on(0, 0.5, 2.0, false), 0.5 * (4.5 / 4.0));
+        assert_eq!(oza.lambdas().1, &[2.0]);
+    }
+
+    #[test]
+    fn poisson_replay_is_seeded_and_has_the_right_mean() {
+        let mut rng = Rng::new(7);
+        let n = 20_000;
+        let mean = (0..n).map(|_| rng.poisson(2.5) as f64).sum::<f64>() / n as f64;
+        assert!((mean - 2.5).abs() < 0.05, "{mean}");
+        assert_eq!(Rng::new(3).poisson(0.0), 0);
+        let draws = |seed| {
+            (0..20)
+                .map(|_| Rng::new(seed).poisson(1.0))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draws(11), draws(11));
     }
 }

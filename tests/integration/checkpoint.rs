@@ -456,3 +456,42 @@ mod process {
         assert!(mid_write >= 5, "{mid_write} of 24 kills came mid-write");
     }
 }
+
+#[test]
+fn resume_is_bit_identical_for_oza_ova_ada_ova_and_non_tree_learners() {
+    use streamboost::boost::multiclass::{AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig};
+    use streamboost::boost::oza::OzaBoostConfig;
+    use streamboost::weak::{NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
+
+    let data = synth::mixed(1500, 0.1, 0.05, 9);
+    let dir = tempfile::tempdir().unwrap();
+    let tree: WeakLearnerConfig = HoeffdingTreeConfig::jgt_paper().into();
+    let adaptive = |weak: WeakLearnerConfig| AdaBoostOlmConfig {
+        n_learners: 6,
+        ..AdaBoostOlmConfig::new(weak)
+    };
+    for config in [
+        ModelConfig::Oza(OzaBoostConfig {
+            n_learners: 6,
+            ..OzaBoostConfig::new(tree.clone())
+        }),
+        ModelConfig::Ova(OneVsAllConfig {
+            booster: adaptive(tree.clone()),
+        }),
+        ModelConfig::AdaOva(AdaBoostOlmConfig {
+            n_learners: 6,
+            ..AdaBoostOlmConfig::new(BinaryBundleConfig {
+                binary: tree.clone(),
+            })
+        }),
+        ModelConfig::AdaOlm(adaptive(NaiveBayesConfig::default().into())),
+        ModelConfig::Oza(OzaBoostConfig {
+            n_learners: 6,
+            ..OzaBoostConfig::river(PerceptronConfig::default().into())
+        }),
+        ModelConfig::NaiveBayes(NaiveBayesConfig::default()),
+        ModelConfig::Perceptron(PerceptronConfig::default()),
+    ] {
+        assert_resume_is_exact(&config, &data, dir.path());
+    }
+}

@@ -3,14 +3,20 @@
 //! unseen categories without panic, `Send + Sync`.
 
 use serde::Serialize;
-use streamboost::boost::multiclass::{AdaBoostOlmConfig, OnlineMbbmConfig, WeightNorm};
+use streamboost::boost::multiclass::cost::Surrogate;
+use streamboost::boost::multiclass::{
+    AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig, OnlineMbbmConfig, WeightNorm,
+};
+use streamboost::boost::oza::{OzaBoostConfig, OzaVote};
 use streamboost::boost::{ExpertSelection, VoteRule, WeightScale};
 use streamboost::core::Dataset;
 use streamboost::core::math::TieBreak;
 use streamboost::model::{Model, ModelConfig};
 use streamboost::synth;
-use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::weak::hoeffding::{LeafPrediction, MissingPolicy};
+use streamboost::weak::{
+    HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig,
+};
 use streamboost::{Classifier, Config};
 
 fn assert_send_sync<T: Send + Sync>() {}
@@ -255,4 +261,102 @@ fn model_enum() {
         ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
     check_contract("model/ada-olm", &config);
+}
+
+#[test]
+fn single_naive_bayes_and_perceptron() {
+    check_contract("naive-bayes", &NaiveBayesConfig::default());
+    check_contract(
+        "naive-bayes/prior",
+        &NaiveBayesConfig {
+            class_prior: 1.0,
+            ..Default::default()
+        },
+    );
+    check_contract("perceptron", &PerceptronConfig::default());
+    check_contract(
+        "perceptron/normalized-softmax",
+        &PerceptronConfig {
+            normalize_input: true,
+            softmax_proba: true,
+            ..Default::default()
+        },
+    );
+}
+
+/// Every booster of the model enum over every weak learner (ALGORITHMS.md §1.2: any weak
+/// learner works under any booster).
+#[test]
+fn every_booster_over_every_weak_learner() {
+    let weak_learners: [(&str, WeakLearnerConfig); 3] = [
+        ("tree", HoeffdingTreeConfig::jgt_paper().into()),
+        ("nb", NaiveBayesConfig::default().into()),
+        ("perceptron", PerceptronConfig::default().into()),
+    ];
+    for (weak_name, weak) in weak_learners {
+        let n = 5;
+        let adaptive = |loss| AdaBoostOlmConfig {
+            n_learners: n,
+            loss,
+            ..AdaBoostOlmConfig::new(weak.clone())
+        };
+        let configs = [
+            (
+                "ada-olm",
+                ModelConfig::AdaOlm(adaptive(Surrogate::Logistic)),
+            ),
+            (
+                "ada-olm/exp",
+                ModelConfig::AdaOlm(adaptive(Surrogate::Exponential)),
+            ),
+            (
+                "ada-olm/square-hinge",
+                ModelConfig::AdaOlm(adaptive(Surrogate::SquareHinge)),
+            ),
+            (
+                "mbbm",
+                ModelConfig::Mbbm(OnlineMbbmConfig {
+                    n_learners: n,
+                    ..OnlineMbbmConfig::new(weak.clone())
+                }),
+            ),
+            (
+                "oza/moa",
+                ModelConfig::Oza(OzaBoostConfig {
+                    n_learners: n,
+                    ..OzaBoostConfig::new(weak.clone())
+                }),
+            ),
+            (
+                "oza/river-hard-pure",
+                ModelConfig::Oza(OzaBoostConfig {
+                    n_learners: n,
+                    poisson: false,
+                    vote: OzaVote::Hard,
+                    ..OzaBoostConfig::river(weak.clone())
+                }),
+            ),
+            (
+                "ova",
+                ModelConfig::Ova(OneVsAllConfig {
+                    booster: AdaBoostOlmConfig {
+                        n_learners: n,
+                        ..AdaBoostOlmConfig::new(weak.clone())
+                    },
+                }),
+            ),
+            (
+                "ada-ova",
+                ModelConfig::AdaOva(AdaBoostOlmConfig {
+                    n_learners: n,
+                    ..AdaBoostOlmConfig::new(BinaryBundleConfig {
+                        binary: weak.clone(),
+                    })
+                }),
+            ),
+        ];
+        for (name, config) in configs {
+            check_contract(&format!("{name}/{weak_name}"), &config);
+        }
+    }
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use streamboost::Classifier;
 use streamboost::boost::multiclass::cost::{PairwiseCosts, Surrogate};
 use streamboost::boost::multiclass::{AdaBoostOlm, AdaBoostOlmConfig};
+use streamboost::boost::oza::{OzaBoostConfig, ZeroErrorPolicy};
 use streamboost::core::math::{TieBreak, sigmoid};
 use streamboost::core::{ClassId, Rng};
 use streamboost::weak::hoeffding::observer::{GaussianEstimator, VarianceMode};
@@ -170,6 +171,74 @@ fn adaboost_olm_trace() {
             booster.hedge().log_weights(),
             floats(&row["log_hedge_after"]).as_slice()
         );
+    }
+}
+
+/// OzaBoost's λ bookkeeping (ALGORITHMS.md §9, Oza/River update) on the oracle's pattern of
+/// after-training correctness, with `K = λ` so that the weight each model learns with is the
+/// `λ` it was handed.
+#[test]
+fn oza_trace() {
+    let Some(trace) = oracle_json("trace_oza.json") else {
+        return;
+    };
+    let m = trace["M"].as_u64().unwrap() as usize;
+    let (k, y) = (3, 1);
+    // The same rows through River's policy and MOA's (which differ only in vote weights).
+    let [river, moa] = [ZeroErrorPolicy::River, ZeroErrorPolicy::Stop].map(|zero_error| {
+        let (learners, scripts) = scripted_learners(k, m);
+        let config = OzaBoostConfig {
+            poisson: false,
+            zero_error,
+            ..OzaBoostConfig::river(())
+        };
+        (config.assemble(learners, 0).unwrap(), scripts)
+    });
+    let (mut river, river_scripts) = river;
+    let (mut moa, moa_scripts) = moa;
+    let mut out = vec![0.0; k];
+    for row in trace["rows"].as_array().unwrap() {
+        let t = row["t"].as_u64().unwrap();
+        let votes: Vec<usize> = row["correct_after_training"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| if c.as_bool().unwrap() { y } else { 2 })
+            .collect();
+        for (booster, scripts) in [(&mut river, &river_scripts), (&mut moa, &moa_scripts)] {
+            scripts.set_votes(&votes);
+            booster.learn_predict(&[0.0], Some(y), 1.0, &mut out);
+            let lambdas = floats(&row["lambda_used_for_each_model"]);
+            for (i, lambda) in lambdas.iter().enumerate() {
+                let log = scripts.trained[i].lock().unwrap();
+                assert_eq!(log.last(), Some(&(y, *lambda)), "t={t} model {i}");
+            }
+            let (sc, sw) = booster.lambdas();
+            assert_eq!(sc, floats(&row["lambda_sc"]).as_slice(), "t={t}");
+            assert_eq!(sw, floats(&row["lambda_sw"]).as_slice(), "t={t}");
+            for (i, eps) in floats(&row["epsilon"]).iter().enumerate() {
+                assert!(close(booster.error(i).unwrap(), *eps), "t={t} epsilon {i}");
+            }
+        }
+        // The oracle's weight is null unless 0 < ε < 1/2. There MOA ends the vote; River
+        // gives weight 1 to ε ∈ {0} ∪ (1/2, 1] and ln 1 = 0 to ε = 1/2.
+        let weights = row["vote_weight_ln((1-eps)/eps)_or_null"]
+            .as_array()
+            .unwrap();
+        let epsilon = floats(&row["epsilon"]);
+        for (i, w) in weights.iter().enumerate() {
+            match w.as_f64() {
+                Some(want) => {
+                    assert!(close(river.vote_weight(i).unwrap(), want), "t={t} {i}");
+                    assert!(close(moa.vote_weight(i).unwrap(), want), "t={t} {i}");
+                }
+                None => {
+                    let river_weight = if epsilon[i] == 0.5 { 0.0 } else { 1.0 };
+                    assert_eq!(river.vote_weight(i), Some(river_weight), "t={t} {i}");
+                    assert_eq!(moa.vote_weight(i), None, "t={t} {i}");
+                }
+            }
+        }
     }
 }
 
