@@ -8,7 +8,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::hoeffding::observer::{GaussianEstimator, NominalObserver, VarianceMode};
-use crate::core::math::{gaussian_log_density, logsumexp};
+use crate::core::math::{LogSums, logsumexp};
 use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
@@ -173,18 +173,20 @@ impl Classifier for NaiveBayes {
             };
         }
         let smoothing = self.smoothing();
+        let mut products = vec![0.0; 2 * k];
+        let mut logs = LogSums::new(out, &mut products);
         for (stats, &v) in self.features.iter().zip(x) {
             match stats {
                 FeatureStats::Numeric { per_class, .. } if is_present(v) => {
-                    let candidates = || out.iter().zip(per_class).filter(|(o, _)| o.is_finite());
-                    if candidates().any(|(_, e)| e.weight <= 0.0) {
+                    let mut candidates = (0..k).filter(|&c| logs.partial(c).is_finite());
+                    if candidates.any(|c| per_class[c].weight <= 0.0) {
                         continue;
                     }
-                    for (o, e) in out.iter_mut().zip(per_class) {
-                        if o.is_finite() {
+                    for (c, e) in per_class.iter().enumerate() {
+                        if logs.partial(c).is_finite() {
                             let var = (e.variance(VarianceMode::Population) + smoothing)
                                 .max(VARIANCE_FLOOR);
-                            *o += gaussian_log_density(v, e.mean, var);
+                            logs.add_gaussian(c, v, e.mean, var);
                         }
                     }
                 }
@@ -193,15 +195,16 @@ impl Classifier for NaiveBayes {
                         continue;
                     };
                     let n_observed = nominal.observed().count();
-                    for (c, o) in out.iter_mut().enumerate() {
-                        if o.is_finite() {
-                            *o += nominal.log_likelihood(code, c, n_observed);
+                    for c in 0..k {
+                        if logs.partial(c).is_finite() {
+                            logs.add_ln(c, nominal.likelihood(code, c, n_observed));
                         }
                     }
                 }
                 FeatureStats::Numeric { .. } => {}
             }
         }
+        drop(logs);
         let lse = logsumexp(out);
         out.iter_mut().for_each(|o| *o = (*o - lse).exp());
     }
@@ -210,6 +213,7 @@ impl Classifier for NaiveBayes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::math::gaussian_log_density;
     use crate::core::{ClassSet, Feature};
 
     fn spec() -> StreamSpec {

@@ -17,7 +17,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::math::{argmax, gaussian_log_density, normalize};
+use crate::core::math::{LogSums, argmax, normalize};
+
+/// Class counts up to which per-call scratch lives on the stack.
+const SMALL_K: usize = 32;
 use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
@@ -617,18 +620,27 @@ impl HoeffdingTree {
                 f64::NEG_INFINITY
             };
         }
+        // Per-class scratch for the deferred logarithms, on the stack for small k.
+        let mut stack = [0.0f64; 2 * SMALL_K];
+        let mut heap = Vec::new();
+        let products: &mut [f64] = if self.k <= SMALL_K {
+            &mut stack[..2 * self.k]
+        } else {
+            heap.resize(2 * self.k, 0.0);
+            &mut heap
+        };
+        let mut logs = LogSums::new(out, products);
         for (j, obs) in leaf.observers.iter().enumerate() {
             let Some(obs) = obs else { continue };
             let v = x[self.features[j]];
             match obs {
                 Observer::Numeric(est) if is_present(v) => {
-                    for (c, o) in out.iter_mut().enumerate() {
-                        let e = &est[c];
-                        if *o == f64::NEG_INFINITY || e.weight <= 0.0 {
+                    for (c, e) in est.iter().enumerate() {
+                        if logs.partial(c) == f64::NEG_INFINITY || e.weight <= 0.0 {
                             continue;
                         }
                         let var = e.variance(self.params.variance).max(1e-9);
-                        *o += gaussian_log_density(v, e.mean, var);
+                        logs.add_gaussian(c, v, e.mean, var);
                     }
                 }
                 Observer::Nominal(nom) => {
@@ -636,9 +648,9 @@ impl HoeffdingTree {
                         continue;
                     };
                     let n_observed = nom.observed().count();
-                    for (c, o) in out.iter_mut().enumerate() {
-                        if *o != f64::NEG_INFINITY {
-                            *o += nom.log_likelihood(code, c, n_observed);
+                    for c in 0..self.k {
+                        if logs.partial(c) != f64::NEG_INFINITY {
+                            logs.add_ln(c, nom.likelihood(code, c, n_observed));
                         }
                     }
                 }
@@ -648,13 +660,16 @@ impl HoeffdingTree {
         true
     }
 
-    fn naive_bayes_proba(&self, leaf: &Leaf, x: &[f64], out: &mut [f64]) -> bool {
+    /// Naive Bayes probabilities into `out`; returns the class of largest log-posterior, or
+    /// `None` (and `out` undefined) if the leaf is empty.
+    fn naive_bayes_proba(&self, leaf: &Leaf, x: &[f64], out: &mut [f64]) -> Option<ClassId> {
         if !self.naive_bayes_log(leaf, x, out) {
-            return false;
+            return None;
         }
+        let vote = argmax(out);
         let lse = crate::core::math::logsumexp(out);
         out.iter_mut().for_each(|o| *o = (*o - lse).exp());
-        true
+        Some(vote)
     }
 
     fn uses_naive_bayes(&self, leaf: &Leaf) -> bool {
@@ -668,17 +683,34 @@ impl HoeffdingTree {
     }
 
     /// Updates leaf `id` with `(x, y, w)` (§1.3).
-    fn learn_at_leaf(&mut self, id: NodeId, x: &[f64], y: ClassId, w: f64) {
+    ///
+    /// `nb_vote` is naive Bayes' vote at this leaf if the caller has just computed it on `x`
+    /// (the prediction of a predict-then-learn step), sparing the NB-adaptive bookkeeping a
+    /// second evaluation.
+    fn learn_at_leaf(
+        &mut self,
+        id: NodeId,
+        x: &[f64],
+        y: ClassId,
+        w: f64,
+        nb_vote: Option<ClassId>,
+    ) {
         if self.params.leaf_prediction == LeafPrediction::NaiveBayesAdaptive {
             let Node::Leaf(leaf) = &self.nodes[id as usize] else {
                 unreachable!()
             };
             if leaf.state == LeafState::Active {
                 let mc_right = leaf.total <= 0.0 || argmax(&leaf.class_weights) == y;
-                let mut nb = std::mem::take(&mut self.scratch);
-                nb.resize(self.k, 0.0);
-                let nb_right = self.naive_bayes_log(leaf, x, &mut nb) && argmax(&nb) == y;
-                self.scratch = nb;
+                let nb_right = match nb_vote {
+                    Some(vote) => vote == y,
+                    None => {
+                        let mut nb = std::mem::take(&mut self.scratch);
+                        nb.resize(self.k, 0.0);
+                        let right = self.naive_bayes_log(leaf, x, &mut nb) && argmax(&nb) == y;
+                        self.scratch = nb;
+                        right
+                    }
+                };
                 let Node::Leaf(leaf) = &mut self.nodes[id as usize] else {
                     unreachable!()
                 };
@@ -940,7 +972,7 @@ impl Classifier for HoeffdingTree {
             // Stopped at a split node on a missing value: MOA and the authors do not learn.
             return;
         };
-        self.learn_reached(id, x, y, w);
+        self.learn_reached(id, x, y, w, None);
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
@@ -954,7 +986,7 @@ impl Classifier for HoeffdingTree {
         path.clear();
         let routed = self.route_ref(x, |id| path.push(id));
         self.path = path;
-        self.proba_at(routed.as_ref().map(|(r, _)| *r), x, out);
+        let nb_vote = self.proba_at(routed.as_ref().map(|(r, _)| *r), x, out);
         let predicted = argmax(out);
         if let Some(y) = y
             && w > 0.0
@@ -962,7 +994,7 @@ impl Classifier for HoeffdingTree {
             && y < self.k
         {
             match routed {
-                Some((Reached::Leaf(id), true)) => self.learn_reached(id, x, y, w),
+                Some((Reached::Leaf(id), true)) => self.learn_reached(id, x, y, w, nb_vote),
                 _ => self.learn(x, y, w),
             }
         }
@@ -972,26 +1004,35 @@ impl Classifier for HoeffdingTree {
 
 impl HoeffdingTree {
     /// Class probabilities at the node routing reached (§1.9); uniform for an empty tree.
-    fn proba_at(&self, reached: Option<Reached>, x: &[f64], out: &mut [f64]) {
+    /// Returns naive Bayes' vote when the leaf predicted with naive Bayes.
+    fn proba_at(&self, reached: Option<Reached>, x: &[f64], out: &mut [f64]) -> Option<ClassId> {
         let Some(reached) = reached else {
             out.fill(1.0 / self.k as f64);
-            return;
+            return None;
         };
         let (weights, leaf) = self.class_weights_of(reached);
         if let Some(leaf) = leaf
             && self.uses_naive_bayes(leaf)
-            && self.naive_bayes_proba(leaf, x, out)
+            && let Some(vote) = self.naive_bayes_proba(leaf, x, out)
         {
-            return;
+            return Some(vote);
         }
         self.majority_proba(weights, out);
+        None
     }
 
     /// Learns `(x, y, w)` at leaf `id`, reached through the split nodes in `self.path`:
     /// leaf statistics, subtree weights on the path, then a split attempt when due (§1.4).
-    fn learn_reached(&mut self, id: NodeId, x: &[f64], y: ClassId, w: f64) {
+    fn learn_reached(
+        &mut self,
+        id: NodeId,
+        x: &[f64],
+        y: ClassId,
+        w: f64,
+        nb_vote: Option<ClassId>,
+    ) {
         let before = self.subtree_weight(id);
-        self.learn_at_leaf(id, x, y, w);
+        self.learn_at_leaf(id, x, y, w, nb_vote);
         let delta = self.subtree_weight(id) - before;
         for &s in &self.path {
             if let Node::Split(split) = &mut self.nodes[s as usize] {

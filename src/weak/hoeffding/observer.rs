@@ -176,8 +176,15 @@ impl NominalObserver {
     /// `ln P(x_j = code | c)` with Laplace smoothing `(cnt + 1)/(W_c + V_j)`, `V_j` the
     /// number of categories observed here (MOA; WEAK_LEARNERS.md §1.9).
     pub fn log_likelihood(&self, code: usize, c: usize, n_observed: usize) -> f64 {
+        self.likelihood(code, c, n_observed).ln()
+    }
+
+    /// `P(x_j = code | c) = (cnt + 1)/(W_c + V_j)`, of which [`Self::log_likelihood`] is the
+    /// log.
+    #[inline]
+    pub fn likelihood(&self, code: usize, c: usize, n_observed: usize) -> f64 {
         let cnt = self.category(code).get(c).copied().unwrap_or(0.0);
-        ((cnt + 1.0) / (self.class_total(c) + n_observed as f64)).ln()
+        (cnt + 1.0) / (self.class_total(c) + n_observed as f64)
     }
 }
 
