@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::boost::multiclass::cost::Surrogate;
 use crate::boost::multiclass::{
-    AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig, OnlineMbbmConfig,
+    AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig, OnlineMbbmConfig, WeightNorm,
 };
 use crate::boost::oza::OzaBoostConfig;
 use crate::boost::{ExpertSelection, VoteRule, WeightScale};
@@ -61,6 +61,15 @@ impl From<LossArg> for Surrogate {
             LossArg::SquareHinge => Surrogate::SquareHinge,
         }
     }
+}
+
+/// OnlineMBBM's weight normalisation (`--weight-norm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeightNormArg {
+    /// `w/(k − 1)`, in [0, 1] as the theory's weights are.
+    KMinusOne,
+    /// `w` itself, in [0, k − 1] (the authors' code).
+    Raw,
 }
 
 /// Which OzaBoost (`--oza-variant`).
@@ -151,6 +160,10 @@ pub struct ReplayArgs {
     /// cost matrix (the papers' code), or their most probable class.
     #[arg(long, value_enum, default_value_t = VoteArg::ExpectedCost)]
     pub vote: VoteArg,
+    /// OnlineMBBM's weight normalisation: divide by its bound k − 1, or not (the authors'
+    /// code, whose experiments scaled the raw weights by 0.1·U[5, 200]).
+    #[arg(long, value_enum, default_value_t = WeightNormArg::KMinusOne)]
+    pub weight_norm: WeightNormArg,
     /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters).
     #[arg(long, value_enum, default_value_t = LossArg::Logistic)]
     pub loss: LossArg,
@@ -187,7 +200,7 @@ pub struct ReplayArgs {
     /// inputs are the rows that follow the ones it has seen.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
-        "ordinal", "label", "gamma", "vote", "loss", "oza_variant",
+        "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm",
     ])]
     pub load: Option<PathBuf>,
     /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
@@ -245,6 +258,10 @@ impl ReplayArgs {
                 gamma: self.gamma,
                 weight_scale: self.weight_scale,
                 vote_rule: self.vote.into(),
+                weight_norm: match self.weight_norm {
+                    WeightNormArg::KMinusOne => WeightNorm::KMinusOne,
+                    WeightNormArg::Raw => WeightNorm::Raw,
+                },
                 ..OnlineMbbmConfig::new(weak)
             }),
             Algorithm::Oza => ModelConfig::Oza(OzaBoostConfig {
