@@ -20,6 +20,9 @@ from reproduce_jgt17 import ORDINAL
 GAMMAS = ["0.3", "0.1", "0.05", "0.01", "0.001"]
 ALGOS = {
     "Adaboost.OLM": ["--algo", "ada-olm", "--weight-scale", "5:200"],
+    "Adaboost.OLM exp": ["--algo", "ada-olm", "--weight-scale", "5:200", "--loss", "exp"],
+    "Adaboost.OLM square-hinge": ["--algo", "ada-olm", "--weight-scale", "5:200", "--loss",
+                                  "square-hinge"],
     # The authors' OnlineMBBM: raw weights (not divided by k - 1) times 0.1 x U[5,200], with
     # expected-cost votes (their code) or argmax votes.
     **{f"OnlineMBBM g={g}": ["--algo", "mbbm", "--gamma", g, "--weight-scale", "0.5:20",
@@ -152,6 +155,12 @@ def main():
               f"{paper(d, 'MBBM')} | {cell(d, 'Oza (MOA)')} {paper(d, 'OLB')} | "
               f"{cell(d, 'Oza (River)')} | {cell(d, 'OvA')} {paper(d, 'OvA')} | "
               f"{cell(d, 'AdaOVA')} | {peer_cell} |")
+    print("\nAdaboost.OLM's surrogates (ALGORITHMS.md §4), final 20% (whole stream):\n")
+    print("| data | logistic | exponential | square hinge |")
+    print("|---|---|---|---|")
+    for d in sets:
+        print(f"| {d} | " + " | ".join(cell(d, a) for a in [
+            "Adaboost.OLM", "Adaboost.OLM exp", "Adaboost.OLM square-hinge"]) + " |")
     print("\nThe same boosters over default trees (naive-Bayes-adaptive leaves), final 20% "
           "(whole stream):\n")
     print("| data | Adaboost.OLM | OnlineMBBM γ=0.1 | Oza (MOA) | Oza (River) | OvA | AdaOVA |")

@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::boost::binary::{Combiner, OgBoost, OgBoostConfig, OsBoost, OsBoostConfig};
 use crate::boost::multiclass::{
     AdaBoostOlm, AdaBoostOlmConfig, BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig,
     OnlineMbbm, OnlineMbbmConfig,
@@ -40,6 +41,18 @@ pub enum Algorithm {
     Ova,
     /// Adaboost.OLM over bundles of binary learners ([JGT-App] E).
     AdaOva,
+    /// OSBoost ([CLL], uniform votes; binary).
+    #[serde(rename = "osboost")]
+    OsBoost,
+    /// OSBoost.OCP ([CLL] Algorithm 1; binary).
+    #[serde(rename = "osboost-ocp")]
+    OsBoostOcp,
+    /// OSBoost.EXP ([CLL]; binary).
+    #[serde(rename = "osboost-exp")]
+    OsBoostExp,
+    /// Online GradientBoost (Leistner et al. 2009; binary).
+    #[serde(rename = "ogboost")]
+    OgBoost,
 }
 
 impl Algorithm {
@@ -53,6 +66,10 @@ impl Algorithm {
         Algorithm::Oza,
         Algorithm::Ova,
         Algorithm::AdaOva,
+        Algorithm::OsBoost,
+        Algorithm::OsBoostOcp,
+        Algorithm::OsBoostExp,
+        Algorithm::OgBoost,
     ];
 
     /// The name used on the command line.
@@ -66,6 +83,10 @@ impl Algorithm {
             Algorithm::Oza => "oza",
             Algorithm::Ova => "ova",
             Algorithm::AdaOva => "ada-ova",
+            Algorithm::OsBoost => "osboost",
+            Algorithm::OsBoostOcp => "osboost-ocp",
+            Algorithm::OsBoostExp => "osboost-exp",
+            Algorithm::OgBoost => "ogboost",
         }
     }
 
@@ -103,6 +124,15 @@ impl FromStr for Algorithm {
     }
 }
 
+/// The algorithm of an OSBoost combiner.
+fn osboost_algorithm(combiner: Combiner) -> Algorithm {
+    match combiner {
+        Combiner::Uniform => Algorithm::OsBoost,
+        Combiner::Ocp { .. } => Algorithm::OsBoostOcp,
+        Combiner::Exp { .. } => Algorithm::OsBoostExp,
+    }
+}
+
 /// The configuration of any model, tagged by its algorithm name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "algorithm", rename_all = "kebab-case")]
@@ -123,6 +153,12 @@ pub enum ModelConfig {
     Ova(OneVsAllConfig<WeakLearnerConfig>),
     /// Adaboost.OLM over binary bundles.
     AdaOva(AdaBoostOlmConfig<BinaryBundleConfig<WeakLearnerConfig>>),
+    /// OSBoost, OSBoost.OCP or OSBoost.EXP (by its combiner).
+    #[serde(rename = "osboost")]
+    OsBoost(OsBoostConfig<WeakLearnerConfig>),
+    /// Online GradientBoost.
+    #[serde(rename = "ogboost")]
+    OgBoost(OgBoostConfig<WeakLearnerConfig>),
 }
 
 macro_rules! dispatch_config {
@@ -136,6 +172,8 @@ macro_rules! dispatch_config {
             ModelConfig::Oza($c) => $body,
             ModelConfig::Ova($c) => $body,
             ModelConfig::AdaOva($c) => $body,
+            ModelConfig::OsBoost($c) => $body,
+            ModelConfig::OgBoost($c) => $body,
         }
     };
 }
@@ -152,6 +190,8 @@ impl ModelConfig {
             ModelConfig::Oza(_) => Algorithm::Oza,
             ModelConfig::Ova(_) => Algorithm::Ova,
             ModelConfig::AdaOva(_) => Algorithm::AdaOva,
+            ModelConfig::OsBoost(c) => osboost_algorithm(c.combiner),
+            ModelConfig::OgBoost(_) => Algorithm::OgBoost,
         }
     }
 }
@@ -184,6 +224,12 @@ pub enum Model {
     Ova(OneVsAll<WeakLearner>),
     /// Adaboost.OLM over binary bundles.
     AdaOva(AdaBoostOlm<BinaryBundle<WeakLearner>>),
+    /// OSBoost, OSBoost.OCP or OSBoost.EXP.
+    #[serde(rename = "osboost")]
+    OsBoost(OsBoost<WeakLearner>),
+    /// Online GradientBoost.
+    #[serde(rename = "ogboost")]
+    OgBoost(OgBoost<WeakLearner>),
 }
 
 impl Config for ModelConfig {
@@ -203,6 +249,8 @@ impl Config for ModelConfig {
             ModelConfig::Oza(c) => Model::Oza(c.build_with_rng(spec, rng)?),
             ModelConfig::Ova(c) => Model::Ova(c.build_with_rng(spec, rng)?),
             ModelConfig::AdaOva(c) => Model::AdaOva(c.build_with_rng(spec, rng)?),
+            ModelConfig::OsBoost(c) => Model::OsBoost(c.build_with_rng(spec, rng)?),
+            ModelConfig::OgBoost(c) => Model::OgBoost(c.build_with_rng(spec, rng)?),
         })
     }
 }
@@ -218,6 +266,8 @@ macro_rules! dispatch {
             Model::Oza($m) => $body,
             Model::Ova($m) => $body,
             Model::AdaOva($m) => $body,
+            Model::OsBoost($m) => $body,
+            Model::OgBoost($m) => $body,
         }
     };
 }
@@ -234,6 +284,8 @@ impl Model {
             Model::Oza(_) => Algorithm::Oza,
             Model::Ova(_) => Algorithm::Ova,
             Model::AdaOva(_) => Algorithm::AdaOva,
+            Model::OsBoost(m) => osboost_algorithm(m.combiner()),
+            Model::OgBoost(_) => Algorithm::OgBoost,
         }
     }
 
@@ -247,6 +299,8 @@ impl Model {
             Model::Oza(m) => m.learners().iter().collect(),
             Model::Ova(m) => m.boosters().iter().flat_map(|b| b.learners()).collect(),
             Model::AdaOva(m) => m.learners().iter().flat_map(|b| b.members()).collect(),
+            Model::OsBoost(m) => m.learners().iter().collect(),
+            Model::OgBoost(m) => m.learners().iter().collect(),
         }
     }
 
@@ -266,6 +320,8 @@ impl Model {
                 .iter_mut()
                 .flat_map(|b| b.members_mut())
                 .collect(),
+            Model::OsBoost(m) => m.learners_mut().iter_mut().collect(),
+            Model::OgBoost(m) => m.learners_mut().iter_mut().collect(),
         }
     }
 

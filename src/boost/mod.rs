@@ -2,6 +2,7 @@
 //! One file per algorithm, its module docs citing the paper and equations; the small pieces
 //! they share ([`hedge`], [`ogd`], the types below) live here.
 
+pub mod binary;
 pub mod hedge;
 pub mod multiclass;
 pub mod ogd;

@@ -315,8 +315,11 @@ impl<L: Classifier> Classifier for OzaBoost<L> {
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        let Some(target) = learnable(Some(y), weight, self.k) else {
+            return;
+        };
         let mut out = vec![0.0; self.k];
-        self.learn_predict(x, Some(y), weight, &mut out);
+        self.step(x, Some(target), &mut out);
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {

@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use crate::boost::binary::{Combiner, OgBoostConfig, OsBoostConfig, WeakOutput};
 use crate::boost::multiclass::cost::Surrogate;
 use crate::boost::multiclass::{
     AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig, OnlineMbbmConfig, WeightNorm,
@@ -70,6 +71,24 @@ pub enum WeightNormArg {
     KMinusOne,
     /// `w` itself, in [0, k − 1] (the authors' code).
     Raw,
+}
+
+/// How the binary boosters read a weak learner (`--weak-output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeakOutputArg {
+    /// `±1` from the learner's most probable class.
+    Sign,
+    /// `p(+) − p(−)`.
+    Soft,
+}
+
+impl From<WeakOutputArg> for WeakOutput {
+    fn from(w: WeakOutputArg) -> Self {
+        match w {
+            WeakOutputArg::Sign => WeakOutput::Sign,
+            WeakOutputArg::Soft => WeakOutput::Soft,
+        }
+    }
 }
 
 /// Which OzaBoost (`--oza-variant`).
@@ -137,7 +156,8 @@ pub struct ReplayArgs {
     #[arg(long = "ordinal", value_name = "COL=LEVELS", value_parser = parse_ordinal)]
     pub ordinal: Vec<Ordinal>,
     /// Algorithm: hoeffding, naive-bayes, perceptron (single learners); ada-olm, mbbm, oza,
-    /// ova, ada-ova (boosters).
+    /// ova, ada-ova (multiclass boosters); osboost, osboost-ocp, osboost-exp, ogboost (binary
+    /// boosters).
     #[arg(long, default_value = "ada-olm", value_parser = parse_algorithm)]
     pub algo: Algorithm,
     /// Number of weak learners of a booster.
@@ -153,7 +173,8 @@ pub struct ReplayArgs {
     /// learner (the papers' experiments used 5:200).
     #[arg(long, default_value = "1", value_parser = parse_weight_scale, value_name = "C|LO:HI")]
     pub weight_scale: WeightScale,
-    /// OnlineMBBM's assumed edge γ (the paper's grid: 0.3, 0.1, 0.05, 0.01, 0.001).
+    /// The assumed edge γ of OnlineMBBM (the paper's grid: 0.3, 0.1, 0.05, 0.01, 0.001) and of
+    /// the OSBoost family (in (0, 1/2); the paper's experiments: 0.1).
     #[arg(long, default_value_t = 0.1, value_name = "G")]
     pub gamma: f64,
     /// How a booster's learners vote: the class of least expected cost under the booster's
@@ -164,6 +185,10 @@ pub struct ReplayArgs {
     /// code, whose experiments scaled the raw weights by 0.1·U[5, 200]).
     #[arg(long, value_enum, default_value_t = WeightNormArg::KMinusOne)]
     pub weight_norm: WeightNormArg,
+    /// How the binary boosters (osboost*, ogboost) read their weak learners: the sign of the
+    /// most probable class, or p(+) − p(−).
+    #[arg(long, value_enum, default_value_t = WeakOutputArg::Sign)]
+    pub weak_output: WeakOutputArg,
     /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters).
     #[arg(long, value_enum, default_value_t = LossArg::Logistic)]
     pub loss: LossArg,
@@ -200,7 +225,7 @@ pub struct ReplayArgs {
     /// inputs are the rows that follow the ones it has seen.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
-        "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm",
+        "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm", "weak_output",
     ])]
     pub load: Option<PathBuf>,
     /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
@@ -277,6 +302,25 @@ impl ReplayArgs {
             Algorithm::AdaOva => {
                 ModelConfig::AdaOva(self.adaptive(BinaryBundleConfig { binary: weak }))
             }
+            Algorithm::OsBoost | Algorithm::OsBoostOcp | Algorithm::OsBoostExp => {
+                ModelConfig::OsBoost(OsBoostConfig {
+                    n_learners: self.learners,
+                    gamma: self.gamma,
+                    combiner: match self.algo {
+                        Algorithm::OsBoostOcp => Combiner::Ocp { eta0: 1.0 },
+                        Algorithm::OsBoostExp => Combiner::Exp { sample: true },
+                        _ => Combiner::Uniform,
+                    },
+                    weak_output: self.weak_output.into(),
+                    weight_scale: self.weight_scale,
+                    weak,
+                })
+            }
+            Algorithm::OgBoost => ModelConfig::OgBoost(OgBoostConfig {
+                n_selectors: self.learners,
+                weak_output: self.weak_output.into(),
+                ..OgBoostConfig::new(weak)
+            }),
         }
     }
 

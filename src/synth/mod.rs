@@ -48,6 +48,20 @@ pub fn mixed(rows: usize, noise: f64, missing: f64, seed: u64) -> Dataset {
     data
 }
 
+/// [`mixed`] with two classes: `low` and `mid` become `yes` (class 0), `high` becomes `no`.
+pub fn mixed_binary(rows: usize, noise: f64, missing: f64, seed: u64) -> Dataset {
+    let three = mixed(rows, noise, missing, seed);
+    let spec = StreamSpec::new(
+        three.spec().features.clone(),
+        ClassSet::new(["yes", "no"]).expect("two classes"),
+    );
+    let mut data = Dataset::new(spec);
+    for i in 0..three.len() {
+        data.push(three.row(i), three.label(i).map(|y| usize::from(y == 2)));
+    }
+    data
+}
+
 /// `k` Gaussian clusters in `d` dimensions (unit variance, centres drawn in `[-3, 3]^d`).
 pub fn gaussian_blobs(rows: usize, d: usize, k: usize, seed: u64) -> Dataset {
     let spec = StreamSpec::numeric(d, k).expect("k >= 2");

@@ -37,12 +37,25 @@ fn assert_valid_proba(p: &[f64], what: &str) {
     );
 }
 
-/// Runs the whole contract for one config.
+/// Runs the whole contract for one config on the three-class synthetic stream.
 fn check_contract<C: Config>(name: &str, config: &C)
 where
     C::Model: Serialize,
 {
-    let data = synth::mixed(600, 0.05, 0.1, 11);
+    check_contract_on(
+        name,
+        config,
+        &synth::mixed(600, 0.05, 0.1, 11),
+        &synth::mixed(3000, 0.0, 0.0, 4),
+    );
+}
+
+/// Runs the whole contract for one config: the checks on `data`, the learning check on
+/// `clean` (same features).
+fn check_contract_on<C: Config>(name: &str, config: &C, data: &Dataset, clean: &Dataset)
+where
+    C::Model: Serialize,
+{
     let spec = data.spec();
     let k = spec.n_classes();
 
@@ -98,7 +111,7 @@ where
     assert_eq!(run(5), run(5), "{name}: same seed, different predictions");
 
     // It learns: well above the majority rate on the synthetic rule.
-    let accuracy = prequential_accuracy(config, &synth::mixed(3000, 0.0, 0.0, 4));
+    let accuracy = prequential_accuracy(config, clean);
     assert!(accuracy > 0.7, "{name}: prequential accuracy {accuracy}");
 }
 
@@ -357,6 +370,50 @@ fn every_booster_over_every_weak_learner() {
         ];
         for (name, config) in configs {
             check_contract(&format!("{name}/{weak_name}"), &config);
+        }
+    }
+}
+
+/// The binary boosters of [CLL] over every weak learner, on a two-class stream.
+#[test]
+fn binary_boosters_over_every_weak_learner() {
+    use streamboost::boost::binary::{Combiner, OgBoostConfig, OgLoss, OsBoostConfig};
+    let data = synth::mixed_binary(600, 0.05, 0.1, 11);
+    let clean = synth::mixed_binary(3000, 0.0, 0.0, 4);
+    let weak_learners: [(&str, WeakLearnerConfig); 3] = [
+        ("tree", HoeffdingTreeConfig::jgt_paper().into()),
+        ("nb", NaiveBayesConfig::default().into()),
+        ("perceptron", PerceptronConfig::default().into()),
+    ];
+    for (weak_name, weak) in weak_learners {
+        let n = 6;
+        let os = |combiner| OsBoostConfig {
+            n_learners: n,
+            combiner,
+            ..OsBoostConfig::new(weak.clone())
+        };
+        let configs = [
+            ("osboost", os(Combiner::Uniform)),
+            ("osboost-ocp", os(Combiner::Ocp { eta0: 1.0 })),
+            ("osboost-exp", os(Combiner::Exp { sample: true })),
+            ("osboost-exp-majority", os(Combiner::Exp { sample: false })),
+        ];
+        for (name, config) in configs {
+            check_contract_on(&format!("{name}/{weak_name}"), &config, &data, &clean);
+        }
+        for loss in [OgLoss::Logit, OgLoss::Exponential, OgLoss::Savage] {
+            let config = OgBoostConfig {
+                n_selectors: n,
+                per_selector: 2,
+                loss,
+                ..OgBoostConfig::new(weak.clone())
+            };
+            check_contract_on(
+                &format!("ogboost/{loss:?}/{weak_name}"),
+                &config,
+                &data,
+                &clean,
+            );
         }
     }
 }

@@ -407,3 +407,93 @@ fn child_rngs_are_distinct_and_reproducible() {
         (0..4).map(|_| r.next_u64()).collect::<Vec<_>>()
     });
 }
+
+/// SmoothBoost's weights of the OSBoost family (ALGORITHMS.md §10.1) along the oracle's
+/// margins `y·h^{(i)}`, directly and through a booster of scripted learners.
+#[test]
+fn osboost_weights_trace() {
+    use streamboost::boost::binary::{OsBoostConfig, smooth_weight};
+    let Some(trace) = oracle_json("trace_osboost_weights.json") else {
+        return;
+    };
+    let gamma = trace["gamma"].as_f64().unwrap();
+    let theta = gamma / (2.0 + gamma);
+    assert!(close(theta, trace["theta"].as_f64().unwrap()));
+    let margins = floats(&trace["margins_y_h"]);
+    let want = floats(&trace["weights_w_1_to_8"]);
+    let mut z = 0.0;
+    for (i, (m, w)) in margins.iter().zip(&want).enumerate() {
+        assert!(close(smooth_weight(z, gamma), *w), "learner {}", i + 1);
+        z += m - theta;
+    }
+    // The booster hands learner i exactly that weight (sign outputs: margins ±1 only).
+    let signs: Vec<f64> = margins
+        .iter()
+        .map(|m| if *m < 0.0 { -1.0 } else { 1.0 })
+        .collect();
+    let (learners, scripts) = scripted_learners(2, signs.len());
+    let config = OsBoostConfig {
+        gamma,
+        ..OsBoostConfig::new(())
+    };
+    let mut booster = config.assemble(learners, 0).unwrap();
+    // Label +1 (class 0): a learner voting class 0 has y·h = +1.
+    let votes: Vec<usize> = signs.iter().map(|&s| usize::from(s < 0.0)).collect();
+    scripts.set_votes(&votes);
+    booster.learn(&[0.0], 0, 1.0);
+    let mut z = 0.0;
+    for (i, s) in signs.iter().enumerate() {
+        let log = scripts.trained[i].lock().unwrap();
+        assert_eq!(log.len(), 1);
+        assert!(
+            close(log[0].1, smooth_weight(z, gamma)),
+            "learner {}",
+            i + 1
+        );
+        z += s - theta;
+    }
+}
+
+#[test]
+fn simplex_projection_oracle() {
+    use streamboost::boost::ogd::project_to_simplex;
+    let Some(path) = crate::common::oracle("simplex_projection.csv") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap();
+    let numbers = |s: &str| -> Vec<f64> { s.split(' ').map(|x| x.parse().unwrap()).collect() };
+    for line in text.lines().skip(1) {
+        let cols: Vec<&str> = line.split(',').collect();
+        let mut v = numbers(cols[0]);
+        let theta = project_to_simplex(&mut v);
+        assert!(close(theta, cols[1].parse().unwrap()), "{line}");
+        for (got, want) in v.iter().zip(numbers(cols[2])) {
+            assert!(close(*got, want), "{line}");
+        }
+    }
+}
+
+proptest! {
+    /// Projections land on the simplex and are idempotent; SmoothBoost weights lie in (0, 1].
+    #[test]
+    fn simplex_projection_and_smooth_weights_stay_in_range(
+        v in prop::collection::vec(-5.0f64..5.0, 1..40),
+        zs in prop::collection::vec(-50.0f64..500.0, 1..20),
+    ) {
+        use streamboost::boost::binary::smooth_weight;
+        use streamboost::boost::ogd::project_to_simplex;
+        let mut w = v.clone();
+        project_to_simplex(&mut w);
+        prop_assert!(w.iter().all(|&x| x >= 0.0));
+        prop_assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let mut again = w.clone();
+        project_to_simplex(&mut again);
+        for (a, b) in again.iter().zip(&w) {
+            prop_assert!((a - b).abs() < 1e-12);
+        }
+        for z in zs {
+            let weight = smooth_weight(z, 0.1);
+            prop_assert!(weight > 0.0 && weight <= 1.0);
+        }
+    }
+}

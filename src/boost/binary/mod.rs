@@ -1,0 +1,92 @@
+//! Binary boosters of Chen, Lin & Lu (2012), "An Online Boosting Algorithm with Theoretical
+//! Justifications" ([CLL]), and the online GradientBoost they compare with (ALGORITHMS.md
+//! §10–§11).
+//!
+//! Labels are `y ∈ {−1, +1}` in the papers; a two-class stream's class 0 is `+1` and class 1
+//! is `−1` (ALGORITHMS.md §1.2). Weak learners are ordinary two-class [`crate::Classifier`]s
+//! whose output is read as a hypothesis `h(x) ∈ [−1, 1]` ([`WeakOutput`]). The boosters'
+//! class probabilities are `((1 + f)/2, (1 − f)/2)` for their normalised score `f ∈ [−1, 1]`,
+//! so that the most probable class is `sign(f)` with `0 → +1`.
+
+pub mod ogboost;
+pub mod osboost;
+
+pub use ogboost::{OgBoost, OgBoostConfig, OgLoss};
+pub use osboost::{Combiner, OsBoost, OsBoostConfig};
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+use crate::Result;
+use crate::core::ClassId;
+
+/// How a weak learner's class probabilities `p` become its hypothesis `h ∈ [−1, 1]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WeakOutput {
+    /// `+1` if `p[+] ≥ p[−]`, else `−1` (the papers' experiments).
+    #[default]
+    Sign,
+    /// `p[+] − p[−]` (a perceptron with `proba = clipped` gives `clip(⟨w, x⟩ + b, −1, 1)`).
+    Soft,
+}
+
+impl WeakOutput {
+    /// The hypothesis of class probabilities `p` (`p[0]` = positive).
+    #[inline]
+    pub fn hypothesis(self, p: &[f64]) -> f64 {
+        match self {
+            WeakOutput::Sign => {
+                if p[0] >= p[1] {
+                    1.0
+                } else {
+                    -1.0
+                }
+            }
+            WeakOutput::Soft => p[0] - p[1],
+        }
+    }
+}
+
+/// `y ∈ {−1, +1}` of class `c` (class 0 is `+1`).
+#[inline]
+pub fn sign_of(c: ClassId) -> f64 {
+    if c == 0 { 1.0 } else { -1.0 }
+}
+
+/// The class of score `f`: `+1` (class 0) if `f ≥ 0`.
+#[inline]
+pub fn class_of(f: f64) -> ClassId {
+    if f >= 0.0 { 0 } else { 1 }
+}
+
+/// Class probabilities `((1 + f)/2, (1 − f)/2)` of a normalised score `f ∈ [−1, 1]`.
+#[inline]
+pub fn write_proba(f: f64, out: &mut [f64]) {
+    let f = f.clamp(-1.0, 1.0);
+    out[0] = 0.5 * (1.0 + f);
+    out[1] = 0.5 * (1.0 - f);
+}
+
+/// SmoothBoost's weight of the next learner after margin sum `z`
+/// (ALGORITHMS.md §10.1): `min{(1 − γ)^{z/2}, 1}`, evaluated as `exp((z/2)·ln(1 − γ))`.
+#[inline]
+pub fn smooth_weight(z: f64, gamma: f64) -> f64 {
+    if z <= 0.0 {
+        1.0
+    } else {
+        ((z / 2.0) * (-gamma).ln_1p()).exp()
+    }
+}
+
+/// Checks that learners are binary.
+pub(crate) fn require_binary(k: usize, booster: &'static str) -> Result<()> {
+    if k == 2 {
+        Ok(())
+    } else {
+        Err(Error::config(
+            booster,
+            "is a binary booster: the stream must have exactly 2 classes",
+        ))
+    }
+}

@@ -1,0 +1,245 @@
+//! Online GradientBoost (Leistner, Saffari, Roth & Bischof 2009), the baseline of [CLL] with
+//! `K = 1` learner per selector (ALGORITHMS.md §11).
+//!
+//! `M` selectors hold `K` weak learners each. A row enters with weight `w = −ℓ'(0)`; selector
+//! `m` trains its learners with `w`, charges each learner `w` when its *updated* hypothesis
+//! disagrees with `y`, keeps the learner of least charged error, adds its hypothesis to the
+//! score `F`, and hands on `w = −ℓ'(yF)`. Prediction is `sign(Σ_m f_{m,j*_m}(x))` with every
+//! selector's current best learner. Unit step sizes: the algorithm has no per-stage `α`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::{WeakOutput, class_of, require_binary, sign_of, write_proba};
+use crate::boost::{build_members, learnable, members_classes};
+use crate::core::math::sigmoid;
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::learner::{Classifier, Config};
+use crate::{Error, Result};
+
+/// The margin loss `ℓ(z)` of OGBoost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OgLoss {
+    /// `ln(1 + e^{−z})`, `−ℓ'(z) = sigmoid(−z)` ([CLL]'s comparison).
+    #[default]
+    Logit,
+    /// `e^{−z}`.
+    Exponential,
+    /// Savage: `1/(1 + e^{2z})²`, `−ℓ'(z) = 4e^{2z}/(1 + e^{2z})³` (Masnadi-Shirazi &
+    /// Vasconcelos 2008; Leistner et al.'s robust choice).
+    Savage,
+}
+
+impl OgLoss {
+    /// `−ℓ'(z)`, the weight of a row with margin `z`.
+    pub fn weight(self, z: f64) -> f64 {
+        match self {
+            OgLoss::Logit => sigmoid(-z),
+            OgLoss::Exponential => (-z).exp(),
+            OgLoss::Savage => {
+                // With s = sigmoid(2z) = e^{2z}/(1 + e^{2z}) and 1 − s = 1/(1 + e^{2z}),
+                // 4e^{2z}/(1 + e^{2z})³ = 4 s (1 − s)², without overflow.
+                let s = sigmoid(2.0 * z);
+                4.0 * s * (1.0 - s) * (1.0 - s)
+            }
+        }
+    }
+}
+
+/// Hyper-parameters of [`OgBoost`] (ALGORITHMS.md §11), generic over the weak learner's
+/// config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OgBoostConfig<W> {
+    /// Number of selectors `M`.
+    pub n_selectors: usize,
+    /// Weak learners per selector `K` ([CLL]: 1).
+    pub per_selector: usize,
+    /// The margin loss.
+    pub loss: OgLoss,
+    /// How a learner's class probabilities become its hypothesis.
+    pub weak_output: WeakOutput,
+    /// The weak learners' config.
+    pub weak: W,
+}
+
+impl<W> OgBoostConfig<W> {
+    /// [CLL]'s baseline: 100 selectors of one learner, logit loss.
+    pub fn new(weak: W) -> Self {
+        OgBoostConfig {
+            n_selectors: 100,
+            per_selector: 1,
+            loss: OgLoss::Logit,
+            weak_output: WeakOutput::Sign,
+            weak,
+        }
+    }
+
+    fn validate_booster(&self) -> Result<()> {
+        if self.n_selectors == 0 {
+            return Err(Error::config("n_selectors", "must be >= 1"));
+        }
+        if self.per_selector == 0 {
+            return Err(Error::config("per_selector", "must be >= 1"));
+        }
+        Ok(())
+    }
+
+    /// Assembles a booster over `M·K` binary learners built elsewhere (selector `m` holds
+    /// learners `m·K .. (m+1)·K`).
+    pub fn assemble<L: Classifier>(&self, learners: Vec<L>) -> Result<OgBoost<L>> {
+        self.validate_booster()?;
+        require_binary(members_classes(&learners)?, "ogboost")?;
+        if !learners.len().is_multiple_of(self.per_selector) {
+            return Err(Error::config(
+                "per_selector",
+                "must divide the number of learners",
+            ));
+        }
+        let n = learners.len();
+        Ok(OgBoost {
+            per_selector: self.per_selector,
+            loss: self.loss,
+            weak_output: self.weak_output,
+            learners,
+            errors: vec![0.0; n],
+            best: vec![0; n / self.per_selector],
+        })
+    }
+}
+
+impl<W: fmt::Display> fmt::Display for OgBoostConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "OGBoost(M={}, K={}, loss={:?}, output={:?}) over {}",
+            self.n_selectors, self.per_selector, self.loss, self.weak_output, self.weak
+        )
+    }
+}
+
+impl<W: Config> Config for OgBoostConfig<W> {
+    type Model = OgBoost<W::Model>;
+
+    fn validate(&self) -> Result<()> {
+        self.validate_booster()?;
+        self.weak.validate()
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
+        self.validate()?;
+        require_binary(spec.n_classes(), "ogboost")?;
+        let n = self.n_selectors * self.per_selector;
+        let (learners, _) = build_members(&self.weak, n, spec, rng)?;
+        self.assemble(learners)
+    }
+}
+
+/// Online GradientBoost over binary weak learners `L`. Build it from an [`OgBoostConfig`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OgBoost<L> {
+    per_selector: usize,
+    loss: OgLoss,
+    weak_output: WeakOutput,
+    learners: Vec<L>,
+    /// Weighted errors `e_{m,j}` of every learner.
+    errors: Vec<f64>,
+    /// Each selector's current best learner `j*_m`.
+    best: Vec<usize>,
+}
+
+impl<L: Classifier> OgBoost<L> {
+    /// The weak learners, selector by selector.
+    pub fn learners(&self) -> &[L] {
+        &self.learners
+    }
+
+    /// The weak learners, to change in place.
+    pub fn learners_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    /// Each selector's current best learner.
+    pub fn selected(&self) -> &[usize] {
+        &self.best
+    }
+}
+
+impl<L: Classifier> Classifier for OgBoost<L> {
+    fn n_classes(&self) -> usize {
+        2
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        if learnable(Some(y), weight, 2).is_some() {
+            let mut out = [0.0; 2];
+            self.learn_predict(x, Some(y), weight, &mut out);
+        }
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        let mut p = [0.0; 2];
+        let k = self.per_selector;
+        let f: f64 = self
+            .best
+            .iter()
+            .enumerate()
+            .map(|(m, &j)| {
+                self.learners[m * k + j].predict_proba(x, &mut p);
+                self.weak_output.hypothesis(&p)
+            })
+            .sum();
+        write_proba(f / self.best.len() as f64, out);
+    }
+
+    /// Predicts with every selector's best learner before the row, then learns it
+    /// (ALGORITHMS.md §11).
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        let target = learnable(y, weight, 2);
+        let k = self.per_selector;
+        let mut p = [0.0; 2];
+        let (mut predicted, mut score) = (0.0, 0.0);
+        let mut w = self.loss.weight(0.0);
+        let mut after = vec![0.0; k];
+        for m in 0..self.best.len() {
+            let selector = &mut self.learners[m * k..(m + 1) * k];
+            for (j, (learner, after_j)) in selector.iter_mut().zip(after.iter_mut()).enumerate() {
+                let Some((y, row_weight)) = target else {
+                    if j == self.best[m] {
+                        learner.predict_proba(x, &mut p);
+                        predicted += self.weak_output.hypothesis(&p);
+                    }
+                    continue;
+                };
+                learner.learn_predict(x, Some(y), w * row_weight, &mut p);
+                if j == self.best[m] {
+                    predicted += self.weak_output.hypothesis(&p);
+                }
+                // The updated learner's hypothesis decides its error and the score.
+                learner.predict_proba(x, &mut p);
+                *after_j = self.weak_output.hypothesis(&p);
+                if class_of(*after_j) != y {
+                    self.errors[m * k + j] += w * row_weight;
+                }
+            }
+            if let Some((y, _)) = target {
+                let errors = &self.errors[m * k..(m + 1) * k];
+                let best = (0..k).fold(0, |b, j| if errors[j] < errors[b] { j } else { b });
+                self.best[m] = best;
+                score += after[best];
+                w = self.loss.weight(sign_of(y) * score);
+            }
+        }
+        let f = predicted / self.best.len() as f64;
+        write_proba(f, out);
+        class_of(f)
+    }
+}
