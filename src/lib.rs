@@ -49,6 +49,7 @@ mod error;
 pub mod eval;
 pub mod learner;
 pub mod model;
+pub mod scaling;
 pub mod synth;
 pub mod weak;
 

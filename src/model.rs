@@ -15,6 +15,7 @@ use crate::boost::multiclass::{
 use crate::boost::oza::{OzaBoost, OzaBoostConfig};
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
+use crate::scaling::{Scaled, ScaledConfig};
 use crate::weak::{
     HoeffdingTree, HoeffdingTreeConfig, NaiveBayes, NaiveBayesConfig, Perceptron, PerceptronConfig,
     WeakLearner, WeakLearnerConfig,
@@ -159,6 +160,8 @@ pub enum ModelConfig {
     /// Online GradientBoost.
     #[serde(rename = "ogboost")]
     OgBoost(OgBoostConfig<WeakLearnerConfig>),
+    /// Any model behind online feature scaling.
+    Scaled(ScaledConfig<ModelConfig>),
 }
 
 macro_rules! dispatch_config {
@@ -174,6 +177,7 @@ macro_rules! dispatch_config {
             ModelConfig::AdaOva($c) => $body,
             ModelConfig::OsBoost($c) => $body,
             ModelConfig::OgBoost($c) => $body,
+            ModelConfig::Scaled($c) => $body,
         }
     };
 }
@@ -192,6 +196,7 @@ impl ModelConfig {
             ModelConfig::AdaOva(_) => Algorithm::AdaOva,
             ModelConfig::OsBoost(c) => osboost_algorithm(c.combiner),
             ModelConfig::OgBoost(_) => Algorithm::OgBoost,
+            ModelConfig::Scaled(c) => c.model.algorithm(),
         }
     }
 }
@@ -230,6 +235,8 @@ pub enum Model {
     /// Online GradientBoost.
     #[serde(rename = "ogboost")]
     OgBoost(OgBoost<WeakLearner>),
+    /// Any model behind online feature scaling.
+    Scaled(Scaled<Model>),
 }
 
 impl Config for ModelConfig {
@@ -251,6 +258,7 @@ impl Config for ModelConfig {
             ModelConfig::AdaOva(c) => Model::AdaOva(c.build_with_rng(spec, rng)?),
             ModelConfig::OsBoost(c) => Model::OsBoost(c.build_with_rng(spec, rng)?),
             ModelConfig::OgBoost(c) => Model::OgBoost(c.build_with_rng(spec, rng)?),
+            ModelConfig::Scaled(c) => Model::Scaled(c.build_with_rng(spec, rng)?),
         })
     }
 }
@@ -268,6 +276,7 @@ macro_rules! dispatch {
             Model::AdaOva($m) => $body,
             Model::OsBoost($m) => $body,
             Model::OgBoost($m) => $body,
+            Model::Scaled($m) => $body,
         }
     };
 }
@@ -286,6 +295,7 @@ impl Model {
             Model::AdaOva(_) => Algorithm::AdaOva,
             Model::OsBoost(m) => osboost_algorithm(m.combiner()),
             Model::OgBoost(_) => Algorithm::OgBoost,
+            Model::Scaled(m) => m.model().algorithm(),
         }
     }
 
@@ -301,6 +311,7 @@ impl Model {
             Model::AdaOva(m) => m.learners().iter().flat_map(|b| b.members()).collect(),
             Model::OsBoost(m) => m.learners().iter().collect(),
             Model::OgBoost(m) => m.learners().iter().collect(),
+            Model::Scaled(m) => m.model().weak_learners(),
         }
     }
 
@@ -322,6 +333,7 @@ impl Model {
                 .collect(),
             Model::OsBoost(m) => m.learners_mut().iter_mut().collect(),
             Model::OgBoost(m) => m.learners_mut().iter_mut().collect(),
+            Model::Scaled(m) => m.model_mut().weak_learners_mut(),
         }
     }
 
@@ -329,6 +341,7 @@ impl Model {
     pub fn trees(&self) -> Vec<&HoeffdingTree> {
         match self {
             Model::Hoeffding(t) => vec![t],
+            Model::Scaled(m) => m.model().trees(),
             _ => self
                 .weak_learners()
                 .into_iter()
@@ -341,6 +354,7 @@ impl Model {
     pub fn trees_mut(&mut self) -> Vec<&mut HoeffdingTree> {
         match self {
             Model::Hoeffding(t) => vec![t],
+            Model::Scaled(m) => m.model_mut().trees_mut(),
             _ => self
                 .weak_learners_mut()
                 .into_iter()

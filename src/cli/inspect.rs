@@ -112,6 +112,7 @@ fn booster(model: &Model) -> Option<BoosterSummary> {
     match model {
         Model::AdaOlm(m) => Some(adaptive(m)),
         Model::AdaOva(m) => Some(adaptive(m)),
+        Model::Scaled(m) => booster(m.model()),
         _ => None,
     }
 }

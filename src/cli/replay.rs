@@ -23,6 +23,7 @@ use crate::core::Rng;
 use crate::eval::{Prequential, PrequentialReport};
 use crate::learner::Config;
 use crate::model::{Algorithm, ModelConfig};
+use crate::scaling::{ScaledConfig, Scaling};
 use crate::weak::hoeffding::Preset;
 use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
 use crate::{Error, Result};
@@ -89,6 +90,17 @@ impl From<WeakOutputArg> for WeakOutput {
             WeakOutputArg::Soft => WeakOutput::Soft,
         }
     }
+}
+
+/// Online feature scaling (`--scale`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScaleArg {
+    /// Features as they are.
+    None,
+    /// Running min–max to [−1, 1].
+    MinMax,
+    /// Running standardisation.
+    Standardize,
 }
 
 /// Which OzaBoost (`--oza-variant`).
@@ -185,6 +197,10 @@ pub struct ReplayArgs {
     /// code, whose experiments scaled the raw weights by 0.1·U[5, 200]).
     #[arg(long, value_enum, default_value_t = WeightNormArg::KMinusOne)]
     pub weight_norm: WeightNormArg,
+    /// Rescale numeric features online before the model sees them, with statistics of the
+    /// rows learnt so far (never looking ahead; part of the model and its checkpoints).
+    #[arg(long, value_enum, default_value_t = ScaleArg::None)]
+    pub scale: ScaleArg,
     /// How the binary boosters (osboost*, ogboost) read their weak learners: the sign of the
     /// most probable class, or p(+) − p(−).
     #[arg(long, value_enum, default_value_t = WeakOutputArg::Sign)]
@@ -225,7 +241,7 @@ pub struct ReplayArgs {
     /// inputs are the rows that follow the ones it has seen.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
-        "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm", "weak_output",
+        "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm", "weak_output", "scale",
     ])]
     pub load: Option<PathBuf>,
     /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
@@ -264,6 +280,19 @@ fn parse_weight_scale(s: &str) -> std::result::Result<WeightScale, String> {
 impl ReplayArgs {
     /// The model configuration these arguments describe.
     pub fn model_config(&self) -> ModelConfig {
+        let model = self.unscaled_config();
+        let scaling = match self.scale {
+            ScaleArg::None => return model,
+            ScaleArg::MinMax => Scaling::MinMax,
+            ScaleArg::Standardize => Scaling::Standardize,
+        };
+        ModelConfig::Scaled(ScaledConfig {
+            scaling,
+            model: Box::new(model),
+        })
+    }
+
+    fn unscaled_config(&self) -> ModelConfig {
         let tree = HoeffdingTreeConfig::preset(match self.preset {
             PresetArg::Default => Preset::Default,
             PresetArg::JgtPaper => Preset::JgtPaper,

@@ -461,6 +461,7 @@ mod process {
 fn resume_is_bit_identical_for_oza_ova_ada_ova_and_non_tree_learners() {
     use streamboost::boost::multiclass::{AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig};
     use streamboost::boost::oza::OzaBoostConfig;
+    use streamboost::scaling::{ScaledConfig, Scaling};
     use streamboost::weak::{NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
 
     let data = synth::mixed(1500, 0.1, 0.05, 9);
@@ -491,6 +492,50 @@ fn resume_is_bit_identical_for_oza_ova_ada_ova_and_non_tree_learners() {
         }),
         ModelConfig::NaiveBayes(NaiveBayesConfig::default()),
         ModelConfig::Perceptron(PerceptronConfig::default()),
+        ModelConfig::Scaled(ScaledConfig {
+            scaling: Scaling::Standardize,
+            model: Box::new(ModelConfig::AdaOlm(adaptive(
+                PerceptronConfig::default().into(),
+            ))),
+        }),
+    ] {
+        assert_resume_is_exact(&config, &data, dir.path());
+    }
+}
+
+#[test]
+fn resume_is_bit_identical_for_binary_boosters_behind_scaling() {
+    use streamboost::boost::binary::{OgBoostConfig, OsBoostConfig};
+    use streamboost::scaling::{ScaledConfig, Scaling};
+    use streamboost::weak::{PerceptronConfig, WeakLearnerConfig};
+
+    let data = synth::mixed_binary(1500, 0.1, 0.05, 9);
+    let dir = tempfile::tempdir().unwrap();
+    let perceptron: WeakLearnerConfig = PerceptronConfig::default().into();
+    let tree: WeakLearnerConfig = HoeffdingTreeConfig::jgt_paper().into();
+    let scaled = |model| {
+        ModelConfig::Scaled(ScaledConfig {
+            scaling: Scaling::MinMax,
+            model: Box::new(model),
+        })
+    };
+    for config in [
+        scaled(ModelConfig::OsBoost(OsBoostConfig {
+            n_learners: 8,
+            ..OsBoostConfig::new(perceptron.clone())
+        })),
+        scaled(ModelConfig::OsBoost(OsBoostConfig {
+            n_learners: 8,
+            ..OsBoostConfig::ocp(tree.clone())
+        })),
+        ModelConfig::OsBoost(OsBoostConfig {
+            n_learners: 8,
+            ..OsBoostConfig::exp(tree.clone())
+        }),
+        ModelConfig::OgBoost(OgBoostConfig {
+            n_selectors: 8,
+            ..OgBoostConfig::new(tree)
+        }),
     ] {
         assert_resume_is_exact(&config, &data, dir.path());
     }

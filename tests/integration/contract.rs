@@ -417,3 +417,31 @@ fn binary_boosters_over_every_weak_learner() {
         }
     }
 }
+
+/// Any model behind online feature scaling honours the contract.
+#[test]
+fn scaled_models() {
+    use streamboost::boost::binary::OsBoostConfig;
+    use streamboost::scaling::{ScaledConfig, Scaling};
+    for scaling in [Scaling::MinMax, Scaling::Standardize] {
+        check_contract(
+            &format!("scaled/{scaling:?}/perceptron"),
+            &ModelConfig::Scaled(ScaledConfig {
+                scaling,
+                model: Box::new(ModelConfig::Perceptron(PerceptronConfig::default())),
+            }),
+        );
+        check_contract_on(
+            &format!("scaled/{scaling:?}/osboost"),
+            &ModelConfig::Scaled(ScaledConfig {
+                scaling,
+                model: Box::new(ModelConfig::OsBoost(OsBoostConfig {
+                    n_learners: 5,
+                    ..OsBoostConfig::new(PerceptronConfig::default().into())
+                })),
+            }),
+            &synth::mixed_binary(600, 0.05, 0.1, 11),
+            &synth::mixed_binary(3000, 0.0, 0.0, 4),
+        );
+    }
+}
