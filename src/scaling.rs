@@ -206,11 +206,9 @@ mod tests {
             // Scoring does not move the statistics.
             m.learn_predict(&[1000.0], None, 1.0, &mut out);
             let z = m.scaled(&[7.5])[0];
-            match scaling {
-                Scaling::MinMax => assert_eq!(z, 0.5),
-                Scaling::Standardize => assert_eq!(z, 0.5),
-            }
-            assert_eq!(m.scaled(&[f64::NAN])[0].is_nan(), true);
+            // Min–max: 2·7.5/10 − 1; standardised: (7.5 − 5)/5. Both 0.5.
+            assert_eq!(z, 0.5);
+            assert!(m.scaled(&[f64::NAN])[0].is_nan());
             assert_eq!(
                 m.scaled(&[-100.0])[0],
                 if scaling == Scaling::MinMax {
