@@ -89,6 +89,7 @@ impl Config for PerceptronConfig {
             width: d,
             weights: vec![vec![0.0; d]; rows],
             bias: vec![0.0; rows],
+            scratch: Scratch::default(),
         })
     }
 }
@@ -115,6 +116,15 @@ pub struct Perceptron {
     /// One weight vector (binary) or one per class, each `width` long.
     weights: Vec<Vec<f64>>,
     bias: Vec<f64>,
+    /// Per-row buffers of the learning path (not state).
+    #[serde(skip)]
+    scratch: Scratch,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Scratch {
+    input: Vec<(usize, f64)>,
+    scores: Vec<f64>,
 }
 
 impl Perceptron {
@@ -154,6 +164,7 @@ impl Perceptron {
 
     /// Gives every category of row `x` not seen before an input slot.
     fn extend_slots(&mut self, x: &[f64]) {
+        let width = self.width;
         for (slot, &v) in self.slots.iter_mut().zip(x) {
             let (Slot::Nominal(codes), Some(code)) = (slot, nominal_code(v)) else {
                 continue;
@@ -166,8 +177,10 @@ impl Perceptron {
                 self.width += 1;
             }
         }
-        for w in &mut self.weights {
-            w.resize(self.width, 0.0);
+        if self.width != width {
+            for w in &mut self.weights {
+                w.resize(self.width, 0.0);
+            }
         }
     }
 
@@ -215,42 +228,82 @@ impl Classifier for Perceptron {
             return;
         }
         self.extend_slots(x);
-        let mut input = Vec::new();
-        self.encode(x, &mut input);
-        let mut s = vec![0.0; self.weights.len()];
-        self.scores(&input, &mut s);
-        let step = self.params.learning_rate * weight;
-        if self.k == 2 {
-            let sign = if y == 0 { 1.0 } else { -1.0 };
-            if sign * s[0] <= 0.0 {
-                self.update(0, &input, sign * step);
-            }
-        } else {
-            let predicted = argmax(&s);
-            if predicted != y {
-                self.update(y, &input, step);
-                self.update(predicted, &input, -step);
-            }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.encode(x, &mut scratch.input);
+        scratch.scores.resize(self.weights.len(), 0.0);
+        self.scores(&scratch.input, &mut scratch.scores);
+        self.update_on_mistake(&scratch, y, weight);
+        self.scratch = scratch;
+    }
+
+    /// One encoding and one scoring for both phases: the categories of `x` get their slots
+    /// first (a new slot has weight 0, so the scores are those of `predict_proba`).
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        let learns = y.is_some_and(|y| y < self.k) && weight > 0.0 && weight.is_finite();
+        if learns {
+            self.extend_slots(x);
         }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.encode(x, &mut scratch.input);
+        scratch.scores.resize(self.weights.len(), 0.0);
+        self.scores(&scratch.input, &mut scratch.scores);
+        self.proba_of_scores(&scratch.scores, out);
+        let predicted = argmax(out);
+        if let (true, Some(y)) = (learns, y) {
+            self.update_on_mistake(&scratch, y, weight);
+        }
+        self.scratch = scratch;
+        predicted
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
         let mut input = Vec::new();
         self.encode(x, &mut input);
+        let mut scores = vec![0.0; self.weights.len()];
+        self.scores(&input, &mut scores);
+        self.proba_of_scores(&scores, out);
+    }
+}
+
+impl Perceptron {
+    /// The update rule of [`Classifier::learn`] on an encoded, scored row.
+    fn update_on_mistake(&mut self, scratch: &Scratch, y: ClassId, weight: f64) {
+        let step = self.params.learning_rate * weight;
+        let (input, s) = (&scratch.input, &scratch.scores);
         if self.k == 2 {
-            let mut f = [0.0];
-            self.scores(&input, &mut f);
-            if self.params.softmax_proba {
-                out[0] = crate::core::math::sigmoid(2.0 * f[0]);
-                out[1] = 1.0 - out[0];
-            } else {
-                let positive = f[0] >= 0.0;
-                out[0] = if positive { 1.0 } else { 0.0 };
-                out[1] = 1.0 - out[0];
+            let sign = if y == 0 { 1.0 } else { -1.0 };
+            if sign * s[0] <= 0.0 {
+                self.update(0, input, sign * step);
             }
+        } else {
+            let predicted = argmax(s);
+            if predicted != y {
+                self.update(y, input, step);
+                self.update(predicted, input, -step);
+            }
+        }
+    }
+
+    /// Class probabilities from the scores: one-hot at the prediction, or the softmax.
+    fn proba_of_scores(&self, scores: &[f64], out: &mut [f64]) {
+        if self.k == 2 {
+            out[0] = if self.params.softmax_proba {
+                crate::core::math::sigmoid(2.0 * scores[0])
+            } else if scores[0] >= 0.0 {
+                1.0
+            } else {
+                0.0
+            };
+            out[1] = 1.0 - out[0];
             return;
         }
-        self.scores(&input, out);
+        out.copy_from_slice(scores);
         if self.params.softmax_proba {
             let lse = crate::core::math::logsumexp(out);
             out.iter_mut().for_each(|o| *o = (*o - lse).exp());
