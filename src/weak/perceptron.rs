@@ -163,18 +163,33 @@ impl Perceptron {
     }
 
     /// Gives every category of row `x` not seen before an input slot.
-    fn extend_slots(&mut self, x: &[f64]) {
+    /// [`Self::encode`] for a row about to be learnt: every category of `x` not seen before
+    /// first gets an input slot (with weight 0, so the scores are unchanged). One pass.
+    fn encode_learning(&mut self, x: &[f64], input: &mut Vec<(usize, f64)>) {
+        input.clear();
         let width = self.width;
+        let mut numeric = 0;
         for (slot, &v) in self.slots.iter_mut().zip(x) {
-            let (Slot::Nominal(codes), Some(code)) = (slot, nominal_code(v)) else {
-                continue;
-            };
-            if code >= codes.len() {
-                codes.resize(code + 1, NO_SLOT);
-            }
-            if codes[code] == NO_SLOT {
-                codes[code] = self.width as u32;
-                self.width += 1;
+            match slot {
+                Slot::Numeric => {
+                    if is_present(v) {
+                        input.push((numeric, v));
+                    }
+                    numeric += 1;
+                }
+                Slot::Nominal(codes) => {
+                    let Some(code) = nominal_code(v) else {
+                        continue;
+                    };
+                    if code >= codes.len() {
+                        codes.resize(code + 1, NO_SLOT);
+                    }
+                    if codes[code] == NO_SLOT {
+                        codes[code] = self.width as u32;
+                        self.width += 1;
+                    }
+                    input.push((codes[code] as usize, 1.0));
+                }
             }
         }
         if self.width != width {
@@ -182,6 +197,7 @@ impl Perceptron {
                 w.resize(self.width, 0.0);
             }
         }
+        self.normalise(input);
     }
 
     /// `W_r · x + b_r` for each weight row `r`.
@@ -227,9 +243,8 @@ impl Classifier for Perceptron {
         if !(weight > 0.0 && weight.is_finite()) || y >= self.k {
             return;
         }
-        self.extend_slots(x);
         let mut scratch = std::mem::take(&mut self.scratch);
-        self.encode(x, &mut scratch.input);
+        self.encode_learning(x, &mut scratch.input);
         scratch.scores.resize(self.weights.len(), 0.0);
         self.scores(&scratch.input, &mut scratch.scores);
         self.update_on_mistake(&scratch, y, weight);
@@ -246,11 +261,12 @@ impl Classifier for Perceptron {
         out: &mut [f64],
     ) -> ClassId {
         let learns = y.is_some_and(|y| y < self.k) && weight > 0.0 && weight.is_finite();
-        if learns {
-            self.extend_slots(x);
-        }
         let mut scratch = std::mem::take(&mut self.scratch);
-        self.encode(x, &mut scratch.input);
+        if learns {
+            self.encode_learning(x, &mut scratch.input);
+        } else {
+            self.encode(x, &mut scratch.input);
+        }
         scratch.scores.resize(self.weights.len(), 0.0);
         self.scores(&scratch.input, &mut scratch.scores);
         self.proba_of_scores(&scratch.scores, out);
