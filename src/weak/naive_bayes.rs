@@ -194,7 +194,7 @@ impl Classifier for NaiveBayes {
                     let Some(code) = nominal_code(v) else {
                         continue;
                     };
-                    let n_observed = nominal.observed().count();
+                    let n_observed = nominal.n_observed();
                     for c in 0..k {
                         if logs.partial(c).is_finite() {
                             logs.add_ln(c, nominal.likelihood(code, c, n_observed));

@@ -647,7 +647,7 @@ impl HoeffdingTree {
                     let Some(code) = nominal_code(v) else {
                         continue;
                     };
-                    let n_observed = nom.observed().count();
+                    let n_observed = nom.n_observed();
                     for c in 0..self.k {
                         if logs.partial(c) != f64::NEG_INFINITY {
                             logs.add_ln(c, nom.likelihood(code, c, n_observed));

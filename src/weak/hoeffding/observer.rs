@@ -103,10 +103,44 @@ pub enum Observer {
 /// first, then `k` cells per category code (`cells[k + code * k + class]`), so an update
 /// touches one allocation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "NominalState", into = "NominalState")]
 pub struct NominalObserver {
     k: usize,
     cells: Vec<f64>,
     missing_weight: f64,
+    /// Number of codes with some weight (derived; naive Bayes reads it per row).
+    n_observed: usize,
+}
+
+/// What a [`NominalObserver`] persists: the count of observed codes is derived from it.
+#[derive(Clone, Serialize, Deserialize)]
+struct NominalState {
+    k: usize,
+    cells: Vec<f64>,
+    missing_weight: f64,
+}
+
+impl From<NominalState> for NominalObserver {
+    fn from(s: NominalState) -> Self {
+        let mut o = NominalObserver {
+            k: s.k,
+            cells: s.cells,
+            missing_weight: s.missing_weight,
+            n_observed: 0,
+        };
+        o.n_observed = o.observed().count();
+        o
+    }
+}
+
+impl From<NominalObserver> for NominalState {
+    fn from(o: NominalObserver) -> Self {
+        NominalState {
+            k: o.k,
+            cells: o.cells,
+            missing_weight: o.missing_weight,
+        }
+    }
 }
 
 impl NominalObserver {
@@ -116,6 +150,7 @@ impl NominalObserver {
             k,
             cells: vec![0.0; k],
             missing_weight: 0.0,
+            n_observed: 0,
         }
     }
 
@@ -126,6 +161,9 @@ impl NominalObserver {
         let idx = self.k + code * self.k + y;
         if idx >= self.cells.len() {
             self.cells.resize(self.k + (code + 1) * self.k, 0.0);
+        }
+        if self.category(code).iter().all(|&w| w == 0.0) {
+            self.n_observed += 1;
         }
         let cell = &mut self.cells[idx];
         let add = if *cell == 0.0 {
@@ -156,6 +194,12 @@ impl NominalObserver {
         } else {
             &self.cells[start..start + self.k]
         }
+    }
+
+    /// Number of codes with some weight, `V_j` of the Laplace smoothing.
+    #[inline]
+    pub fn n_observed(&self) -> usize {
+        self.n_observed
     }
 
     /// Codes with some weight, in increasing order.
