@@ -51,6 +51,11 @@ struct BinomialRows {
     /// Per ratio `a/t` (at `a · stride + t`, empty until first used): `width × width`
     /// entries, row `U` holding `Bin(·; U, a/t)`.
     rows: Vec<Vec<f64>>,
+    /// Per ratio `ρ = a/t`, the factors of the binomial convolution written as a plain one
+    /// (see [`convolve_from`]): `ρ^j c^j / j!` then `(1 − ρ)^i c^i / i!`, `width` each.
+    factors: Vec<Vec<f64>>,
+    /// `U! / c^U`, which turns the plain convolution back into probabilities.
+    out_scale: Vec<f64>,
     stride: usize,
 }
 
@@ -61,10 +66,16 @@ impl BinomialRows {
             ln_fact[j] = ln_fact[j - 1] + (j as f64).ln();
         }
         let stride = max_bins + 1;
+        let ln_c = scale_base(width).ln();
+        let out_scale = (0..width)
+            .map(|u| (ln_fact[u] - u as f64 * ln_c).exp())
+            .collect();
         BinomialRows {
             width,
             ln_fact,
             rows: vec![Vec::new(); stride * stride],
+            factors: vec![Vec::new(); stride * stride],
+            out_scale,
             stride,
         }
     }
@@ -98,6 +109,19 @@ impl BinomialRows {
             }
         }
         self.rows[a * self.stride + t] = table;
+        let ln_c = scale_base(w).ln();
+        let factor = |j: usize, ln_p: f64| (j as f64 * (ln_p + ln_c) - self.ln_fact[j]).exp();
+        let (ln_rho, ln_rest) = (rho.ln(), (-rho).ln_1p());
+        let factors = (0..w)
+            .map(|j| factor(j, ln_rho))
+            .chain((0..w).map(|i| factor(i, ln_rest)))
+            .collect();
+        self.factors[a * self.stride + t] = factors;
+    }
+
+    /// The convolution factors of ratio `a/t` (call [`Self::ensure`] first).
+    fn factors(&self, a: usize, t: usize) -> (&[f64], &[f64]) {
+        self.factors[a * self.stride + t].split_at(self.width)
     }
 
     /// `Bin(·; u, a/t)` (call [`Self::ensure`] first).
@@ -145,6 +169,8 @@ struct Scratch {
     prefix: Vec<f64>,
     suffix: Vec<f64>,
     other: Vec<f64>,
+    /// The scaled operands of one convolution.
+    conv: Vec<f64>,
     correct_minus: Vec<f64>,
 }
 
@@ -338,6 +364,7 @@ impl PotentialEngine {
         let mut prefix = std::mem::take(&mut self.scratch.prefix);
         let mut suffix = std::mem::take(&mut self.scratch.suffix);
         let mut other = std::mem::take(&mut self.scratch.other);
+        let mut conv = std::mem::take(&mut self.scratch.conv);
         for w in v_lo..=v_hi.min(n + 1) {
             // Caps c_g = d_g − 1 + w, all ≥ 0 here; the chain is read at U = n − w (base) and
             // n − w + 1 (plus neighbour of w − 1).
@@ -363,6 +390,7 @@ impl PotentialEngine {
                     groups[g].1,
                     &mut tail[..len],
                     from,
+                    &mut conv,
                 );
             }
             let chain = &prefix[g_count * len..(g_count + 1) * len];
@@ -393,6 +421,7 @@ impl PotentialEngine {
                     &tail[..slen],
                     after,
                     &mut head[g * slen..],
+                    &mut conv,
                 );
                 after += groups[g].1;
             }
@@ -413,6 +442,7 @@ impl PotentialEngine {
                         &suffix[(g + 1) * slen..(g + 1) * slen + j + 1],
                         m_after,
                         &mut other,
+                        &mut conv,
                     );
                     let q_without = if m == 1 {
                         f64::from(j == 0)
@@ -444,6 +474,7 @@ impl PotentialEngine {
         self.scratch.prefix = prefix;
         self.scratch.suffix = suffix;
         self.scratch.other = other;
+        self.scratch.conv = conv;
         self.scratch.correct_minus = correct_minus;
         bundle
     }
@@ -486,14 +517,32 @@ fn ratios(groups: &[(i64, usize)], m: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// `out[u] = Σ_b Bin(b; u, ma/(ma+mb)) · a[b] · b_vec[u−b]` for `u < out.len()` (§P.2.2): the
-/// chance that `u` balls thrown uniformly into the bins of two disjoint sets meet both sets'
-/// constraints. An empty set (mass 0) holds only zero balls.
-fn convolve(rows: &BinomialRows, a: &[f64], ma: usize, b_vec: &[f64], mb: usize, out: &mut [f64]) {
-    convolve_from(rows, a, ma, b_vec, mb, out, 0);
+/// The base `c` of the scaling in [`convolve_from`]: `j!/c^j` stays within `e^{±c}` for
+/// `j < width`, so no product of scaled factors under- or overflows.
+fn scale_base(width: usize) -> f64 {
+    (width as f64 / std::f64::consts::E).max(1.0)
 }
 
-/// [`convolve`] for the entries `from..` of `out` only.
+/// [`convolve_from`] for every entry.
+fn convolve(
+    rows: &BinomialRows,
+    a: &[f64],
+    ma: usize,
+    b_vec: &[f64],
+    mb: usize,
+    out: &mut [f64],
+    buf: &mut Vec<f64>,
+) {
+    convolve_from(rows, a, ma, b_vec, mb, out, 0, buf);
+}
+
+/// The binomial convolution of §P.2.2, `out[U] = Σ_j Bin(j; U, ρ)·a[j]·b[U − j]` with
+/// `ρ = m_a/(m_a + m_b)`, for `U ≥ from`. Since
+/// `Bin(j; U, ρ) = U!·(ρ^j/j!)·((1 − ρ)^{U−j}/(U − j)!)`, it is a plain convolution of
+/// `a[j]ρ^j/j!` and `b[i](1 − ρ)^i/i!`, scaled back by `U!`: one multiply-add per term on two
+/// contiguous vectors instead of a binomial row per `U`. A factor `c^j` moved from one side
+/// to the other keeps every product in range.
+#[allow(clippy::too_many_arguments)]
 fn convolve_from(
     rows: &BinomialRows,
     a: &[f64],
@@ -502,6 +551,7 @@ fn convolve_from(
     mb: usize,
     out: &mut [f64],
     from: usize,
+    buf: &mut Vec<f64>,
 ) {
     let len = out.len();
     if ma == 0 {
@@ -512,30 +562,31 @@ fn convolve_from(
         out.copy_from_slice(&a[..len]);
         return;
     }
-    let table = rows.table(ma, ma + mb);
-    let w = rows.width;
+    let (fa, fb) = rows.factors(ma, ma + mb);
+    buf.clear();
+    buf.extend(a[..len].iter().zip(fa).map(|(x, f)| x * f));
+    // b scaled and reversed, so that each entry is a forward dot product.
+    buf.extend(b_vec[..len].iter().zip(fb).rev().map(|(x, f)| x * f));
+    let (xa, xb) = buf.split_at(len);
     for (u, o) in out.iter_mut().enumerate().skip(from) {
-        let row = &table[u * w..u * w + u + 1];
-        *o = dot3_reversed(row, &a[..=u], &b_vec[..=u]);
+        *o = rows.out_scale[u] * dot(&xa[..=u], &xb[len - 1 - u..]);
     }
 }
 
-/// `Σ_i x[i]·y[i]·z[n−1−i]` over `n` equal lengths, with four independent sums (the loop
-/// is latency-bound otherwise); the order is fixed, so results are deterministic.
-#[inline]
-fn dot3_reversed(x: &[f64], y: &[f64], z: &[f64]) -> f64 {
+/// `Σ x[i]·y[i]` with four accumulators.
+fn dot(x: &[f64], y: &[f64]) -> f64 {
     let n = x.len();
-    let (y, z) = (&y[..n], &z[..n]);
+    let (x, y) = (&x[..n], &y[..n]);
     let mut acc = [0.0; 4];
     let chunks = n / 4;
     for c in 0..chunks {
         let i = c * 4;
         for j in 0..4 {
-            acc[j] += x[i + j] * y[i + j] * z[n - 1 - i - j];
+            acc[j] += x[i + j] * y[i + j];
         }
     }
     for i in chunks * 4..n {
-        acc[0] += x[i] * y[i] * z[n - 1 - i];
+        acc[0] += x[i] * y[i];
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
