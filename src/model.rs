@@ -307,7 +307,7 @@ impl Model {
             Model::AdaOlm(m) => m.learners().iter().collect(),
             Model::Mbbm(m) => m.learners().iter().collect(),
             Model::Oza(m) => m.learners().iter().collect(),
-            Model::Ova(m) => m.boosters().iter().flat_map(|b| b.learners()).collect(),
+            Model::Ova(m) => m.members().iter().flat_map(|b| b.learners()).collect(),
             Model::AdaOva(m) => m.learners().iter().flat_map(|b| b.members()).collect(),
             Model::OsBoost(m) => m.learners().iter().collect(),
             Model::OgBoost(m) => m.learners().iter().collect(),
@@ -322,7 +322,7 @@ impl Model {
             Model::Mbbm(m) => m.learners_mut().iter_mut().collect(),
             Model::Oza(m) => m.learners_mut().iter_mut().collect(),
             Model::Ova(m) => m
-                .boosters_mut()
+                .members_mut()
                 .iter_mut()
                 .flat_map(|b| b.learners_mut())
                 .collect(),

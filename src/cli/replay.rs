@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::boost::binary::{Combiner, OgBoostConfig, OsBoostConfig, WeakOutput};
 use crate::boost::multiclass::cost::Surrogate;
 use crate::boost::multiclass::{
-    AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig, OnlineMbbmConfig, WeightNorm,
+    AdaBoostOlmConfig, BinaryBundleConfig, OnlineMbbmConfig, WeightNorm, one_vs_all,
 };
 use crate::boost::oza::OzaBoostConfig;
 use crate::boost::{ExpertSelection, VoteRule, WeightScale};
@@ -325,12 +325,8 @@ impl ReplayArgs {
                     OzaVariantArg::River => OzaBoostConfig::river(weak),
                 }
             }),
-            Algorithm::Ova => ModelConfig::Ova(OneVsAllConfig {
-                booster: self.adaptive(weak),
-            }),
-            Algorithm::AdaOva => {
-                ModelConfig::AdaOva(self.adaptive(BinaryBundleConfig { binary: weak }))
-            }
+            Algorithm::Ova => ModelConfig::Ova(one_vs_all(self.adaptive(weak))),
+            Algorithm::AdaOva => ModelConfig::AdaOva(self.adaptive(BinaryBundleConfig::new(weak))),
             Algorithm::OsBoost | Algorithm::OsBoostOcp | Algorithm::OsBoostExp => {
                 ModelConfig::OsBoost(OsBoostConfig {
                     n_learners: self.learners,

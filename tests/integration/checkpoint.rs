@@ -459,7 +459,7 @@ mod process {
 
 #[test]
 fn resume_is_bit_identical_for_oza_ova_ada_ova_and_non_tree_learners() {
-    use streamboost::boost::multiclass::{AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig};
+    use streamboost::boost::multiclass::{AdaBoostOlmConfig, BinaryBundleConfig, one_vs_all};
     use streamboost::boost::oza::OzaBoostConfig;
     use streamboost::scaling::{ScaledConfig, Scaling};
     use streamboost::weak::{NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
@@ -476,14 +476,10 @@ fn resume_is_bit_identical_for_oza_ova_ada_ova_and_non_tree_learners() {
             n_learners: 6,
             ..OzaBoostConfig::new(tree.clone())
         }),
-        ModelConfig::Ova(OneVsAllConfig {
-            booster: adaptive(tree.clone()),
-        }),
+        ModelConfig::Ova(one_vs_all(adaptive(tree.clone()))),
         ModelConfig::AdaOva(AdaBoostOlmConfig {
             n_learners: 6,
-            ..AdaBoostOlmConfig::new(BinaryBundleConfig {
-                binary: tree.clone(),
-            })
+            ..AdaBoostOlmConfig::new(BinaryBundleConfig::new(tree.clone()))
         }),
         ModelConfig::AdaOlm(adaptive(NaiveBayesConfig::default().into())),
         ModelConfig::Oza(OzaBoostConfig {

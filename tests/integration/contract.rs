@@ -5,7 +5,7 @@
 use serde::Serialize;
 use streamboost::boost::multiclass::cost::Surrogate;
 use streamboost::boost::multiclass::{
-    AdaBoostOlmConfig, BinaryBundleConfig, OneVsAllConfig, OnlineMbbmConfig, WeightNorm,
+    AdaBoostOlmConfig, BinaryBundleConfig, OnlineMbbmConfig, WeightNorm, one_vs_all,
 };
 use streamboost::boost::oza::{OzaBoostConfig, OzaVote};
 use streamboost::boost::{ExpertSelection, VoteRule, WeightScale};
@@ -351,20 +351,16 @@ fn every_booster_over_every_weak_learner() {
             ),
             (
                 "ova",
-                ModelConfig::Ova(OneVsAllConfig {
-                    booster: AdaBoostOlmConfig {
-                        n_learners: n,
-                        ..AdaBoostOlmConfig::new(weak.clone())
-                    },
-                }),
+                ModelConfig::Ova(one_vs_all(AdaBoostOlmConfig {
+                    n_learners: n,
+                    ..AdaBoostOlmConfig::new(weak.clone())
+                })),
             ),
             (
                 "ada-ova",
                 ModelConfig::AdaOva(AdaBoostOlmConfig {
                     n_learners: n,
-                    ..AdaBoostOlmConfig::new(BinaryBundleConfig {
-                        binary: weak.clone(),
-                    })
+                    ..AdaBoostOlmConfig::new(BinaryBundleConfig::new(weak.clone()))
                 }),
             ),
         ];

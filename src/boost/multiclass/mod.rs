@@ -8,4 +8,4 @@ pub mod potential;
 
 pub use ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
 pub use mbbm::{OnlineMbbm, OnlineMbbmConfig, WeightNorm};
-pub use ova::{BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig};
+pub use ova::{BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig, one_vs_all};
