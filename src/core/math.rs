@@ -39,7 +39,8 @@ pub fn gaussian_log_density(x: f64, mean: f64, var: f64) -> f64 {
 /// Per-class sums of logarithms `Σ_j ln f_j` (naive Bayes log-likelihoods), with the logs of
 /// positive factors taken as the log of a running product: one `ln` per class per row instead
 /// of one per (feature, class), which dominated naive Bayes' cost. A product is folded into
-/// its sum whenever it would leave `[1e-100, 1e100]`, so it never under- or overflows.
+/// its sum whenever it would leave `[1e-100, 1e100]`, so it never under- or overflows; the
+/// sums are complete after [`LogSums::finish`].
 pub struct LogSums<'a> {
     sums: &'a mut [f64],
     /// Pending factors, `[0, k)` entering with `+ln`, `[k, 2k)` (Gaussian normalisers
@@ -109,9 +110,9 @@ impl<'a> LogSums<'a> {
     }
 }
 
-impl Drop for LogSums<'_> {
-    /// Folds the pending products into the sums.
-    fn drop(&mut self) {
+impl LogSums<'_> {
+    /// Folds the pending products into the sums, which are then complete.
+    pub fn finish(self) {
         let (plus, gaussian) = self.products.split_at(self.sums.len());
         for ((s, &p), &g) in self.sums.iter_mut().zip(plus).zip(gaussian) {
             if p != 1.0 {
@@ -236,6 +237,7 @@ mod tests {
                 acc.add_gaussian(c, x, m, v);
                 acc.add_ln(c2, f);
             }
+            acc.finish();
         }
         let mut want = [0.5, -1.0];
         for (&(c, x, m, v), &(c2, f)) in gaussians.iter().zip(factors.iter().cycle()) {

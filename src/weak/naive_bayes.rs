@@ -204,7 +204,7 @@ impl Classifier for NaiveBayes {
                 FeatureStats::Numeric { .. } => {}
             }
         }
-        drop(logs);
+        logs.finish();
         let lse = logsumexp(out);
         out.iter_mut().for_each(|o| *o = (*o - lse).exp());
     }

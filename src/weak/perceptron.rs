@@ -208,8 +208,7 @@ impl Perceptron {
     }
 
     /// The binary score `f = w·x + b` (`f ≥ 0` predicts class 0 = `+1`); for more classes,
-    /// the score of class 0 minus the best other score. Boosters of [CLL] use
-    /// `clip(f, −1, 1)` as a soft hypothesis.
+    /// the score of class 0 minus the best other score.
     pub fn margin(&self, x: &[f64]) -> f64 {
         let mut input = Vec::new();
         self.encode(x, &mut input);

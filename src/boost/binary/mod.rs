@@ -27,7 +27,7 @@ pub enum WeakOutput {
     /// `+1` if `p[+] ≥ p[−]`, else `−1` (the papers' experiments).
     #[default]
     Sign,
-    /// `p[+] − p[−]` (a perceptron with `proba = clipped` gives `clip(⟨w, x⟩ + b, −1, 1)`).
+    /// `p[+] − p[−]`.
     Soft,
 }
 

@@ -130,7 +130,6 @@ impl<W: Config> Config for OgBoostConfig<W> {
 
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
-        require_binary(spec.n_classes(), "ogboost")?;
         let n = self.n_selectors * self.per_selector;
         let (learners, _) = build_members(&self.weak, n, spec, rng)?;
         self.assemble(learners)

@@ -154,7 +154,6 @@ impl<W: Config> Config for OsBoostConfig<W> {
 
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
-        require_binary(spec.n_classes(), "osboost")?;
         let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
         self.assemble(learners, seed)
     }
@@ -208,21 +207,25 @@ impl<L: Classifier> OsBoost<L> {
     /// the row with SmoothBoost's weight right after predicting it (its weight depends only
     /// on the hypotheses of learners `< i`).
     fn hypotheses(&mut self, x: &[f64], target: Option<(ClassId, f64)>, h: &mut [f64]) {
+        let Some((y, w)) = target else {
+            return self.scored(x, h);
+        };
         let mut p = [0.0; 2];
         let mut z = 0.0;
         for (i, learner) in self.learners.iter_mut().enumerate() {
-            match target {
-                Some((y, w)) => {
-                    let weight = self.scales[i] * smooth_weight(z, self.gamma) * w;
-                    learner.learn_predict(x, Some(y), weight, &mut p);
-                    h[i] = self.weak_output.hypothesis(&p);
-                    z += sign_of(y) * h[i] - self.theta;
-                }
-                None => {
-                    learner.predict_proba(x, &mut p);
-                    h[i] = self.weak_output.hypothesis(&p);
-                }
-            }
+            let weight = self.scales[i] * smooth_weight(z, self.gamma) * w;
+            learner.learn_predict(x, Some(y), weight, &mut p);
+            h[i] = self.weak_output.hypothesis(&p);
+            z += sign_of(y) * h[i] - self.theta;
+        }
+    }
+
+    /// The hypotheses `h^{(i)}(x)` of every learner, without learning.
+    fn scored(&self, x: &[f64], h: &mut [f64]) {
+        let mut p = [0.0; 2];
+        for (hi, learner) in h.iter_mut().zip(&self.learners) {
+            learner.predict_proba(x, &mut p);
+            *hi = self.weak_output.hypothesis(&p);
         }
     }
 
@@ -326,15 +329,8 @@ impl<L: Classifier> Classifier for OsBoost<L> {
     /// `((1 + f)/2, (1 − f)/2)` of the normalised score; for sampled EXP, `f` is the expected
     /// vote of the drawn expert, so `out[0]` is the probability that it says `+1`.
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let mut p = [0.0; 2];
-        let h: Vec<f64> = self
-            .learners
-            .iter()
-            .map(|l| {
-                l.predict_proba(x, &mut p);
-                self.weak_output.hypothesis(&p)
-            })
-            .collect();
+        let mut h = vec![0.0; self.learners.len()];
+        self.scored(x, &mut h);
         write_proba(self.combine(&h, None).0, out);
     }
 

@@ -657,6 +657,7 @@ impl HoeffdingTree {
                 _ => {}
             }
         }
+        logs.finish();
         true
     }
 
