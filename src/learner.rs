@@ -65,6 +65,46 @@ pub trait Classifier: Send + Sync {
     }
 }
 
+/// A weighted online multi-label ranker: it learns from the set of labels relevant to a row
+/// and scores every label, higher meaning more relevant ([JT] §2).
+///
+/// A label set is a mask: `relevant[l]` says whether label `l < k` is relevant. Rows whose
+/// set is empty or complete have no relevant/irrelevant pair: rankers learn nothing from
+/// them (ALGORITHMS.md §5.2), though they still score them.
+///
+/// Contract (checked for every ranker by `tests/contract.rs`): weight `0` changes nothing;
+/// scores are finite; the same config, seed and rows give bit-identical outputs.
+pub trait Ranker: Send + Sync {
+    /// Number of labels `k`.
+    fn n_labels(&self) -> usize;
+
+    /// Learns from row `x` whose relevant labels are marked in `relevant` (length `k`), with
+    /// importance weight `weight >= 0`.
+    fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64);
+
+    /// A score per label for row `x` into `out` (length `k`), without changing the model.
+    /// Deterministic: a random expert choice is replaced by its expectation, as each model
+    /// documents.
+    fn predict_scores(&self, x: &[f64], out: &mut [f64]);
+
+    /// Test-then-train in one call: scores `x` as the online protocol prescribes (which may
+    /// draw from the model's RNG), writes the scores to `out`, then learns the label set if
+    /// it is known. As [`Classifier::learn_predict`], boosters override it to reuse their
+    /// members' predictions between the two phases.
+    fn learn_predict_scores(
+        &mut self,
+        x: &[f64],
+        relevant: Option<&[bool]>,
+        weight: f64,
+        out: &mut [f64],
+    ) {
+        self.predict_scores(x, out);
+        if let Some(relevant) = relevant {
+            self.learn_labels(x, relevant, weight);
+        }
+    }
+}
+
 /// Validated hyper-parameters that build a fresh model for a stream.
 ///
 /// The same struct feeds the Rust API, the command line, reports and checkpoints (serde).

@@ -68,7 +68,7 @@ pub mod sql;
 pub mod cli;
 
 pub use error::{Error, Result};
-pub use learner::{Classifier, Config};
+pub use learner::{Classifier, Config, Ranker};
 
 /// The names most programs need.
 pub mod prelude {

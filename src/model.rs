@@ -13,8 +13,9 @@ use crate::boost::multiclass::{
     OnlineMbbm, OnlineMbbmConfig,
 };
 use crate::boost::oza::{OzaBoost, OzaBoostConfig};
+use crate::boost::ranking::{AdaOlmr, AdaOlmrConfig, OnlineBmr, OnlineBmrConfig};
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, Ranker};
 use crate::scaling::{Scaled, ScaledConfig};
 use crate::weak::{
     HoeffdingTree, HoeffdingTreeConfig, NaiveBayes, NaiveBayesConfig, Perceptron, PerceptronConfig,
@@ -54,6 +55,11 @@ pub enum Algorithm {
     /// Online GradientBoost (Leistner et al. 2009; binary).
     #[serde(rename = "ogboost")]
     OgBoost,
+    /// OnlineBMR ([JT] Algorithm 2; multi-label ranking) with exact potentials.
+    Bmr,
+    /// Ada.OLMR ([JT] Algorithm 3; multi-label ranking).
+    #[serde(rename = "ada-olmr")]
+    AdaOlmr,
 }
 
 impl Algorithm {
@@ -71,6 +77,8 @@ impl Algorithm {
         Algorithm::OsBoostOcp,
         Algorithm::OsBoostExp,
         Algorithm::OgBoost,
+        Algorithm::Bmr,
+        Algorithm::AdaOlmr,
     ];
 
     /// The name used on the command line.
@@ -88,7 +96,15 @@ impl Algorithm {
             Algorithm::OsBoostOcp => "osboost-ocp",
             Algorithm::OsBoostExp => "osboost-exp",
             Algorithm::OgBoost => "ogboost",
+            Algorithm::Bmr => "bmr",
+            Algorithm::AdaOlmr => "ada-olmr",
         }
+    }
+
+    /// Whether the algorithm is a multi-label ranker (it learns label sets natively; the
+    /// others learn them one relevant label at a time).
+    pub fn is_ranker(self) -> bool {
+        matches!(self, Algorithm::Bmr | Algorithm::AdaOlmr)
     }
 
     /// Whether the algorithm is a booster (has weak learners).
@@ -160,6 +176,11 @@ pub enum ModelConfig {
     /// Online GradientBoost.
     #[serde(rename = "ogboost")]
     OgBoost(OgBoostConfig<WeakLearnerConfig>),
+    /// OnlineBMR.
+    Bmr(OnlineBmrConfig<WeakLearnerConfig>),
+    /// Ada.OLMR.
+    #[serde(rename = "ada-olmr")]
+    AdaOlmr(AdaOlmrConfig<WeakLearnerConfig>),
     /// Any model behind online feature scaling.
     Scaled(ScaledConfig<ModelConfig>),
 }
@@ -177,6 +198,8 @@ macro_rules! dispatch_config {
             ModelConfig::AdaOva($c) => $body,
             ModelConfig::OsBoost($c) => $body,
             ModelConfig::OgBoost($c) => $body,
+            ModelConfig::Bmr($c) => $body,
+            ModelConfig::AdaOlmr($c) => $body,
             ModelConfig::Scaled($c) => $body,
         }
     };
@@ -196,6 +219,8 @@ impl ModelConfig {
             ModelConfig::AdaOva(_) => Algorithm::AdaOva,
             ModelConfig::OsBoost(c) => osboost_algorithm(c.combiner),
             ModelConfig::OgBoost(_) => Algorithm::OgBoost,
+            ModelConfig::Bmr(_) => Algorithm::Bmr,
+            ModelConfig::AdaOlmr(_) => Algorithm::AdaOlmr,
             ModelConfig::Scaled(c) => c.model.algorithm(),
         }
     }
@@ -235,6 +260,11 @@ pub enum Model {
     /// Online GradientBoost.
     #[serde(rename = "ogboost")]
     OgBoost(OgBoost<WeakLearner>),
+    /// OnlineBMR.
+    Bmr(OnlineBmr<WeakLearner>),
+    /// Ada.OLMR.
+    #[serde(rename = "ada-olmr")]
+    AdaOlmr(AdaOlmr<WeakLearner>),
     /// Any model behind online feature scaling.
     Scaled(Scaled<Model>),
 }
@@ -258,6 +288,8 @@ impl Config for ModelConfig {
             ModelConfig::AdaOva(c) => Model::AdaOva(c.build_with_rng(spec, rng)?),
             ModelConfig::OsBoost(c) => Model::OsBoost(c.build_with_rng(spec, rng)?),
             ModelConfig::OgBoost(c) => Model::OgBoost(c.build_with_rng(spec, rng)?),
+            ModelConfig::Bmr(c) => Model::Bmr(c.build_with_rng(spec, rng)?),
+            ModelConfig::AdaOlmr(c) => Model::AdaOlmr(c.build_with_rng(spec, rng)?),
             ModelConfig::Scaled(c) => Model::Scaled(c.build_with_rng(spec, rng)?),
         })
     }
@@ -276,6 +308,8 @@ macro_rules! dispatch {
             Model::AdaOva($m) => $body,
             Model::OsBoost($m) => $body,
             Model::OgBoost($m) => $body,
+            Model::Bmr($m) => $body,
+            Model::AdaOlmr($m) => $body,
             Model::Scaled($m) => $body,
         }
     };
@@ -295,6 +329,8 @@ impl Model {
             Model::AdaOva(_) => Algorithm::AdaOva,
             Model::OsBoost(m) => osboost_algorithm(m.combiner()),
             Model::OgBoost(_) => Algorithm::OgBoost,
+            Model::Bmr(_) => Algorithm::Bmr,
+            Model::AdaOlmr(_) => Algorithm::AdaOlmr,
             Model::Scaled(m) => m.model().algorithm(),
         }
     }
@@ -311,6 +347,8 @@ impl Model {
             Model::AdaOva(m) => m.learners().iter().flat_map(|b| b.members()).collect(),
             Model::OsBoost(m) => m.learners().iter().collect(),
             Model::OgBoost(m) => m.learners().iter().collect(),
+            Model::Bmr(m) => m.learners().iter().collect(),
+            Model::AdaOlmr(m) => m.learners().iter().collect(),
             Model::Scaled(m) => m.model().weak_learners(),
         }
     }
@@ -333,6 +371,8 @@ impl Model {
                 .collect(),
             Model::OsBoost(m) => m.learners_mut().iter_mut().collect(),
             Model::OgBoost(m) => m.learners_mut().iter_mut().collect(),
+            Model::Bmr(m) => m.learners_mut().iter_mut().collect(),
+            Model::AdaOlmr(m) => m.learners_mut().iter_mut().collect(),
             Model::Scaled(m) => m.model_mut().weak_learners_mut(),
         }
     }
@@ -385,6 +425,53 @@ impl Classifier for Model {
         out: &mut [f64],
     ) -> ClassId {
         dispatch!(self, m => m.learn_predict(x, y, weight, out))
+    }
+}
+
+/// Rankers learn label sets natively; every other model through
+/// [`crate::boost::ranking::learn_labels_as_classifier`], its class probabilities being its
+/// scores.
+impl Ranker for Model {
+    fn n_labels(&self) -> usize {
+        self.n_classes()
+    }
+
+    fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
+        match self {
+            Model::Bmr(m) => m.learn_labels(x, relevant, weight),
+            Model::AdaOlmr(m) => m.learn_labels(x, relevant, weight),
+            Model::Scaled(m) => m.learn_labels(x, relevant, weight),
+            _ => crate::boost::ranking::learn_labels_as_classifier(self, x, relevant, weight),
+        }
+    }
+
+    fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
+        match self {
+            Model::Bmr(m) => m.predict_scores(x, out),
+            Model::AdaOlmr(m) => m.predict_scores(x, out),
+            Model::Scaled(m) => m.predict_scores(x, out),
+            _ => self.predict_proba(x, out),
+        }
+    }
+
+    fn learn_predict_scores(
+        &mut self,
+        x: &[f64],
+        relevant: Option<&[bool]>,
+        weight: f64,
+        out: &mut [f64],
+    ) {
+        match self {
+            Model::Bmr(m) => m.learn_predict_scores(x, relevant, weight, out),
+            Model::AdaOlmr(m) => m.learn_predict_scores(x, relevant, weight, out),
+            Model::Scaled(m) => m.learn_predict_scores(x, relevant, weight, out),
+            _ => {
+                self.predict_proba(x, out);
+                if let Some(relevant) = relevant {
+                    self.learn_labels(x, relevant, weight);
+                }
+            }
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Result;
 use crate::core::{ClassId, Rng, StreamSpec, is_present};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, Ranker};
 
 /// How numeric features are rescaled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -181,6 +181,39 @@ impl<M: Classifier> Classifier for Scaled<M> {
             self.observe(x);
         }
         predicted
+    }
+}
+
+impl<M: Ranker> Ranker for Scaled<M> {
+    fn n_labels(&self) -> usize {
+        self.model.n_labels()
+    }
+
+    fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
+        if !(weight > 0.0 && weight.is_finite()) {
+            return;
+        }
+        let z = self.scaled(x);
+        self.model.learn_labels(&z, relevant, weight);
+        self.observe(x);
+    }
+
+    fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
+        self.model.predict_scores(&self.scaled(x), out);
+    }
+
+    fn learn_predict_scores(
+        &mut self,
+        x: &[f64],
+        relevant: Option<&[bool]>,
+        weight: f64,
+        out: &mut [f64],
+    ) {
+        let z = self.scaled(x);
+        self.model.learn_predict_scores(&z, relevant, weight, out);
+        if relevant.is_some() && weight > 0.0 && weight.is_finite() {
+            self.observe(x);
+        }
     }
 }
 

@@ -7,6 +7,7 @@ pub mod hedge;
 pub mod multiclass;
 pub mod ogd;
 pub mod oza;
+pub mod ranking;
 
 use serde::{Deserialize, Serialize};
 

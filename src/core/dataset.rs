@@ -5,11 +5,18 @@ use super::{ClassId, StreamSpec};
 /// Rows (row-major, `d` values each) and labels of a stream, in input order. Row `i` is the
 /// `i`-th data row of the inputs taken one after another; a `None` label is a row to score
 /// but not to learn from.
+///
+/// A multi-label stream ([`StreamSpec::is_multi_label`]) has a label set per row instead of
+/// a label: a mask of `k` flags, [`Dataset::label_set`]; its [`Dataset::label`] is `None`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
     spec: StreamSpec,
     values: Vec<f64>,
     labels: Vec<Option<ClassId>>,
+    /// Multi-label streams: `k` relevance flags per row, row-major.
+    masks: Vec<bool>,
+    /// Multi-label streams: whether row `i`'s set is known.
+    known_sets: Vec<bool>,
 }
 
 impl Dataset {
@@ -19,6 +26,8 @@ impl Dataset {
             spec,
             values: Vec::new(),
             labels: Vec::new(),
+            masks: Vec::new(),
+            known_sets: Vec::new(),
         }
     }
 
@@ -28,6 +37,12 @@ impl Dataset {
         values: Vec<f64>,
         labels: Vec<Option<ClassId>>,
     ) -> crate::Result<Self> {
+        if spec.is_multi_label() {
+            return Err(crate::Error::config(
+                "labels",
+                "a multi-label stream takes label sets (Dataset::from_label_sets)",
+            ));
+        }
         if values.len() != labels.len() * spec.n_features() {
             return Err(crate::Error::config(
                 "values",
@@ -52,12 +67,67 @@ impl Dataset {
             spec,
             values,
             labels,
+            masks: Vec::new(),
+            known_sets: Vec::new(),
         })
+    }
+
+    /// A multi-label data set from row-major `values` and one optional label set per row
+    /// (a mask of the spec's `k` labels).
+    pub fn from_label_sets(
+        spec: StreamSpec,
+        values: Vec<f64>,
+        sets: Vec<Option<Vec<bool>>>,
+    ) -> crate::Result<Self> {
+        let mut data = Dataset::new(spec);
+        let (d, k) = (data.spec.n_features(), data.spec.n_classes());
+        if !data.spec.is_multi_label() {
+            return Err(crate::Error::config("labels", "the spec is not multi-label"));
+        }
+        if values.len() != sets.len() * d {
+            return Err(crate::Error::config(
+                "values",
+                format!("{} values do not make {} rows of {d} features", values.len(), sets.len()),
+            ));
+        }
+        if let Some(row) = sets.iter().position(|s| s.as_ref().is_some_and(|s| s.len() != k)) {
+            return Err(crate::Error::InvalidRow {
+                row: row as u64,
+                message: format!("label set is not a mask of the {k} labels"),
+            });
+        }
+        data.values = values;
+        data.labels = vec![None; sets.len()];
+        for set in &sets {
+            data.known_sets.push(set.is_some());
+            match set {
+                Some(mask) => data.masks.extend_from_slice(mask),
+                None => data.masks.extend(std::iter::repeat_n(false, k)),
+            }
+        }
+        Ok(data)
+    }
+
+    /// Appends a row of a multi-label stream. Panics if the row's length or the mask's is
+    /// not the spec's.
+    pub fn push_label_set(&mut self, row: &[f64], set: Option<&[bool]>) {
+        let k = self.spec.n_classes();
+        assert!(self.spec.is_multi_label(), "not a multi-label stream");
+        assert_eq!(row.len(), self.spec.n_features(), "row length");
+        assert!(set.is_none_or(|s| s.len() == k), "label set length");
+        self.values.extend_from_slice(row);
+        self.labels.push(None);
+        self.known_sets.push(set.is_some());
+        match set {
+            Some(mask) => self.masks.extend_from_slice(mask),
+            None => self.masks.extend(std::iter::repeat_n(false, k)),
+        }
     }
 
     /// Appends a row. Panics if its length is not the spec's number of features or its label
     /// is not a class of the spec.
     pub fn push(&mut self, row: &[f64], label: Option<ClassId>) {
+        assert!(!self.spec.is_multi_label(), "a multi-label stream takes label sets");
         assert_eq!(row.len(), self.spec.n_features(), "row length");
         assert!(
             label.is_none_or(|y| y < self.spec.n_classes()),
@@ -98,5 +168,23 @@ impl Dataset {
     /// All labels.
     pub fn labels(&self) -> &[Option<ClassId>] {
         &self.labels
+    }
+
+    /// The label set of row `i` of a multi-label stream (`relevant[l]` per label), `None` if
+    /// unknown or if the stream is multiclass.
+    #[inline]
+    pub fn label_set(&self, i: usize) -> Option<&[bool]> {
+        let k = self.spec.n_classes();
+        self.known_sets
+            .get(i)
+            .copied()
+            .unwrap_or(false)
+            .then(|| &self.masks[i * k..(i + 1) * k])
+    }
+
+    /// Whether row `i` has a known target (a label, or a label set).
+    #[inline]
+    pub fn is_labelled(&self, i: usize) -> bool {
+        self.labels[i].is_some() || self.known_sets.get(i).copied().unwrap_or(false)
     }
 }

@@ -12,6 +12,6 @@ mod schema;
 pub use dataset::Dataset;
 pub use rng::Rng;
 pub use schema::{
-    ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec, is_present,
+    ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec, Task, is_present,
     nominal_code,
 };

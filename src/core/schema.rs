@@ -116,27 +116,59 @@ impl ClassSet {
     }
 }
 
+/// What a row's target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Task {
+    /// One class per row (multiclass, binary).
+    #[default]
+    Multiclass,
+    /// A set of relevant labels per row, to rank ([JT]); the class set names the labels.
+    MultiLabel,
+}
+
 /// Features and classes of a stream: what a model is built for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StreamSpec {
     /// Feature columns, in row order.
     pub features: Vec<Feature>,
-    /// The class set.
+    /// The class set (the labels of a multi-label stream).
     pub classes: ClassSet,
+    /// One class per row, or a label set.
+    #[serde(default)]
+    pub task: Task,
 }
 
 impl StreamSpec {
-    /// A spec from its parts.
+    /// A multiclass spec from its parts.
     pub fn new(features: Vec<Feature>, classes: ClassSet) -> Self {
-        StreamSpec { features, classes }
+        StreamSpec {
+            features,
+            classes,
+            task: Task::Multiclass,
+        }
+    }
+
+    /// A multi-label spec: `labels` names the labels a row's set is drawn from.
+    pub fn multi_label(features: Vec<Feature>, labels: ClassSet) -> Self {
+        StreamSpec {
+            features,
+            classes: labels,
+            task: Task::MultiLabel,
+        }
+    }
+
+    /// Whether rows carry label sets.
+    pub fn is_multi_label(&self) -> bool {
+        self.task == Task::MultiLabel
     }
 
     /// A stream of `d` numeric features named `x0..` and `k` classes named `0..`.
     pub fn numeric(d: usize, k: usize) -> crate::Result<Self> {
-        Ok(StreamSpec {
-            features: (0..d).map(|j| Feature::numeric(format!("x{j}"))).collect(),
-            classes: ClassSet::numbered(k)?,
-        })
+        Ok(StreamSpec::new(
+            (0..d).map(|j| Feature::numeric(format!("x{j}"))).collect(),
+            ClassSet::numbered(k)?,
+        ))
     }
 
     /// Number of features `d` (the length of a row).

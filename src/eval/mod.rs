@@ -3,8 +3,10 @@
 
 pub mod metrics;
 mod prequential;
+pub mod ranking;
 
 pub use metrics::{ClassMetrics, ConfusionMatrix};
 pub use prequential::{
     CurvePoint, FinalFraction, Prequential, PrequentialReport, RowOutcome, Summary, Throughput,
 };
+pub use ranking::{RankedRow, RankingMetrics, RankingReport, RankingSummary};

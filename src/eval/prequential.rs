@@ -19,6 +19,10 @@ pub struct Prequential {
     pub window: Option<usize>,
     /// Importance weight given to every labelled row.
     pub weight: f64,
+    /// Rows at or after this position of the replay form a test part, reported on its own
+    /// (`test` in the report); the model keeps learning through it, as in [JT]'s protocol.
+    #[serde(default)]
+    pub test_start: Option<usize>,
 }
 
 impl Default for Prequential {
@@ -27,6 +31,44 @@ impl Default for Prequential {
             final_fraction: 0.2,
             window: None,
             weight: 1.0,
+            test_start: None,
+        }
+    }
+}
+
+/// Where the final fraction starts and the rows per curve point, for a replay of `n` rows.
+pub(super) struct Layout {
+    pub n: usize,
+    pub first_final: usize,
+    pub window: usize,
+}
+
+impl Prequential {
+    pub(super) fn layout(&self, n: usize) -> Layout {
+        let final_count = ((n as f64) * self.final_fraction).ceil() as usize;
+        Layout {
+            n,
+            first_final: n - final_count.min(n),
+            window: self.window.unwrap_or((n / 100).max(1)),
+        }
+    }
+
+    /// Whether the row at `position` belongs to the test part.
+    #[inline]
+    pub(super) fn in_test(&self, position: usize) -> bool {
+        self.test_start.is_some_and(|t| position >= t)
+    }
+}
+
+impl Throughput {
+    pub(super) fn of(rows: usize, seconds: f64) -> Self {
+        Throughput {
+            seconds,
+            rows_per_second: if seconds > 0.0 {
+                rows as f64 / seconds
+            } else {
+                0.0
+            },
         }
     }
 }
@@ -118,6 +160,9 @@ pub struct PrequentialReport {
     pub cumulative: Summary,
     /// Over the final fraction.
     pub final_fraction: FinalFraction,
+    /// Over the test part (`--test`), if there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<Summary>,
     /// Per-class precision / recall / F1 over the whole stream.
     pub per_class: Vec<ClassMetrics>,
     /// Confusion matrix over the whole stream: `confusion[true][predicted]`.
@@ -177,13 +222,21 @@ impl Prequential {
                 format!("model has {} classes, data {}", model.n_classes(), k),
             ));
         }
-        let n = order.map_or(data.len(), <[usize]>::len);
-        let final_count = ((n as f64) * self.final_fraction).ceil() as usize;
-        let first_final = n - final_count.min(n);
-        let window = self.window.unwrap_or((n / 100).max(1));
+        if data.spec().is_multi_label() {
+            return Err(Error::config(
+                "task",
+                "a multi-label stream is replayed with Prequential::run_ranking",
+            ));
+        }
+        let Layout {
+            n,
+            first_final,
+            window,
+        } = self.layout(order.map_or(data.len(), <[usize]>::len));
 
         let mut all = ConfusionMatrix::new(k);
         let mut last = ConfusionMatrix::new(k);
+        let mut test = ConfusionMatrix::new(k);
         let (mut window_rows, mut window_correct) = (0u64, 0u64);
         let mut curve = Vec::with_capacity(n / window + 1);
         let mut proba = vec![0.0; k];
@@ -197,6 +250,9 @@ impl Prequential {
                 all.record(y, predicted);
                 if position >= first_final {
                     last.record(y, predicted);
+                }
+                if self.in_test(position) {
+                    test.record(y, predicted);
                 }
                 window_rows += 1;
                 window_correct += u64::from(y == predicted);
@@ -237,17 +293,11 @@ impl Prequential {
                 accuracy: tail.accuracy,
                 kappa: tail.kappa,
             },
+            test: self.test_start.map(|_| Summary::of(&test)),
             per_class: all.per_class(names),
             confusion: all.to_rows(),
             curve,
-            throughput: Throughput {
-                seconds,
-                rows_per_second: if seconds > 0.0 {
-                    n as f64 / seconds
-                } else {
-                    0.0
-                },
-            },
+            throughput: Throughput::of(n, seconds),
         })
     }
 }

@@ -85,3 +85,39 @@ fn standard_normal(rng: &mut Rng) -> f64 {
     let u2 = rng.uniform();
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
+
+/// A multi-label stream over the features of [`mixed`] with 5 labels, each a fixed rule of
+/// the features (so label sets overlap and vary in size, empty sets included), a share
+/// `noise` of label flags flipped and a share `missing` of values set to `NaN`.
+pub fn mixed_multi_label(rows: usize, noise: f64, missing: f64, seed: u64) -> Dataset {
+    let base = mixed(rows, 0.0, 0.0, seed);
+    let spec = StreamSpec::multi_label(
+        base.spec().features.clone(),
+        ClassSet::new(["sky", "sea", "sand", "city", "wood"]).expect("five labels"),
+    );
+    let mut rng = Rng::new(seed ^ 0x5eed);
+    let mut data = Dataset::new(spec);
+    let mut row = [0.0; 5];
+    for i in 0..base.len() {
+        row.copy_from_slice(base.row(i));
+        let mut set = [
+            row[0] > 0.5,
+            row[1] > 0.0,
+            row[3] < 2.0 && row[2] < 0.3,
+            row[4] == 1.0 && row[0] > 0.3,
+            row[1] + row[2] < -0.5,
+        ];
+        for flag in &mut set {
+            if rng.uniform() < noise {
+                *flag = !*flag;
+            }
+        }
+        for v in &mut row {
+            if rng.uniform() < missing {
+                *v = f64::NAN;
+            }
+        }
+        data.push_label_set(&row, Some(&set));
+    }
+    data
+}

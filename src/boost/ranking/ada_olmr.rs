@@ -1,0 +1,385 @@
+//! Ada.OLMR: the adaptive online multi-label ranking booster of Jung & Tewari (2018),
+//! Algorithm 3, as specified in ALGORITHMS.md §6.
+//!
+//! * Votes: `s^i = s^{i−1} + α^i h^i` with learner distributions `h^i`; expert `i` ranks by
+//!   `s^i`, and the booster by an expert drawn by Hedge on the rank loss (`η_H = 1`).
+//! * Costs: the gradient of the logistic surrogate
+//!   `L_log^Y(s) = w_Y Σ_{l∈Y, r∉Y} log(1 + e^{s_r − s_l})` at `s^{i−1}` ([JT] eq. 8), fed to
+//!   learner `i` by the `RelevantLabels` reduction (weight `max c − c[l]` per relevant `l`).
+//! * `α^i` follows projected online gradient descent on `[−2, 2]` with `η_t = eta0/√t`, the
+//!   derivative being `c^{i+1}·h^i` at this row's pre-update `α` ([JT] §3.2).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::{LabelSplit, learn_relevant, singleton};
+use crate::boost::hedge::Hedge;
+use crate::boost::ogd::Interval;
+use crate::boost::{ExpertSelection, WeightScale, build_members, members_classes};
+use crate::core::math::{TieBreak, argmax, sigmoid};
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::learner::{Classifier, Config, Ranker};
+use crate::{Error, Result};
+
+/// Hyper-parameters of [`AdaOlmr`] (ALGORITHMS.md §6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdaOlmrConfig<W> {
+    /// Number of weak learners `N`.
+    pub n_learners: usize,
+    /// `B`: learner weights live in `[−B, B]`.
+    pub alpha_bound: f64,
+    /// OGD step constant: `η_t = eta0/√t`.
+    pub eta0: f64,
+    /// Hedge rate `η_H`.
+    pub hedge_rate: f64,
+    /// Which expert ranks.
+    pub expert_selection: ExpertSelection,
+    /// Per-learner weight scale.
+    pub weight_scale: WeightScale,
+    /// Tie rule of `ExpertSelection::Best`.
+    pub tie_break: TieBreak,
+    /// The weak learners' config.
+    pub weak: W,
+}
+
+impl<W> AdaOlmrConfig<W> {
+    /// The paper's defaults (100 learners, `α ∈ [−2, 2]`, `η_t = 1/√t`) over `weak`.
+    pub fn new(weak: W) -> Self {
+        AdaOlmrConfig {
+            n_learners: 100,
+            alpha_bound: 2.0,
+            eta0: 1.0,
+            hedge_rate: 1.0,
+            expert_selection: ExpertSelection::Sample,
+            weight_scale: WeightScale::Constant(1.0),
+            tie_break: TieBreak::Random,
+            weak,
+        }
+    }
+
+    fn validate_booster(&self) -> Result<()> {
+        if self.n_learners == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
+        let positive = |v: f64| v > 0.0 && v.is_finite();
+        if !positive(self.alpha_bound) {
+            return Err(Error::config("alpha_bound", "must be > 0"));
+        }
+        if !positive(self.eta0) {
+            return Err(Error::config("eta0", "must be > 0"));
+        }
+        if !(self.hedge_rate >= 0.0 && self.hedge_rate.is_finite()) {
+            return Err(Error::config("hedge_rate", "must be >= 0"));
+        }
+        self.weight_scale.validate()
+    }
+
+    /// Assembles a booster over learners built elsewhere; `seed` seeds its own generator
+    /// (weight scales, expert draws).
+    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<AdaOlmr<L>> {
+        self.validate_booster()?;
+        let k = members_classes(&learners)?;
+        let n = learners.len();
+        let mut own = Rng::new(seed);
+        Ok(AdaOlmr {
+            k,
+            feasible: Interval::symmetric(self.alpha_bound),
+            eta0: self.eta0,
+            expert_selection: self.expert_selection,
+            tie_break: self.tie_break,
+            scales: self.weight_scale.draw(n, &mut own),
+            learners,
+            alpha: vec![0.0; n],
+            hedge: Hedge::new(n, self.hedge_rate),
+            rows: 0,
+            rng: own,
+            work: Workspace::default(),
+        })
+    }
+}
+
+impl<W: fmt::Display> fmt::Display for AdaOlmrConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "AdaOLMR(N={}, alpha in [-{b}, {b}], eta0={}, hedge={:?}, weight scale={}) over {}",
+            self.n_learners,
+            self.eta0,
+            self.expert_selection,
+            self.weight_scale,
+            self.weak,
+            b = self.alpha_bound,
+        )
+    }
+}
+
+impl<W: Config> Config for AdaOlmrConfig<W> {
+    type Model = AdaOlmr<W::Model>;
+
+    fn validate(&self) -> Result<()> {
+        self.validate_booster()?;
+        self.weak.validate()
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
+        self.validate()?;
+        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
+        self.assemble(learners, seed)
+    }
+}
+
+/// Per-row buffers, reused so that the streaming path allocates nothing.
+#[derive(Debug, Clone, Default)]
+struct Workspace {
+    s: Vec<f64>,
+    h: Vec<f64>,
+    c: Vec<f64>,
+    c_next: Vec<f64>,
+    split: LabelSplit,
+    mask: Vec<bool>,
+}
+
+/// The Ada.OLMR ranker over weak learners `L`. Build it from an [`AdaOlmrConfig`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AdaOlmr<L> {
+    k: usize,
+    feasible: Interval,
+    eta0: f64,
+    expert_selection: ExpertSelection,
+    tie_break: TieBreak,
+    scales: Vec<f64>,
+    learners: Vec<L>,
+    /// Learner weights `α^i`.
+    alpha: Vec<f64>,
+    /// Hedge over the experts, on the rank loss.
+    hedge: Hedge,
+    /// Labelled rows seen, `t`.
+    rows: u64,
+    rng: Rng,
+    #[serde(skip)]
+    work: Workspace,
+}
+
+/// The cost vector `c = ∇L_log^Y(s)` ([JT] eq. 8): `c[l] = −w_Y Σ_{r∉Y} σ(s_r − s_l)` for
+/// `l ∈ Y`, `c[r] = w_Y Σ_{l∈Y} σ(s_r − s_l)` for `r ∉ Y`; it sums to zero.
+pub fn logistic_cost(s: &[f64], split: &LabelSplit, c: &mut [f64]) {
+    c.iter_mut().for_each(|v| *v = 0.0);
+    let w = split.pair_weight();
+    for &l in &split.relevant {
+        let mut own = 0.0;
+        for &r in &split.irrelevant {
+            let p = w * sigmoid(s[r] - s[l]);
+            own += p;
+            c[r] += p;
+        }
+        c[l] = -own;
+    }
+}
+
+impl<L: Classifier> AdaOlmr<L> {
+    /// The weak learners.
+    pub fn learners(&self) -> &[L] {
+        &self.learners
+    }
+
+    /// The weak learners, to change in place (checkpoints detach and restore their state).
+    pub fn learners_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    /// Learner weights `α^i`.
+    pub fn alphas(&self) -> &[f64] {
+        &self.alpha
+    }
+
+    /// Hedge's weights over the experts.
+    pub fn hedge(&self) -> &Hedge {
+        &self.hedge
+    }
+
+    /// Labelled rows seen.
+    pub fn rows_learnt(&self) -> u64 {
+        self.rows
+    }
+
+    fn take_work(&mut self) -> Workspace {
+        let mut work = std::mem::take(&mut self.work);
+        if work.s.len() != self.k {
+            work.s = vec![0.0; self.k];
+            work.h = vec![0.0; self.k];
+            work.c = vec![0.0; self.k];
+            work.c_next = vec![0.0; self.k];
+        }
+        work
+    }
+
+    /// One test-then-train step (ALGORITHMS.md §6): the expert is drawn first (Hedge's
+    /// weights only change at the end of the row), its scores `s^{i_t}` go to `out`, and
+    /// with a label set each learner learns right after its pre-update prediction, its cost
+    /// `c^i` depending only on the learners before it.
+    fn step(
+        &mut self,
+        x: &[f64],
+        relevant: Option<&[bool]>,
+        weight: f64,
+        mut out: Option<&mut [f64]>,
+    ) {
+        let mut work = self.take_work();
+        let labelled = relevant
+            .filter(|m| m.len() == self.k && weight > 0.0 && weight.is_finite())
+            .map(|m| work.split.fill(m))
+            .is_some();
+        let learning = labelled && work.split.has_pairs();
+        let n = self.learners.len();
+        let chosen = match self.expert_selection {
+            ExpertSelection::Sample => self.hedge.sample(&mut self.rng),
+            ExpertSelection::Best => self.hedge.best(self.tie_break, &mut self.rng),
+            ExpertSelection::Last => n - 1,
+        };
+        if labelled {
+            self.rows += 1;
+        }
+        let eta = self.eta0 / (self.rows.max(1) as f64).sqrt();
+        let Workspace {
+            s,
+            h,
+            c,
+            c_next,
+            split,
+            ..
+        } = &mut work;
+        s.iter_mut().for_each(|v| *v = 0.0);
+        if learning {
+            logistic_cost(s, split, c);
+        }
+        for (i, learner) in self.learners.iter_mut().enumerate() {
+            if learning {
+                learn_relevant(learner, x, split, c, self.scales[i] * weight, h);
+            } else {
+                learner.predict_proba(x, h);
+            }
+            let alpha_old = self.alpha[i];
+            s.iter_mut().zip(h.iter()).for_each(|(s, h)| *s += alpha_old * h);
+            if i == chosen
+                && let Some(out) = out.as_deref_mut()
+            {
+                out.copy_from_slice(s);
+            }
+            if learning {
+                // f'(α_old) = c^{i+1}·h^i, with c^{i+1} the gradient at s^i ([JT] §3.2).
+                logistic_cost(s, split, c_next);
+                let slope: f64 = c_next.iter().zip(h.iter()).map(|(c, h)| c * h).sum();
+                self.alpha[i] = self.feasible.step(alpha_old, weight * slope, eta);
+                self.hedge.charge(i, weight * split.rank_loss(s));
+                std::mem::swap(c, c_next);
+            }
+        }
+        if learning {
+            self.hedge.end_round();
+        }
+        self.work = work;
+    }
+
+    /// The weight of each expert in the deterministic scores: Hedge's distribution
+    /// (`Sample`), the lowest-index best expert (`Best`), or the last one.
+    fn expert_weights(&self) -> Vec<f64> {
+        let n = self.learners.len();
+        match self.expert_selection {
+            ExpertSelection::Sample => self.hedge.probabilities().to_vec(),
+            ExpertSelection::Best => {
+                let mut w = vec![0.0; n];
+                w[argmax(self.hedge.log_weights())] = 1.0;
+                w
+            }
+            ExpertSelection::Last => {
+                let mut w = vec![0.0; n];
+                w[n - 1] = 1.0;
+                w
+            }
+        }
+    }
+}
+
+impl<L: Classifier> Ranker for AdaOlmr<L> {
+    fn n_labels(&self) -> usize {
+        self.k
+    }
+
+    fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
+        self.step(x, Some(relevant), weight, None);
+    }
+
+    /// The expected scores under the expert choice, `Σ_i p_i s^i`.
+    fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
+        let weights = self.expert_weights();
+        let (mut s, mut h) = (vec![0.0; self.k], vec![0.0; self.k]);
+        out.iter_mut().for_each(|v| *v = 0.0);
+        for ((learner, &alpha), &p) in self.learners.iter().zip(&self.alpha).zip(&weights) {
+            learner.predict_proba(x, &mut h);
+            s.iter_mut().zip(&h).for_each(|(s, h)| *s += alpha * h);
+            if p > 0.0 {
+                out.iter_mut().zip(&s).for_each(|(o, s)| *o += p * s);
+            }
+        }
+    }
+
+    fn learn_predict_scores(
+        &mut self,
+        x: &[f64],
+        relevant: Option<&[bool]>,
+        weight: f64,
+        out: &mut [f64],
+    ) {
+        self.step(x, relevant, weight, Some(out));
+    }
+}
+
+/// The singleton reduction: class `y` is the label set `{y}`; the class probabilities are
+/// the softmax of the scores (the logistic surrogate reads score gaps as log-odds).
+impl<L: Classifier> Classifier for AdaOlmr<L> {
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        if y >= self.k {
+            return;
+        }
+        let mut mask = std::mem::take(&mut self.work.mask);
+        singleton(&mut mask, y, self.k);
+        self.learn_labels(x, &mask, weight);
+        self.work.mask = mask;
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        self.predict_scores(x, out);
+        softmax(out);
+    }
+
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        let y = y.filter(|&y| y < self.k);
+        let mut mask = std::mem::take(&mut self.work.mask);
+        if let Some(y) = y {
+            singleton(&mut mask, y, self.k);
+        }
+        self.step(x, y.map(|_| mask.as_slice()), weight, Some(&mut *out));
+        self.work.mask = mask;
+        softmax(out);
+        argmax(out)
+    }
+}
+
+/// `v ← softmax(v)`, shifted by the maximum.
+fn softmax(v: &mut [f64]) {
+    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    v.iter_mut().for_each(|x| *x = (*x - m).exp());
+    crate::core::math::normalize(v);
+}

@@ -1,0 +1,366 @@
+//! OnlineBMR: online boost-by-majority for multi-label ranking, Jung & Tewari (2018)
+//! Algorithm 2, as specified in ALGORITHMS.md §5.
+//!
+//! * Votes: every learner votes its distribution `h^i` and `s^i = s^{i−1} + h^i` (`α ≡ 1`);
+//!   the booster ranks by `s^N`.
+//! * Costs: learner `i` gets `c[l] = φ_{N−i}(s^{i−1} + e_l)` ([JT] eq. 2), the potential of
+//!   the rank or hinge loss with `N − i` draws left from the baseline `u_γ^Y`, computed
+//!   exactly through the pair tables of [`super::potential`] in `O(|Y|·|Y^c|)`.
+//! * Training: each relevant label `l` with weight `(max c − c[l])/weight_norm` (the
+//!   `RelevantLabels` reduction, [JT] §4), times the learner's weight scale.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::potential::{PairLoss, PairPotential, WalkTables};
+use super::{LabelSplit, learn_relevant, singleton};
+use crate::boost::{WeightScale, build_members, members_classes};
+use crate::core::math::argmax;
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::learner::{Classifier, Config, Ranker};
+use crate::{Error, Result};
+
+/// The loss whose potentials OnlineBMR uses ([JT] §3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RankingLoss {
+    /// The rank loss (ties count ½). [JT] Theorem 2 asks for a convex loss when learners
+    /// vote distributions; this one suits single-label (one-hot) learners.
+    Rank,
+    /// The hinge loss `(1 + s_r − s_l)_+`: convex, the paper's choice for its experiments.
+    #[default]
+    Hinge,
+}
+
+impl RankingLoss {
+    fn pair_loss(self) -> PairLoss {
+        match self {
+            RankingLoss::Rank => PairLoss::Rank,
+            RankingLoss::Hinge => PairLoss::Hinge,
+        }
+    }
+
+    /// The bound on `max c − min c` that normalises the weights ([JT] Table 1): 2 for the
+    /// hinge loss, 1 for the rank loss.
+    pub fn weight_bound(self) -> f64 {
+        match self {
+            RankingLoss::Rank => 1.0,
+            RankingLoss::Hinge => 2.0,
+        }
+    }
+}
+
+/// Hyper-parameters of [`OnlineBmr`] (ALGORITHMS.md §5.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnlineBmrConfig<W> {
+    /// Number of weak learners `N`.
+    pub n_learners: usize,
+    /// The assumed edge γ of the baseline `u_γ^Y`.
+    pub gamma: f64,
+    /// Potential of which loss.
+    pub loss: RankingLoss,
+    /// Divides the learners' weights; `None` is the loss's bound (hinge 2, rank 1).
+    pub weight_norm: Option<f64>,
+    /// Per-learner weight scale.
+    pub weight_scale: WeightScale,
+    /// The weak learners' config.
+    pub weak: W,
+}
+
+impl<W> OnlineBmrConfig<W> {
+    /// The paper's defaults (100 learners, γ = 0.1, hinge potentials) over `weak`.
+    pub fn new(weak: W) -> Self {
+        OnlineBmrConfig {
+            n_learners: 100,
+            gamma: 0.1,
+            loss: RankingLoss::Hinge,
+            weight_norm: None,
+            weight_scale: WeightScale::Constant(1.0),
+            weak,
+        }
+    }
+
+    fn norm(&self) -> f64 {
+        self.weight_norm.unwrap_or(self.loss.weight_bound())
+    }
+
+    fn validate_booster(&self) -> Result<()> {
+        if self.n_learners == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
+        if !(self.gamma > 0.0 && self.gamma < 1.0) {
+            return Err(Error::config("gamma", "must be in (0, 1)"));
+        }
+        if self.weight_norm.is_some_and(|w| !(w > 0.0 && w.is_finite())) {
+            return Err(Error::config("weight_norm", "must be > 0"));
+        }
+        self.weight_scale.validate()
+    }
+
+    /// Assembles a booster over learners built elsewhere; `seed` seeds the weight scales.
+    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OnlineBmr<L>> {
+        self.validate_booster()?;
+        let k = members_classes(&learners)?;
+        let mut own = Rng::new(seed);
+        Ok(OnlineBmr {
+            k,
+            gamma: self.gamma,
+            loss: self.loss,
+            weight_norm: self.norm(),
+            scales: self.weight_scale.draw(learners.len(), &mut own),
+            learners,
+            rows: 0,
+            capped_rows: 0,
+            work: Workspace::default(),
+        })
+    }
+}
+
+impl<W: fmt::Display> fmt::Display for OnlineBmrConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "OnlineBMR(N={}, gamma={}, loss={:?}, weight norm={}, weight scale={}) over {}",
+            self.n_learners,
+            self.gamma,
+            self.loss,
+            self.norm(),
+            self.weight_scale,
+            self.weak
+        )
+    }
+}
+
+impl<W: Config> Config for OnlineBmrConfig<W> {
+    type Model = OnlineBmr<W::Model>;
+
+    fn validate(&self) -> Result<()> {
+        self.validate_booster()?;
+        self.weak.validate()
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
+        self.validate()?;
+        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
+        self.assemble(learners, seed)
+    }
+}
+
+/// Per-row buffers and the lazily built pair tables (derived data, not persisted).
+#[derive(Debug, Clone, Default)]
+struct Workspace {
+    s: Vec<f64>,
+    h: Vec<f64>,
+    c: Vec<f64>,
+    split: LabelSplit,
+    mask: Vec<bool>,
+    tables: Option<WalkTables>,
+}
+
+/// The OnlineBMR ranker over weak learners `L`. Build it from an [`OnlineBmrConfig`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OnlineBmr<L> {
+    k: usize,
+    gamma: f64,
+    loss: RankingLoss,
+    weight_norm: f64,
+    scales: Vec<f64>,
+    learners: Vec<L>,
+    /// Rows learnt (rows with at least one relevant/irrelevant pair).
+    rows: u64,
+    /// Rows learnt whose `|Y|·γ > 1` used the capped edge `1/|Y|` (§5.3).
+    capped_rows: u64,
+    #[serde(skip)]
+    work: Workspace,
+}
+
+/// The cost vector of learner with `n` draws left, without the common base term (it
+/// cancels in every use, §P.3): per pair `(l, r)` with gap `δ = s_l − s_r`, adding `e_l`
+/// moves the pair's potential from `ψ(δ)` to `ψ(δ+1)`, adding `e_r` to `ψ(δ−1)`.
+fn cost_vector(
+    pair: &PairPotential<'_>,
+    loss: PairLoss,
+    n: usize,
+    s: &[f64],
+    split: &LabelSplit,
+    c: &mut [f64],
+) {
+    c.iter_mut().for_each(|v| *v = 0.0);
+    let w = split.pair_weight();
+    for &l in &split.relevant {
+        let mut own = 0.0;
+        for &r in &split.irrelevant {
+            let delta = s[l] - s[r];
+            let base = pair.psi(loss, n, delta);
+            own += pair.psi(loss, n, delta + 1.0) - base;
+            c[r] += w * (pair.psi(loss, n, delta - 1.0) - base);
+        }
+        c[l] = w * own;
+    }
+}
+
+impl<L: Classifier> OnlineBmr<L> {
+    /// The weak learners.
+    pub fn learners(&self) -> &[L] {
+        &self.learners
+    }
+
+    /// The weak learners, to change in place (checkpoints detach and restore their state).
+    pub fn learners_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    /// Rows learnt.
+    pub fn rows_learnt(&self) -> u64 {
+        self.rows
+    }
+
+    /// Rows learnt with the capped edge `γ_eff = 1/|Y|` because `|Y|·γ > 1`.
+    pub fn capped_rows(&self) -> u64 {
+        self.capped_rows
+    }
+
+    fn take_work(&mut self) -> Workspace {
+        let mut work = std::mem::take(&mut self.work);
+        if work.s.len() != self.k {
+            work.s = vec![0.0; self.k];
+            work.h = vec![0.0; self.k];
+            work.c = vec![0.0; self.k];
+        }
+        if work.tables.is_none() {
+            let n_max = self.learners.len().saturating_sub(1);
+            work.tables = Some(WalkTables::new(self.k, self.gamma, n_max));
+        }
+        work
+    }
+
+    /// Scores `x` into `work.s` and, if `learn` holds a row weight and `work.split` has
+    /// pairs, trains every learner right after its (pre-update) prediction: its cost
+    /// depends only on the learners before it.
+    fn forward(&mut self, x: &[f64], learn: Option<f64>, work: &mut Workspace) {
+        let Workspace {
+            s,
+            h,
+            c,
+            split,
+            tables,
+            ..
+        } = work;
+        s.iter_mut().for_each(|v| *v = 0.0);
+        let n_learners = self.learners.len();
+        let learning = learn.filter(|_| split.has_pairs());
+        let pair = learning.map(|_| {
+            let tables = tables.as_mut().expect("built by take_work");
+            if tables.is_capped(split.relevant.len()) {
+                self.capped_rows += 1;
+            }
+            tables.pair(split.relevant.len())
+        });
+        let loss = self.loss.pair_loss();
+        for (i, learner) in self.learners.iter_mut().enumerate() {
+            match (&pair, learning) {
+                (Some(pair), Some(weight)) => {
+                    cost_vector(pair, loss, n_learners - 1 - i, s, split, c);
+                    let scale = self.scales[i] * weight / self.weight_norm;
+                    learn_relevant(learner, x, split, c, scale, h);
+                }
+                _ => learner.predict_proba(x, h),
+            }
+            s.iter_mut().zip(h.iter()).for_each(|(s, h)| *s += h);
+        }
+        if learning.is_some() {
+            self.rows += 1;
+        }
+    }
+}
+
+impl<L: Classifier> Ranker for OnlineBmr<L> {
+    fn n_labels(&self) -> usize {
+        self.k
+    }
+
+    fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
+        let work = self.step(x, Some(relevant), weight);
+        self.work = work;
+    }
+
+    fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
+        let mut h = vec![0.0; self.k];
+        out.iter_mut().for_each(|v| *v = 0.0);
+        for learner in &self.learners {
+            learner.predict_proba(x, &mut h);
+            out.iter_mut().zip(&h).for_each(|(s, h)| *s += h);
+        }
+    }
+
+    fn learn_predict_scores(
+        &mut self,
+        x: &[f64],
+        relevant: Option<&[bool]>,
+        weight: f64,
+        out: &mut [f64],
+    ) {
+        let work = self.step(x, relevant, weight);
+        out.copy_from_slice(&work.s);
+        self.work = work;
+    }
+}
+
+impl<L: Classifier> OnlineBmr<L> {
+    /// One test-then-train step; the scores `s^N` are in the returned workspace.
+    fn step(&mut self, x: &[f64], relevant: Option<&[bool]>, weight: f64) -> Workspace {
+        let mut work = self.take_work();
+        let learn = match relevant {
+            Some(mask) if weight > 0.0 && weight.is_finite() && mask.len() == self.k => {
+                work.split.fill(mask);
+                Some(weight)
+            }
+            _ => None,
+        };
+        self.forward(x, learn, &mut work);
+        work
+    }
+}
+
+/// The singleton reduction: class `y` is the label set `{y}`, and the class probabilities
+/// are the scores over their sum `N` (each learner votes a distribution).
+impl<L: Classifier> Classifier for OnlineBmr<L> {
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        if y >= self.k {
+            return;
+        }
+        let mut mask = std::mem::take(&mut self.work.mask);
+        singleton(&mut mask, y, self.k);
+        self.learn_labels(x, &mask, weight);
+        self.work.mask = mask;
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        self.predict_scores(x, out);
+        crate::core::math::normalize(out);
+    }
+
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        let y = y.filter(|&y| y < self.k);
+        let mut mask = std::mem::take(&mut self.work.mask);
+        if let Some(y) = y {
+            singleton(&mut mask, y, self.k);
+        }
+        self.learn_predict_scores(x, y.map(|_| mask.as_slice()), weight, out);
+        self.work.mask = mask;
+        crate::core::math::normalize(out);
+        argmax(out)
+    }
+}

@@ -1,0 +1,195 @@
+//! Multi-label ranking boosters of Jung & Tewari (2018), "Online Boosting Algorithms for
+//! Multi-label Ranking" ([JT]): OnlineBMR with exact pairwise potentials and Ada.OLMR.
+//!
+//! Both are [`Ranker`]s. They are also [`crate::Classifier`]s through the singleton
+//! reduction: a multiclass row with label `y` is a multi-label row with `Y = {y}`, and the
+//! scores, turned into a distribution, are the class probabilities.
+//!
+//! The pieces both share live here: the split of a row's labels into relevant and
+//! irrelevant ones, the rank loss, and how a cost vector reaches single-label weak learners.
+
+pub mod ada_olmr;
+pub mod bmr;
+pub mod potential;
+
+pub use ada_olmr::{AdaOlmr, AdaOlmrConfig};
+pub use bmr::{OnlineBmr, OnlineBmrConfig, RankingLoss};
+pub use potential::WalkTables;
+
+use crate::core::ClassId;
+use crate::learner::{Classifier, Ranker};
+
+/// Scores closer than this count as tied in the rank loss ([JT] counts a tie as ½;
+/// ALGORITHMS.md §5.2).
+pub const TIE_EPS: f64 = 1e-9;
+
+/// A row's labels split into the relevant set `Y` and its complement, with the pair weight
+/// `w_Y = 1/(|Y|·|Y^c|)` ([JT] §3.1). Reused from row to row.
+#[derive(Debug, Clone, Default)]
+pub struct LabelSplit {
+    /// `Y`, ascending.
+    pub relevant: Vec<ClassId>,
+    /// `Y^c`, ascending.
+    pub irrelevant: Vec<ClassId>,
+}
+
+impl LabelSplit {
+    /// The split of a mask (`relevant[l]`).
+    pub fn of(relevant: &[bool]) -> Self {
+        let mut split = LabelSplit::default();
+        split.fill(relevant);
+        split
+    }
+
+    /// Refills the split from a mask.
+    pub fn fill(&mut self, relevant: &[bool]) {
+        self.relevant.clear();
+        self.irrelevant.clear();
+        for (l, &r) in relevant.iter().enumerate() {
+            if r {
+                self.relevant.push(l);
+            } else {
+                self.irrelevant.push(l);
+            }
+        }
+    }
+
+    /// Refills the split for the single relevant label `y` of `k`.
+    pub fn fill_single(&mut self, y: ClassId, k: usize) {
+        self.relevant.clear();
+        self.relevant.push(y);
+        self.irrelevant.clear();
+        self.irrelevant.extend((0..k).filter(|&l| l != y));
+    }
+
+    /// Whether there is at least one (relevant, irrelevant) pair: rows with `Y = ∅` or
+    /// `Y = [k]` carry no ranking information and are not learnt (ALGORITHMS.md §5.2).
+    pub fn has_pairs(&self) -> bool {
+        !self.relevant.is_empty() && !self.irrelevant.is_empty()
+    }
+
+    /// `w_Y = 1/(|Y|·|Y^c|)`.
+    pub fn pair_weight(&self) -> f64 {
+        1.0 / (self.relevant.len() * self.irrelevant.len()) as f64
+    }
+
+    /// The rank loss `L_rnk^Y(s) = w_Y Σ_{l∈Y, r∉Y} [1(s_l < s_r) + ½·1(s_l = s_r)]`
+    /// ([JT] §3.1), ties within [`TIE_EPS`]; 0 without pairs.
+    pub fn rank_loss(&self, s: &[f64]) -> f64 {
+        if !self.has_pairs() {
+            return 0.0;
+        }
+        let mut wrong = 0.0;
+        for &l in &self.relevant {
+            for &r in &self.irrelevant {
+                let d = s[l] - s[r];
+                if d.abs() <= TIE_EPS {
+                    wrong += 0.5;
+                } else if d < 0.0 {
+                    wrong += 1.0;
+                }
+            }
+        }
+        wrong * self.pair_weight()
+    }
+}
+
+/// Trains a single-label learner from a cost vector `c` by the `RelevantLabels` reduction
+/// (ALGORITHMS.md §1.4, [JT] §4): each relevant label `l` is learnt with weight
+/// `(max c − c[l])·scale`; zero weights are skipped. The first relevant label goes through
+/// [`Classifier::learn_predict`], so `h` receives the learner's pre-update distribution and
+/// the row is routed once for both phases.
+pub(crate) fn learn_relevant<L: Classifier>(
+    learner: &mut L,
+    x: &[f64],
+    split: &LabelSplit,
+    c: &[f64],
+    scale: f64,
+    h: &mut [f64],
+) {
+    let top = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut predicted = false;
+    for &l in &split.relevant {
+        let w = (top - c[l]) * scale;
+        if !(w > 0.0 && w.is_finite()) {
+            continue;
+        }
+        if predicted {
+            learner.learn(x, l, w);
+        } else {
+            learner.learn_predict(x, Some(l), w, h);
+            predicted = true;
+        }
+    }
+    if !predicted {
+        learner.predict_proba(x, h);
+    }
+}
+
+/// A multiclass learner used as a ranker (the weak learners' view in [JT], and the
+/// single-learner baseline): its class probabilities are the scores, and a label set is
+/// learnt as one example per relevant label, sharing the row's weight equally.
+pub fn learn_labels_as_classifier<C: Classifier + ?Sized>(
+    model: &mut C,
+    x: &[f64],
+    relevant: &[bool],
+    weight: f64,
+) {
+    let split = LabelSplit::of(relevant);
+    if !split.has_pairs() || !(weight > 0.0 && weight.is_finite()) {
+        return;
+    }
+    let w = weight / split.relevant.len() as f64;
+    for &l in &split.relevant {
+        model.learn(x, l, w);
+    }
+}
+
+/// The mask of the single label `y` of `k`, into `mask`.
+pub(crate) fn singleton(mask: &mut Vec<bool>, y: ClassId, k: usize) {
+    mask.clear();
+    mask.resize(k, false);
+    mask[y] = true;
+}
+
+/// `Ranker` is implemented for the single learners through
+/// [`learn_labels_as_classifier`].
+macro_rules! ranker_via_classifier {
+    ($($t:ty),*) => {$(
+        impl Ranker for $t {
+            fn n_labels(&self) -> usize {
+                self.n_classes()
+            }
+
+            fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
+                learn_labels_as_classifier(self, x, relevant, weight);
+            }
+
+            fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
+                self.predict_proba(x, out);
+            }
+        }
+    )*};
+}
+
+ranker_via_classifier!(
+    crate::weak::WeakLearner,
+    crate::weak::HoeffdingTree,
+    crate::weak::NaiveBayes,
+    crate::weak::Perceptron
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_loss_counts_ties_as_half() {
+        let split = LabelSplit::of(&[true, false, true, false]);
+        assert_eq!(split.pair_weight(), 0.25);
+        // Pairs (0,1) right, (0,3) tie, (2,1) wrong, (2,3) wrong.
+        let s = [2.0, 1.0, 0.0, 2.0];
+        assert_eq!(split.rank_loss(&s), (0.5 + 1.0 + 1.0) / 4.0);
+        assert_eq!(LabelSplit::of(&[true, true]).rank_loss(&s[..2]), 0.0);
+    }
+}
