@@ -82,15 +82,25 @@ impl Dataset {
         let mut data = Dataset::new(spec);
         let (d, k) = (data.spec.n_features(), data.spec.n_classes());
         if !data.spec.is_multi_label() {
-            return Err(crate::Error::config("labels", "the spec is not multi-label"));
+            return Err(crate::Error::config(
+                "labels",
+                "the spec is not multi-label",
+            ));
         }
         if values.len() != sets.len() * d {
             return Err(crate::Error::config(
                 "values",
-                format!("{} values do not make {} rows of {d} features", values.len(), sets.len()),
+                format!(
+                    "{} values do not make {} rows of {d} features",
+                    values.len(),
+                    sets.len()
+                ),
             ));
         }
-        if let Some(row) = sets.iter().position(|s| s.as_ref().is_some_and(|s| s.len() != k)) {
+        if let Some(row) = sets
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.len() != k))
+        {
             return Err(crate::Error::InvalidRow {
                 row: row as u64,
                 message: format!("label set is not a mask of the {k} labels"),
@@ -127,7 +137,10 @@ impl Dataset {
     /// Appends a row. Panics if its length is not the spec's number of features or its label
     /// is not a class of the spec.
     pub fn push(&mut self, row: &[f64], label: Option<ClassId>) {
-        assert!(!self.spec.is_multi_label(), "a multi-label stream takes label sets");
+        assert!(
+            !self.spec.is_multi_label(),
+            "a multi-label stream takes label sets"
+        );
         assert_eq!(row.len(), self.spec.n_features(), "row length");
         assert!(
             label.is_none_or(|y| y < self.spec.n_classes()),

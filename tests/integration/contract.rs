@@ -441,3 +441,26 @@ fn scaled_models() {
         );
     }
 }
+
+#[test]
+fn rankers_as_classifiers() {
+    // The singleton reduction: a multiclass row is the label set {y}.
+    use streamboost::boost::ranking::{AdaOlmrConfig, OnlineBmrConfig, RankingLoss};
+    for loss in [RankingLoss::Hinge, RankingLoss::Rank] {
+        check_contract(
+            &format!("bmr-{loss:?}"),
+            &OnlineBmrConfig {
+                n_learners: 10,
+                loss,
+                ..OnlineBmrConfig::new(HoeffdingTreeConfig::jgt_paper())
+            },
+        );
+    }
+    check_contract(
+        "ada-olmr",
+        &AdaOlmrConfig {
+            n_learners: 10,
+            ..AdaOlmrConfig::new(HoeffdingTreeConfig::jgt_paper())
+        },
+    );
+}

@@ -6,6 +6,7 @@ mod common;
 mod contract;
 mod oracles;
 mod potentials;
+mod ranking;
 
 #[cfg(feature = "columnar")]
 mod checkpoint;

@@ -233,11 +233,16 @@ impl<L: Classifier> AdaOlmr<L> {
             .is_some();
         let learning = labelled && work.split.has_pairs();
         let n = self.learners.len();
-        let chosen = match self.expert_selection {
+        if !labelled && out.is_none() {
+            self.work = work;
+            return;
+        }
+        // Only a prediction draws an expert: learning alone consumes no randomness.
+        let chosen = out.is_some().then(|| match self.expert_selection {
             ExpertSelection::Sample => self.hedge.sample(&mut self.rng),
             ExpertSelection::Best => self.hedge.best(self.tie_break, &mut self.rng),
             ExpertSelection::Last => n - 1,
-        };
+        });
         if labelled {
             self.rows += 1;
         }
@@ -261,8 +266,10 @@ impl<L: Classifier> AdaOlmr<L> {
                 learner.predict_proba(x, h);
             }
             let alpha_old = self.alpha[i];
-            s.iter_mut().zip(h.iter()).for_each(|(s, h)| *s += alpha_old * h);
-            if i == chosen
+            s.iter_mut()
+                .zip(h.iter())
+                .for_each(|(s, h)| *s += alpha_old * h);
+            if chosen == Some(i)
                 && let Some(out) = out.as_deref_mut()
             {
                 out.copy_from_slice(s);

@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::potential::{PairLoss, PairPotential, WalkTables};
+use super::potential::{PairLoss, WalkTables};
 use super::{LabelSplit, learn_relevant, singleton};
 use crate::boost::{WeightScale, build_members, members_classes};
 use crate::core::math::argmax;
@@ -93,7 +93,10 @@ impl<W> OnlineBmrConfig<W> {
         if !(self.gamma > 0.0 && self.gamma < 1.0) {
             return Err(Error::config("gamma", "must be in (0, 1)"));
         }
-        if self.weight_norm.is_some_and(|w| !(w > 0.0 && w.is_finite())) {
+        if self
+            .weight_norm
+            .is_some_and(|w| !(w > 0.0 && w.is_finite()))
+        {
             return Err(Error::config("weight_norm", "must be > 0"));
         }
         self.weight_scale.validate()
@@ -176,31 +179,6 @@ pub struct OnlineBmr<L> {
     work: Workspace,
 }
 
-/// The cost vector of learner with `n` draws left, without the common base term (it
-/// cancels in every use, §P.3): per pair `(l, r)` with gap `δ = s_l − s_r`, adding `e_l`
-/// moves the pair's potential from `ψ(δ)` to `ψ(δ+1)`, adding `e_r` to `ψ(δ−1)`.
-fn cost_vector(
-    pair: &PairPotential<'_>,
-    loss: PairLoss,
-    n: usize,
-    s: &[f64],
-    split: &LabelSplit,
-    c: &mut [f64],
-) {
-    c.iter_mut().for_each(|v| *v = 0.0);
-    let w = split.pair_weight();
-    for &l in &split.relevant {
-        let mut own = 0.0;
-        for &r in &split.irrelevant {
-            let delta = s[l] - s[r];
-            let base = pair.psi(loss, n, delta);
-            own += pair.psi(loss, n, delta + 1.0) - base;
-            c[r] += w * (pair.psi(loss, n, delta - 1.0) - base);
-        }
-        c[l] = w * own;
-    }
-}
-
 impl<L: Classifier> OnlineBmr<L> {
     /// The weak learners.
     pub fn learners(&self) -> &[L] {
@@ -262,7 +240,7 @@ impl<L: Classifier> OnlineBmr<L> {
         for (i, learner) in self.learners.iter_mut().enumerate() {
             match (&pair, learning) {
                 (Some(pair), Some(weight)) => {
-                    cost_vector(pair, loss, n_learners - 1 - i, s, split, c);
+                    pair.costs(loss, n_learners - 1 - i, s, split, c);
                     let scale = self.scales[i] * weight / self.weight_norm;
                     learn_relevant(learner, x, split, c, scale, h);
                 }

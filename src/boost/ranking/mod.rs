@@ -14,7 +14,7 @@ pub mod potential;
 
 pub use ada_olmr::{AdaOlmr, AdaOlmrConfig};
 pub use bmr::{OnlineBmr, OnlineBmrConfig, RankingLoss};
-pub use potential::WalkTables;
+pub use potential::{PairLoss, PairPotential, WalkTables};
 
 use crate::core::ClassId;
 use crate::learner::{Classifier, Ranker};

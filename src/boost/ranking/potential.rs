@@ -94,6 +94,8 @@ impl WalkTable {
     }
 }
 
+use super::LabelSplit;
+
 /// Which loss a potential is the expectation of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PairLoss {
@@ -181,6 +183,39 @@ impl PairPotential<'_> {
                 let j = delta.floor() as i64;
                 (1.0 - delta) * t.tail_p(n, j) + t.tail_m(n, j)
             }
+        }
+    }
+
+    /// The potential `φ_n(s) = w_Y Σ_{l∈Y, r∉Y} ψ_n(s_l − s_r)` (0 without pairs).
+    pub fn potential(&self, loss: PairLoss, n: usize, s: &[f64], split: &LabelSplit) -> f64 {
+        if !split.has_pairs() {
+            return 0.0;
+        }
+        let mut total = 0.0;
+        for &l in &split.relevant {
+            for &r in &split.irrelevant {
+                total += self.psi(loss, n, s[l] - s[r]);
+            }
+        }
+        total * split.pair_weight()
+    }
+
+    /// The cost vector `c[l] = φ_n(s + e_l)` ([JT] eq. 2) minus the common term `φ_n(s)`,
+    /// which cancels in every use (§P.3): per pair `(l, r)` with gap `δ = s_l − s_r`, adding
+    /// `e_l` moves the pair's term from `ψ(δ)` to `ψ(δ+1)`, adding `e_r` to `ψ(δ−1)`.
+    /// `O(|Y|·|Y^c|)`.
+    pub fn costs(&self, loss: PairLoss, n: usize, s: &[f64], split: &LabelSplit, c: &mut [f64]) {
+        c.iter_mut().for_each(|v| *v = 0.0);
+        let w = split.pair_weight();
+        for &l in &split.relevant {
+            let mut own = 0.0;
+            for &r in &split.irrelevant {
+                let delta = s[l] - s[r];
+                let base = self.psi(loss, n, delta);
+                own += self.psi(loss, n, delta + 1.0) - base;
+                c[r] += w * (self.psi(loss, n, delta - 1.0) - base);
+            }
+            c[l] = w * own;
         }
     }
 }
