@@ -13,16 +13,17 @@ use crate::boost::multiclass::{
     AdaBoostOlmConfig, BinaryBundleConfig, OnlineMbbmConfig, WeightNorm, one_vs_all,
 };
 use crate::boost::oza::OzaBoostConfig;
+use crate::boost::ranking::{AdaOlmrConfig, OnlineBmrConfig, RankingLoss};
 use crate::boost::{ExpertSelection, VoteRule, WeightScale};
 use crate::checkpoint::{self, StreamState};
 use crate::columnar::{
-    Encoded, Encodings, OperatorStats, Ordinal, Predictions, Table, encode_tables,
-    encode_with_spec, read_csv_bytes, read_table, write_batch,
+    Encoded, Encodings, OperatorStats, Ordinal, Predictions, RankedPredictions, Table,
+    encode_tables, encode_with_spec, read_csv_bytes, read_table, write_batch,
 };
 use crate::core::Rng;
-use crate::eval::{Prequential, PrequentialReport};
+use crate::eval::{Prequential, PrequentialReport, RankingReport, RankingSummary};
 use crate::learner::Config;
-use crate::model::{Algorithm, ModelConfig};
+use crate::model::{Algorithm, Model, ModelConfig};
 use crate::scaling::{ScaledConfig, Scaling};
 use crate::weak::hoeffding::Preset;
 use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
@@ -44,23 +45,45 @@ pub enum WeakKind {
     Perceptron,
 }
 
-/// Surrogate loss of Adaboost.OLM (`--loss`).
+/// Loss of Adaboost.OLM (a surrogate) or of OnlineBMR (whose potentials it defines),
+/// `--loss`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LossArg {
-    /// Multiclass logistic loss (the paper's Adaboost.OLM).
+    /// Multiclass logistic loss (the paper's Adaboost.OLM; ada-olm's default).
     Logistic,
     /// Exponential loss ([JGT-App] D.1).
     Exp,
     /// Square hinge loss ([JGT-App] D.2).
     SquareHinge,
+    /// Rank loss potentials (bmr).
+    Rank,
+    /// Hinge loss potentials (bmr's default, the paper's experiments).
+    Hinge,
 }
 
-impl From<LossArg> for Surrogate {
-    fn from(l: LossArg) -> Self {
-        match l {
-            LossArg::Logistic => Surrogate::Logistic,
-            LossArg::Exp => Surrogate::Exponential,
-            LossArg::SquareHinge => Surrogate::SquareHinge,
+impl LossArg {
+    /// The surrogate of Adaboost.OLM, OvA and AdaOVA.
+    fn surrogate(self) -> Result<Surrogate> {
+        match self {
+            LossArg::Logistic => Ok(Surrogate::Logistic),
+            LossArg::Exp => Ok(Surrogate::Exponential),
+            LossArg::SquareHinge => Ok(Surrogate::SquareHinge),
+            LossArg::Rank | LossArg::Hinge => Err(Error::config(
+                "loss",
+                "rank and hinge are OnlineBMR's losses (--algo bmr); ada-olm, ova and ada-ova take logistic, exp or square-hinge",
+            )),
+        }
+    }
+
+    /// The potential loss of OnlineBMR.
+    fn ranking(self) -> Result<RankingLoss> {
+        match self {
+            LossArg::Rank => Ok(RankingLoss::Rank),
+            LossArg::Hinge => Ok(RankingLoss::Hinge),
+            _ => Err(Error::config(
+                "loss",
+                "OnlineBMR takes --loss rank or hinge",
+            )),
         }
     }
 }
@@ -132,6 +155,16 @@ pub enum ExpertArg {
     Last,
 }
 
+impl From<ExpertArg> for ExpertSelection {
+    fn from(e: ExpertArg) -> Self {
+        match e {
+            ExpertArg::Sample => ExpertSelection::Sample,
+            ExpertArg::Best => ExpertSelection::Best,
+            ExpertArg::Last => ExpertSelection::Last,
+        }
+    }
+}
+
 /// How a booster's learners vote (`--vote`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum VoteArg {
@@ -157,7 +190,12 @@ pub struct ReplayArgs {
     /// Without it, a small bundled data set (UCI car) is replayed.
     #[arg(long = "input", value_name = "PATH")]
     pub inputs: Vec<PathBuf>,
-    /// Label column.
+    /// Test file(s), replayed after the inputs: the model goes on learning test-then-train,
+    /// and the report has these rows' metrics under `test` (the protocol of [JT]).
+    #[arg(long = "test", value_name = "PATH", requires = "inputs")]
+    pub tests: Vec<PathBuf>,
+    /// Label column. A table without it but with `<COL>_<name>` 0/1 columns is a
+    /// multi-label stream with those labels.
     #[arg(long, default_value = "label", value_name = "COL")]
     pub label: String,
     /// Treat this column as nominal whatever its type (repeatable).
@@ -181,6 +219,11 @@ pub struct ReplayArgs {
     /// Hoeffding tree parameter preset (of the tree, or of a booster's trees).
     #[arg(long, value_enum, default_value_t = PresetArg::JgtPaper)]
     pub preset: PresetArg,
+    /// Each tree sees a random subset of this many features, fixed at construction. Default:
+    /// 20 for the rankers (bmr, ada-olmr) under the jgt-paper preset, as in [JT]'s
+    /// experiments; all features otherwise, as in [JGT]'s.
+    #[arg(long, value_name = "M")]
+    pub features_per_tree: Option<usize>,
     /// Per-learner weight scale of a booster: a constant `C`, or `LO:HI` for U[LO, HI] per
     /// learner (the papers' experiments used 5:200).
     #[arg(long, default_value = "1", value_parser = parse_weight_scale, value_name = "C|LO:HI")]
@@ -205,9 +248,10 @@ pub struct ReplayArgs {
     /// most probable class, or p(+) − p(−).
     #[arg(long, value_enum, default_value_t = WeakOutputArg::Sign)]
     pub weak_output: WeakOutputArg,
-    /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters).
-    #[arg(long, value_enum, default_value_t = LossArg::Logistic)]
-    pub loss: LossArg,
+    /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters; default logistic), or
+    /// the loss of bmr's potentials (rank or hinge; default hinge).
+    #[arg(long, value_enum)]
+    pub loss: Option<LossArg>,
     /// Which OzaBoost: MOA's (λ normalised by all rows seen; models with error 0 or above
     /// 1/2 end the vote) or River's (Oza's λ update; such models vote with weight 1).
     #[arg(long, value_enum, default_value_t = OzaVariantArg::Moa)]
@@ -242,6 +286,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
         "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm", "weak_output", "scale",
+        "features_per_tree",
     ])]
     pub load: Option<PathBuf>,
     /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
@@ -279,34 +324,38 @@ fn parse_weight_scale(s: &str) -> std::result::Result<WeightScale, String> {
 
 impl ReplayArgs {
     /// The model configuration these arguments describe.
-    pub fn model_config(&self) -> ModelConfig {
-        let model = self.unscaled_config();
+    pub fn model_config(&self) -> Result<ModelConfig> {
+        let model = self.unscaled_config()?;
         let scaling = match self.scale {
-            ScaleArg::None => return model,
+            ScaleArg::None => return Ok(model),
             ScaleArg::MinMax => Scaling::MinMax,
             ScaleArg::Standardize => Scaling::Standardize,
         };
-        ModelConfig::Scaled(ScaledConfig {
+        Ok(ModelConfig::Scaled(ScaledConfig {
             scaling,
             model: Box::new(model),
-        })
+        }))
     }
 
-    fn unscaled_config(&self) -> ModelConfig {
-        let tree = HoeffdingTreeConfig::preset(match self.preset {
+    fn unscaled_config(&self) -> Result<ModelConfig> {
+        let mut tree = HoeffdingTreeConfig::preset(match self.preset {
             PresetArg::Default => Preset::Default,
             PresetArg::JgtPaper => Preset::JgtPaper,
         });
+        tree.feature_subset = self
+            .features_per_tree
+            .or((self.algo.is_ranker() && self.preset == PresetArg::JgtPaper).then_some(20));
         let weak = match self.weak {
             WeakKind::Hoeffding => WeakLearnerConfig::Hoeffding(tree.clone()),
             WeakKind::NaiveBayes => WeakLearnerConfig::NaiveBayes(NaiveBayesConfig::default()),
             WeakKind::Perceptron => WeakLearnerConfig::Perceptron(PerceptronConfig::default()),
         };
-        match self.algo {
+        let loss = self.loss;
+        Ok(match self.algo {
             Algorithm::Hoeffding => ModelConfig::Hoeffding(tree),
             Algorithm::NaiveBayes => ModelConfig::NaiveBayes(NaiveBayesConfig::default()),
             Algorithm::Perceptron => ModelConfig::Perceptron(PerceptronConfig::default()),
-            Algorithm::AdaOlm => ModelConfig::AdaOlm(self.adaptive(weak)),
+            Algorithm::AdaOlm => ModelConfig::AdaOlm(self.adaptive(weak)?),
             Algorithm::Mbbm => ModelConfig::Mbbm(OnlineMbbmConfig {
                 n_learners: self.learners,
                 gamma: self.gamma,
@@ -325,8 +374,8 @@ impl ReplayArgs {
                     OzaVariantArg::River => OzaBoostConfig::river(weak),
                 }
             }),
-            Algorithm::Ova => ModelConfig::Ova(one_vs_all(self.adaptive(weak))),
-            Algorithm::AdaOva => ModelConfig::AdaOva(self.adaptive(BinaryBundleConfig::new(weak))),
+            Algorithm::Ova => ModelConfig::Ova(one_vs_all(self.adaptive(weak)?)),
+            Algorithm::AdaOva => ModelConfig::AdaOva(self.adaptive(BinaryBundleConfig::new(weak))?),
             Algorithm::OsBoost | Algorithm::OsBoostOcp | Algorithm::OsBoostExp => {
                 ModelConfig::OsBoost(OsBoostConfig {
                     n_learners: self.learners,
@@ -346,29 +395,49 @@ impl ReplayArgs {
                 weak_output: self.weak_output.into(),
                 ..OgBoostConfig::new(weak)
             }),
-        }
+            Algorithm::Bmr => ModelConfig::Bmr(OnlineBmrConfig {
+                n_learners: self.learners,
+                gamma: self.gamma,
+                loss: loss.map_or(Ok(RankingLoss::Hinge), LossArg::ranking)?,
+                weight_scale: self.weight_scale,
+                ..OnlineBmrConfig::new(weak)
+            }),
+            Algorithm::AdaOlmr => ModelConfig::AdaOlmr(AdaOlmrConfig {
+                n_learners: self.learners,
+                weight_scale: self.weight_scale,
+                expert_selection: self.expert.into(),
+                ..AdaOlmrConfig::new(weak)
+            }),
+        })
     }
 
     /// The Adaboost.OLM config of these arguments over weak learner `weak`.
-    fn adaptive<W>(&self, weak: W) -> AdaBoostOlmConfig<W> {
-        AdaBoostOlmConfig {
+    fn adaptive<W>(&self, weak: W) -> Result<AdaBoostOlmConfig<W>> {
+        Ok(AdaBoostOlmConfig {
             n_learners: self.learners,
-            loss: self.loss.into(),
+            loss: self
+                .loss
+                .map_or(Ok(Surrogate::Logistic), LossArg::surrogate)?,
             weight_scale: self.weight_scale,
-            expert_selection: match self.expert {
-                ExpertArg::Sample => ExpertSelection::Sample,
-                ExpertArg::Best => ExpertSelection::Best,
-                ExpertArg::Last => ExpertSelection::Last,
-            },
+            expert_selection: self.expert.into(),
             vote_rule: self.vote.into(),
             ..AdaBoostOlmConfig::new(weak)
-        }
+        })
     }
 }
 
 /// The JSON report: what ran, then the prequential metrics.
 #[derive(Serialize)]
-struct RunReport<'a> {
+struct RunReport<'a, R> {
+    #[serde(flatten)]
+    run: &'a RunInfo<'a>,
+    #[serde(flatten)]
+    metrics: &'a R,
+}
+
+/// What ran.
+#[derive(Serialize)]
+struct RunInfo<'a> {
     algorithm: Algorithm,
     model: String,
     config: &'a ModelConfig,
@@ -376,30 +445,95 @@ struct RunReport<'a> {
     seed: Option<u64>,
     shuffle: Option<u64>,
     inputs: Vec<String>,
+    /// Rows (0-based replay positions) from which the test part starts, if any.
+    test_start: Option<usize>,
     encodings: &'a Encodings,
     /// The checkpoint the run continued from, and the rows that model had seen.
     resumed_from: Option<String>,
     rows_before: u64,
     /// Rows whose label is not in the model's class set (scored, not learnt).
     unknown_labels: usize,
-    #[serde(flatten)]
-    metrics: &'a PrequentialReport,
+}
+
+/// What every replayed row does besides being scored: progress, the stream's counters and
+/// the periodic checkpoint.
+struct Bookkeeping<'a> {
+    args: &'a ReplayArgs,
+    stream: StreamState,
+    unknown_label_rows: &'a [usize],
+    progress: Progress,
+    saved_at: Option<usize>,
+}
+
+impl Bookkeeping<'_> {
+    fn after_row(
+        &mut self,
+        position: usize,
+        row: usize,
+        labelled: bool,
+        model: &mut Model,
+    ) -> Result<()> {
+        self.progress.row(position as u64 + 1);
+        self.stream.stats.rows_seen += 1;
+        if labelled {
+            self.stream.stats.rows_learnt += 1;
+        } else if self.unknown_label_rows.binary_search(&row).is_ok() {
+            self.stream.stats.unknown_labels += 1;
+        }
+        if let (Some(path), Some(every)) = (&self.args.save, self.args.checkpoint_every)
+            && (position as u64 + 1).is_multiple_of(every)
+        {
+            checkpoint::save(path, model, &self.stream)?;
+            self.saved_at = Some(position);
+        }
+        Ok(())
+    }
+
+    /// Saves the final checkpoint unless the last row already did.
+    fn finish(&mut self, rows: usize, model: &mut Model) -> Result<()> {
+        self.progress.finish();
+        if let Some(path) = &self.args.save {
+            if self.saved_at != rows.checked_sub(1) {
+                checkpoint::save(path, model, &self.stream)?;
+            }
+            eprintln!(
+                "saved    {} ({} rows seen)",
+                path.display(),
+                self.stream.stats.rows_seen
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The replay order: file order, or a seeded shuffle within the training part and within
+/// the test part (the test rows stay after the training rows).
+fn replay_order(n: usize, test_start: Option<usize>, shuffle: Option<u64>) -> Option<Vec<usize>> {
+    shuffle.map(|seed| {
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut rng = Rng::new(seed);
+        let split = test_start.unwrap_or(n).min(n);
+        let (train, test) = order.split_at_mut(split);
+        rng.shuffle(train);
+        rng.shuffle(test);
+        order
+    })
 }
 
 /// Runs `streamboost replay`.
 pub fn run(args: &ReplayArgs) -> Result<()> {
+    if args.checkpoint_every == Some(0) {
+        return Err(Error::config("checkpoint_every", "must be >= 1"));
+    }
+    let (tables, inputs, test_start) = read_inputs(args)?;
     let evaluation = Prequential {
         final_fraction: args.final_fraction,
         window: args.window,
         weight: 1.0,
+        test_start,
     };
     evaluation.validate()?;
-    if args.checkpoint_every == Some(0) {
-        return Err(Error::config("checkpoint_every", "must be >= 1"));
-    }
-
-    let (tables, inputs) = read_inputs(args)?;
-    let (mut model, mut stream, encoded) = match &args.load {
+    let (mut model, stream, encoded) = match &args.load {
         Some(path) => {
             let (model, stream) = checkpoint::load(path)?;
             let encoded = encode_with_spec(&tables, &stream.spec, &stream.label, &stream.encodings)
@@ -412,7 +546,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             (model, stream, encoded)
         }
         None => {
-            let config = args.model_config();
+            let config = args.model_config()?;
             config.validate()?;
             let encodings = Encodings {
                 nominal: args.nominal.clone(),
@@ -435,16 +569,11 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         }
     };
     let data = &encoded.data;
-    stream.spec = data.spec().clone();
     let before = stream.stats;
     let config = stream.config.clone();
     let spec = data.spec();
     let n_nominal = spec.features.iter().filter(|f| f.is_nominal()).count();
-    let order = args.shuffle.map(|s| {
-        let mut order: Vec<usize> = (0..data.len()).collect();
-        Rng::new(s).shuffle(&mut order);
-        order
-    });
+    let order = replay_order(data.len(), test_start, args.shuffle);
 
     eprintln!("model    {config}");
     let seed = args.load.is_none().then_some(args.seed);
@@ -458,14 +587,22 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     );
     eprintln!("input    {}", inputs.join(", "));
     eprintln!(
-        "stream   {} rows, {} features ({} numeric, {} nominal), {} classes [{}]",
+        "stream   {} rows, {} features ({} numeric, {} nominal), {} {} [{}]",
         data.len(),
         spec.n_features(),
         spec.n_features() - n_nominal,
         n_nominal,
         spec.n_classes(),
+        if spec.is_multi_label() {
+            "labels"
+        } else {
+            "classes"
+        },
         spec.classes.names().join(", ")
     );
+    if let Some(t) = test_start {
+        eprintln!("test     rows {t}.. ({} rows)", data.len() - t);
+    }
     if !encoded.unknown_label_rows.is_empty() {
         eprintln!(
             "warning  {} rows have a label outside the model's classes: scored, not learnt",
@@ -473,74 +610,109 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         );
     }
 
-    let progress = Progress::new(data.len() as u64, args.quiet);
+    let mut book = Bookkeeping {
+        args,
+        stream: StreamState {
+            spec: spec.clone(),
+            ..stream
+        },
+        unknown_label_rows: &encoded.unknown_label_rows,
+        progress: Progress::new(data.len() as u64, args.quiet),
+        saved_at: None,
+    };
+    let encodings = book.stream.encodings.clone();
+    let run = RunInfo {
+        algorithm: config.algorithm(),
+        model: config.to_string(),
+        config: &config,
+        seed,
+        shuffle: args.shuffle,
+        inputs: inputs.clone(),
+        test_start,
+        encodings: &encodings,
+        resumed_from: args.load.as_ref().map(|p| p.display().to_string()),
+        rows_before: before.rows_seen,
+        unknown_labels: encoded.unknown_label_rows.len(),
+    };
+
+    if spec.is_multi_label() {
+        let labels = spec.classes.names();
+        let mut predictions = args
+            .predictions
+            .as_ref()
+            .map(|_| RankedPredictions::new(labels));
+        let report = evaluation.run_ranking(&mut model, data, order.as_deref(), |row, model| {
+            if let Some(p) = predictions.as_mut() {
+                p.push(
+                    before.rows_seen + row.row as u64,
+                    row.relevant,
+                    row.scores,
+                    row.predicted,
+                );
+            }
+            book.after_row(row.position, row.row, row.relevant.is_some(), model)
+        })?;
+        book.finish(data.len(), &mut model)?;
+        print_ranking_summary(&report);
+        if let Some(path) = &args.report {
+            write_json(
+                path,
+                &RunReport {
+                    run: &run,
+                    metrics: &report,
+                },
+            )?;
+        }
+        if let Some(path) = &args.curve {
+            let mut csv = String::from("rows,cumulative_rank_loss,window_rank_loss\n");
+            for p in &report.curve {
+                csv += &format!(
+                    "{},{},{}\n",
+                    p.rows,
+                    cell(p.cumulative_rank_loss),
+                    cell(p.window_rank_loss)
+                );
+            }
+            write_text(path, &csv)?;
+        }
+        if let (Some(path), Some(p)) = (&args.predictions, predictions) {
+            write_batch(path, &p.to_batch()?)?;
+        }
+        return Ok(());
+    }
+
     let class_names = spec.classes.names();
     let mut predictions = args
         .predictions
         .as_ref()
         .map(|_| Predictions::new(class_names));
-    let mut saved_at = None;
     let report = evaluation.run_with(&mut model, data, order.as_deref(), |outcome, model| {
-        progress.row(outcome.position as u64 + 1);
         if let Some(p) = predictions.as_mut() {
             p.rows.push(before.rows_seen + outcome.row as u64);
             p.labels.push(outcome.label.map(|y| class_names[y].clone()));
             p.predictions.push(class_names[outcome.predicted].clone());
             p.probabilities.extend_from_slice(outcome.proba);
         }
-        stream.stats.rows_seen += 1;
-        if outcome.label.is_some() {
-            stream.stats.rows_learnt += 1;
-        } else if encoded
-            .unknown_label_rows
-            .binary_search(&outcome.row)
-            .is_ok()
-        {
-            stream.stats.unknown_labels += 1;
-        }
-        if let (Some(path), Some(every)) = (&args.save, args.checkpoint_every)
-            && (outcome.position as u64 + 1).is_multiple_of(every)
-        {
-            checkpoint::save(path, model, &stream)?;
-            saved_at = Some(outcome.position);
-        }
-        Ok(())
+        book.after_row(
+            outcome.position,
+            outcome.row,
+            outcome.label.is_some(),
+            model,
+        )
     })?;
-    progress.finish();
-
+    book.finish(data.len(), &mut model)?;
     print_summary(&report);
-    if let Some(path) = &args.save
-        && saved_at != data.len().checked_sub(1)
-    {
-        checkpoint::save(path, &mut model, &stream)?;
-    }
-    if let Some(path) = &args.save {
-        eprintln!(
-            "saved    {} ({} rows seen)",
-            path.display(),
-            stream.stats.rows_seen
-        );
-    }
     if let Some(path) = &args.report {
-        let run = RunReport {
-            algorithm: config.algorithm(),
-            model: config.to_string(),
-            config: &config,
-            seed,
-            shuffle: args.shuffle,
-            inputs,
-            encodings: &stream.encodings,
-            resumed_from: args.load.as_ref().map(|p| p.display().to_string()),
-            rows_before: before.rows_seen,
-            unknown_labels: encoded.unknown_label_rows.len(),
-            metrics: &report,
-        };
-        let json = serde_json::to_string_pretty(&run).expect("reports serialize");
-        write_text(path, &(json + "\n"))?;
+        write_json(
+            path,
+            &RunReport {
+                run: &run,
+                metrics: &report,
+            },
+        )?;
     }
     if let Some(path) = &args.curve {
         let mut csv = String::from("rows,cumulative_accuracy,window_accuracy\n");
-        let cell = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
         for p in &report.curve {
             csv += &format!(
                 "{},{},{}\n",
@@ -557,23 +729,31 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     Ok(())
 }
 
-/// The input tables and their names (the bundled data set without `--input`).
-fn read_inputs(args: &ReplayArgs) -> Result<(Vec<Table>, Vec<String>)> {
+fn cell(v: Option<f64>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
+
+fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    let json = serde_json::to_string_pretty(value).expect("reports serialize");
+    write_text(path, &(json + "\n"))
+}
+
+/// The input tables then the test tables, their names, and the row where the test part
+/// starts (the bundled data set without `--input`).
+fn read_inputs(args: &ReplayArgs) -> Result<(Vec<Table>, Vec<String>, Option<usize>)> {
     if args.inputs.is_empty() {
         let table = read_csv_bytes(Path::new(BUNDLED_NAME), BUNDLED_CSV)?;
-        return Ok((vec![table], vec![BUNDLED_NAME.to_string()]));
+        return Ok((vec![table], vec![BUNDLED_NAME.to_string()], None));
     }
-    let tables = args
-        .inputs
+    let paths: Vec<&PathBuf> = args.inputs.iter().chain(&args.tests).collect();
+    let tables = paths
         .iter()
         .map(|p| read_table(p))
         .collect::<Result<Vec<_>>>()?;
-    let names = args
-        .inputs
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    Ok((tables, names))
+    let names = paths.iter().map(|p| p.display().to_string()).collect();
+    let test_start = (!args.tests.is_empty())
+        .then(|| tables[..args.inputs.len()].iter().map(Table::n_rows).sum());
+    Ok((tables, names, test_start))
 }
 
 fn write_text(path: &Path, text: &str) -> Result<()> {
@@ -585,6 +765,41 @@ fn write_text(path: &Path, text: &str) -> Result<()> {
 
 fn fmt_opt(v: Option<f64>) -> String {
     v.map_or("n/a".to_string(), |v| format!("{v:.4}"))
+}
+
+fn print_ranking_summary(r: &RankingReport) {
+    let mut out = std::io::stdout().lock();
+    let line = |out: &mut std::io::StdoutLock<'_>, name: &str, m: &RankingSummary| {
+        let _ = writeln!(
+            out,
+            "{name:<15} rank loss {}   hamming {}   one-error {}   coverage {}   avg precision {}   ({} rows)",
+            fmt_opt(m.rank_loss),
+            fmt_opt(m.hamming_loss),
+            fmt_opt(m.one_error),
+            fmt_opt(m.coverage),
+            fmt_opt(m.average_precision),
+            m.rows
+        );
+    };
+    let _ = writeln!(
+        out,
+        "rows            {} ({} labelled)",
+        r.rows, r.cumulative.rows
+    );
+    line(&mut out, "all", &r.cumulative);
+    line(
+        &mut out,
+        &format!("final {:>3}%", (r.final_fraction * 100.0).round()),
+        &r.last,
+    );
+    if let Some(test) = &r.test {
+        line(&mut out, "test", test);
+    }
+    let _ = writeln!(
+        out,
+        "throughput      {:.0} rows/s ({:.3} s)",
+        r.throughput.rows_per_second, r.throughput.seconds
+    );
 }
 
 fn print_summary(r: &PrequentialReport) {
@@ -608,6 +823,15 @@ fn print_summary(r: &PrequentialReport) {
         fmt_opt(r.final_fraction.kappa),
         r.final_fraction.rows
     );
+    if let Some(test) = &r.test {
+        let _ = writeln!(
+            out,
+            "test            {}   kappa {}   ({} rows)",
+            fmt_opt(test.accuracy),
+            fmt_opt(test.kappa),
+            test.rows
+        );
+    }
     let _ = writeln!(
         out,
         "throughput      {:.0} rows/s ({:.3} s)",

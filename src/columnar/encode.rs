@@ -20,6 +20,7 @@ use arrow::compute::cast;
 use arrow::datatypes::DataType;
 
 use super::input::{Table, read_table};
+use super::label_sets::{LabelSetReader, flag_column, flag_labels};
 use super::rows::RowEncoder;
 use crate::core::{ClassSet, Dataset, Feature, FeatureKind, StreamSpec};
 use crate::{Error, Result};
@@ -149,15 +150,21 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
         .iter()
         .map(|f| f.name().clone())
         .collect();
+    // A multi-label table has `label_<name>` flag columns instead of a label column.
+    let flags = flag_labels(&first.schema, label);
+    let is_target = |name: &str| match &flags {
+        Some(names) => names.iter().any(|n| flag_column(label, n) == name),
+        None => name == label,
+    };
     let feature_cols: Vec<usize> = (0..columns.len())
-        .filter(|&i| columns[i] != label)
+        .filter(|&i| !is_target(&columns[i]))
         .collect();
     for name in enc
         .nominal
         .iter()
         .chain(enc.ordinal.iter().map(|o| &o.column))
     {
-        if !columns.contains(name) || name == label {
+        if !columns.contains(name) || is_target(name) {
             return Err(Error::MissingColumn {
                 file: first.path.clone(),
                 column: name.clone(),
@@ -177,7 +184,8 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
         })
         .collect::<Result<Vec<_>>>()?;
     for table in tables {
-        check_columns(table, first, &columns, &feature_cols, &kinds, label, enc)?;
+        let target = if flags.is_some() { None } else { Some(label) };
+        check_columns(table, first, &columns, &feature_cols, &kinds, target, enc)?;
     }
 
     // Categories and classes, in order of first appearance.
@@ -196,13 +204,18 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
                     }
                 }
             }
-            let label_index = batch.schema().index_of(label).expect("checked above");
-            for v in strings(batch.column(label_index)).iter().flatten() {
-                classes.code(v);
+            if flags.is_none() {
+                let label_index = batch.schema().index_of(label).expect("checked above");
+                for v in strings(batch.column(label_index)).iter().flatten() {
+                    classes.code(v);
+                }
             }
         }
     }
-    let class_names = sorted_class_names(classes.names.clone());
+    let class_names = match &flags {
+        Some(names) => names.clone(),
+        None => sorted_class_names(classes.names.clone()),
+    };
     if class_names.len() < 2 {
         return Err(Error::TooFewClasses {
             file: first.path.clone(),
@@ -224,7 +237,11 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
             },
         })
         .collect();
-    Ok(StreamSpec::new(features, ClassSet::new(class_names)?))
+    let classes = ClassSet::new(class_names)?;
+    Ok(match flags {
+        Some(_) => StreamSpec::multi_label(features, classes),
+        None => StreamSpec::new(features, classes),
+    })
 }
 
 /// Encodes tables that share their columns for an existing `spec` (a model's): features are
@@ -254,6 +271,9 @@ pub fn encode_with_spec(
             });
         }
         RowEncoder::new(spec, &table.schema, enc, &table.path)?;
+    }
+    if spec.is_multi_label() {
+        return encode_label_sets(tables, spec, label, encoder);
     }
     let class_ids: HashMap<&str, usize> = spec
         .classes
@@ -296,6 +316,15 @@ pub fn encode_with_spec(
             row_in_file += batch.num_rows() as u64;
         }
     }
+    let grown = grown_spec(spec, &encoder);
+    Ok(Encoded {
+        data: Dataset::from_parts(grown, values, labels)?,
+        unknown_label_rows,
+    })
+}
+
+/// `spec` with the categories `encoder` has met since.
+fn grown_spec(spec: &StreamSpec, encoder: &RowEncoder) -> StreamSpec {
     let features = spec
         .features
         .iter()
@@ -310,10 +339,52 @@ pub fn encode_with_spec(
             },
         })
         .collect();
-    let grown = StreamSpec::new(features, spec.classes.clone());
+    StreamSpec {
+        features,
+        ..spec.clone()
+    }
+}
+
+/// [`encode_with_spec`] for a multi-label spec: every table needs all the label columns.
+fn encode_label_sets(
+    tables: &[Table],
+    spec: &StreamSpec,
+    label: &str,
+    mut encoder: RowEncoder,
+) -> Result<Encoded> {
+    let (d, k) = (spec.n_features(), spec.n_classes());
+    let n: usize = tables.iter().map(Table::n_rows).sum();
+    let mut values = Vec::with_capacity(n * d);
+    let mut sets = Vec::with_capacity(n);
+    let (mut batch_values, mut masks, mut known) = (Vec::new(), Vec::new(), Vec::new());
+    for table in tables {
+        let reader =
+            LabelSetReader::new(spec, &table.schema, label, &table.path)?.ok_or_else(|| {
+                Error::MissingColumn {
+                    file: table.path.clone(),
+                    column: flag_column(label, "*"),
+                    available: table
+                        .schema
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().clone())
+                        .collect(),
+                }
+            })?;
+        let mut row_in_file = 0u64;
+        for batch in &table.batches {
+            encoder.encode(batch, &table.path, row_in_file, &mut batch_values)?;
+            values.extend_from_slice(&batch_values);
+            reader.read(batch, &table.path, row_in_file, &mut masks, &mut known)?;
+            for (r, &is_known) in known.iter().enumerate() {
+                sets.push(is_known.then(|| masks[r * k..(r + 1) * k].to_vec()));
+            }
+            row_in_file += batch.num_rows() as u64;
+        }
+    }
     Ok(Encoded {
-        data: Dataset::from_parts(grown, values, labels)?,
-        unknown_label_rows,
+        data: Dataset::from_label_sets(grown_spec(spec, &encoder), values, sets)?,
+        unknown_label_rows: Vec::new(),
     })
 }
 
@@ -324,11 +395,13 @@ fn check_columns(
     columns: &[String],
     feature_cols: &[usize],
     kinds: &[Kind],
-    label: &str,
+    label: Option<&str>,
     enc: &Encodings,
 ) -> Result<()> {
     let schema = &table.schema;
-    if schema.index_of(label).is_err() {
+    if let Some(label) = label
+        && schema.index_of(label).is_err()
+    {
         return Err(Error::MissingColumn {
             file: table.path.clone(),
             column: label.to_string(),

@@ -4,6 +4,7 @@
 mod encode;
 mod input;
 mod keyed;
+mod label_sets;
 mod operator;
 mod output;
 mod rows;
@@ -13,6 +14,7 @@ pub(crate) use encode::nominal_type;
 pub use encode::{Encoded, Encodings, Ordinal, encode_tables, encode_with_spec, load_stream};
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 pub use keyed::{KeyedOperator, OperatorFactory};
+pub use label_sets::{LabelSetReader, flag_column, flag_labels};
 pub use operator::{BatchOperator, BoostOperator, CLASSES_KEY, OperatorStats, output_schema};
-pub use output::{Predictions, write_batch};
+pub use output::{Predictions, RankedPredictions, write_batch};
 pub use rows::RowEncoder;

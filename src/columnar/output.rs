@@ -68,6 +68,90 @@ impl Predictions {
     }
 }
 
+/// One ranking per replayed row of a multi-label stream: the row's index in the input, its
+/// relevant labels (if known), the predicted label set and the scores made before learning.
+#[derive(Debug, Clone, Default)]
+pub struct RankedPredictions {
+    /// Label names, in id order.
+    pub labels: Vec<String>,
+    /// 0-based input row numbers, in replay order.
+    pub rows: Vec<u64>,
+    /// Relevant labels, `;`-separated (`None` for rows without a known set).
+    pub relevant: Vec<Option<String>>,
+    /// Predicted label sets, `;`-separated.
+    pub predicted: Vec<String>,
+    /// Scores, `labels.len()` per row.
+    pub scores: Vec<f64>,
+}
+
+impl RankedPredictions {
+    /// Rankings over these labels.
+    pub fn new(labels: &[String]) -> Self {
+        RankedPredictions {
+            labels: labels.to_vec(),
+            ..RankedPredictions::default()
+        }
+    }
+
+    /// The names of the flagged labels, `;`-separated.
+    fn names(&self, mask: &[bool]) -> String {
+        self.labels
+            .iter()
+            .zip(mask)
+            .filter(|(_, on)| **on)
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    /// Records one row.
+    pub fn push(
+        &mut self,
+        row: u64,
+        relevant: Option<&[bool]>,
+        scores: &[f64],
+        predicted: &[bool],
+    ) {
+        self.rows.push(row);
+        self.relevant.push(relevant.map(|m| self.names(m)));
+        self.predicted.push(self.names(predicted));
+        self.scores.extend_from_slice(scores);
+    }
+
+    /// The rankings as a record batch with columns `row`, `relevant`, `predicted`, then
+    /// `score_<label>` per label.
+    pub fn to_batch(&self) -> Result<RecordBatch> {
+        let mut fields = vec![
+            Field::new("row", DataType::UInt64, false),
+            Field::new("relevant", DataType::Utf8, true),
+            Field::new("predicted", DataType::Utf8, false),
+        ];
+        let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(UInt64Array::from(self.rows.clone())),
+            Arc::new(StringArray::from(self.relevant.clone())),
+            Arc::new(StringArray::from(self.predicted.clone())),
+        ];
+        let k = self.labels.len();
+        for (l, name) in self.labels.iter().enumerate() {
+            fields.push(Field::new(
+                format!("score_{name}"),
+                DataType::Float64,
+                false,
+            ));
+            let column: Float64Array = self
+                .scores
+                .iter()
+                .skip(l)
+                .step_by(k.max(1))
+                .copied()
+                .collect();
+            columns.push(Arc::new(column));
+        }
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+            .map_err(|e| Error::config("predictions", e.to_string()))
+    }
+}
+
 /// Writes a batch to `path`, as Parquet if the extension says so, else as CSV with a header.
 pub fn write_batch(path: &Path, batch: &RecordBatch) -> Result<()> {
     let io = |source| Error::Io {
