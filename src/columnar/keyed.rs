@@ -12,7 +12,7 @@ use arrow::record_batch::RecordBatch;
 
 use super::operator::{BatchOperator, BoostOperator, output_schema};
 use super::rows::utf8;
-use crate::learner::Classifier;
+use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
 /// Builds the operator of a key seen for the first time (`None` is the null key).
@@ -30,7 +30,7 @@ pub struct KeyedOperator<M> {
     operators: HashMap<Option<String>, BoostOperator<M>>,
 }
 
-impl<M: Classifier> KeyedOperator<M> {
+impl<M: Classifier + Ranker> KeyedOperator<M> {
     /// One operator per value of column `key` of `input`, each made by `factory` when its
     /// key first appears. Every operator must have the output schema of `input`, `label`
     /// and `classes`.
@@ -80,7 +80,7 @@ impl<M: Classifier> KeyedOperator<M> {
     }
 }
 
-impl<M: Classifier> BatchOperator for KeyedOperator<M> {
+impl<M: Classifier + Ranker> BatchOperator for KeyedOperator<M> {
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }

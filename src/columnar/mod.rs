@@ -15,6 +15,8 @@ pub use encode::{Encoded, Encodings, Ordinal, encode_tables, encode_with_spec, l
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 pub use keyed::{KeyedOperator, OperatorFactory};
 pub use label_sets::{LabelSetReader, flag_column, flag_labels};
-pub use operator::{BatchOperator, BoostOperator, CLASSES_KEY, OperatorStats, output_schema};
+pub use operator::{
+    BatchOperator, BoostOperator, CLASSES_KEY, OperatorStats, output_schema, ranking_output_schema,
+};
 pub use output::{Predictions, RankedPredictions, write_batch};
 pub use rows::RowEncoder;

@@ -21,10 +21,12 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
 use super::encode::Encodings;
+use super::label_sets::LabelSetReader;
 use super::rows::{RowEncoder, utf8};
 use crate::checkpoint::{self, StreamState};
 use crate::core::{ClassId, FeatureKind, StreamSpec};
-use crate::learner::Classifier;
+use crate::eval::ranking::predicted_set;
+use crate::learner::{Classifier, Ranker};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
 
@@ -53,7 +55,7 @@ pub trait BatchOperator {
     fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch>;
 }
 
-impl<M: Classifier> BatchOperator for BoostOperator<M> {
+impl<M: Classifier + Ranker> BatchOperator for BoostOperator<M> {
     fn schema(&self) -> SchemaRef {
         BoostOperator::schema(self)
     }
@@ -63,7 +65,22 @@ impl<M: Classifier> BatchOperator for BoostOperator<M> {
     }
 }
 
-/// A [`Classifier`] applied to record batches in order.
+/// Where the rows' targets come from and how predictions are written.
+enum Targets {
+    /// One class per row.
+    Classes {
+        /// Input index of the label column, if the input has one.
+        label_column: Option<usize>,
+        class_ids: HashMap<String, ClassId>,
+        /// The class names as an array of the label's type, for `take`.
+        class_values: ArrayRef,
+    },
+    /// A label set per row (`<label>_<name>` flag columns), if the input has them.
+    LabelSets(Option<LabelSetReader>),
+}
+
+/// A model applied to record batches in order: a [`Classifier`] on a multiclass stream, a
+/// [`Ranker`] on a multi-label one.
 pub struct BoostOperator<M> {
     model: M,
     /// The stream the model was built for; its categories grow with the encoder's.
@@ -71,11 +88,7 @@ pub struct BoostOperator<M> {
     encodings: Encodings,
     encoder: RowEncoder,
     label: String,
-    /// Input index of the label column, if the input has one.
-    label_column: Option<usize>,
-    class_ids: HashMap<String, ClassId>,
-    /// The class names as an array of the label's type, for `take`.
-    class_values: ArrayRef,
+    targets: Targets,
     input_schema: SchemaRef,
     schema: SchemaRef,
     /// Names the input in errors.
@@ -87,10 +100,10 @@ pub struct BoostOperator<M> {
     probs: Vec<f64>,
 }
 
-impl<M: Classifier> BoostOperator<M> {
+impl<M: Classifier + Ranker> BoostOperator<M> {
     /// An operator for batches of `input` schema, scoring with `model` (built for `spec`)
-    /// and learning from column `label` when the input has it. `source` names the input in
-    /// errors.
+    /// and learning from column `label` (or, for a multi-label stream, the `<label>_<name>`
+    /// columns) when the input has it. `source` names the input in errors.
     pub fn new(
         model: M,
         spec: &StreamSpec,
@@ -111,32 +124,42 @@ impl<M: Classifier> BoostOperator<M> {
             ));
         }
         let encoder = RowEncoder::new(spec, &input, encodings, &source)?;
-        let label_column = input.index_of(label).ok();
-        let schema = output_schema(&input, label, spec.classes.names());
-        let label_type = schema.field(input.fields().len()).data_type().clone();
-        let names = StringArray::from_iter_values(spec.classes.names());
-        let class_values = cast(&names, &label_type).map_err(|e| Error::SchemaMismatch {
-            file: source.clone(),
-            first: PathBuf::from("the model's class set"),
-            detail: format!(
-                "class names do not fit label column `{label}` of type {label_type}: {e}"
-            ),
-        })?;
+        let (targets, schema) = if spec.is_multi_label() {
+            let reader = LabelSetReader::new(spec, &input, label, &source)?;
+            let schema = ranking_output_schema(&input, label, spec.classes.names());
+            (Targets::LabelSets(reader), schema)
+        } else {
+            let schema = output_schema(&input, label, spec.classes.names());
+            let label_type = schema.field(input.fields().len()).data_type().clone();
+            let names = StringArray::from_iter_values(spec.classes.names());
+            let class_values = cast(&names, &label_type).map_err(|e| Error::SchemaMismatch {
+                file: source.clone(),
+                first: PathBuf::from("the model's class set"),
+                detail: format!(
+                    "class names do not fit label column `{label}` of type {label_type}: {e}"
+                ),
+            })?;
+            let class_ids = spec
+                .classes
+                .names()
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i))
+                .collect();
+            let targets = Targets::Classes {
+                label_column: input.index_of(label).ok(),
+                class_ids,
+                class_values,
+            };
+            (targets, schema)
+        };
         Ok(BoostOperator {
             model,
             spec: spec.clone(),
             encodings: encodings.clone(),
             encoder,
             label: label.to_string(),
-            label_column,
-            class_ids: spec
-                .classes
-                .names()
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.clone(), i))
-                .collect(),
-            class_values,
+            targets,
             input_schema: input,
             schema,
             source,
@@ -201,12 +224,34 @@ impl<M: Classifier> BoostOperator<M> {
                 ),
             });
         }
-        let n = batch.num_rows();
         let first_row = self.stats.rows_seen;
         self.encoder
             .encode(batch, &self.source, first_row, &mut self.rows)?;
-        let labels = match self.label_column {
-            Some(i) => Some(utf8(batch.column(i), &self.source, &self.label)?),
+        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+        match &self.targets {
+            Targets::Classes { .. } => self.classify(batch, &mut columns)?,
+            Targets::LabelSets(_) => self.rank(batch, &mut columns)?,
+        }
+        self.stats.rows_seen += batch.num_rows() as u64;
+        RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| Error::Format {
+            file: PathBuf::from("record batch"),
+            message: e.to_string(),
+        })
+    }
+
+    /// Multiclass rows: `predicted_<label>` and `predicted_<label>_probs`.
+    fn classify(&mut self, batch: &RecordBatch, columns: &mut Vec<ArrayRef>) -> Result<()> {
+        let Targets::Classes {
+            label_column,
+            class_ids,
+            class_values,
+        } = &self.targets
+        else {
+            unreachable!("called for multiclass streams")
+        };
+        let n = batch.num_rows();
+        let labels = match label_column {
+            Some(i) => Some(utf8(batch.column(*i), &self.source, &self.label)?),
             None => None,
         };
         let labels = labels.as_ref().map(|l| l.as_string::<i32>());
@@ -216,7 +261,7 @@ impl<M: Classifier> BoostOperator<M> {
         let mut probs = Vec::with_capacity(n * k);
         for r in 0..n {
             let y = match labels {
-                Some(l) if l.is_valid(r) => match self.class_ids.get(l.value(r)) {
+                Some(l) if l.is_valid(r) => match class_ids.get(l.value(r)) {
                     Some(&y) => Some(y),
                     None => {
                         self.stats.unknown_labels += 1;
@@ -230,20 +275,82 @@ impl<M: Classifier> BoostOperator<M> {
             probs.extend_from_slice(&self.probs);
             self.stats.rows_learnt += u64::from(y.is_some());
         }
-        self.stats.rows_seen += n as u64;
         let ids = UInt32Array::from(predicted);
-        let predicted = take(&self.class_values, &ids, None).expect("ids are class ids");
-        let item = Arc::new(Field::new("item", DataType::Float64, false));
-        let probs =
-            FixedSizeListArray::new(item, k as i32, Arc::new(Float64Array::from(probs)), None);
-        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
-        columns.push(predicted);
-        columns.push(Arc::new(probs));
-        RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| Error::Format {
-            file: PathBuf::from("record batch"),
-            message: e.to_string(),
-        })
+        columns.push(take(class_values, &ids, None).expect("ids are class ids"));
+        columns.push(Arc::new(fixed_list(probs, k)));
+        Ok(())
     }
+
+    /// Multi-label rows: `<label>_scores` and `predicted_<label>` (the predicted set).
+    fn rank(&mut self, batch: &RecordBatch, columns: &mut Vec<ArrayRef>) -> Result<()> {
+        let Targets::LabelSets(reader) = &self.targets else {
+            unreachable!("called for multi-label streams")
+        };
+        let n = batch.num_rows();
+        let (d, k) = (self.encoder.width(), self.probs.len());
+        let (mut masks, mut known) = (Vec::new(), vec![false; n]);
+        if let Some(reader) = reader {
+            reader.read(
+                batch,
+                &self.source,
+                self.stats.rows_seen,
+                &mut masks,
+                &mut known,
+            )?;
+        }
+        let names = self.spec.classes.names();
+        let mut scores = Vec::with_capacity(n * k);
+        let mut sets = arrow::array::ListBuilder::new(arrow::array::StringBuilder::new());
+        let mut set = Vec::with_capacity(k);
+        for r in 0..n {
+            let relevant = known[r].then(|| &masks[r * k..(r + 1) * k]);
+            let x = &self.rows[r * d..(r + 1) * d];
+            self.model
+                .learn_predict_scores(x, relevant, 1.0, &mut self.probs);
+            scores.extend_from_slice(&self.probs);
+            predicted_set(&self.probs, &mut set);
+            for (name, _) in names.iter().zip(&set).filter(|(_, on)| **on) {
+                sets.values().append_value(name);
+            }
+            sets.append(true);
+            self.stats.rows_learnt += u64::from(relevant.is_some());
+        }
+        columns.push(Arc::new(fixed_list(scores, k)));
+        columns.push(Arc::new(sets.finish()));
+        Ok(())
+    }
+}
+
+/// `values` as a list of `k` floats per row.
+fn fixed_list(values: Vec<f64>, k: usize) -> FixedSizeListArray {
+    let item = Arc::new(Field::new("item", DataType::Float64, false));
+    FixedSizeListArray::new(item, k as i32, Arc::new(Float64Array::from(values)), None)
+}
+
+/// The schema of a ranker's output over `input` with label prefix `label` and these labels:
+/// the input's columns, then `<label>_scores` (a score per label; the names under
+/// [`CLASSES_KEY`] in its metadata) and `predicted_<label>`, the predicted set (the labels
+/// scoring above the mean score, [`predicted_set`]).
+pub fn ranking_output_schema(input: &Schema, label: &str, labels: &[String]) -> SchemaRef {
+    let labels_json = serde_json::to_string(labels).expect("strings serialize");
+    let scores = Field::new(
+        format!("{label}_scores"),
+        DataType::FixedSizeList(
+            Arc::new(Field::new("item", DataType::Float64, false)),
+            labels.len() as i32,
+        ),
+        false,
+    )
+    .with_metadata(HashMap::from([(CLASSES_KEY.to_string(), labels_json)]));
+    let set = Field::new(
+        format!("predicted_{label}"),
+        DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+        false,
+    );
+    let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
+    fields.push(Arc::new(scores));
+    fields.push(Arc::new(set));
+    Arc::new(Schema::new_with_metadata(fields, input.metadata().clone()))
 }
 
 /// The schema of an operator's output over `input` with label column `label` and these

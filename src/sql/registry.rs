@@ -7,7 +7,10 @@ use std::sync::{Arc, RwLock};
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 
 use crate::checkpoint::{self, Metadata, StreamState};
-use crate::columnar::{BoostOperator, Encodings, OperatorStats, nominal_type};
+use crate::columnar::{
+    BoostOperator, Encodings, OperatorStats, flag_labels, nominal_type, output_schema,
+    ranking_output_schema,
+};
 use crate::core::{ClassSet, Feature, StreamSpec};
 use crate::model::{Model, ModelConfig};
 use crate::{Config, Error, Result};
@@ -125,15 +128,21 @@ impl ModelRegistry {
 
 impl ModelSource {
     /// A model to train on a stream whose feature columns are `features` and whose label
-    /// column is `label`, with the stream state it starts from.
-    pub fn start(&self, features: &Schema, label: &str) -> Result<(Model, StreamState)> {
+    /// column is `label` (or, `multi_label`, whose label sets are in `<label>_<name>`
+    /// columns), with the stream state it starts from. A checkpoint keeps its own task.
+    pub fn start(
+        &self,
+        features: &Schema,
+        label: &str,
+        multi_label: bool,
+    ) -> Result<(Model, StreamState)> {
         match self {
             ModelSource::Config {
                 config,
                 classes,
                 seed,
             } => {
-                let spec = spec_of(features, classes)?;
+                let spec = spec_of(features, classes, multi_label)?;
                 let model = config.build(&spec, *seed)?;
                 let stream = StreamState {
                     config: config.clone(),
@@ -147,6 +156,26 @@ impl ModelSource {
             ModelSource::Checkpoint { model, stream, .. } => {
                 Ok(((**model).clone(), (**stream).clone()))
             }
+        }
+    }
+
+    /// Whether the model ranks label sets on a stream of `input` with label `label`: a
+    /// checkpoint's own task, or for a fresh model, whether the input has `<label>_<name>`
+    /// flag columns instead of a label column.
+    pub fn is_multi_label(&self, input: &Schema, label: &str) -> bool {
+        match self {
+            ModelSource::Checkpoint { stream, .. } => stream.spec.is_multi_label(),
+            ModelSource::Config { .. } => flag_labels(input, label).is_some(),
+        }
+    }
+
+    /// The schema of the scored rows of `input`: its columns, then the prediction columns
+    /// of a classifier or of a ranker.
+    pub fn output_schema(&self, input: &Schema, label: &str) -> SchemaRef {
+        if self.is_multi_label(input, label) {
+            ranking_output_schema(input, label, self.classes())
+        } else {
+            output_schema(input, label, self.classes())
         }
     }
 
@@ -169,15 +198,21 @@ impl ModelSource {
         not_features: &[&str],
         origin: &str,
     ) -> Result<BoostOperator<Model>> {
+        // Without a label column but with `<label>_<name>` flag columns, the stream is
+        // multi-label and the flags are its targets.
+        let multi_label = flag_labels(&input, label).is_some();
+        let prefix = format!("{label}_");
+        let is_target =
+            |name: &str| name == label || (multi_label && name.starts_with(prefix.as_str()));
         let features = Schema::new(
             input
                 .fields()
                 .iter()
-                .filter(|f| f.name() != label && !not_features.contains(&f.name().as_str()))
+                .filter(|f| !is_target(f.name()) && !not_features.contains(&f.name().as_str()))
                 .cloned()
                 .collect::<Vec<_>>(),
         );
-        let (model, stream) = self.start(&features, label)?;
+        let (model, stream) = self.start(&features, label, multi_label)?;
         BoostOperator::new(
             model,
             &stream.spec,
@@ -199,7 +234,7 @@ impl ModelSource {
 
 /// The spec of a fresh model over these columns, kinds by the file readers' rule (text is
 /// nominal, categories found as they come; numbers are numeric).
-fn spec_of(features: &Schema, classes: &[String]) -> Result<StreamSpec> {
+fn spec_of(features: &Schema, classes: &[String], multi_label: bool) -> Result<StreamSpec> {
     let features = features
         .fields()
         .iter()
@@ -213,7 +248,12 @@ fn spec_of(features: &Schema, classes: &[String]) -> Result<StreamSpec> {
             }),
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(StreamSpec::new(features, ClassSet::new(classes.to_vec())?))
+    let classes = ClassSet::new(classes.to_vec())?;
+    Ok(if multi_label {
+        StreamSpec::multi_label(features, classes)
+    } else {
+        StreamSpec::new(features, classes)
+    })
 }
 
 impl std::hash::Hash for ModelRegistry {

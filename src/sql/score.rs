@@ -64,7 +64,7 @@ use futures::stream::BoxStream;
 use super::registry::{ModelRegistry, ModelSource};
 use super::to_df;
 use crate::Error;
-use crate::columnar::{BatchOperator, KeyedOperator, output_schema};
+use crate::columnar::{BatchOperator, KeyedOperator, flag_labels};
 use crate::stream::ScoredStream;
 
 const NAME: &str = "boost_score";
@@ -230,7 +230,9 @@ impl BoostScoreNode {
             .chain(std::iter::once(("ordering", &args.ts)))
             .chain(args.key.as_ref().map(|k| ("key", k)));
         for (role, column) in columns {
-            if input.schema().field_with_unqualified_name(column).is_err() {
+            // A multi-label stream's label is a prefix of its `<label>_<name>` columns.
+            let flags = role == "label" && flag_labels(input.schema().as_arrow(), column).is_some();
+            if input.schema().field_with_unqualified_name(column).is_err() && !flags {
                 return plan_err!(
                     "{}: the input has no {role} column `{column}` (columns: {})",
                     args.origin(),
@@ -245,7 +247,7 @@ impl BoostScoreNode {
             }
         }
         let in_schema = input.schema();
-        let out = output_schema(in_schema.as_arrow(), &args.label, source.classes());
+        let out = source.output_schema(in_schema.as_arrow(), &args.label);
         let qualified = in_schema
             .iter()
             .map(|(q, f)| (q.cloned(), f.clone()))
@@ -368,7 +370,7 @@ impl BoostScoreExec {
         args: Arguments,
     ) -> DfResult<Self> {
         let in_schema = input.schema();
-        let schema = output_schema(&in_schema, &args.label, source.classes());
+        let schema = source.output_schema(&in_schema, &args.label);
         let ts = col(&args.ts, &in_schema)?;
         let key = args
             .key

@@ -19,5 +19,7 @@ mod operator;
 mod bad_input;
 #[cfg(feature = "cli")]
 mod cli;
+#[cfg(feature = "cli")]
+mod multi_label;
 #[cfg(feature = "sql")]
 mod sql;

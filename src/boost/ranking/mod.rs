@@ -179,6 +179,38 @@ ranker_via_classifier!(
     crate::weak::Perceptron
 );
 
+/// The same for the multiclass and binary boosters, over any learner.
+macro_rules! generic_ranker_via_classifier {
+    ($($t:ident),*) => {$(
+        impl<L: Classifier> Ranker for $t<L> {
+            fn n_labels(&self) -> usize {
+                self.n_classes()
+            }
+
+            fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
+                learn_labels_as_classifier(self, x, relevant, weight);
+            }
+
+            fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
+                self.predict_proba(x, out);
+            }
+        }
+    )*};
+}
+
+use crate::boost::binary::{OgBoost, OsBoost};
+use crate::boost::multiclass::{AdaBoostOlm, BinaryBundle, OnlineMbbm};
+use crate::boost::oza::OzaBoost;
+
+generic_ranker_via_classifier!(
+    AdaBoostOlm,
+    OnlineMbbm,
+    OzaBoost,
+    BinaryBundle,
+    OsBoost,
+    OgBoost
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
