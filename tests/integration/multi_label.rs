@@ -19,7 +19,7 @@ use crate::common::dataset;
 
 /// Writes a multi-label data set as CSV with `label_<name>` columns; rows in `skip_set` get
 /// empty label cells.
-fn write_csv(data: &Dataset, path: &Path, rows: std::ops::Range<usize>) {
+pub fn write_csv(data: &Dataset, path: &Path, rows: std::ops::Range<usize>) {
     let spec = data.spec();
     let mut text: Vec<String> = vec![
         spec.features

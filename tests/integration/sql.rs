@@ -546,3 +546,72 @@ async fn both_spellings_stream_an_unbounded_source() {
         assert_eq!(got[..1728], replayed[..], "{sql}");
     }
 }
+
+#[tokio::test]
+async fn boost_score_ranks_a_multi_label_stream() {
+    use streamboost::boost::ranking::AdaOlmrConfig;
+    use streamboost::weak::HoeffdingTreeConfig;
+    let dir = tempfile::tempdir().unwrap();
+    let data = streamboost::synth::mixed_multi_label(400, 0.05, 0.0, 8);
+    let plain = dir.path().join("ml.csv");
+    crate::multi_label::write_csv(&data, &plain, 0..400);
+    let mut with_ts = String::new();
+    for (i, line) in std::fs::read_to_string(&plain).unwrap().lines().enumerate() {
+        with_ts += &if i == 0 {
+            format!("ts,{line}\n")
+        } else {
+            format!("{i},{line}\n")
+        };
+    }
+    let path = dir.path().join("ml_ts.csv");
+    std::fs::write(&path, with_ts).unwrap();
+
+    let config = ModelConfig::AdaOlmr(AdaOlmrConfig {
+        n_learners: 5,
+        ..AdaOlmrConfig::new(HoeffdingTreeConfig::jgt_paper().into())
+    });
+    let labels: Vec<String> = data.spec().classes.names().to_vec();
+    let registry = ModelRegistry::new();
+    registry
+        .register_config("ml", config.clone(), labels, 9)
+        .unwrap();
+    let ctx = SessionContext::new();
+    register_all(&ctx, &registry).unwrap();
+    ctx.register_csv("t", path.to_str().unwrap(), CsvReadOptions::new())
+        .await
+        .unwrap();
+    let out = query(
+        &ctx,
+        "SELECT ts, label_scores, predicted_label \
+         FROM boost_score('ml', (SELECT * FROM t), 'label', 'ts') ORDER BY ts",
+    )
+    .await;
+
+    let stream = load_stream(&[plain], "label", &Encodings::default()).unwrap();
+    let mut model = streamboost::Config::build(&config, stream.spec(), 9).unwrap();
+    let mut expected = Vec::new();
+    Prequential::default()
+        .run_ranking(&mut model, &stream, None, |row, _| {
+            expected.push(row.scores.to_vec());
+            Ok(())
+        })
+        .unwrap();
+    let mut r = 0;
+    for batch in &out {
+        let scores = batch
+            .column_by_name("label_scores")
+            .unwrap()
+            .as_fixed_size_list();
+        assert_eq!(scores.value_length(), 5);
+        for i in 0..batch.num_rows() {
+            let got = scores.value(i);
+            assert_eq!(
+                got.as_primitive::<Float64Type>().values(),
+                &expected[r][..],
+                "row {r}"
+            );
+            r += 1;
+        }
+    }
+    assert_eq!(r, 400);
+}
