@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use crate::boost::multiclass::AdaBoostOlm;
 use crate::checkpoint::{self, Metadata, StreamState};
-use crate::core::FeatureKind;
 use crate::core::math::argmax;
+use crate::core::{FeatureKind, Task};
 use crate::model::Model;
 use crate::{Classifier, Result};
 
@@ -52,6 +52,8 @@ struct Inspection<'a> {
     file: String,
     metadata: &'a Metadata,
     label: &'a str,
+    /// Multiclass, or multi-label (the classes are then the labels a set is drawn from).
+    task: Task,
     classes: &'a [String],
     features: Vec<String>,
     trees: TreeSummary,
@@ -66,6 +68,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
         file: args.path.display().to_string(),
         metadata: &metadata,
         label: &stream.label,
+        task: stream.spec.task,
         classes: stream.spec.classes.names(),
         features: features(&stream),
         trees: trees(&model),
@@ -149,7 +152,11 @@ fn print_text(out: &mut impl Write, i: &Inspection<'_>) {
     let _ = writeln!(out, "fingerprint     {}", m.fingerprint);
     let _ = writeln!(out, "checksum        {}", m.digest);
     let _ = writeln!(out, "label           {}", i.label);
-    let _ = writeln!(out, "classes         {}", i.classes.join(", "));
+    let kind = match i.task {
+        Task::Multiclass => "classes        ",
+        Task::MultiLabel => "labels (sets)  ",
+    };
+    let _ = writeln!(out, "{kind} {}", i.classes.join(", "));
     let _ = writeln!(out, "features        {}", i.features.join(", "));
     let t = &i.trees;
     let _ = writeln!(

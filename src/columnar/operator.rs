@@ -442,7 +442,7 @@ mod tests {
         )
     }
 
-    fn operator<M: Classifier>(
+    fn operator<M: Classifier + Ranker>(
         model: M,
         spec: &StreamSpec,
         input: &RecordBatch,

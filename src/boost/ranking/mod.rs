@@ -136,7 +136,7 @@ pub fn learn_labels_as_classifier<C: Classifier + ?Sized>(
     weight: f64,
 ) {
     let split = LabelSplit::of(relevant);
-    if !split.has_pairs() || !(weight > 0.0 && weight.is_finite()) {
+    if !(split.has_pairs() && weight > 0.0 && weight.is_finite()) {
         return;
     }
     let w = weight / split.relevant.len() as f64;

@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn invalid_baseline_uses_gamma_one_over_m() {
-        let mut tables = WalkTables::new(4, 0.4, 3);
+        let tables = WalkTables::new(4, 0.4, 3);
         assert_eq!(tables.baseline(3), (0.0, 1.0 / 3.0));
         assert!(tables.is_capped(3) && !tables.is_capped(2));
     }
