@@ -108,7 +108,7 @@ def main():
         t_ada = stats(d, "Ada.OLMR", "seconds")[0]
         t_bmr = stats(d, best, "seconds")[0]
         print(f"| {d} | {m:.4f} ± {sd:.4f} [{p_ada:.4f}] | {ada_ok} | {bm:.4f} ± {bsd:.4f} "
-              f"({best.split('=')[1]}) [{p_bmr:.4f}] | {bmr_ok} | {t_bmr / t_ada:.2f} |")
+              f"({best.replace('OnlineBMR ', '')}) [{p_bmr:.4f}] | {bmr_ok} | {t_bmr / t_ada:.2f} |")
     print("\nOnlineBMR over its γ grid, mean test rank loss (spec weights / authors' raw "
           "weights):\n")
     for d in sets:
