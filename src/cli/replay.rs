@@ -664,16 +664,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             )?;
         }
         if let Some(path) = &args.curve {
-            let mut csv = String::from("rows,cumulative_rank_loss,window_rank_loss\n");
-            for p in &report.curve {
-                csv += &format!(
-                    "{},{},{}\n",
-                    p.rows,
-                    cell(p.cumulative_rank_loss),
-                    cell(p.window_rank_loss)
-                );
-            }
-            write_text(path, &csv)?;
+            let points = report.curve.iter();
+            let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
+            write_curve(path, "rank_loss", points)?;
         }
         if let (Some(path), Some(p)) = (&args.predictions, predictions) {
             write_batch(path, &p.to_batch()?)?;
@@ -712,16 +705,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         )?;
     }
     if let Some(path) = &args.curve {
-        let mut csv = String::from("rows,cumulative_accuracy,window_accuracy\n");
-        for p in &report.curve {
-            csv += &format!(
-                "{},{},{}\n",
-                p.rows,
-                cell(p.cumulative_accuracy),
-                cell(p.window_accuracy)
-            );
-        }
-        write_text(path, &csv)?;
+        let points = report.curve.iter();
+        let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
+        write_curve(path, "accuracy", points)?;
     }
     if let (Some(path), Some(p)) = (&args.predictions, predictions) {
         write_batch(path, &p.to_batch()?)?;
@@ -729,8 +715,18 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     Ok(())
 }
 
-fn cell(v: Option<f64>) -> String {
-    v.map_or(String::new(), |v| v.to_string())
+/// Writes a learning curve as CSV: `rows,cumulative_<metric>,window_<metric>`.
+fn write_curve(
+    path: &Path,
+    metric: &str,
+    points: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
+) -> Result<()> {
+    let cell = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    let mut csv = format!("rows,cumulative_{metric},window_{metric}\n");
+    for (rows, cumulative, window) in points {
+        csv += &format!("{rows},{},{}\n", cell(cumulative), cell(window));
+    }
+    write_text(path, &csv)
 }
 
 fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {

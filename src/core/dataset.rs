@@ -106,14 +106,8 @@ impl Dataset {
                 message: format!("label set is not a mask of the {k} labels"),
             });
         }
-        data.values = values;
-        data.labels = vec![None; sets.len()];
-        for set in &sets {
-            data.known_sets.push(set.is_some());
-            match set {
-                Some(mask) => data.masks.extend_from_slice(mask),
-                None => data.masks.extend(std::iter::repeat_n(false, k)),
-            }
+        for (i, set) in sets.iter().enumerate() {
+            data.push_label_set(&values[i * d..(i + 1) * d], set.as_deref());
         }
         Ok(data)
     }

@@ -9,4 +9,4 @@ pub use metrics::{ClassMetrics, ConfusionMatrix};
 pub use prequential::{
     CurvePoint, FinalFraction, Prequential, PrequentialReport, RowOutcome, Summary, Throughput,
 };
-pub use ranking::{RankedRow, RankingMetrics, RankingReport, RankingSummary};
+pub use ranking::{RankedRow, RankingMetrics, RankingReport, RankingSummary, RowRanking};

@@ -31,31 +31,34 @@ pub fn predicted_set(scores: &[f64], out: &mut Vec<bool>) {
     out.extend(scores.iter().map(|&s| s > mean + TIE_EPS));
 }
 
-/// Running sums of the multi-label metrics over a set of rows.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RankingMetrics {
-    rows: u64,
+/// The multi-label measures of one row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowRanking {
     rank_loss: f64,
     hamming: f64,
-    ranked_rows: u64,
-    one_error: f64,
-    coverage: f64,
-    precision: f64,
+    /// One-error, coverage and average precision; `None` when `Y = ∅`.
+    ranked: Option<(f64, f64, f64)>,
 }
 
-impl RankingMetrics {
-    /// Records one row: its label split, its scores and the predicted set.
-    pub fn record(&mut self, split: &LabelSplit, relevant: &[bool], scores: &[f64], set: &[bool]) {
-        let k = scores.len();
-        self.rows += 1;
-        self.rank_loss += split.rank_loss(scores);
+impl RowRanking {
+    /// The measures of a row: its label split, its scores and the predicted set. `ranks` is
+    /// scratch space.
+    pub fn of(
+        split: &LabelSplit,
+        relevant: &[bool],
+        scores: &[f64],
+        set: &[bool],
+        ranks: &mut Vec<f64>,
+    ) -> Self {
         let wrong = relevant.iter().zip(set).filter(|(a, b)| a != b).count();
-        self.hamming += wrong as f64 / k as f64;
+        let mut row = RowRanking {
+            rank_loss: split.rank_loss(scores),
+            hamming: wrong as f64 / scores.len() as f64,
+            ranked: None,
+        };
         if split.relevant.is_empty() {
-            return;
+            return row;
         }
-        self.ranked_rows += 1;
-        self.one_error += f64::from(u8::from(!relevant[argmax(scores)]));
         let rank = |l: usize| -> f64 {
             let mut r = 1.0;
             for (j, &s) in scores.iter().enumerate() {
@@ -70,14 +73,55 @@ impl RankingMetrics {
             }
             r
         };
-        let ranks: Vec<f64> = split.relevant.iter().map(|&l| rank(l)).collect();
-        self.coverage += ranks.iter().copied().fold(0.0, f64::max) - 1.0;
+        ranks.clear();
+        ranks.extend(split.relevant.iter().map(|&l| rank(l)));
+        let coverage = ranks.iter().copied().fold(0.0, f64::max) - 1.0;
         let mut precision = 0.0;
-        for &r in &ranks {
+        for &r in ranks.iter() {
             let above = ranks.iter().filter(|&&o| o <= r).count() as f64;
             precision += above / r;
         }
-        self.precision += precision / ranks.len() as f64;
+        let one_error = f64::from(u8::from(!relevant[argmax(scores)]));
+        row.ranked = Some((one_error, coverage, precision / ranks.len() as f64));
+        row
+    }
+}
+
+/// Running sums of the multi-label metrics over a set of rows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RankingMetrics {
+    rows: u64,
+    rank_loss: f64,
+    hamming: f64,
+    ranked_rows: u64,
+    one_error: f64,
+    coverage: f64,
+    precision: f64,
+}
+
+impl RankingMetrics {
+    /// Adds one row's measures.
+    pub fn add(&mut self, row: &RowRanking) {
+        self.rows += 1;
+        self.rank_loss += row.rank_loss;
+        self.hamming += row.hamming;
+        if let Some((one_error, coverage, precision)) = row.ranked {
+            self.ranked_rows += 1;
+            self.one_error += one_error;
+            self.coverage += coverage;
+            self.precision += precision;
+        }
+    }
+
+    /// Records one row: its label split, its scores and the predicted set.
+    pub fn record(&mut self, split: &LabelSplit, relevant: &[bool], scores: &[f64], set: &[bool]) {
+        self.add(&RowRanking::of(
+            split,
+            relevant,
+            scores,
+            set,
+            &mut Vec::new(),
+        ));
     }
 
     /// Mean rank loss so far (`None` before any row).
@@ -198,6 +242,7 @@ impl Prequential {
         let mut scores = vec![0.0; k];
         let mut set = Vec::with_capacity(k);
         let mut split = LabelSplit::default();
+        let mut ranks = Vec::with_capacity(k);
 
         let start = Instant::now();
         for position in 0..n {
@@ -207,13 +252,14 @@ impl Prequential {
             predicted_set(&scores, &mut set);
             if let Some(relevant) = relevant {
                 split.fill(relevant);
-                all.record(&split, relevant, &scores, &set);
-                recent.record(&split, relevant, &scores, &set);
+                let measured = RowRanking::of(&split, relevant, &scores, &set, &mut ranks);
+                all.add(&measured);
+                recent.add(&measured);
                 if position >= first_final {
-                    last.record(&split, relevant, &scores, &set);
+                    last.add(&measured);
                 }
                 if self.in_test(position) {
-                    test.record(&split, relevant, &scores, &set);
+                    test.add(&measured);
                 }
             }
             after_row(

@@ -54,14 +54,6 @@ impl LabelSplit {
         }
     }
 
-    /// Refills the split for the single relevant label `y` of `k`.
-    pub fn fill_single(&mut self, y: ClassId, k: usize) {
-        self.relevant.clear();
-        self.relevant.push(y);
-        self.irrelevant.clear();
-        self.irrelevant.extend((0..k).filter(|&l| l != y));
-    }
-
     /// Whether there is at least one (relevant, irrelevant) pair: rows with `Y = ∅` or
     /// `Y = [k]` carry no ranking information and are not learnt (ALGORITHMS.md §5.2).
     pub fn has_pairs(&self) -> bool {
@@ -135,12 +127,12 @@ pub fn learn_labels_as_classifier<C: Classifier + ?Sized>(
     relevant: &[bool],
     weight: f64,
 ) {
-    let split = LabelSplit::of(relevant);
-    if !(split.has_pairs() && weight > 0.0 && weight.is_finite()) {
+    let m = relevant.iter().filter(|&&r| r).count();
+    if !(m > 0 && m < relevant.len() && weight > 0.0 && weight.is_finite()) {
         return;
     }
-    let w = weight / split.relevant.len() as f64;
-    for &l in &split.relevant {
+    let w = weight / m as f64;
+    for (l, _) in relevant.iter().enumerate().filter(|(_, r)| **r) {
         model.learn(x, l, w);
     }
 }
