@@ -20,7 +20,9 @@ use arrow::compute::cast;
 use arrow::datatypes::DataType;
 
 use super::input::{Table, read_table};
-use super::label_sets::{LabelSetReader, flag_column, flag_labels};
+use super::label_sets::{
+    LabelSetLayout, LabelSetReader, collect_list_labels, flag_column, label_set_layout,
+};
 use super::rows::RowEncoder;
 use crate::core::{ClassSet, Dataset, Feature, FeatureKind, StreamSpec};
 use crate::{Error, Result};
@@ -150,11 +152,12 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
         .iter()
         .map(|f| f.name().clone())
         .collect();
-    // A multi-label table has `label_<name>` flag columns instead of a label column.
-    let flags = flag_labels(&first.schema, label);
-    let is_target = |name: &str| match &flags {
-        Some(names) => names.iter().any(|n| flag_column(label, n) == name),
-        None => name == label,
+    // A multi-label table has a list-typed label column, or `label_<name>` flag columns
+    // instead of a label column.
+    let layout = label_set_layout(&first.schema, label);
+    let is_target = |name: &str| match &layout {
+        Some(LabelSetLayout::Flags(names)) => names.iter().any(|n| flag_column(label, n) == name),
+        _ => name == label,
     };
     let feature_cols: Vec<usize> = (0..columns.len())
         .filter(|&i| !is_target(&columns[i]))
@@ -184,14 +187,19 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
         })
         .collect::<Result<Vec<_>>>()?;
     for table in tables {
-        let target = if flags.is_some() { None } else { Some(label) };
+        let target = match layout {
+            Some(LabelSetLayout::Flags(_)) => None,
+            _ => Some(label),
+        };
         check_columns(table, first, &columns, &feature_cols, &kinds, target, enc)?;
     }
 
     // Categories and classes, in order of first appearance.
     let mut categories: Vec<Dictionary> = vec![Dictionary::default(); feature_cols.len()];
     let mut classes = Dictionary::default();
+    let mut listed = Vec::new();
     for table in tables {
+        let mut row_in_file = 0u64;
         for batch in &table.batches {
             for (f, &i) in feature_cols.iter().enumerate() {
                 if kinds[f] == Kind::Nominal {
@@ -204,16 +212,26 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
                     }
                 }
             }
-            if flags.is_none() {
-                let label_index = batch.schema().index_of(label).expect("checked above");
-                for v in strings(batch.column(label_index)).iter().flatten() {
-                    classes.code(v);
+            match layout {
+                Some(LabelSetLayout::Flags(_)) => {}
+                Some(LabelSetLayout::List) => {
+                    let label_index = batch.schema().index_of(label).expect("checked above");
+                    let column = batch.column(label_index);
+                    collect_list_labels(column, label, &table.path, row_in_file, &mut listed)?;
+                }
+                None => {
+                    let label_index = batch.schema().index_of(label).expect("checked above");
+                    for v in strings(batch.column(label_index)).iter().flatten() {
+                        classes.code(v);
+                    }
                 }
             }
+            row_in_file += batch.num_rows() as u64;
         }
     }
-    let class_names = match &flags {
-        Some(names) => names.clone(),
+    let class_names = match &layout {
+        Some(LabelSetLayout::Flags(names)) => names.clone(),
+        Some(LabelSetLayout::List) => sorted_class_names(listed),
         None => sorted_class_names(classes.names.clone()),
     };
     if class_names.len() < 2 {
@@ -238,7 +256,7 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
         })
         .collect();
     let classes = ClassSet::new(class_names)?;
-    Ok(match flags {
+    Ok(match layout {
         Some(_) => StreamSpec::multi_label(features, classes),
         None => StreamSpec::new(features, classes),
     })
@@ -345,7 +363,8 @@ fn grown_spec(spec: &StreamSpec, encoder: &RowEncoder) -> StreamSpec {
     }
 }
 
-/// [`encode_with_spec`] for a multi-label spec: every table needs all the label columns.
+/// [`encode_with_spec`] for a multi-label spec: every table needs its label sets, in either
+/// layout. A set naming a label outside the spec's makes its row one to score only.
 fn encode_label_sets(
     tables: &[Table],
     spec: &StreamSpec,
@@ -356,13 +375,14 @@ fn encode_label_sets(
     let n: usize = tables.iter().map(Table::n_rows).sum();
     let mut values = Vec::with_capacity(n * d);
     let mut sets = Vec::with_capacity(n);
+    let mut unknown_label_rows = Vec::new();
     let (mut batch_values, mut masks, mut known) = (Vec::new(), Vec::new(), Vec::new());
     for table in tables {
         let reader =
             LabelSetReader::new(spec, &table.schema, label, &table.path)?.ok_or_else(|| {
                 Error::MissingColumn {
                     file: table.path.clone(),
-                    column: flag_column(label, "*"),
+                    column: format!("{label} or {}", flag_column(label, "*")),
                     available: table
                         .schema
                         .fields()
@@ -375,7 +395,9 @@ fn encode_label_sets(
         for batch in &table.batches {
             encoder.encode(batch, &table.path, row_in_file, &mut batch_values)?;
             values.extend_from_slice(&batch_values);
-            reader.read(batch, &table.path, row_in_file, &mut masks, &mut known)?;
+            let unknown =
+                reader.read(batch, &table.path, row_in_file, k, &mut masks, &mut known)?;
+            unknown_label_rows.extend(unknown.into_iter().map(|r| sets.len() + r));
             for (r, &is_known) in known.iter().enumerate() {
                 sets.push(is_known.then(|| masks[r * k..(r + 1) * k].to_vec()));
             }
@@ -384,7 +406,7 @@ fn encode_label_sets(
     }
     Ok(Encoded {
         data: Dataset::from_label_sets(grown_spec(spec, &encoder), values, sets)?,
-        unknown_label_rows: Vec::new(),
+        unknown_label_rows,
     })
 }
 

@@ -14,7 +14,7 @@ pub(crate) use encode::nominal_type;
 pub use encode::{Encoded, Encodings, Ordinal, encode_tables, encode_with_spec, load_stream};
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 pub use keyed::{KeyedOperator, OperatorFactory};
-pub use label_sets::{LabelSetReader, flag_column, flag_labels};
+pub use label_sets::{LabelSetLayout, LabelSetReader, flag_column, label_set_layout};
 pub use operator::{
     BatchOperator, BoostOperator, CLASSES_KEY, OperatorStats, output_schema, ranking_output_schema,
 };

@@ -75,7 +75,8 @@ enum Targets {
         /// The class names as an array of the label's type, for `take`.
         class_values: ArrayRef,
     },
-    /// A label set per row (`<label>_<name>` flag columns), if the input has them.
+    /// A label set per row (a list column or `<label>_<name>` flag columns), if the input
+    /// has them.
     LabelSets(Option<LabelSetReader>),
 }
 
@@ -290,13 +291,15 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let (d, k) = (self.encoder.width(), self.probs.len());
         let (mut masks, mut known) = (Vec::new(), vec![false; n]);
         if let Some(reader) = reader {
-            reader.read(
+            let unknown = reader.read(
                 batch,
                 &self.source,
                 self.stats.rows_seen,
+                k,
                 &mut masks,
                 &mut known,
             )?;
+            self.stats.unknown_labels += unknown.len() as u64;
         }
         let names = self.spec.classes.names();
         let mut scores = Vec::with_capacity(n * k);

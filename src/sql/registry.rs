@@ -8,8 +8,8 @@ use datafusion::arrow::datatypes::{Schema, SchemaRef};
 
 use crate::checkpoint::{self, Metadata, StreamState};
 use crate::columnar::{
-    BoostOperator, Encodings, OperatorStats, flag_labels, nominal_type, output_schema,
-    ranking_output_schema,
+    BoostOperator, Encodings, LabelSetLayout, OperatorStats, label_set_layout, nominal_type,
+    output_schema, ranking_output_schema,
 };
 use crate::core::{ClassSet, Feature, StreamSpec};
 use crate::model::{Model, ModelConfig};
@@ -160,12 +160,12 @@ impl ModelSource {
     }
 
     /// Whether the model ranks label sets on a stream of `input` with label `label`: a
-    /// checkpoint's own task, or for a fresh model, whether the input has `<label>_<name>`
-    /// flag columns instead of a label column.
+    /// checkpoint's own task, or for a fresh model, whether the input holds label sets (a
+    /// list-typed label column, or `<label>_<name>` flag columns instead of a label column).
     pub fn is_multi_label(&self, input: &Schema, label: &str) -> bool {
         match self {
             ModelSource::Checkpoint { stream, .. } => stream.spec.is_multi_label(),
-            ModelSource::Config { .. } => flag_labels(input, label).is_some(),
+            ModelSource::Config { .. } => label_set_layout(input, label).is_some(),
         }
     }
 
@@ -198,12 +198,13 @@ impl ModelSource {
         not_features: &[&str],
         origin: &str,
     ) -> Result<BoostOperator<Model>> {
-        // Without a label column but with `<label>_<name>` flag columns, the stream is
-        // multi-label and the flags are its targets.
-        let multi_label = flag_labels(&input, label).is_some();
+        // A list-typed label column, or `<label>_<name>` flag columns without a label column,
+        // make the stream multi-label; the flags are then targets too.
+        let layout = label_set_layout(&input, label);
+        let multi_label = layout.is_some();
         let prefix = format!("{label}_");
-        let is_target =
-            |name: &str| name == label || (multi_label && name.starts_with(prefix.as_str()));
+        let flags = matches!(layout, Some(LabelSetLayout::Flags(_)));
+        let is_target = |name: &str| name == label || (flags && name.starts_with(prefix.as_str()));
         let features = Schema::new(
             input
                 .fields()

@@ -64,7 +64,7 @@ use futures::stream::BoxStream;
 use super::registry::{ModelRegistry, ModelSource};
 use super::to_df;
 use crate::Error;
-use crate::columnar::{BatchOperator, KeyedOperator, flag_labels};
+use crate::columnar::{BatchOperator, KeyedOperator, label_set_layout};
 use crate::stream::ScoredStream;
 
 const NAME: &str = "boost_score";
@@ -231,7 +231,8 @@ impl BoostScoreNode {
             .chain(args.key.as_ref().map(|k| ("key", k)));
         for (role, column) in columns {
             // A multi-label stream's label is a prefix of its `<label>_<name>` columns.
-            let flags = role == "label" && flag_labels(input.schema().as_arrow(), column).is_some();
+            let flags =
+                role == "label" && label_set_layout(input.schema().as_arrow(), column).is_some();
             if input.schema().field_with_unqualified_name(column).is_err() && !flags {
                 return plan_err!(
                     "{}: the input has no {role} column `{column}` (columns: {})",

@@ -1,13 +1,16 @@
-//! Multi-label streams through the columnar layers: `label_<name>` columns, the operator's
+//! Multi-label streams through the columnar layers: `label_<name>` columns or a list column, the operator's
 //! score and set columns, replay with a test split, checkpoints, bad flags, and real data.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use arrow::array::{Array, AsArray};
-use arrow::datatypes::Float64Type;
+use arrow::array::{Array, ArrayRef, AsArray, ListBuilder, StringBuilder};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Float64Type};
+use arrow::record_batch::RecordBatch;
 use serde_json::Value;
 use streamboost::boost::ranking::{AdaOlmrConfig, OnlineBmrConfig};
-use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table};
+use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table, write_batch};
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::model::ModelConfig;
@@ -278,4 +281,193 @@ fn emotions_test_split() {
         let loss = test.rank_loss.unwrap();
         assert!(loss < 0.26, "{config}: test rank loss {loss}");
     }
+}
+
+/// `batch` with its `label_<name>` flag columns replaced by one `label` column listing the
+/// names of the relevant labels; `null_rows` get a null list.
+pub fn as_label_lists(batch: &RecordBatch, null_rows: &[usize]) -> RecordBatch {
+    let schema = batch.schema();
+    let flags: Vec<(usize, &str)> = (0..schema.fields().len())
+        .filter_map(|i| {
+            schema
+                .field(i)
+                .name()
+                .strip_prefix("label_")
+                .map(|n| (i, n))
+        })
+        .collect();
+    let mut lists = ListBuilder::new(StringBuilder::new());
+    for r in 0..batch.num_rows() {
+        for &(i, name) in &flags {
+            let flag = cast(batch.column(i), &DataType::Float64).unwrap();
+            if flag.as_primitive::<Float64Type>().value(r) == 1.0 {
+                lists.values().append_value(name);
+            }
+        }
+        lists.append(!null_rows.contains(&r));
+    }
+    let mut columns: Vec<(String, ArrayRef)> = (0..schema.fields().len())
+        .filter(|i| !flags.iter().any(|(f, _)| f == i))
+        .map(|i| (schema.field(i).name().clone(), batch.column(i).clone()))
+        .collect();
+    columns.push(("label".into(), Arc::new(lists.finish())));
+    RecordBatch::try_from_iter(columns).unwrap()
+}
+
+#[test]
+fn a_list_column_of_label_names_is_a_label_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train, _) = fixture(dir.path());
+    let flags = load_stream(&[train.clone()], "label", &Encodings::default()).unwrap();
+    let table = read_table(&train).unwrap();
+    let lists = dir.path().join("train.parquet");
+    write_batch(&lists, &as_label_lists(&table.batches[0], &[3])).unwrap();
+
+    let data = load_stream(&[lists.clone()], "label", &Encodings::default()).unwrap();
+    let spec = data.spec();
+    assert!(spec.is_multi_label());
+    // Labels met in lists are sorted, whatever the order rows name them in.
+    assert_eq!(
+        spec.classes.names(),
+        &["city", "sand", "sea", "sky", "wood"]
+    );
+    assert_eq!(spec.features, flags.spec().features);
+    let by_name = |d: &Dataset, i: usize| -> Option<Vec<String>> {
+        let names = d.spec().classes.names();
+        d.label_set(i).map(|s| {
+            let mut on: Vec<String> = (0..s.len())
+                .filter(|&l| s[l])
+                .map(|l| names[l].clone())
+                .collect();
+            on.sort();
+            on
+        })
+    };
+    for i in 0..flags.len() {
+        assert_eq!(data.row(i).len(), flags.row(i).len());
+        for (a, b) in data.row(i).iter().zip(flags.row(i)) {
+            assert!(a == b || (a.is_nan() && b.is_nan()), "row {i}");
+        }
+        if i == 3 {
+            assert_eq!(by_name(&data, i), None, "a null list scores only");
+        } else {
+            assert_eq!(by_name(&data, i), by_name(&flags, i), "row {i}");
+        }
+    }
+    assert!((0..flags.len()).any(|i| by_name(&data, i) == Some(vec![])));
+
+    // The replay CLI reads the list layout from Parquet.
+    let report = dir.path().join("r.json");
+    streamboost()
+        .args(["replay", "--algo", "ada-olmr", "--learners", "5", "-q"])
+        .arg("--input")
+        .arg(&lists)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let r = read_json(&report);
+    assert_eq!(r["rows"], 600);
+    assert_eq!(r["cumulative"]["rows"], 599);
+    assert!(r["cumulative"]["rank_loss"].as_f64().unwrap() < 0.3);
+}
+
+/// The first `rows` rows of `batch`'s five feature columns, with `label` as label column.
+fn with_label(batch: &RecordBatch, rows: usize, label: impl Array + 'static) -> RecordBatch {
+    let features = (0..5).map(|c| {
+        let field = batch.schema().field(c).clone();
+        (field.name().clone(), batch.column(c).slice(0, rows))
+    });
+    let label: ArrayRef = Arc::new(label);
+    RecordBatch::try_from_iter(features.chain([("label".to_string(), label)])).unwrap()
+}
+
+#[test]
+fn operator_reads_either_layout_into_the_same_label_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train, _) = fixture(dir.path());
+    let table = read_table(&train).unwrap();
+    let data = load_stream(&[train], "label", &Encodings::default()).unwrap();
+    let config = ModelConfig::Bmr(OnlineBmrConfig {
+        n_learners: 6,
+        ..OnlineBmrConfig::new(HoeffdingTreeConfig::jgt_paper().into())
+    });
+    let run = |batch: &RecordBatch| {
+        let mut op = BoostOperator::new(
+            config.build(data.spec(), 3).unwrap(),
+            data.spec(),
+            batch.schema(),
+            "label",
+            &Encodings::default(),
+            "train",
+        )
+        .unwrap();
+        let out = op.process(batch).unwrap();
+        (out, op.stats())
+    };
+    let flagged = &table.batches[0];
+    let (by_flags, _) = run(flagged);
+    let (by_lists, stats) = run(&as_label_lists(flagged, &[]));
+    assert_eq!(stats.rows_learnt, 600);
+    for column in ["label_scores", "predicted_label"] {
+        assert_eq!(
+            by_flags.column_by_name(column).unwrap(),
+            by_lists.column_by_name(column).unwrap(),
+            "{column}"
+        );
+    }
+
+    // A name outside the label set: the row is scored, not learnt, and counted.
+    let mut lists = ListBuilder::new(StringBuilder::new());
+    for names in [&["sky", "sea"][..], &["sky", "moon"], &[]] {
+        for n in names {
+            lists.values().append_value(n);
+        }
+        lists.append(true);
+    }
+    let odd = with_label(flagged, 3, lists.finish());
+    let (out, stats) = run(&odd);
+    assert_eq!(out.num_rows(), 3);
+    assert_eq!((stats.rows_learnt, stats.unknown_labels), (2, 1));
+
+    // A null name inside a list is an error naming the row and column.
+    let mut lists = ListBuilder::new(StringBuilder::new());
+    lists.values().append_value("sky");
+    lists.append(true);
+    lists.values().append_null();
+    lists.append(true);
+    let bad = with_label(flagged, 2, lists.finish());
+    let mut op = BoostOperator::new(
+        config.build(data.spec(), 3).unwrap(),
+        data.spec(),
+        bad.schema(),
+        "label",
+        &Encodings::default(),
+        "stream",
+    )
+    .unwrap();
+    match op.process(&bad).unwrap_err() {
+        Error::MalformedRow { line, column, .. } => {
+            assert_eq!(line, Some(3));
+            assert_eq!(column.as_deref(), Some("label"));
+        }
+        other => panic!("{other}"),
+    }
+
+    // A multi-label model refuses a label column that is not a list.
+    let plain = with_label(
+        flagged,
+        600,
+        arrow::array::StringArray::from(vec!["sky"; 600]),
+    );
+    let err = BoostOperator::new(
+        config.build(data.spec(), 3).unwrap(),
+        data.spec(),
+        plain.schema(),
+        "label",
+        &Encodings::default(),
+        "stream",
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::UnsupportedColumnType { .. }), "{err}");
 }

@@ -614,4 +614,28 @@ async fn boost_score_ranks_a_multi_label_stream() {
         }
     }
     assert_eq!(r, 400);
+
+    // The same stream with its label sets as one list column: the same scores.
+    let table = read_table(&path).unwrap();
+    assert_eq!(table.batches.len(), 1);
+    let lists = crate::multi_label::as_label_lists(&table.batches[0], &[]);
+    ctx.register_batch("tl", lists).unwrap();
+    let by_lists = query(
+        &ctx,
+        "SELECT ts, label_scores, predicted_label \
+         FROM boost_score('ml', (SELECT * FROM tl), 'label', 'ts') ORDER BY ts",
+    )
+    .await;
+    let column = |batches: &[RecordBatch], name: &str| {
+        let arrays: Vec<_> = batches
+            .iter()
+            .map(|b| b.column_by_name(name).unwrap().clone())
+            .collect();
+        let refs: Vec<&dyn Array> = arrays.iter().map(|a| a.as_ref()).collect();
+        datafusion::arrow::compute::concat(&refs).unwrap()
+    };
+    for name in ["label_scores", "predicted_label"] {
+        let (by_flags, by_lists) = (column(&out, name), column(&by_lists, name));
+        assert_eq!(by_flags.to_data(), by_lists.to_data(), "{name}");
+    }
 }
