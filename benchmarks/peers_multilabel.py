@@ -1,24 +1,30 @@
 #!/usr/bin/env python3
 """Multi-label ranking side by side on JT18's splits: streamboost's Ada.OLMR and OnlineBMR
-against River's binary relevance (one Hoeffding tree per label) and classifier chain.
+(100 jgt-paper trees, seed 1) against River's multi-label options over Hoeffding trees:
+binary relevance (one model per label: a Hoeffding tree, an adaptive random forest of 10, or
+AdaBoost over 10 trees) and a classifier chain.
 
-Protocol ([JT], ALGORITHMS.md §13): original train/test split in file order; every row is
-scored, then learnt; the rank loss (ties ½) is averaged over the test rows. River's score of
-a label is its model's probability that the label is relevant. Speed is rows per CPU-second
-of the score+learn loop: streamboost's own report (parsing excluded) and
-`time.process_time()` around River's loop (rows pre-built as dicts). River is installed
-from PyPI into a throwaway virtual environment (`--venv`, created on first use).
+Protocol ([JT], ALGORITHMS.md §13): the original train/test split; every row is scored, then
+learnt; the rank loss (ties ½) is averaged over the test rows. `--orders file shuf0` runs the
+files in their order and with train and test each shuffled (Python's `random.Random(0)`; the
+shuffled copies are fed to both libraries, so both see the same rows in the same order).
+River's score of a label is its model's probability that the label is relevant. Speed is
+rows per second of the score+learn loop: streamboost's own report (wall clock, parsing
+excluded) and `time.process_time()` around River's loop (CPU, rows pre-built as dicts), so
+a loaded machine favours River. River is installed from PyPI into a throwaway virtual
+environment (`--venv`, created on first use); a River run longer than `--timeout` is given
+up and reported as such.
 
     cargo build --release
-    python3 benchmarks/peers_multilabel.py [--datasets DIR] [--sets emotions scene yeast]
+    python3 benchmarks/peers_multilabel.py [--datasets DIR] [--sets emotions scene] [--orders file]
 """
-import argparse, csv, json, os, subprocess, sys, tempfile
+import argparse, csv, json, os, random, subprocess, sys, tempfile
 
 RIVER = "river==0.26.1"
 
 RIVER_LOOP = r'''
 import csv, json, sys, time
-from river import tree, multioutput
+from river import ensemble, forest, multioutput, tree
 
 path_train, path_test, kind = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -37,8 +43,14 @@ def load(path):
 
 train, labels = load(path_train)
 test, _ = load(path_test)
-if kind == "br":
-    models = {l: tree.HoeffdingTreeClassifier() for l in labels}
+# One binary model per label (binary relevance), or a classifier chain in label order.
+BINARY = {
+    "br-ht": lambda: tree.HoeffdingTreeClassifier(),
+    "br-arf10": lambda: forest.ARFClassifier(n_models=10, seed=1),
+    "br-oza10": lambda: ensemble.AdaBoostClassifier(tree.HoeffdingTreeClassifier(), n_models=10, seed=1),
+}
+if kind in BINARY:
+    models = {l: BINARY[kind]() for l in labels}
     def score(x):
         return {l: m.predict_proba_one(x).get(True, 0.0) for l, m in models.items()}
     def learn(x, y):
@@ -84,16 +96,37 @@ def ensure_venv(venv):
     return py
 
 
-def streamboost(binary, folder, algo, extra):
+# OnlineBMR's best hinge γ and weight scale per set in the JT18 table (jt18_table.py).
+BMR_BEST = {
+    "emotions": ["--gamma", "0.01", "--weight-scale", "6:20"],
+    "scene": ["--gamma", "0.1", "--weight-scale", "6:20"],
+    "yeast": ["--gamma", "0.001", "--weight-scale", "3:10"],
+    "mediamill_reduced": ["--gamma", "0.001", "--weight-scale", "6:20"],
+}
+RIVER_NAMES = {"br-ht": "River BR HT", "cc-ht": "River CC HT", "br-arf10": "River BR ARF-10",
+               "br-oza10": "River BR AdaBoost HT-10"}
+
+
+def streamboost(binary, train, test, flags):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
-        subprocess.run([binary, "replay", "--input", os.path.join(folder, "train.csv"), "--test",
-                        os.path.join(folder, "test.csv"), "--algo", algo, "--learners", "100",
-                        "--seed", "1", "-q", "--report", report] + extra,
+        subprocess.run([binary, "replay", "--input", train, "--test", test, "--learners", "100",
+                        "--preset", "jgt-paper", "--seed", "1", "-q", "--report", report] + flags,
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         r = json.load(open(report))
     return {"test_rank_loss": r["test"]["rank_loss"],
             "rows_per_second": r["throughput"]["rows_per_second"]}
+
+
+def shuffled_copy(path, out, seed):
+    """`path` with its data rows shuffled by Python's `random.Random(seed)`."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    body = rows[1:]
+    random.Random(seed).shuffle(body)
+    with open(out, "w", newline="") as f:
+        csv.writer(f).writerows([rows[0]] + body)
+    return out
 
 
 def main():
@@ -102,33 +135,48 @@ def main():
     ap.add_argument("--binary", default="target/release/streamboost")
     ap.add_argument("--venv", default="/tmp/peers-venv")
     ap.add_argument("--sets", nargs="*", default=["emotions", "scene", "yeast", "mediamill_reduced"])
-    ap.add_argument("--river", nargs="*", default=["br"], help="br and/or cc (classifier chain)")
+    ap.add_argument("--orders", nargs="*", default=["file", "shuf0"],
+                    help="file order, and/or shufS: train and test each shuffled with seed S")
+    ap.add_argument("--river", nargs="*", default=list(RIVER_NAMES), choices=list(RIVER_NAMES))
+    ap.add_argument("--timeout", type=float, default=900,
+                    help="seconds before a River run is given up (reported as such)")
     args = ap.parse_args()
     py = ensure_venv(args.venv)
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+    tmp = tempfile.mkdtemp()
+    loop = os.path.join(tmp, "river_loop.py")
+    with open(loop, "w") as f:
         f.write(RIVER_LOOP)
-        loop = f.name
-    print("| data | Ada.OLMR | OnlineBMR γ=0.1 | " + " | ".join(
-        f"River {k.upper()} HT" for k in args.river) + " | Ada.OLMR rows/s ÷ best River rows/s |")
-    print("|---|---|---|" + "---|" * len(args.river) + "---|")
+    print("| data | order | Ada.OLMR | best OnlineBMR | " +
+          " | ".join(RIVER_NAMES[k] for k in args.river) +
+          " | best River | Ada.OLMR rows/s ÷ best River's |")
+    print("|---|---|---|---|" + "---|" * len(args.river) + "---|---|")
     for d in args.sets:
-        folder = os.path.join(args.datasets, d)
-        ours = {
-            "ada": streamboost(args.binary, folder, "ada-olmr", ["--weight-scale", "3:10"]),
-            "bmr": streamboost(args.binary, folder, "bmr", ["--weight-scale", "3:10"]),
-        }
-        peers = {}
-        for kind in args.river:
-            out = subprocess.run([py, loop, os.path.join(folder, "train.csv"),
-                                  os.path.join(folder, "test.csv"), kind],
-                                 capture_output=True, text=True)
-            peers[kind] = json.loads(out.stdout) if out.returncode == 0 else None
-        cell = lambda r: "failed" if r is None else \
-            f"{r['test_rank_loss']:.4f} ({r['rows_per_second']:,.0f} rows/s)"
-        fastest = max((p["rows_per_second"] for p in peers.values() if p), default=None)
-        ratio = f"{ours['ada']['rows_per_second'] / fastest:.1f}" if fastest else "–"
-        print(f"| {d} | {cell(ours['ada'])} | {cell(ours['bmr'])} | "
-              + " | ".join(cell(peers[k]) for k in args.river) + f" | {ratio} |", flush=True)
+        for order in args.orders:
+            train = os.path.join(args.datasets, d, "train.csv")
+            test = os.path.join(args.datasets, d, "test.csv")
+            if order != "file":
+                seed = int(order.removeprefix("shuf"))
+                train = shuffled_copy(train, os.path.join(tmp, f"{d}-train-{order}.csv"), seed)
+                test = shuffled_copy(test, os.path.join(tmp, f"{d}-test-{order}.csv"), seed)
+            ada = streamboost(args.binary, train, test, ["--algo", "ada-olmr", "--weight-scale", "3:10"])
+            bmr = streamboost(args.binary, train, test, ["--algo", "bmr", "--loss", "hinge"] + BMR_BEST[d])
+            peers = {}
+            for kind in args.river:
+                try:
+                    out = subprocess.run([py, loop, train, test, kind], capture_output=True,
+                                         text=True, timeout=args.timeout)
+                    peers[kind] = json.loads(out.stdout) if out.returncode == 0 else "failed"
+                except subprocess.TimeoutExpired:
+                    peers[kind] = f"> {args.timeout:.0f} s"
+            cell = lambda r: r if isinstance(r, str) else \
+                f"{r['test_rank_loss']:.4f} ({r['rows_per_second']:,.0f} rows/s)"
+            done = {k: p for k, p in peers.items() if not isinstance(p, str)}
+            best = min(done, key=lambda k: done[k]["test_rank_loss"], default=None)
+            best_cell = f"{RIVER_NAMES[best]} {done[best]['test_rank_loss']:.4f}" if best else "–"
+            ratio = f"{ada['rows_per_second'] / done[best]['rows_per_second']:.1f}" if best else "–"
+            print(f"| {d} | {order} | {cell(ada)} | {cell(bmr)} | "
+                  + " | ".join(cell(peers[k]) for k in args.river)
+                  + f" | {best_cell} | {ratio} |", flush=True)
 
 
 if __name__ == "__main__":
