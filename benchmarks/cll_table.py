@@ -7,7 +7,11 @@ in PEERS.md. The paper's copies are LIBSVM's, scaled to [-1, 1]; ours are the UC
 the rows seen before, never looking ahead).
 
     cargo build --release
-    python3 benchmarks/cll_table.py [--shuffles 5] [--jobs 2] [--datasets DIR]
+    python3 benchmarks/cll_table.py [--shuffles 5] [--jobs 2] [--datasets DIR] [--outputs sign soft]
+
+The OSBoost family and OGBoost run with both weak outputs: `sign` (ALGORITHMS.md §10's
+default) and `soft` (p(+) − p(−), a perceptron's clipped margin), since MOA's port of the
+authors' OSBoost votes with its members' normalised class probabilities.
 """
 import argparse, concurrent.futures as cf, json, os, statistics
 
@@ -18,6 +22,8 @@ SETS = {"heart": ["heart/data.csv"], "breast_cancer": ["breast_cancer/data.csv"]
         "german_numer": ["german_numer/data.csv"], "mushroom": ["mushroom/data.csv"],
         "adult": ["adult/train.csv", "adult/test.csv"]}
 ALGOS = ["perceptron", "osboost", "osboost-ocp", "osboost-exp", "ogboost", "oza"]
+# The boosters that read their learners' outputs as hypotheses (`--weak-output`).
+READS_OUTPUT = ["osboost", "osboost-ocp", "osboost-exp", "ogboost"]
 WEAK = {"P": "perceptron", "NB": "naive-bayes"}
 # CLL12 Tables 1-4 (PEERS.md): error of the single learner, OzaBoost and OSBoost.
 PAPER = {
@@ -31,12 +37,12 @@ PAPER = {
 }
 
 
-def flags(algo, weak):
+def flags(algo, weak, output):
     if algo == "perceptron":
         single = "perceptron" if weak == "P" else "naive-bayes"
         return ["--algo", single, "--scale", "min-max"]
     return ["--algo", algo, "--weak", WEAK[weak], "--gamma", "0.1", "--scale", "min-max",
-            "--preset", "default"]
+            "--preset", "default", "--weak-output", output]
 
 
 def main():
@@ -46,48 +52,56 @@ def main():
     ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
     ap.add_argument("--binary", default="target/release/streamboost")
     ap.add_argument("--cache", default="target/cll_table.jsonl")
+    ap.add_argument("--outputs", nargs="*", default=["sign", "soft"],
+                    help="weak outputs of the OSBoost family and OGBoost: sign (the spec's "
+                         "default) and/or soft (p(+) - p(-); a perceptron's clipped margin)")
     args = ap.parse_args()
     done = {}
     if os.path.exists(args.cache):
         for line in open(args.cache):
             r = json.loads(line)
-            done[(r["data"], r["algo"], r["weak"], r["shuffle"])] = r
-    jobs = [(d, a, w, s) for d in SETS for w in WEAK for a in ALGOS
-            for s in range(1, args.shuffles + 1) if (d, a, w, s) not in done]
+            done[(r["data"], r["algo"], r["weak"], r.get("output", "sign"), r["shuffle"])] = r
+    runs = [(a, o) for o in args.outputs for a in (ALGOS if o == "sign" else READS_OUTPUT)]
+    jobs = [(d, a, w, o, s) for d in SETS for w in WEAK for a, o in runs
+            for s in range(1, args.shuffles + 1) if (d, a, w, o, s) not in done]
     with cf.ThreadPoolExecutor(args.jobs) as pool, open(args.cache, "a") as cache:
         futures = {}
-        for d, a, w, s in jobs:
+        for d, a, w, o, s in jobs:
             inputs = [x for f in SETS[d] for x in ("--input", os.path.join(args.datasets, f))]
             # `replay` passes its first path with --input; the rest go in the flags.
-            futures[pool.submit(replay, args.binary, inputs[1], inputs[2:] + flags(a, w), s)] = (d, a, w, s)
+            run = inputs[2:] + flags(a, w, o)
+            futures[pool.submit(replay, args.binary, inputs[1], run, s)] = (d, a, w, o, s)
         for fut in cf.as_completed(futures):
-            d, a, w, s = futures[fut]
-            r = {"data": d, "algo": a, "weak": w, "shuffle": s, **fut.result()}
-            done[(d, a, w, s)] = r
+            d, a, w, o, s = futures[fut]
+            r = {"data": d, "algo": a, "weak": w, "output": o, "shuffle": s, **fut.result()}
+            done[(d, a, w, o, s)] = r
             cache.write(json.dumps(r) + "\n")
             cache.flush()
 
-    def err(d, a, w):
-        rs = [1 - done[(d, a, w, s)]["whole"] for s in range(1, args.shuffles + 1)
-              if (d, a, w, s) in done]
+    def err(d, a, w, o="sign"):
+        o = o if a in READS_OUTPUT else "sign"
+        rs = [1 - done[(d, a, w, o, s)]["whole"] for s in range(1, args.shuffles + 1)
+              if (d, a, w, o, s) in done]
         return f"{statistics.mean(rs):.4f}" if rs else "–"
 
     def speed(d, a, w):
-        rs = [done[(d, a, w, s)]["rows_per_second"] for s in range(1, args.shuffles + 1)
-              if (d, a, w, s) in done]
+        rs = [done[(d, a, w, "sign", s)]["rows_per_second"] for s in range(1, args.shuffles + 1)
+              if (d, a, w, "sign", s) in done]
         return f"{statistics.mean(rs):,.0f}" if rs else "–"
 
     print(f"Error over the whole stream, mean over {args.shuffles} shuffles; paper in brackets "
           "(single learner, OzaBoost, OSBoost)\n")
     for w in WEAK:
-        print(f"\n#### weak learner: {WEAK[w]}\n")
-        print("| data | single | OSBoost | OSBoost.OCP | OSBoost.EXP | OGBoost | Oza (MOA) |")
-        print("|---|---|---|---|---|---|---|")
-        for d in SETS:
-            single, oza, osb = PAPER[d][w]
-            print(f"| {d} | {err(d, 'perceptron', w)} [{single}] | {err(d, 'osboost', w)} [{osb}] | "
-                  f"{err(d, 'osboost-ocp', w)} | {err(d, 'osboost-exp', w)} | {err(d, 'ogboost', w)} | "
-                  f"{err(d, 'oza', w)} [{oza}] |")
+        for o in args.outputs:
+            print(f"\n#### weak learner: {WEAK[w]}, weak output: {o}\n")
+            print("| data | single | OSBoost | OSBoost.OCP | OSBoost.EXP | OGBoost | Oza (MOA) |")
+            print("|---|---|---|---|---|---|---|")
+            for d in SETS:
+                single, oza, osb = PAPER[d][w]
+                print(f"| {d} | {err(d, 'perceptron', w)} [{single}] | "
+                      f"{err(d, 'osboost', w, o)} [{osb}] | {err(d, 'osboost-ocp', w, o)} | "
+                      f"{err(d, 'osboost-exp', w, o)} | {err(d, 'ogboost', w, o)} | "
+                      f"{err(d, 'oza', w)} [{oza}] |")
     print("\nMean rows/s (adult: train then test, 48,842 rows):\n")
     print("| data | weak | " + " | ".join(ALGOS) + " |")
     print("|---|---|" + "---|" * len(ALGOS))

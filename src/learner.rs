@@ -124,4 +124,12 @@ pub trait Config: Clone + Display + Serialize + DeserializeOwned + Send + Sync +
     fn build(&self, spec: &StreamSpec, seed: u64) -> Result<Self::Model> {
         self.build_with_rng(spec, &mut Rng::new(seed))
     }
+
+    /// This config for a weak learner whose two-class probabilities a booster reads as the
+    /// soft hypothesis `h = p[0] − p[1]` (ALGORITHMS.md §10, `Soft`). Most learners already
+    /// give graded probabilities and stay as they are; a margin learner switches from
+    /// one-hot probabilities to its clipped margin (WEAK_LEARNERS.md §3).
+    fn with_margin_output(&self) -> Self {
+        self.clone()
+    }
 }

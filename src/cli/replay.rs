@@ -248,6 +248,10 @@ pub struct ReplayArgs {
     /// most probable class, or p(+) − p(−).
     #[arg(long, value_enum, default_value_t = WeakOutputArg::Sign)]
     pub weak_output: WeakOutputArg,
+    /// Perceptrons start from weights and biases drawn from U[−R, R] (per learner, from the
+    /// model's seed) instead of zeros, as [CLL]'s random initial hypotheses.
+    #[arg(long, default_value_t = 0.0, value_name = "R")]
+    pub perceptron_init: f64,
     /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters; default logistic), or
     /// the loss of bmr's potentials (rank or hinge; default hinge).
     #[arg(long, value_enum)]
@@ -286,7 +290,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
         "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm", "weak_output", "scale",
-        "features_per_tree",
+        "features_per_tree", "perceptron_init",
     ])]
     pub load: Option<PathBuf>,
     /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
@@ -345,16 +349,20 @@ impl ReplayArgs {
         tree.feature_subset = self
             .features_per_tree
             .or((self.algo.is_ranker() && self.preset == PresetArg::JgtPaper).then_some(20));
+        let perceptron = PerceptronConfig {
+            init_range: self.perceptron_init,
+            ..PerceptronConfig::default()
+        };
         let weak = match self.weak {
             WeakKind::Hoeffding => WeakLearnerConfig::Hoeffding(tree.clone()),
             WeakKind::NaiveBayes => WeakLearnerConfig::NaiveBayes(NaiveBayesConfig::default()),
-            WeakKind::Perceptron => WeakLearnerConfig::Perceptron(PerceptronConfig::default()),
+            WeakKind::Perceptron => WeakLearnerConfig::Perceptron(perceptron.clone()),
         };
         let loss = self.loss;
         Ok(match self.algo {
             Algorithm::Hoeffding => ModelConfig::Hoeffding(tree),
             Algorithm::NaiveBayes => ModelConfig::NaiveBayes(NaiveBayesConfig::default()),
-            Algorithm::Perceptron => ModelConfig::Perceptron(PerceptronConfig::default()),
+            Algorithm::Perceptron => ModelConfig::Perceptron(perceptron),
             Algorithm::AdaOlm => ModelConfig::AdaOlm(self.adaptive(weak)?),
             Algorithm::Mbbm => ModelConfig::Mbbm(OnlineMbbmConfig {
                 n_learners: self.learners,

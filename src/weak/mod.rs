@@ -77,6 +77,14 @@ impl Config for WeakLearnerConfig {
         }
     }
 
+    fn with_margin_output(&self) -> Self {
+        match self {
+            WeakLearnerConfig::Hoeffding(c) => c.with_margin_output().into(),
+            WeakLearnerConfig::NaiveBayes(c) => c.with_margin_output().into(),
+            WeakLearnerConfig::Perceptron(c) => c.with_margin_output().into(),
+        }
+    }
+
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<WeakLearner> {
         Ok(match self {
             WeakLearnerConfig::Hoeffding(c) => WeakLearner::Hoeffding(c.build_with_rng(spec, rng)?),

@@ -27,6 +27,17 @@ pub struct PerceptronConfig {
     /// `predict_proba` is the softmax of the class scores instead of one-hot at the
     /// prediction.
     pub softmax_proba: bool,
+    /// Two classes: `predict_proba` is `((1 + c)/2, (1 − c)/2)` with `c = clip(w·x + b, −1, 1)`,
+    /// so that `p[0] − p[1]` is the `Soft` hypothesis of WEAK_LEARNERS.md §3. Set by the
+    /// binary boosters in `Soft` mode ([`Config::with_margin_output`]).
+    #[serde(default)]
+    pub margin_proba: bool,
+    /// Initial weights and biases drawn from `U[−r, r]` (numeric inputs; one-hot slots of
+    /// categories start at 0). `0` (the default, WEAK_LEARNERS.md §3) starts from zeros.
+    /// [CLL] start from random hypotheses: with zeros, members of a booster that only
+    /// update on mistakes can stay identical (all wrong together, so all weighted 1).
+    #[serde(default)]
+    pub init_range: f64,
 }
 
 impl Default for PerceptronConfig {
@@ -36,6 +47,8 @@ impl Default for PerceptronConfig {
             fit_intercept: true,
             normalize_input: false,
             softmax_proba: false,
+            margin_proba: false,
+            init_range: 0.0,
         }
     }
 }
@@ -52,6 +65,12 @@ impl fmt::Display for PerceptronConfig {
         if self.softmax_proba {
             write!(f, ", softmax")?;
         }
+        if self.margin_proba {
+            write!(f, ", margin output")?;
+        }
+        if self.init_range > 0.0 {
+            write!(f, ", init U[±{}]", self.init_range)?;
+        }
         write!(f, ")")
     }
 }
@@ -63,16 +82,34 @@ impl Config for PerceptronConfig {
         if !(self.learning_rate > 0.0 && self.learning_rate.is_finite()) {
             return Err(Error::config("learning_rate", "must be > 0"));
         }
+        if !(self.init_range >= 0.0 && self.init_range.is_finite()) {
+            return Err(Error::config("init_range", "must be >= 0 and finite"));
+        }
         Ok(())
     }
 
-    fn build_with_rng(&self, spec: &StreamSpec, _rng: &mut Rng) -> Result<Perceptron> {
+    fn with_margin_output(&self) -> Self {
+        PerceptronConfig {
+            margin_proba: true,
+            ..self.clone()
+        }
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Perceptron> {
         self.validate()?;
         let k = spec.n_classes();
         let nominal = spec.nominal_mask();
         let d = nominal.iter().filter(|&&n| !n).count();
         // Binary: one weight vector, `+1` = class 0 (ALGORITHMS.md §1.2).
         let rows = if k == 2 { 1 } else { k };
+        let r = self.init_range;
+        let mut draw = || if r > 0.0 { rng.uniform_in(-r, r) } else { 0.0 };
+        let weights: Vec<Vec<f64>> = (0..rows)
+            .map(|_| (0..d).map(|_| draw()).collect())
+            .collect();
+        let bias: Vec<f64> = (0..rows)
+            .map(|_| if self.fit_intercept { draw() } else { 0.0 })
+            .collect();
         Ok(Perceptron {
             params: self.clone(),
             k,
@@ -87,8 +124,8 @@ impl Config for PerceptronConfig {
                 })
                 .collect(),
             width: d,
-            weights: vec![vec![0.0; d]; rows],
-            bias: vec![0.0; rows],
+            weights,
+            bias,
             scratch: Scratch::default(),
         })
     }
@@ -308,7 +345,9 @@ impl Perceptron {
     /// Class probabilities from the scores: one-hot at the prediction, or the softmax.
     fn proba_of_scores(&self, scores: &[f64], out: &mut [f64]) {
         if self.k == 2 {
-            out[0] = if self.params.softmax_proba {
+            out[0] = if self.params.margin_proba {
+                0.5 * (1.0 + scores[0].clamp(-1.0, 1.0))
+            } else if self.params.softmax_proba {
                 crate::core::math::sigmoid(2.0 * scores[0])
             } else if scores[0] >= 0.0 {
                 1.0
@@ -393,5 +432,44 @@ mod tests {
         assert_eq!(p.weights[0], vec![0.6, 0.8]);
         p.learn(&[-0.3, 0.0], 0, 1.0);
         assert!((p.weights[0][0] - 0.3).abs() < 1e-15);
+    }
+
+    #[test]
+    fn margin_output_is_the_clipped_score_and_keeps_the_prediction() {
+        let spec = StreamSpec::numeric(2, 2).unwrap();
+        let config = PerceptronConfig::default();
+        let mut one_hot = config.build(&spec, 0).unwrap();
+        let mut margin = config.with_margin_output().build(&spec, 0).unwrap();
+        let rows = [
+            ([1.0, 2.0], 1),
+            ([0.2, -0.1], 0),
+            ([-0.3, 0.05], 0),
+            ([0.1, 0.1], 1),
+        ];
+        let (mut p, mut q) = ([0.0; 2], [0.0; 2]);
+        for (x, y) in rows {
+            let a = one_hot.learn_predict(&x, Some(y), 0.3, &mut p);
+            let b = margin.learn_predict(&x, Some(y), 0.3, &mut q);
+            assert_eq!(a, b, "the same prediction and update");
+        }
+        for x in [
+            [1.0, 2.0],
+            [0.2, -0.1],
+            [0.0, 0.0],
+            [-5.0, 3.0],
+            [0.05, 0.01],
+        ] {
+            margin.predict_proba(&x, &mut q);
+            let f = margin.margin(&x);
+            assert!((q[0] - q[1] - f.clamp(-1.0, 1.0)).abs() < 1e-15, "{x:?}");
+            assert_eq!(margin.predict(&x), one_hot.predict(&x));
+        }
+        assert!(
+            (0..5).any(|i| {
+                let f = margin.margin(&[0.1 * i as f64, 0.0]);
+                f.abs() < 1.0 && f != 0.0
+            }),
+            "some margins lie strictly inside (−1, 1)"
+        );
     }
 }

@@ -373,7 +373,9 @@ fn every_booster_over_every_weak_learner() {
 /// The binary boosters of [CLL] over every weak learner, on a two-class stream.
 #[test]
 fn binary_boosters_over_every_weak_learner() {
-    use streamboost::boost::binary::{Combiner, OgBoostConfig, OgLoss, OsBoostConfig};
+    use streamboost::boost::binary::{
+        Combiner, OgBoostConfig, OgLoss, OsBoostConfig, WeakOutput,
+    };
     let data = synth::mixed_binary(600, 0.05, 0.1, 11);
     let clean = synth::mixed_binary(3000, 0.0, 0.0, 4);
     let weak_learners: [(&str, WeakLearnerConfig); 3] = [
@@ -390,6 +392,13 @@ fn binary_boosters_over_every_weak_learner() {
         };
         let configs = [
             ("osboost", os(Combiner::Uniform)),
+            (
+                "osboost-soft",
+                OsBoostConfig {
+                    weak_output: WeakOutput::Soft,
+                    ..os(Combiner::Uniform)
+                },
+            ),
             ("osboost-ocp", os(Combiner::Ocp { eta0: 1.0 })),
             ("osboost-exp", os(Combiner::Exp { sample: true })),
             ("osboost-exp-majority", os(Combiner::Exp { sample: false })),
@@ -412,6 +421,36 @@ fn binary_boosters_over_every_weak_learner() {
             );
         }
     }
+}
+
+/// In `Soft` mode the binary boosters read a perceptron's clipped margin (WEAK_LEARNERS.md
+/// §3), not its one-hot probabilities, so its hypotheses take values inside (−1, 1).
+#[test]
+fn soft_output_reads_a_perceptrons_clipped_margin() {
+    use streamboost::boost::binary::{OsBoostConfig, WeakOutput};
+    let data = synth::mixed_binary(400, 0.05, 0.0, 3);
+    let config = OsBoostConfig {
+        n_learners: 4,
+        weak_output: WeakOutput::Soft,
+        ..OsBoostConfig::new(PerceptronConfig::default())
+    };
+    let mut model = config.build(data.spec(), 1).unwrap();
+    let mut out = vec![0.0; 2];
+    for i in 0..data.len() {
+        model.learn_predict(data.row(i), data.label(i), 0.01, &mut out);
+    }
+    let mut p = [0.0; 2];
+    let mut graded = 0;
+    for i in 0..data.len() {
+        let x = data.row(i);
+        for learner in model.learners() {
+            learner.predict_proba(x, &mut p);
+            let h = p[0] - p[1];
+            assert!((h - learner.margin(x).clamp(-1.0, 1.0)).abs() < 1e-12);
+            graded += usize::from(h.abs() < 1.0 && h != 0.0);
+        }
+    }
+    assert!(graded > 0, "some hypotheses lie strictly inside (−1, 1)");
 }
 
 /// Any model behind online feature scaling honours the contract.

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::Error;
 use crate::Result;
 use crate::core::ClassId;
+use crate::learner::Config;
 
 /// How a weak learner's class probabilities `p` become its hypothesis `h ∈ [−1, 1]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -27,8 +28,19 @@ pub enum WeakOutput {
     /// `+1` if `p[+] ≥ p[−]`, else `−1` (the papers' experiments).
     #[default]
     Sign,
-    /// `p[+] − p[−]`.
+    /// `p[+] − p[−]`; the boosters build their learners with [`Config::with_margin_output`],
+    /// so that a perceptron's is `clip(w·x + b, −1, 1)` (WEAK_LEARNERS.md §3).
     Soft,
+}
+
+impl WeakOutput {
+    /// The config of the learners a booster reading them this way builds.
+    pub(crate) fn learner_config<W: Config>(self, weak: &W) -> W {
+        match self {
+            WeakOutput::Sign => weak.clone(),
+            WeakOutput::Soft => weak.with_margin_output(),
+        }
+    }
 }
 
 impl WeakOutput {

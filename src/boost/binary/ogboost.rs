@@ -131,7 +131,8 @@ impl<W: Config> Config for OgBoostConfig<W> {
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
         let n = self.n_selectors * self.per_selector;
-        let (learners, _) = build_members(&self.weak, n, spec, rng)?;
+        let weak = self.weak_output.learner_config(&self.weak);
+        let (learners, _) = build_members(&weak, n, spec, rng)?;
         self.assemble(learners)
     }
 }

@@ -154,7 +154,8 @@ impl<W: Config> Config for OsBoostConfig<W> {
 
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
-        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
+        let weak = self.weak_output.learner_config(&self.weak);
+        let (learners, seed) = build_members(&weak, self.n_learners, spec, rng)?;
         self.assemble(learners, seed)
     }
 }
