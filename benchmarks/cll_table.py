@@ -11,7 +11,9 @@ the rows seen before, never looking ahead).
 
 The OSBoost family and OGBoost run with both weak outputs: `sign` (ALGORITHMS.md §10's
 default) and `soft` (p(+) − p(−), a perceptron's clipped margin), since MOA's port of the
-authors' OSBoost votes with its members' normalised class probabilities.
+authors' OSBoost votes with its members' normalised class probabilities; and `sign+poisson`,
+learners fed `K ~ Poisson(w)` unweighted copies of each row (ALGORITHMS.md §1.2) instead of
+its weight.
 """
 import argparse, concurrent.futures as cf, json, os, statistics
 
@@ -37,12 +39,13 @@ PAPER = {
 }
 
 
-def flags(algo, weak, output):
+def flags(algo, weak, variant):
     if algo == "perceptron":
         single = "perceptron" if weak == "P" else "naive-bayes"
         return ["--algo", single, "--scale", "min-max"]
+    output, _, resample = variant.partition("+")
     return ["--algo", algo, "--weak", WEAK[weak], "--gamma", "0.1", "--scale", "min-max",
-            "--preset", "default", "--weak-output", output]
+            "--preset", "default", "--weak-output", output, "--resample", resample or "none"]
 
 
 def main():
@@ -52,9 +55,11 @@ def main():
     ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
     ap.add_argument("--binary", default="target/release/streamboost")
     ap.add_argument("--cache", default="target/cll_table.jsonl")
-    ap.add_argument("--outputs", nargs="*", default=["sign", "soft"],
-                    help="weak outputs of the OSBoost family and OGBoost: sign (the spec's "
-                         "default) and/or soft (p(+) - p(-); a perceptron's clipped margin)")
+    ap.add_argument("--outputs", nargs="*", default=["sign", "soft", "sign+poisson"],
+                    help="how the OSBoost family and OGBoost use their learners: weak output "
+                         "sign (the spec's default) or soft (p(+) - p(-); a perceptron's "
+                         "clipped margin), optionally +poisson (learners fed K ~ Poisson(w) "
+                         "unweighted copies of each row instead of its weight w)")
     args = ap.parse_args()
     done = {}
     if os.path.exists(args.cache):

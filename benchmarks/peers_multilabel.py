@@ -98,7 +98,7 @@ def ensure_venv(venv):
 
 # OnlineBMR's best hinge γ and weight scale per set in the JT18 table (jt18_table.py).
 BMR_BEST = {
-    "emotions": ["--gamma", "0.01", "--weight-scale", "6:20"],
+    "emotions": ["--gamma", "0.001", "--weight-scale", "3:10"],
     "scene": ["--gamma", "0.1", "--weight-scale", "6:20"],
     "yeast": ["--gamma", "0.001", "--weight-scale", "3:10"],
     "mediamill_reduced": ["--gamma", "0.001", "--weight-scale", "6:20"],

@@ -26,7 +26,10 @@ use crate::learner::Config;
 use crate::model::{Algorithm, Model, ModelConfig};
 use crate::scaling::{ScaledConfig, Scaling};
 use crate::weak::hoeffding::Preset;
-use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
+use crate::weak::{
+    HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, ResampleMode, ResamplingConfig,
+    WeakLearnerConfig,
+};
 use crate::{Error, Result};
 
 /// The data set replayed when no `--input` is given: UCI Car Evaluation (1,728 rows,
@@ -95,6 +98,17 @@ pub enum WeightNormArg {
     KMinusOne,
     /// `w` itself, in [0, k − 1] (the authors' code).
     Raw,
+}
+
+/// How a booster's learners take the rows' weights (`--resample`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResampleArg {
+    /// As weights.
+    None,
+    /// `K ~ Poisson(w)` unweighted copies.
+    Poisson,
+    /// One unweighted copy with probability `min(1, w)`.
+    Bernoulli,
 }
 
 /// How the binary boosters read a weak learner (`--weak-output`).
@@ -252,6 +266,10 @@ pub struct ReplayArgs {
     /// model's seed) instead of zeros, as [CLL]'s random initial hypotheses.
     #[arg(long, default_value_t = 0.0, value_name = "R")]
     pub perceptron_init: f64,
+    /// Feed a booster's learners unweighted copies of each row instead of its weight `w`:
+    /// `K ~ Poisson(w)` copies, or one copy with probability `min(1, w)` (ALGORITHMS.md §1.2).
+    #[arg(long, value_enum, default_value_t = ResampleArg::None)]
+    pub resample: ResampleArg,
     /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters; default logistic), or
     /// the loss of bmr's potentials (rank or hinge; default hinge).
     #[arg(long, value_enum)]
@@ -290,7 +308,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
         "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm", "weak_output", "scale",
-        "features_per_tree", "perceptron_init",
+        "features_per_tree", "perceptron_init", "resample",
     ])]
     pub load: Option<PathBuf>,
     /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
@@ -357,6 +375,18 @@ impl ReplayArgs {
             WeakKind::Hoeffding => WeakLearnerConfig::Hoeffding(tree.clone()),
             WeakKind::NaiveBayes => WeakLearnerConfig::NaiveBayes(NaiveBayesConfig::default()),
             WeakKind::Perceptron => WeakLearnerConfig::Perceptron(perceptron.clone()),
+        };
+        let mode = match self.resample {
+            ResampleArg::None => None,
+            ResampleArg::Poisson => Some(ResampleMode::Poisson),
+            ResampleArg::Bernoulli => Some(ResampleMode::Bernoulli { w_max: 1.0 }),
+        };
+        let weak = match mode {
+            None => weak,
+            Some(mode) => WeakLearnerConfig::Resampled(ResamplingConfig {
+                mode,
+                inner: Box::new(weak),
+            }),
         };
         let loss = self.loss;
         Ok(match self.algo {

@@ -7,6 +7,7 @@
 pub mod hoeffding;
 pub mod naive_bayes;
 pub mod perceptron;
+pub mod resampling;
 
 use std::fmt;
 
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 pub use hoeffding::{HoeffdingTree, HoeffdingTreeConfig};
 pub use naive_bayes::{NaiveBayes, NaiveBayesConfig};
 pub use perceptron::{Perceptron, PerceptronConfig};
+pub use resampling::{ResampleMode, Resampled, ResamplingConfig};
 
 use crate::Result;
 use crate::core::{ClassId, Rng, StreamSpec};
@@ -30,6 +32,8 @@ pub enum WeakLearnerConfig {
     NaiveBayes(NaiveBayesConfig),
     /// A perceptron (§3).
     Perceptron(PerceptronConfig),
+    /// Another learner fed unweighted copies of each row (ALGORITHMS.md §1.2).
+    Resampled(ResamplingConfig),
 }
 
 impl Default for WeakLearnerConfig {
@@ -62,6 +66,7 @@ impl fmt::Display for WeakLearnerConfig {
             WeakLearnerConfig::Hoeffding(c) => c.fmt(f),
             WeakLearnerConfig::NaiveBayes(c) => c.fmt(f),
             WeakLearnerConfig::Perceptron(c) => c.fmt(f),
+            WeakLearnerConfig::Resampled(c) => c.fmt(f),
         }
     }
 }
@@ -74,6 +79,7 @@ impl Config for WeakLearnerConfig {
             WeakLearnerConfig::Hoeffding(c) => c.validate(),
             WeakLearnerConfig::NaiveBayes(c) => c.validate(),
             WeakLearnerConfig::Perceptron(c) => c.validate(),
+            WeakLearnerConfig::Resampled(c) => c.validate(),
         }
     }
 
@@ -82,6 +88,7 @@ impl Config for WeakLearnerConfig {
             WeakLearnerConfig::Hoeffding(c) => c.with_margin_output().into(),
             WeakLearnerConfig::NaiveBayes(c) => c.with_margin_output().into(),
             WeakLearnerConfig::Perceptron(c) => c.with_margin_output().into(),
+            WeakLearnerConfig::Resampled(c) => WeakLearnerConfig::Resampled(c.with_margin_output()),
         }
     }
 
@@ -94,6 +101,7 @@ impl Config for WeakLearnerConfig {
             WeakLearnerConfig::Perceptron(c) => {
                 WeakLearner::Perceptron(c.build_with_rng(spec, rng)?)
             }
+            WeakLearnerConfig::Resampled(c) => WeakLearner::Resampled(c.build_with_rng(spec, rng)?),
         })
     }
 }
@@ -111,6 +119,8 @@ pub enum WeakLearner {
     NaiveBayes(NaiveBayes),
     /// A perceptron.
     Perceptron(Perceptron),
+    /// A learner fed unweighted copies of each row.
+    Resampled(Resampled),
 }
 
 impl WeakLearner {
@@ -118,6 +128,7 @@ impl WeakLearner {
     pub fn as_tree(&self) -> Option<&HoeffdingTree> {
         match self {
             WeakLearner::Hoeffding(t) => Some(t),
+            WeakLearner::Resampled(r) => r.inner().as_tree(),
             _ => None,
         }
     }
@@ -126,6 +137,7 @@ impl WeakLearner {
     pub fn as_tree_mut(&mut self) -> Option<&mut HoeffdingTree> {
         match self {
             WeakLearner::Hoeffding(t) => Some(t),
+            WeakLearner::Resampled(r) => r.inner_mut().as_tree_mut(),
             _ => None,
         }
     }
@@ -137,6 +149,7 @@ macro_rules! dispatch {
             WeakLearner::Hoeffding($m) => $body,
             WeakLearner::NaiveBayes($m) => $body,
             WeakLearner::Perceptron($m) => $body,
+            WeakLearner::Resampled($m) => $body,
         }
     };
 }

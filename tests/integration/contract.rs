@@ -373,9 +373,8 @@ fn every_booster_over_every_weak_learner() {
 /// The binary boosters of [CLL] over every weak learner, on a two-class stream.
 #[test]
 fn binary_boosters_over_every_weak_learner() {
-    use streamboost::boost::binary::{
-        Combiner, OgBoostConfig, OgLoss, OsBoostConfig, WeakOutput,
-    };
+    use streamboost::boost::binary::{Combiner, OgBoostConfig, OgLoss, OsBoostConfig, WeakOutput};
+    use streamboost::weak::{ResampleMode, ResamplingConfig};
     let data = synth::mixed_binary(600, 0.05, 0.1, 11);
     let clean = synth::mixed_binary(3000, 0.0, 0.0, 4);
     let weak_learners: [(&str, WeakLearnerConfig); 3] = [
@@ -396,6 +395,16 @@ fn binary_boosters_over_every_weak_learner() {
                 "osboost-soft",
                 OsBoostConfig {
                     weak_output: WeakOutput::Soft,
+                    ..os(Combiner::Uniform)
+                },
+            ),
+            (
+                "osboost-poisson",
+                OsBoostConfig {
+                    weak: WeakLearnerConfig::Resampled(ResamplingConfig {
+                        mode: ResampleMode::Poisson,
+                        inner: Box::new(weak.clone()),
+                    }),
                     ..os(Combiner::Uniform)
                 },
             ),
