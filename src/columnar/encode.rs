@@ -293,13 +293,7 @@ pub fn encode_with_spec(
     if spec.is_multi_label() {
         return encode_label_sets(tables, spec, label, encoder);
     }
-    let class_ids: HashMap<&str, usize> = spec
-        .classes
-        .names()
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
+    let class_ids = spec.classes.ids();
     let d = spec.n_features();
     let n: usize = tables.iter().map(Table::n_rows).sum();
     let mut values = Vec::with_capacity(n * d);

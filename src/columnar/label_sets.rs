@@ -161,13 +161,7 @@ impl LabelSetReader {
                     ),
                 });
             }
-            let ids = spec
-                .classes
-                .names()
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.clone(), i))
-                .collect();
+            let ids = spec.classes.ids();
             let name = label.to_string();
             return Ok(Some(LabelSetReader {
                 source: SetSource::List { column, name, ids },

@@ -140,13 +140,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                     "class names do not fit label column `{label}` of type {label_type}: {e}"
                 ),
             })?;
-            let class_ids = spec
-                .classes
-                .names()
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.clone(), i))
-                .collect();
+            let class_ids = spec.classes.ids();
             let targets = Targets::Classes {
                 label_column: input.index_of(label).ok(),
                 class_ids,

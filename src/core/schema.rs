@@ -114,6 +114,15 @@ impl ClassSet {
     pub fn id(&self, name: &str) -> Option<ClassId> {
         self.names.iter().position(|n| n == name)
     }
+
+    /// The id of every class by name, for lookups row after row.
+    pub fn ids(&self) -> std::collections::HashMap<String, ClassId> {
+        self.names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect()
+    }
 }
 
 /// What a row's target is.
