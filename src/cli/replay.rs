@@ -692,24 +692,10 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         })?;
         book.finish(data.len(), &mut model)?;
         print_ranking_summary(&report);
-        if let Some(path) = &args.report {
-            write_json(
-                path,
-                &RunReport {
-                    run: &run,
-                    metrics: &report,
-                },
-            )?;
-        }
-        if let Some(path) = &args.curve {
-            let points = report.curve.iter();
-            let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
-            write_curve(path, "rank_loss", points)?;
-        }
-        if let (Some(path), Some(p)) = (&args.predictions, predictions) {
-            write_batch(path, &p.to_batch()?)?;
-        }
-        return Ok(());
+        let points = report.curve.iter();
+        let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
+        let predictions = predictions.map(|p| p.to_batch()).transpose()?;
+        return write_outputs(args, &run, &report, "rank_loss", points, predictions);
     }
 
     let class_names = spec.classes.names();
@@ -733,22 +719,30 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     })?;
     book.finish(data.len(), &mut model)?;
     print_summary(&report);
+    let points = report.curve.iter();
+    let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
+    let predictions = predictions.map(|p| p.to_batch()).transpose()?;
+    write_outputs(args, &run, &report, "accuracy", points, predictions)
+}
+
+/// Writes the files a replay was asked for: the JSON report (`run` and `metrics`), the
+/// learning curve of `metric` and the predictions.
+fn write_outputs<R: Serialize>(
+    args: &ReplayArgs,
+    run: &RunInfo,
+    metrics: &R,
+    metric: &str,
+    curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
+    predictions: Option<arrow::record_batch::RecordBatch>,
+) -> Result<()> {
     if let Some(path) = &args.report {
-        write_json(
-            path,
-            &RunReport {
-                run: &run,
-                metrics: &report,
-            },
-        )?;
+        write_json(path, &RunReport { run, metrics })?;
     }
     if let Some(path) = &args.curve {
-        let points = report.curve.iter();
-        let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
-        write_curve(path, "accuracy", points)?;
+        write_curve(path, metric, curve)?;
     }
-    if let (Some(path), Some(p)) = (&args.predictions, predictions) {
-        write_batch(path, &p.to_batch()?)?;
+    if let (Some(path), Some(batch)) = (&args.predictions, predictions) {
+        write_batch(path, &batch)?;
     }
     Ok(())
 }

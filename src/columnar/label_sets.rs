@@ -76,6 +76,15 @@ fn name_lists(column: &dyn Array) -> std::result::Result<arrow::array::ListArray
     Ok(lists.as_list::<i32>().clone())
 }
 
+/// The names listed in row `r` of `lists` (`None` for a null name), read in place: no
+/// array is sliced per row.
+fn listed(lists: &arrow::array::ListArray, r: usize) -> impl Iterator<Item = Option<&str>> + '_ {
+    let names = lists.values().as_string::<i32>();
+    let offsets = lists.value_offsets();
+    (offsets[r] as usize..offsets[r + 1] as usize)
+        .map(move |i| names.is_valid(i).then(|| names.value(i)))
+}
+
 /// The distinct label names in the list column `column` of `batch`, added to `names`.
 /// A null name is an error naming `source`, the row (counted from `first_row`) and column.
 pub(super) fn collect_list_labels(
@@ -94,9 +103,7 @@ pub(super) fn collect_list_labels(
         if lists.is_null(r) {
             continue;
         }
-        let items = lists.value(r);
-        let items = items.as_string::<i32>();
-        for item in items.iter() {
+        for item in listed(&lists, r) {
             let item = item.ok_or_else(|| null_name(source, first_row + r as u64, name))?;
             if !names.iter().any(|n| n == item) {
                 names.push(item.to_string());
@@ -250,8 +257,7 @@ impl LabelSetReader {
                         known[r] = false;
                         continue;
                     }
-                    let items = lists.value(r);
-                    for item in items.as_string::<i32>().iter() {
+                    for item in listed(&lists, r) {
                         let item =
                             item.ok_or_else(|| null_name(source, first_row + r as u64, name))?;
                         match ids.get(item) {

@@ -503,7 +503,7 @@ fn resume_is_bit_identical_for_oza_ova_ada_ova_and_non_tree_learners() {
 fn resume_is_bit_identical_for_binary_boosters_behind_scaling() {
     use streamboost::boost::binary::{OgBoostConfig, OsBoostConfig};
     use streamboost::scaling::{ScaledConfig, Scaling};
-    use streamboost::weak::{PerceptronConfig, WeakLearnerConfig};
+    use streamboost::weak::{PerceptronConfig, ResampleMode, ResamplingConfig, WeakLearnerConfig};
 
     let data = synth::mixed_binary(1500, 0.1, 0.05, 9);
     let dir = tempfile::tempdir().unwrap();
@@ -530,7 +530,15 @@ fn resume_is_bit_identical_for_binary_boosters_behind_scaling() {
         }),
         ModelConfig::OgBoost(OgBoostConfig {
             n_selectors: 8,
-            ..OgBoostConfig::new(tree)
+            ..OgBoostConfig::new(tree.clone())
+        }),
+        // Resampled trees: their nodes go to the checkpoint's tree rows, their draws resume.
+        ModelConfig::OsBoost(OsBoostConfig {
+            n_learners: 8,
+            ..OsBoostConfig::new(WeakLearnerConfig::Resampled(ResamplingConfig {
+                mode: ResampleMode::Poisson,
+                inner: Box::new(tree),
+            }))
         }),
     ] {
         assert_resume_is_exact(&config, &data, dir.path());

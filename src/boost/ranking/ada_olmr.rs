@@ -13,12 +13,12 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::{LabelSplit, learn_relevant, singleton};
+use super::{LabelSplit, learn_relevant};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
 use crate::boost::{ExpertSelection, WeightScale, build_members, members_classes};
 use crate::core::math::{TieBreak, argmax, sigmoid};
-use crate::core::{ClassId, Rng, StreamSpec};
+use crate::core::{Rng, StreamSpec};
 use crate::learner::{Classifier, Config, Ranker};
 use crate::{Error, Result};
 
@@ -343,46 +343,9 @@ impl<L: Classifier> Ranker for AdaOlmr<L> {
     }
 }
 
-/// The singleton reduction: class `y` is the label set `{y}`; the class probabilities are
-/// the softmax of the scores (the logistic surrogate reads score gaps as log-odds).
-impl<L: Classifier> Classifier for AdaOlmr<L> {
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        if y >= self.k {
-            return;
-        }
-        let mut mask = std::mem::take(&mut self.work.mask);
-        singleton(&mut mask, y, self.k);
-        self.learn_labels(x, &mask, weight);
-        self.work.mask = mask;
-    }
-
-    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        self.predict_scores(x, out);
-        softmax(out);
-    }
-
-    fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
-    ) -> ClassId {
-        let y = y.filter(|&y| y < self.k);
-        let mut mask = std::mem::take(&mut self.work.mask);
-        if let Some(y) = y {
-            singleton(&mut mask, y, self.k);
-        }
-        self.step(x, y.map(|_| mask.as_slice()), weight, Some(&mut *out));
-        self.work.mask = mask;
-        softmax(out);
-        argmax(out)
-    }
-}
+// The singleton reduction: class `y` is the label set `{y}`; the class probabilities are
+// the softmax of the scores (the logistic surrogate reads score gaps as log-odds).
+classifier_via_ranker!(AdaOlmr, softmax);
 
 /// `v ← softmax(v)`, shifted by the maximum.
 fn softmax(v: &mut [f64]) {

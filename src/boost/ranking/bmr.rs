@@ -14,10 +14,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::potential::{PairLoss, WalkTables};
-use super::{LabelSplit, learn_relevant, singleton};
+use super::{LabelSplit, learn_relevant};
 use crate::boost::{WeightScale, build_members, members_classes};
-use crate::core::math::argmax;
-use crate::core::{ClassId, Rng, StreamSpec};
+use crate::core::{Rng, StreamSpec};
 use crate::learner::{Classifier, Config, Ranker};
 use crate::{Error, Result};
 
@@ -302,43 +301,6 @@ impl<L: Classifier> OnlineBmr<L> {
     }
 }
 
-/// The singleton reduction: class `y` is the label set `{y}`, and the class probabilities
-/// are the scores over their sum `N` (each learner votes a distribution).
-impl<L: Classifier> Classifier for OnlineBmr<L> {
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        if y >= self.k {
-            return;
-        }
-        let mut mask = std::mem::take(&mut self.work.mask);
-        singleton(&mut mask, y, self.k);
-        self.learn_labels(x, &mask, weight);
-        self.work.mask = mask;
-    }
-
-    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        self.predict_scores(x, out);
-        crate::core::math::normalize(out);
-    }
-
-    fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
-    ) -> ClassId {
-        let y = y.filter(|&y| y < self.k);
-        let mut mask = std::mem::take(&mut self.work.mask);
-        if let Some(y) = y {
-            singleton(&mut mask, y, self.k);
-        }
-        self.learn_predict_scores(x, y.map(|_| mask.as_slice()), weight, out);
-        self.work.mask = mask;
-        crate::core::math::normalize(out);
-        argmax(out)
-    }
-}
+// The singleton reduction: class `y` is the label set `{y}`, and the class probabilities
+// are the scores over their sum `N` (each learner votes a distribution).
+classifier_via_ranker!(OnlineBmr, crate::core::math::normalize);

@@ -8,6 +8,53 @@
 //! The pieces both share live here: the split of a row's labels into relevant and
 //! irrelevant ones, the rank loss, and how a cost vector reaches single-label weak learners.
 
+/// The singleton reduction as a `Classifier` for a ranker `$t<L>` with fields `k` and
+/// `work.mask` (a reused mask): class `y` is learnt as the set `{y}`, and `$to_proba` turns
+/// the ranker's scores into class probabilities in place.
+macro_rules! classifier_via_ranker {
+    ($t:ident, $to_proba:path) => {
+        impl<L: $crate::Classifier> $crate::Classifier for $t<L> {
+            fn n_classes(&self) -> usize {
+                self.k
+            }
+
+            fn learn(&mut self, x: &[f64], y: $crate::core::ClassId, weight: f64) {
+                if y >= self.k {
+                    return;
+                }
+                let mut mask = std::mem::take(&mut self.work.mask);
+                $crate::boost::ranking::singleton(&mut mask, y, self.k);
+                $crate::Ranker::learn_labels(self, x, &mask, weight);
+                self.work.mask = mask;
+            }
+
+            fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+                $crate::Ranker::predict_scores(self, x, out);
+                $to_proba(out);
+            }
+
+            fn learn_predict(
+                &mut self,
+                x: &[f64],
+                y: Option<$crate::core::ClassId>,
+                weight: f64,
+                out: &mut [f64],
+            ) -> $crate::core::ClassId {
+                let y = y.filter(|&y| y < self.k);
+                let mut mask = std::mem::take(&mut self.work.mask);
+                if let Some(y) = y {
+                    $crate::boost::ranking::singleton(&mut mask, y, self.k);
+                }
+                let relevant = y.map(|_| mask.as_slice());
+                $crate::Ranker::learn_predict_scores(self, x, relevant, weight, out);
+                self.work.mask = mask;
+                $to_proba(out);
+                $crate::core::math::argmax(out)
+            }
+        }
+    };
+}
+
 pub mod ada_olmr;
 pub mod bmr;
 pub mod potential;
