@@ -254,6 +254,11 @@ pub struct ReplayArgs {
     /// code, whose experiments scaled the raw weights by 0.1·U[5, 200]).
     #[arg(long, value_enum, default_value_t = WeightNormArg::KMinusOne)]
     pub weight_norm: WeightNormArg,
+    /// OnlineMBBM's certified pruning bound ε (ALGORITHMS.md §P.2.8): every potential within
+    /// ε of the exact one, labels that can hardly catch up treated as out of reach. 0 computes
+    /// the potentials exactly.
+    #[arg(long, default_value_t = 0.0, value_name = "EPS")]
+    pub epsilon_prune: f64,
     /// Rescale numeric features online before the model sees them, with statistics of the
     /// rows learnt so far (never looking ahead; part of the model and its checkpoints).
     #[arg(long, value_enum, default_value_t = ScaleArg::None)]
@@ -308,6 +313,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
         "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm", "weak_output", "scale",
+        "epsilon_prune",
         "features_per_tree", "perceptron_init", "resample",
     ])]
     pub load: Option<PathBuf>,
@@ -403,6 +409,7 @@ impl ReplayArgs {
                     WeightNormArg::KMinusOne => WeightNorm::KMinusOne,
                     WeightNormArg::Raw => WeightNorm::Raw,
                 },
+                epsilon_prune: self.epsilon_prune,
                 ..OnlineMbbmConfig::new(weak)
             }),
             Algorithm::Oza => ModelConfig::Oza(OzaBoostConfig {

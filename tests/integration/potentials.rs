@@ -215,3 +215,69 @@ fn mbbm_worked_example() {
         }
     }
 }
+
+/// A random state reachable with at most `votes` votes.
+fn random_state(rng: &mut Rng, k: usize, votes: usize) -> Vec<i64> {
+    let mut s = vec![0i64; k];
+    for _ in 0..rng.below(votes + 1) {
+        s[rng.below(k)] += 1;
+    }
+    s
+}
+
+/// OnlineMBBM's argmax-vote weight from two base values (the recursion, [JGT] eq. 3) is the
+/// weight `Σ_l (C[y][l] − C[y][y])` read off the cost row.
+#[test]
+fn true_label_weight_is_the_cost_row_weight() {
+    for (k, gamma, max_n) in [(3, 0.3, 12), (10, 0.1, 60), (26, 0.05, 40)] {
+        let mut engine = PotentialEngine::new(k, gamma, max_n);
+        let mut rng = Rng::new(k as u64);
+        let mut row = vec![0.0; k];
+        for _ in 0..60 {
+            let n = rng.below(max_n);
+            let s = random_state(&mut rng, k, max_n - n);
+            let y = rng.below(k);
+            engine.cost_row(n, &s, y, &mut row);
+            let want: f64 = row.iter().map(|c| c - row[y]).sum();
+            let got = engine.true_label_weight(n, &s, y);
+            assert!(
+                (got - want).abs() < 1e-11,
+                "k={k} n={n} s={s:?}: {got} vs {want}"
+            );
+        }
+    }
+}
+
+/// ALGORITHMS.md §P.2.8: with pruning bound ε every value of every bundle is within ε of the
+/// exact one, and pruning does prune (fewer distinct bundles on the same states).
+#[test]
+fn pruned_potentials_are_within_their_bound() {
+    let (k, gamma, max_n) = (10, 0.1, 80);
+    for epsilon in [1e-9, 1e-4] {
+        let mut exact = PotentialEngine::new(k, gamma, max_n);
+        let mut pruned = PotentialEngine::new(k, gamma, max_n).with_pruning(epsilon);
+        let mut rng = Rng::new(5);
+        let (mut want, mut got) = (vec![0.0; k], vec![0.0; k]);
+        for _ in 0..300 {
+            let n = rng.below(max_n);
+            // Learners that mostly vote the true label, as trained ones do.
+            let r = rng.below(k);
+            let mut s = random_state(&mut rng, k, (max_n - n) / 3);
+            s[r] += rng.below(max_n - n) as i64;
+            exact.cost_row(n, &s, r, &mut want);
+            pruned.cost_row(n, &s, r, &mut got);
+            for l in 0..k {
+                assert!(
+                    (got[l] - want[l]).abs() <= epsilon + 1e-13,
+                    "n={n} s={s:?} r={r} l={l}"
+                );
+            }
+            let base = (pruned.phi(n, &s, r) - exact.phi(n, &s, r)).abs();
+            assert!(base <= epsilon + 1e-13);
+        }
+        assert!(
+            pruned.counts().0 < exact.counts().0,
+            "ε = {epsilon} pruned nothing"
+        );
+    }
+}

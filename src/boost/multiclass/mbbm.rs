@@ -27,7 +27,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::cost::{least_expected_cost, one_hot};
-use super::potential::{PotentialEngine, clip};
+use super::potential::PotentialEngine;
 use crate::boost::{VoteRule, WeightScale, build_members, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng, StreamSpec};
@@ -62,6 +62,10 @@ pub struct OnlineMbbmConfig<W> {
     pub weight_scale: WeightScale,
     /// Tie rule for votes and the final prediction.
     pub tie_break: TieBreak,
+    /// The certified pruning bound ε of the potentials (ALGORITHMS.md §P.2.8): every
+    /// potential is within ε of the exact one. 0 (the default) computes them exactly.
+    #[serde(default)]
+    pub epsilon_prune: f64,
     /// The weak learners' config.
     pub weak: W,
 }
@@ -82,6 +86,7 @@ impl<W> OnlineMbbmConfig<W> {
             weight_norm: WeightNorm::KMinusOne,
             weight_scale: WeightScale::Constant(1.0),
             tie_break: TieBreak::Random,
+            epsilon_prune: 0.0,
             weak,
         }
     }
@@ -92,6 +97,9 @@ impl<W> OnlineMbbmConfig<W> {
         }
         if !(self.gamma > 0.0 && self.gamma < 1.0) {
             return Err(Error::config("gamma", "must be in (0, 1)"));
+        }
+        if !(self.epsilon_prune >= 0.0 && self.epsilon_prune < 1.0) {
+            return Err(Error::config("epsilon_prune", "must be in [0, 1)"));
         }
         self.weight_scale.validate()
     }
@@ -107,6 +115,7 @@ impl<W> OnlineMbbmConfig<W> {
             vote_rule: self.vote_rule,
             weight_norm: self.weight_norm,
             tie_break: self.tie_break,
+            epsilon_prune: self.epsilon_prune,
             scales: self.weight_scale.draw(learners.len(), &mut rng),
             learners,
             rng,
@@ -120,12 +129,13 @@ impl<W: fmt::Display> fmt::Display for OnlineMbbmConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "OnlineMBBM(N={}, gamma={}, vote={:?}, weights/{:?}, weight scale={}) over {}",
+            "OnlineMBBM(N={}, gamma={}, vote={:?}, weights/{:?}, weight scale={}, epsilon={}) over {}",
             self.n_learners,
             self.gamma,
             self.vote_rule,
             self.weight_norm,
             self.weight_scale,
+            self.epsilon_prune,
             self.weak
         )
     }
@@ -170,6 +180,8 @@ struct Workspace {
     /// Distinct vote counts and how many labels have each.
     counts: Vec<(i64, usize)>,
     groups: Vec<(i64, usize)>,
+    /// Each label's gap to the true label of one row class, keyed as the cache keys it.
+    keyed: Vec<i64>,
     /// The final vote counts as `f64`, for the tie rule.
     votes: Vec<f64>,
 }
@@ -182,6 +194,8 @@ pub struct OnlineMbbm<L> {
     vote_rule: VoteRule,
     weight_norm: WeightNorm,
     tie_break: TieBreak,
+    #[serde(default)]
+    epsilon_prune: f64,
     scales: Vec<f64>,
     learners: Vec<L>,
     rng: Rng,
@@ -213,7 +227,7 @@ impl<L: Classifier> OnlineMbbm<L> {
     }
 
     fn new_engine(&self) -> PotentialEngine {
-        PotentialEngine::new(self.k, self.gamma, self.scales.len())
+        PotentialEngine::new(self.k, self.gamma, self.scales.len()).with_pruning(self.epsilon_prune)
     }
 
     /// Predicts row `x` (and, given `(y, weight)`, trains every learner on it): returns the
@@ -247,10 +261,16 @@ impl<L: Classifier> OnlineMbbm<L> {
             match &mut learners {
                 Members::Score(ls) => ls[i].predict_proba(x, &mut work.p),
                 Members::Learn(ls, y, weight) => {
-                    // Row C[y] at s^{i−1}: w = Σ_l (C[y][l] − C[y][y]) (Alg. 1 line 9).
-                    engine.cost_row(n, &work.s, *y, &mut work.row);
-                    let cy = work.row[*y];
-                    let w: f64 = work.row.iter().map(|c| (c - cy).max(0.0)).sum();
+                    // w = Σ_l (C[y][l] − C[y][y]) at s^{i−1} (Alg. 1 line 9). Expected-cost
+                    // votes need row C[y]'s bundle anyway; argmax votes need two base values.
+                    let w = match vote_rule {
+                        VoteRule::ExpectedCost => {
+                            engine.cost_row(n, &work.s, *y, &mut work.row);
+                            let cy = work.row[*y];
+                            work.row.iter().map(|c| (c - cy).max(0.0)).sum()
+                        }
+                        VoteRule::Argmax => engine.true_label_weight(n, &work.s, *y),
+                    };
                     let w = scales[i] * *weight * w / norm;
                     ls[i].learn_predict(x, Some(*y), w, &mut work.p);
                 }
@@ -321,6 +341,7 @@ fn expected_costs(n: usize, engine: &mut PotentialEngine, work: &mut Workspace) 
         expected,
         counts,
         groups,
+        keyed,
         ..
     } = work;
     counts.clear();
@@ -348,17 +369,20 @@ fn expected_costs(n: usize, engine: &mut PotentialEngine, work: &mut Workspace) 
             if mult == 0 {
                 continue;
             }
-            let d = clip(n, x - y);
+            let d = engine.key_gap(n, x - y);
             match groups.iter_mut().find(|(g, _)| *g == d) {
                 Some(g) => g.1 += mult,
                 None => groups.push((d, mult)),
             }
         }
         groups.sort_unstable();
+        // Each label's gap as the cache keys it, read before the bundle borrows the engine.
+        keyed.clear();
+        keyed.extend(s.iter().map(|&sl| engine.key_gap(n, x - sl)));
         let bundle = engine.bundle(n, groups);
-        let minus = |d: i64| {
+        let minus = |key: i64| {
             let g = groups
-                .binary_search_by_key(&clip(n, d), |g| g.0)
+                .binary_search_by_key(&key, |g| g.0)
                 .expect("a group per gap");
             bundle.minus[g]
         };
@@ -366,10 +390,14 @@ fn expected_costs(n: usize, engine: &mut PotentialEngine, work: &mut Workspace) 
             *e += if s[l] == x {
                 // Rows r ≠ l of this class see l one gap lower; row l itself, the plus state.
                 let others = mass - p[l];
-                let lower = if others > 0.0 { others * minus(0) } else { 0.0 };
+                let lower = if others > 0.0 {
+                    others * minus(keyed[l])
+                } else {
+                    0.0
+                };
                 lower + p[l] * bundle.plus
             } else {
-                mass * minus(x - s[l])
+                mass * minus(keyed[l])
             };
         }
     }

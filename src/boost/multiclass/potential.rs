@@ -51,8 +51,9 @@ struct BinomialRows {
     /// Per ratio `a/t` (at `a · stride + t`, empty until first used): `width × width`
     /// entries, row `U` holding `Bin(·; U, a/t)`.
     rows: Vec<Vec<f64>>,
-    /// Per ratio `ρ = a/t`, the factors of the binomial convolution written as a plain one
-    /// (see [`convolve_from`]): `ρ^j c^j / j!` then `(1 − ρ)^i c^i / i!`, `width` each.
+    /// Per ratio `ρ = a/t` (every `0 < a < t ≤ k−1`), the factors of the binomial
+    /// convolution written as a plain one (see [`convolve_from`]): `ρ^j c^j / j!` then
+    /// `(1 − ρ)^i c^i / i!`, `width` each.
     factors: Vec<Vec<f64>>,
     /// `U! / c^U`, which turns the plain convolution back into probabilities.
     out_scale: Vec<f64>,
@@ -70,11 +71,26 @@ impl BinomialRows {
         let out_scale = (0..width)
             .map(|u| (ln_fact[u] - u as f64 * ln_c).exp())
             .collect();
+        // Every ratio a/t with 0 < a < t ≤ max_bins: the convolutions of a bundle split its
+        // bins in ways that depend on the caps of each `v`, and the factors are 2·width
+        // numbers a ratio.
+        let mut factors = vec![Vec::new(); stride * stride];
+        let factor = |j: usize, ln_p: f64| (j as f64 * (ln_p + ln_c) - ln_fact[j]).exp();
+        for t in 2..=max_bins {
+            for a in 1..t {
+                let rho = a as f64 / t as f64;
+                let (ln_rho, ln_rest) = (rho.ln(), (-rho).ln_1p());
+                factors[a * stride + t] = (0..width)
+                    .map(|j| factor(j, ln_rho))
+                    .chain((0..width).map(|i| factor(i, ln_rest)))
+                    .collect();
+            }
+        }
         BinomialRows {
             width,
             ln_fact,
             rows: vec![Vec::new(); stride * stride],
-            factors: vec![Vec::new(); stride * stride],
+            factors,
             out_scale,
             stride,
         }
@@ -109,17 +125,9 @@ impl BinomialRows {
             }
         }
         self.rows[a * self.stride + t] = table;
-        let ln_c = scale_base(w).ln();
-        let factor = |j: usize, ln_p: f64| (j as f64 * (ln_p + ln_c) - self.ln_fact[j]).exp();
-        let (ln_rho, ln_rest) = (rho.ln(), (-rho).ln_1p());
-        let factors = (0..w)
-            .map(|j| factor(j, ln_rho))
-            .chain((0..w).map(|i| factor(i, ln_rest)))
-            .collect();
-        self.factors[a * self.stride + t] = factors;
     }
 
-    /// The convolution factors of ratio `a/t` (call [`Self::ensure`] first).
+    /// The convolution factors of ratio `a/t`.
     fn factors(&self, a: usize, t: usize) -> (&[f64], &[f64]) {
         self.factors[a * self.stride + t].split_at(self.width)
     }
@@ -155,6 +163,9 @@ pub struct PotentialEngine {
     bundles: Vec<Bundle>,
     index: FxHashMap<Box<[i64]>, u32>,
     cache_cap: usize,
+    /// The certified pruning bound ε of §P.2.8 (0: exact) and the walk it reads.
+    epsilon: f64,
+    walk: GapWalk,
     /// Bundles computed (cache misses) and served from the cache.
     computed: u64,
     hits: u64,
@@ -166,11 +177,14 @@ pub struct PotentialEngine {
 struct Scratch {
     key: Vec<i64>,
     groups: Vec<(i64, usize)>,
+    state: Vec<i64>,
     prefix: Vec<f64>,
     suffix: Vec<f64>,
     other: Vec<f64>,
     /// The scaled operands of one convolution.
     conv: Vec<f64>,
+    caps: Vec<i64>,
+    before: Vec<usize>,
     correct_minus: Vec<f64>,
 }
 
@@ -220,6 +234,8 @@ impl PotentialEngine {
             bundles: Vec::new(),
             index: FxHashMap::default(),
             cache_cap: DEFAULT_CACHE_CAP,
+            epsilon: 0.0,
+            walk: GapWalk::default(),
             computed: 0,
             hits: 0,
             scratch: Scratch::default(),
@@ -229,6 +245,19 @@ impl PotentialEngine {
     /// Caps the cache at `cap` bundles (0 disables it).
     pub fn with_cache_cap(mut self, cap: usize) -> Self {
         self.cache_cap = cap;
+        self
+    }
+
+    /// Prunes with the certified bound `epsilon` (§P.2.8): every potential is then within
+    /// `epsilon` of the exact one (0: exact, the default).
+    pub fn with_pruning(mut self, epsilon: f64) -> Self {
+        assert!(epsilon >= 0.0, "epsilon >= 0");
+        self.epsilon = epsilon;
+        if epsilon > 0.0 {
+            self.walk = GapWalk::new(self.k, self.gamma, self.max_draws);
+        }
+        self.bundles.clear();
+        self.index.clear();
         self
     }
 
@@ -250,34 +279,56 @@ impl PotentialEngine {
         &self.table[start..start + self.width]
     }
 
-    /// `φ_n^r(s)`.
+    /// `φ_n^r(s)`. Computes the base value alone unless the whole bundle is cached.
     pub fn phi(&mut self, n: usize, s: &[i64], r: usize) -> f64 {
-        let at = self.row_bundle(n, s, r);
+        let groups = self.gather(n, s, r);
+        let at = match self.lookup(n, &groups, true) {
+            Some(at) => at,
+            None => self.cache_bundle(n, &groups, false),
+        };
+        self.scratch.groups = groups;
         self.bundles[at].base
     }
 
     /// Row `r` of the cost matrix at `s` ([JGT] eq. 4): `row[l] = φ_n^r(s + e_l)`.
     pub fn cost_row(&mut self, n: usize, s: &[i64], r: usize, row: &mut [f64]) {
-        let at = self.row_bundle(n, s, r);
+        let groups = self.gather(n, s, r);
+        let at = self.cache_bundle(n, &groups, true);
         let bundle = &self.bundles[at];
-        let groups = &self.scratch.groups;
         for (l, c) in row.iter_mut().enumerate() {
             *c = if l == r {
                 bundle.plus
             } else {
-                bundle.minus[group_of(groups, clip(n, s[r] - s[l]))]
+                bundle.minus[group_of(&groups, self.key_gap(n, s[r] - s[l]))]
             };
         }
+        self.scratch.groups = groups;
     }
 
-    /// The index of the bundle of true label `r` at state `s`; its groups stay in the
-    /// scratch.
-    fn row_bundle(&mut self, n: usize, s: &[i64], r: usize) -> usize {
+    /// The weight `w = Σ_l (C[y][l] − C[y][y])` OnlineMBBM hands learner `i` ([JGT] Alg. 1
+    /// line 9), with `C[y][l] = φ_n^y(s + e_l)`, from two base values instead of a bundle:
+    /// by the recursion ([JGT] eq. 3) `Σ_l u_l·C[y][l] = φ_{n+1}^y(s)`, and since
+    /// `u_y + (k−1)·q = 1`, `w = (φ_{n+1}^y(s) − φ_n^y(s + e_y))/q`. Needs `n < max_draws`.
+    pub fn true_label_weight(&mut self, n: usize, s: &[i64], y: usize) -> f64 {
+        let above = self.phi(n + 1, s, y);
+        let mut plus = std::mem::take(&mut self.scratch.state);
+        plus.clear();
+        plus.extend_from_slice(s);
+        plus[y] += 1;
+        let below = self.phi(n, &plus, y);
+        self.scratch.state = plus;
+        let q = (1.0 - self.gamma) / self.k as f64;
+        ((above - below) / q).max(0.0)
+    }
+
+    /// The sorted gap groups of true label `r` at state `s`, keyed by [`Self::key_gap`] (a
+    /// buffer taken from the scratch: give it back).
+    fn gather(&mut self, n: usize, s: &[i64], r: usize) -> Vec<(i64, usize)> {
         let mut groups = std::mem::take(&mut self.scratch.groups);
         groups.clear();
         for (l, &sl) in s.iter().enumerate() {
             if l != r {
-                let d = clip(n, s[r] - sl);
+                let d = self.key_gap(n, s[r] - sl);
                 match groups.iter_mut().find(|(g, _)| *g == d) {
                     Some(group) => group.1 += 1,
                     None => groups.push((d, 1)),
@@ -285,34 +336,60 @@ impl PotentialEngine {
             }
         }
         groups.sort_unstable();
-        let at = self.cache_bundle(n, &groups);
-        self.scratch.groups = groups;
-        at
+        groups
     }
 
-    /// The bundle at gap groups `groups` (sorted by gap, gaps clipped with [`clip`],
-    /// multiplicities summing to `k − 1`) with `n ≤ max_draws` draws to come.
+    /// A gap as the cache keys it: gaps `≥ n+2` are all sinks (§P.1.3); with pruning, so is
+    /// a gap `d` whose label passes the true one with chance `T_n(d − 1) ≤ ε/(k−1)`
+    /// (§P.2.8 (a)), which moves every value of the bundle by at most that much per label.
+    pub fn key_gap(&self, n: usize, gap: i64) -> i64 {
+        let sink = n as i64 + 2;
+        if self.epsilon > 0.0 && gap < sink {
+            let cut = self.epsilon / (self.k - 1) as f64;
+            if self.walk.upper(n, gap - 1) <= cut {
+                return sink;
+            }
+        }
+        clip(n, gap)
+    }
+
+    /// §P.2.8 (b): with pruning, the true label beats the nearest one (gap `d_min`, in the
+    /// plus neighbour) with chance `P(D ≤ d_min) ≤ ε`, so every value is within ε of 1.
+    fn pruned_error(&self, n: usize, d_min: i64) -> bool {
+        self.epsilon > 0.0 && self.walk.lower(n, d_min) <= self.epsilon
+    }
+
+    /// The bundle at gap groups `groups` (sorted by gap, gaps keyed with
+    /// [`Self::key_gap`], multiplicities summing to `k − 1`) with `n ≤ max_draws` draws to
+    /// come.
     pub fn bundle(&mut self, n: usize, groups: &[(i64, usize)]) -> &Bundle {
-        let at = self.cache_bundle(n, groups);
+        let at = self.cache_bundle(n, groups, true);
         &self.bundles[at]
     }
 
-    /// The index of the bundle in the cache, computed if it is not there.
-    fn cache_bundle(&mut self, n: usize, groups: &[(i64, usize)]) -> usize {
+    /// The cache slot of `groups` at `n`: a whole bundle, or (`neighbours == false`) its
+    /// base value alone.
+    fn lookup(&mut self, n: usize, groups: &[(i64, usize)], neighbours: bool) -> Option<usize> {
         debug_assert!(n <= self.max_draws);
         debug_assert_eq!(groups.iter().map(|g| g.1).sum::<usize>(), self.k - 1);
         let key = &mut self.scratch.key;
         key.clear();
-        key.push(n as i64);
+        key.push(if neighbours { n as i64 } else { -1 - n as i64 });
         for &(d, m) in groups {
             key.push(d);
             key.push(m as i64);
         }
-        if let Some(&at) = self.index.get(self.scratch.key.as_slice()) {
-            self.hits += 1;
-            return at as usize;
+        let at = self.index.get(self.scratch.key.as_slice())?;
+        self.hits += 1;
+        Some(*at as usize)
+    }
+
+    /// The cache slot of `groups` at `n`, computed if it is not there.
+    fn cache_bundle(&mut self, n: usize, groups: &[(i64, usize)], neighbours: bool) -> usize {
+        if let Some(at) = self.lookup(n, groups, neighbours) {
+            return at;
         }
-        let bundle = self.compute(n, groups);
+        let bundle = self.compute(n, groups, neighbours);
         self.computed += 1;
         if self.bundles.len() >= self.cache_cap.max(1) {
             self.bundles.clear();
@@ -325,17 +402,20 @@ impl PotentialEngine {
         at
     }
 
-    /// §P.2.4 for one bundle.
-    fn compute(&mut self, n: usize, groups: &[(i64, usize)]) -> Bundle {
+    /// §P.2.4 for one bundle; with `neighbours == false`, the base value alone (`plus` is
+    /// NaN and `minus` empty), which skips the suffix products, the leave-one-out and the
+    /// chains' extra entry: about a third of the work.
+    fn compute(&mut self, n: usize, groups: &[(i64, usize)], neighbours: bool) -> Bundle {
         let g_count = groups.len();
         let m = self.k - 1;
         let d_min = groups[0].0;
-        if d_min < -(n as i64) {
-            // Certain error, whatever happens (§P.1.2), at the state and every neighbour.
+        if d_min < -(n as i64) || self.pruned_error(n, d_min) {
+            // Certain error, whatever happens (§P.1.2), at the state and every neighbour
+            // (or, pruning, an error chance within ε of 1: §P.2.8 (b)).
             return Bundle {
                 base: 1.0,
                 plus: 1.0,
-                minus: vec![1.0; g_count],
+                minus: vec![1.0; if neighbours { g_count } else { 0 }],
             };
         }
         let n_i = n as i64;
@@ -346,89 +426,122 @@ impl PotentialEngine {
         let mut correct_plus = 0.0;
         let mut correct_minus = std::mem::take(&mut self.scratch.correct_minus);
         correct_minus.clear();
-        correct_minus.resize(g_count, 0.0);
+        correct_minus.resize(if neighbours { g_count } else { 0 }, 0.0);
         // Prefix masses M_<g.
-        let before: Vec<usize> = groups
-            .iter()
-            .scan(0, |acc, &(_, mg)| {
-                let b = *acc;
-                *acc += mg;
-                Some(b)
-            })
-            .collect();
-        for (a, t) in ratios(groups, m) {
-            self.binomial.ensure(a, t);
+        let mut before = std::mem::take(&mut self.scratch.before);
+        before.clear();
+        before.extend(groups.iter().scan(0, |acc, &(_, mg)| {
+            let b = *acc;
+            *acc += mg;
+            Some(b)
+        }));
+        if neighbours {
+            self.binomial.ensure(1, m);
+            for &(_, mg) in groups {
+                if mg > 1 && mg < m {
+                    self.binomial.ensure(mg - 1, m - 1);
+                }
+            }
         }
-        self.binomial.ensure(1, m);
         let truth = |v: usize| self.true_counts[n * self.width + v];
         let mut prefix = std::mem::take(&mut self.scratch.prefix);
         let mut suffix = std::mem::take(&mut self.scratch.suffix);
         let mut other = std::mem::take(&mut self.scratch.other);
         let mut conv = std::mem::take(&mut self.scratch.conv);
-        for w in v_lo..=v_hi.min(n + 1) {
-            // Caps c_g = d_g − 1 + w, all ≥ 0 here; the chain is read at U = n − w (base) and
-            // n − w + 1 (plus neighbour of w − 1).
-            let len = n + 2 - w;
-            let caps: Vec<i64> = groups.iter().map(|&(d, _)| d - 1 + w as i64).collect();
-            prefix.clear();
-            prefix.resize((g_count + 1) * len, 0.0);
-            prefix[0] = 1.0;
-            for g in 0..g_count {
-                let (head, tail) = prefix.split_at_mut((g + 1) * len);
-                let vector = self.occupancy(groups[g].1, caps[g]);
-                // The full product is read at U and U + 1 only.
-                let from = if g + 1 == g_count && len >= 2 {
-                    len - 2
+        let mut caps = std::mem::take(&mut self.scratch.caps);
+        // With neighbours, w = v_hi still gives the plus neighbour of v = v_hi − 1.
+        let end = if neighbours {
+            v_hi.min(n + 1) + 1
+        } else {
+            v_hi
+        };
+        for w in v_lo..end {
+            if w > n {
+                // Only the plus neighbour of v = n is read here: no draws left for the other
+                // labels, and every cap d_g − 1 + w ≥ 0.
+                correct_plus += truth(w - 1);
+                continue;
+            }
+            // Caps c_g = d_g − 1 + w, all ≥ 0 here; the chain is read at U = n − w (base) and,
+            // with neighbours, at U + 1 (plus neighbour of w − 1).
+            let u = n - w;
+            let reads = if neighbours { 2 } else { 1 };
+            let len = u + reads;
+            caps.clear();
+            caps.extend(groups.iter().map(|&(d, _)| d - 1 + w as i64));
+            // Groups whose cap reaches the last entry read constrain nothing at this w: they
+            // are merged into one free group of all-ones vector (groups are sorted by gap,
+            // so they are the last ones). Their leave-one-out value is the base: a cap
+            // lowered to ≥ U still constrains nothing.
+            let constrained = caps.partition_point(|&c| c < (len - 1) as i64);
+            let free: usize = groups[constrained..].iter().map(|g| g.1).sum();
+            let chain_len = constrained + usize::from(free > 0);
+            let chain = |e: usize| {
+                if e < constrained {
+                    (groups[e].1, caps[e])
                 } else {
-                    0
-                };
+                    (free, (len - 1) as i64)
+                }
+            };
+            prefix.clear();
+            prefix.resize((chain_len + 1) * len, 0.0);
+            prefix[0] = 1.0;
+            for e in 0..chain_len {
+                let (head, tail) = prefix.split_at_mut((e + 1) * len);
+                let (mg, cap) = chain(e);
+                let vector = self.occupancy(mg, cap);
+                // The full product is read at its last `reads` entries only.
+                let from = if e + 1 == chain_len { len - reads } else { 0 };
                 convolve_from(
                     &self.binomial,
-                    &head[g * len..],
-                    before[g],
+                    &head[e * len..],
+                    before[e],
                     &vector[..len],
-                    groups[g].1,
+                    mg,
                     &mut tail[..len],
                     from,
                     &mut conv,
                 );
             }
-            let chain = &prefix[g_count * len..(g_count + 1) * len];
-            if w >= 1 && w - 1 < v_hi {
-                correct_plus += truth(w - 1) * chain[n + 1 - w];
+            let full = &prefix[chain_len * len..(chain_len + 1) * len];
+            if neighbours && w >= 1 && w - 1 < v_hi {
+                correct_plus += truth(w - 1) * full[u + 1];
             }
-            if w > n || w >= v_hi {
+            if w >= v_hi {
                 continue;
             }
-            let u = n - w;
-            let r_base = chain[u];
+            let r_base = full[u];
             let weight = truth(w);
             correct_base += weight * r_base;
-            // Suffix products S_g (mass M_>g−1), only up to U.
+            if !neighbours {
+                continue;
+            }
+            // Suffix products S_e (only up to U); S_0 is never read: the leave-one-out of
+            // group g uses S_{g+1}.
             let slen = u + 1;
             suffix.clear();
-            suffix.resize((g_count + 1) * slen, 0.0);
-            suffix[g_count * slen] = 1.0;
+            suffix.resize((chain_len + 1) * slen, 0.0);
+            suffix[chain_len * slen] = 1.0;
             let mut after = 0;
-            // S_0 is never read: the leave-one-out of group g uses S_{g+1}.
-            for g in (1..g_count).rev() {
-                let (head, tail) = suffix.split_at_mut((g + 1) * slen);
-                let vector = self.occupancy(groups[g].1, caps[g]);
+            for e in (1..chain_len).rev() {
+                let (head, tail) = suffix.split_at_mut((e + 1) * slen);
+                let (mg, cap) = chain(e);
+                let vector = self.occupancy(mg, cap);
                 convolve(
                     &self.binomial,
                     &vector[..slen],
-                    groups[g].1,
+                    mg,
                     &tail[..slen],
                     after,
-                    &mut head[g * slen..],
+                    &mut head[e * slen..],
                     &mut conv,
                 );
-                after += groups[g].1;
+                after += mg;
             }
             for g in 0..g_count {
                 let (cap, mg) = (caps[g], groups[g].1);
                 let mut value = r_base;
-                if cap <= u as i64 {
+                if g < constrained && cap <= u as i64 {
                     // One bin of group g loses a unit of cap: −Bin(c; U, 1/m)·Q'(U − c).
                     let c = cap as usize;
                     let j = u - c;
@@ -468,19 +581,95 @@ impl PotentialEngine {
         let tail: f64 = (v_hi..=n).map(truth).sum();
         let bundle = Bundle {
             base: 1.0 - (correct_base + tail),
-            plus: 1.0 - (correct_plus + tail),
+            plus: if neighbours {
+                1.0 - (correct_plus + tail)
+            } else {
+                f64::NAN
+            },
             minus: correct_minus.iter().map(|c| 1.0 - (c + tail)).collect(),
         };
         self.scratch.prefix = prefix;
         self.scratch.suffix = suffix;
         self.scratch.other = other;
         self.scratch.conv = conv;
+        self.scratch.caps = caps;
+        self.scratch.before = before;
         self.scratch.correct_minus = correct_minus;
         bundle
     }
 }
 
-/// A gap as the cache keys it: gaps `≥ n+2` are all sinks (§P.1.3).
+/// The walk `D = X_l − X_r` of one other label against the true one over `n` draws (steps
+/// `+1` w.p. `q`, `−1` w.p. `p`), as its two tails (§P.2.8).
+#[derive(Debug, Clone, Default)]
+struct GapWalk {
+    max_draws: usize,
+    /// `P(D ≥ d)` and `P(D ≤ d)` for `d = −n..=n`, row `n` at `n · (2·max_draws + 1)`,
+    /// entry `d + max_draws`.
+    upper: Vec<f64>,
+    lower: Vec<f64>,
+}
+
+impl GapWalk {
+    fn new(k: usize, gamma: f64, max_draws: usize) -> Self {
+        let q = (1.0 - gamma) / k as f64;
+        let p = q + gamma;
+        let span = 2 * max_draws + 1;
+        let mut pmf = vec![0.0; span];
+        pmf[max_draws] = 1.0;
+        let mut next = vec![0.0; span];
+        let mut upper = vec![0.0; (max_draws + 1) * span];
+        let mut lower = vec![0.0; (max_draws + 1) * span];
+        for n in 0..=max_draws {
+            if n > 0 {
+                for (i, x) in next.iter_mut().enumerate() {
+                    let from_below = if i > 0 { pmf[i - 1] } else { 0.0 };
+                    let from_above = pmf.get(i + 1).copied().unwrap_or(0.0);
+                    *x = q * from_below + p * from_above + (1.0 - p - q) * pmf[i];
+                }
+                std::mem::swap(&mut pmf, &mut next);
+            }
+            let row = n * span;
+            let mut acc = 0.0;
+            for i in (0..span).rev() {
+                acc += pmf[i];
+                upper[row + i] = acc;
+            }
+            acc = 0.0;
+            for i in 0..span {
+                acc += pmf[i];
+                lower[row + i] = acc;
+            }
+        }
+        GapWalk {
+            max_draws,
+            upper,
+            lower,
+        }
+    }
+
+    /// `P(D ≥ d)` after `n` draws.
+    fn upper(&self, n: usize, d: i64) -> f64 {
+        let reach = self.max_draws as i64;
+        if d > reach {
+            0.0
+        } else {
+            self.upper[n * (2 * self.max_draws + 1) + (d.max(-reach) + reach) as usize]
+        }
+    }
+
+    /// `P(D ≤ d)` after `n` draws.
+    fn lower(&self, n: usize, d: i64) -> f64 {
+        let reach = self.max_draws as i64;
+        if d < -reach {
+            0.0
+        } else {
+            self.lower[n * (2 * self.max_draws + 1) + (d.min(reach) + reach) as usize]
+        }
+    }
+}
+
+/// A gap as the exact cache keys it: gaps `≥ n+2` are all sinks (§P.1.3).
 #[inline]
 pub fn clip(n: usize, gap: i64) -> i64 {
     gap.min(n as i64 + 2)
@@ -492,29 +681,6 @@ fn group_of(groups: &[(i64, usize)], d: i64) -> usize {
     groups
         .binary_search_by_key(&d, |g| g.0)
         .expect("every gap has its group")
-}
-
-/// The binomial ratios `a/t` (with `0 < a < t`) a bundle's convolutions use.
-fn ratios(groups: &[(i64, usize)], m: usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut before = 0;
-    for &(_, mg) in groups {
-        if before > 0 {
-            out.push((before, before + mg));
-        }
-        let after = m - before - mg;
-        if after > 0 {
-            out.push((mg, mg + after));
-            out.push((before, before + after));
-        }
-        before += mg;
-    }
-    // The leave-one-out split of the m − 1 remaining bins.
-    for &(_, mg) in groups {
-        out.push((mg - 1, m - 1));
-    }
-    out.retain(|&(a, t)| a > 0 && a < t);
-    out
 }
 
 /// The base `c` of the scaling in [`convolve_from`]: `j!/c^j` stays within `e^{±c}` for
