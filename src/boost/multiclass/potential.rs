@@ -41,6 +41,23 @@ pub struct Bundle {
     pub minus: Vec<f64>,
 }
 
+/// The base values of one diagonal. A vote for the true label moves a row from `(n, G)` to
+/// `(n − 1, G + 1)`: one draw fewer, every gap one larger. Along such moves `e_g = n + d_g`
+/// stays, and so do the terms of §P.2.1 with `w = v + (top − n)`:
+/// `Q_m(n − v; d_g − 1 + v) = Q_m(top − w; d_g^top − 1 + w)`. Only the binomial weights of
+/// the true label's count change. So the chains computed for the highest state give the
+/// base value of every state below it in `O(n)` each. This covers both values of an
+/// argmax-vote weight, `φ_{n+1}(s)` and `φ_n(s + e_y)`, and every later learner while the
+/// votes go to the true label.
+#[derive(Debug, Clone)]
+struct Diagonal {
+    /// The `n` it was computed at.
+    top: usize,
+    /// `Q_m(top − w; d_g^top − 1 + w)` for `w = first, first + 1, …` below `v_hi`.
+    first: usize,
+    values: Vec<f64>,
+}
+
 /// Binomial probabilities `Bin(j; U, a/t)` for the ratios that occur (`t ≤ k−1`), computed
 /// once per ratio for every `U ≤` the largest count.
 #[derive(Debug, Clone)]
@@ -162,6 +179,8 @@ pub struct PotentialEngine {
     /// Cached bundles, and their index by key.
     bundles: Vec<Bundle>,
     index: FxHashMap<Box<[i64]>, u32>,
+    /// Cached diagonals of base values, by their key (see [`Diagonal`]).
+    diagonals: FxHashMap<Box<[i64]>, Diagonal>,
     cache_cap: usize,
     /// The certified pruning bound ε of §P.2.8 (0: exact) and the walk it reads.
     epsilon: f64,
@@ -233,6 +252,7 @@ impl PotentialEngine {
             true_counts,
             bundles: Vec::new(),
             index: FxHashMap::default(),
+            diagonals: FxHashMap::default(),
             cache_cap: DEFAULT_CACHE_CAP,
             epsilon: 0.0,
             walk: GapWalk::default(),
@@ -258,6 +278,7 @@ impl PotentialEngine {
         }
         self.bundles.clear();
         self.index.clear();
+        self.diagonals.clear();
         self
     }
 
@@ -279,21 +300,21 @@ impl PotentialEngine {
         &self.table[start..start + self.width]
     }
 
-    /// `φ_n^r(s)`. Computes the base value alone unless the whole bundle is cached.
+    /// `φ_n^r(s)`: from a cached bundle, else from its diagonal (see [`Diagonal`]).
     pub fn phi(&mut self, n: usize, s: &[i64], r: usize) -> f64 {
         let groups = self.gather(n, s, r);
-        let at = match self.lookup(n, &groups, true) {
-            Some(at) => at,
-            None => self.cache_bundle(n, &groups, false),
+        let value = match self.lookup(n, &groups) {
+            Some(at) => self.bundles[at].base,
+            None => self.along_diagonal(n, &groups),
         };
         self.scratch.groups = groups;
-        self.bundles[at].base
+        value
     }
 
     /// Row `r` of the cost matrix at `s` ([JGT] eq. 4): `row[l] = φ_n^r(s + e_l)`.
     pub fn cost_row(&mut self, n: usize, s: &[i64], r: usize, row: &mut [f64]) {
         let groups = self.gather(n, s, r);
-        let at = self.cache_bundle(n, &groups, true);
+        let at = self.cache_bundle(n, &groups);
         let bundle = &self.bundles[at];
         for (l, c) in row.iter_mut().enumerate() {
             *c = if l == r {
@@ -363,18 +384,17 @@ impl PotentialEngine {
     /// [`Self::key_gap`], multiplicities summing to `k − 1`) with `n ≤ max_draws` draws to
     /// come.
     pub fn bundle(&mut self, n: usize, groups: &[(i64, usize)]) -> &Bundle {
-        let at = self.cache_bundle(n, groups, true);
+        let at = self.cache_bundle(n, groups);
         &self.bundles[at]
     }
 
-    /// The cache slot of `groups` at `n`: a whole bundle, or (`neighbours == false`) its
-    /// base value alone.
-    fn lookup(&mut self, n: usize, groups: &[(i64, usize)], neighbours: bool) -> Option<usize> {
+    /// The cache slot of the bundle of `groups` at `n`.
+    fn lookup(&mut self, n: usize, groups: &[(i64, usize)]) -> Option<usize> {
         debug_assert!(n <= self.max_draws);
         debug_assert_eq!(groups.iter().map(|g| g.1).sum::<usize>(), self.k - 1);
         let key = &mut self.scratch.key;
         key.clear();
-        key.push(if neighbours { n as i64 } else { -1 - n as i64 });
+        key.push(n as i64);
         for &(d, m) in groups {
             key.push(d);
             key.push(m as i64);
@@ -384,12 +404,12 @@ impl PotentialEngine {
         Some(*at as usize)
     }
 
-    /// The cache slot of `groups` at `n`, computed if it is not there.
-    fn cache_bundle(&mut self, n: usize, groups: &[(i64, usize)], neighbours: bool) -> usize {
-        if let Some(at) = self.lookup(n, groups, neighbours) {
+    /// The cache slot of the bundle of `groups` at `n`, computed if it is not there.
+    fn cache_bundle(&mut self, n: usize, groups: &[(i64, usize)]) -> usize {
+        if let Some(at) = self.lookup(n, groups) {
             return at;
         }
-        let bundle = self.compute(n, groups, neighbours);
+        let bundle = self.compute(n, groups, None);
         self.computed += 1;
         if self.bundles.len() >= self.cache_cap.max(1) {
             self.bundles.clear();
@@ -402,10 +422,71 @@ impl PotentialEngine {
         at
     }
 
-    /// §P.2.4 for one bundle; with `neighbours == false`, the base value alone (`plus` is
-    /// NaN and `minus` empty), which skips the suffix products, the leave-one-out and the
-    /// chains' extra entry: about a third of the work.
-    fn compute(&mut self, n: usize, groups: &[(i64, usize)], neighbours: bool) -> Bundle {
+    /// `Φ_n(G)` read off the diagonal through `(n, G)`, computed from `(n, G)` if it is not
+    /// cached from a state at least as high.
+    fn along_diagonal(&mut self, n: usize, groups: &[(i64, usize)]) -> f64 {
+        let n_i = n as i64;
+        let d_min = groups[0].0;
+        if d_min < -n_i || self.pruned_error(n, d_min) {
+            return 1.0;
+        }
+        // The key: each group's e = n + d (sinks apart), which moving down the diagonal
+        // leaves alone.
+        let key = &mut self.scratch.key;
+        key.clear();
+        for &(d, m) in groups {
+            key.push(if d == n_i + 2 { i64::MAX } else { n_i + d });
+            key.push(m as i64);
+        }
+        let cached = match self.diagonals.get(self.scratch.key.as_slice()) {
+            Some(diagonal) if diagonal.top >= n => {
+                self.hits += 1;
+                true
+            }
+            _ => false,
+        };
+        if !cached {
+            let mut values = Vec::new();
+            self.compute(n, groups, Some(&mut values));
+            self.computed += 1;
+            if self.diagonals.len() >= self.cache_cap.max(1) {
+                self.diagonals.clear();
+            }
+            let first = (1 - d_min).max(0) as usize;
+            let key = self.scratch.key.clone().into_boxed_slice();
+            self.diagonals.insert(
+                key,
+                Diagonal {
+                    top: n,
+                    first,
+                    values,
+                },
+            );
+        }
+        let diagonal = &self.diagonals[self.scratch.key.as_slice()];
+        // At (n, G), v runs over [v_lo, v_hi) and reads the diagonal at w = v + (top − n).
+        let shift = diagonal.top - n;
+        let v_lo = (1 - d_min).max(0) as usize;
+        let v_hi = ((n_i + 2 - d_min + 1).div_euclid(2)).max(0) as usize;
+        let truth = &self.true_counts[n * self.width..n * self.width + n + 1];
+        let correct: f64 = (v_lo..v_hi)
+            .map(|v| truth[v] * diagonal.values[v + shift - diagonal.first])
+            .sum::<f64>()
+            + truth[v_hi.min(n + 1)..].iter().sum::<f64>();
+        1.0 - correct
+    }
+
+    /// §P.2.4 for one bundle; or, given `diagonal`, the base value alone (`plus` NaN,
+    /// `minus` empty) with the diagonal's values `Q_m(n − w; d_g − 1 + w)` for `w` from
+    /// `max(0, 1 − d_min)` on pushed to it: no suffix products, no leave-one-out and no
+    /// extra chain entry, about a third of the work.
+    fn compute(
+        &mut self,
+        n: usize,
+        groups: &[(i64, usize)],
+        mut diagonal: Option<&mut Vec<f64>>,
+    ) -> Bundle {
+        let neighbours = diagonal.is_none();
         let g_count = groups.len();
         let m = self.k - 1;
         let d_min = groups[0].0;
@@ -513,7 +594,8 @@ impl PotentialEngine {
             let r_base = full[u];
             let weight = truth(w);
             correct_base += weight * r_base;
-            if !neighbours {
+            if let Some(values) = diagonal.as_deref_mut() {
+                values.push(r_base);
                 continue;
             }
             // Suffix products S_e (only up to U); S_0 is never read: the leave-one-out of
