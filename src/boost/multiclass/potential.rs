@@ -813,7 +813,24 @@ fn convolve_from(
     let (fa, fb) = rows.factors(ma, ma + mb);
     buf.clear();
     buf.extend(a[..len].iter().zip(fa).map(|(x, f)| x * f));
-    // b scaled and reversed, so that each entry is a forward dot product.
+    if from == 0 {
+        // Every entry: one scaled row of b added per entry of a (an axpy the compiler
+        // vectorises, with no reduction per entry).
+        buf.extend(b_vec[..len].iter().zip(fb).map(|(x, f)| x * f));
+        let (xa, xb) = buf.split_at(len);
+        out.fill(0.0);
+        for (j, &x) in xa.iter().enumerate() {
+            for (o, &y) in out[j..].iter_mut().zip(xb) {
+                *o += x * y;
+            }
+        }
+        for (o, scale) in out.iter_mut().zip(&rows.out_scale) {
+            *o *= scale;
+        }
+        return;
+    }
+    // A few last entries: b scaled and reversed, so that each entry is a forward dot
+    // product.
     buf.extend(b_vec[..len].iter().zip(fb).rev().map(|(x, f)| x * f));
     let (xa, xb) = buf.split_at(len);
     for (u, o) in out.iter_mut().enumerate().skip(from) {
