@@ -14,6 +14,9 @@ CONFIGS = [
     ("OnlineMBBM, expected-cost votes", ["--algo", "mbbm", "--gamma", "0.1", "--weight-scale", "0.5:20"]),
     ("OnlineMBBM, argmax votes", ["--algo", "mbbm", "--gamma", "0.1", "--weight-scale", "0.5:20",
                                    "--vote", "argmax"]),
+    ("OnlineMBBM, argmax votes, pruned (ε = 1e-9)",
+     ["--algo", "mbbm", "--gamma", "0.1", "--weight-scale", "0.5:20", "--vote", "argmax",
+      "--epsilon-prune", "1e-9"]),
 ]
 DATASETS = ["nursery", "pendigits"]
 

@@ -179,6 +179,8 @@ struct Workspace {
     row: Vec<f64>,
     /// Distinct vote counts and how many labels have each.
     counts: Vec<(i64, usize)>,
+    /// The row classes with `p > 0`: their mass and vote count.
+    classes: Vec<(f64, i64)>,
     groups: Vec<(i64, usize)>,
     /// Each label's gap to the true label of one row class, keyed as the cache keys it.
     keyed: Vec<i64>,
@@ -279,10 +281,7 @@ impl<L: Classifier> OnlineMbbm<L> {
                 VoteRule::Argmax => argmax_tie(&work.p, tie, rng),
                 VoteRule::ExpectedCost => match one_hot(&work.p) {
                     Some(l) => l,
-                    None => {
-                        expected_costs(n, engine, work);
-                        least_expected_cost(&work.expected, &work.p, tie, rng)
-                    }
+                    None => least_expected_cost_vote(n, engine, work, tie, rng),
                 },
             };
             work.s[vote] += 1;
@@ -332,14 +331,24 @@ impl<L: Classifier> OnlineMbbm<L> {
     }
 }
 
-/// `expected[l] = Σ_r p[r]·C[r][l]` at vote counts `work.s` with `n` draws to come, one
-/// bundle per distinct count among labels with `p > 0` (§P.2.6).
-fn expected_costs(n: usize, engine: &mut PotentialEngine, work: &mut Workspace) {
+/// The vote of least expected cost `Σ_r p[r]·C[r][l]` at vote counts `work.s` with `n` draws
+/// to come (ALGORITHMS.md §1.3), one bundle per distinct count among labels with `p > 0`
+/// (§P.2.6). The heaviest row classes come first, and the loop stops once one label's
+/// cost, whatever the rows still to come hold (potentials lie in [0, 1]), is below every
+/// other label's: the same vote, with fewer bundles when the learner is confident.
+fn least_expected_cost_vote(
+    n: usize,
+    engine: &mut PotentialEngine,
+    work: &mut Workspace,
+    tie: TieBreak,
+    rng: &mut Rng,
+) -> ClassId {
     let Workspace {
         s,
         p,
         expected,
         counts,
+        classes,
         groups,
         keyed,
         ..
@@ -351,7 +360,7 @@ fn expected_costs(n: usize, engine: &mut PotentialEngine, work: &mut Workspace) 
             None => counts.push((v, 1)),
         }
     }
-    expected.fill(0.0);
+    classes.clear();
     for &(x, _) in counts.iter() {
         let mass: f64 = s
             .iter()
@@ -359,9 +368,14 @@ fn expected_costs(n: usize, engine: &mut PotentialEngine, work: &mut Workspace) 
             .filter(|(v, _)| **v == x)
             .map(|(_, q)| q)
             .sum();
-        if mass == 0.0 {
-            continue;
+        if mass > 0.0 {
+            classes.push((mass, x));
         }
+    }
+    classes.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut unseen: f64 = classes.iter().map(|c| c.0).sum();
+    expected.fill(0.0);
+    for &(mass, x) in classes.iter() {
         // The gap groups of a true label with x votes.
         groups.clear();
         for &(y, count) in counts.iter() {
@@ -400,7 +414,32 @@ fn expected_costs(n: usize, engine: &mut PotentialEngine, work: &mut Workspace) 
                 mass * minus(keyed[l])
             };
         }
+        unseen -= mass;
+        if let Some(l) = decided(expected, unseen) {
+            return l;
+        }
     }
+    least_expected_cost(expected, p, tie, rng)
+}
+
+/// The label whose partial expected cost, plus all the mass `unseen` at the largest cost 1,
+/// stays below every other label's partial cost (with a margin far above rounding), if one
+/// does: the full sums can then only pick it, and without a tie.
+fn decided(partial: &[f64], unseen: f64) -> Option<ClassId> {
+    const MARGIN: f64 = 1e-9;
+    let mut best = 0;
+    for (l, &c) in partial.iter().enumerate() {
+        if c < partial[best] {
+            best = l;
+        }
+    }
+    let runner_up = partial
+        .iter()
+        .enumerate()
+        .filter(|&(l, _)| l != best)
+        .map(|(_, &c)| c)
+        .fold(f64::INFINITY, f64::min);
+    (partial[best] + unseen.max(0.0) + MARGIN < runner_up).then_some(best)
 }
 
 /// The members as [`OnlineMbbm::forward`] uses them: scored only, or scored then taught
@@ -454,5 +493,51 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
     ) -> ClassId {
         let target = learnable(y, weight, self.k);
         self.run(x, target, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The vote that stops early is the vote of least expected cost over the full matrix
+    /// `C[r][l] = φ_n^r(s + e_l)`, computed row by row.
+    #[test]
+    fn early_stopping_vote_is_the_full_matrix_vote() {
+        let (k, n_max) = (6, 30);
+        let mut engine = PotentialEngine::new(k, 0.1, n_max);
+        let mut rng = Rng::new(3);
+        let mut work = Workspace::default();
+        let mut row = vec![0.0; k];
+        let mut stopped = 0;
+        for trial in 0..400 {
+            let n = rng.below(n_max);
+            let mut s = vec![0i64; k];
+            for _ in 0..rng.below(n_max - n + 1) {
+                s[rng.below(k)] += 1;
+            }
+            // From confident to flat learners.
+            let sharp = 1 + trial % 8;
+            let mut p: Vec<f64> = (0..k).map(|_| rng.uniform().powi(sharp as i32)).collect();
+            let total: f64 = p.iter().sum();
+            p.iter_mut().for_each(|x| *x /= total);
+            let mut full = vec![0.0; k];
+            for (r, &pr) in p.iter().enumerate() {
+                engine.cost_row(n, &s, r, &mut row);
+                for (e, c) in full.iter_mut().zip(&row) {
+                    *e += pr * c;
+                }
+            }
+            let want = least_expected_cost(&full, &p, TieBreak::Lowest, &mut rng);
+            work.s = s;
+            work.p = p;
+            work.expected.resize(k, 0.0);
+            let got =
+                least_expected_cost_vote(n, &mut engine, &mut work, TieBreak::Lowest, &mut rng);
+            assert_eq!(got, want, "trial {trial}");
+            stopped +=
+                usize::from(work.expected.iter().sum::<f64>() < full.iter().sum::<f64>() - 1e-9);
+        }
+        assert!(stopped > 0, "the vote never stopped early");
     }
 }

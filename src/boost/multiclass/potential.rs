@@ -24,6 +24,15 @@
 //!   one entry further.
 //! * **A cache** keyed by `n` and the sorted, clipped gap groups (§P.2.7), capped in size
 //!   (cleared when full; the early learners' bundles, the expensive ones, come back at once).
+//! * **Base values along diagonals**: a vote for the true label moves `(n, G)` to
+//!   `(n − 1, G + 1)` and leaves every term `Q_m` of §P.2.1 in place, so the chains of the
+//!   highest state give every lower one in `O(n)` (see [`Diagonal`]). With the recursion
+//!   ([JGT] eq. 3), an argmax-vote weight needs two such values and no bundle
+//!   ([`PotentialEngine::true_label_weight`]).
+//! * **Free groups merged**: at a given `v`, groups whose cap reaches the balls left
+//!   constrain nothing and are convolved as one all-ones group.
+//! * **Certified pruning** (§P.2.8 (a), (b); off by default): labels that pass the true one
+//!   with chance `≤ ε/(k−1)` become sinks, and bundles within `ε` of a certain error are one.
 
 use rustc_hash::FxHashMap;
 
