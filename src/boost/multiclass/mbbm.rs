@@ -518,7 +518,7 @@ mod tests {
             }
             // From confident to flat learners.
             let sharp = 1 + trial % 8;
-            let mut p: Vec<f64> = (0..k).map(|_| rng.uniform().powi(sharp as i32)).collect();
+            let mut p: Vec<f64> = (0..k).map(|_| rng.uniform().powi(sharp)).collect();
             let total: f64 = p.iter().sum();
             p.iter_mut().for_each(|x| *x /= total);
             let mut full = vec![0.0; k];
