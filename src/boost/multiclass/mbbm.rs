@@ -181,9 +181,6 @@ struct Workspace {
     counts: Vec<(i64, usize)>,
     /// The row classes with `p > 0`: their mass and vote count.
     classes: Vec<(f64, i64)>,
-    groups: Vec<(i64, usize)>,
-    /// Each label's gap to the true label of one row class, keyed as the cache keys it.
-    keyed: Vec<i64>,
     /// The final vote counts as `f64`, for the tie rule.
     votes: Vec<f64>,
 }
@@ -347,10 +344,9 @@ fn least_expected_cost_vote(
         s,
         p,
         expected,
+        row,
         counts,
         classes,
-        groups,
-        keyed,
         ..
     } = work;
     counts.clear();
@@ -375,43 +371,23 @@ fn least_expected_cost_vote(
     classes.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut unseen: f64 = classes.iter().map(|c| c.0).sum();
     expected.fill(0.0);
+    row.resize(s.len(), 0.0);
     for &(mass, x) in classes.iter() {
-        // The gap groups of a true label with x votes.
-        groups.clear();
-        for &(y, count) in counts.iter() {
-            let mult = count - usize::from(y == x);
-            if mult == 0 {
-                continue;
-            }
-            let d = engine.key_gap(n, x - y);
-            match groups.iter_mut().find(|(g, _)| *g == d) {
-                Some(g) => g.1 += mult,
-                None => groups.push((d, mult)),
-            }
-        }
-        groups.sort_unstable();
-        // Each label's gap as the cache keys it, read before the bundle borrows the engine.
-        keyed.clear();
-        keyed.extend(s.iter().map(|&sl| engine.key_gap(n, x - sl)));
-        let bundle = engine.bundle(n, groups);
-        let minus = |key: i64| {
-            let g = groups
-                .binary_search_by_key(&key, |g| g.0)
-                .expect("a group per gap");
-            bundle.minus[g]
-        };
+        // Every row of the class is row `r` with its labels permuted (§P.1.6): `C[r][r]` is
+        // the plus state, and every other label of the class sits at gap 0 from `r`.
+        let r = s.iter().position(|&v| v == x).expect("a label per class");
+        engine.cost_row(n, s, r, row);
+        let same = (r + 1..s.len())
+            .find(|&l| s[l] == x)
+            .map_or(0.0, |l| row[l]);
         for (l, e) in expected.iter_mut().enumerate() {
             *e += if s[l] == x {
-                // Rows r ≠ l of this class see l one gap lower; row l itself, the plus state.
+                // Rows r' ≠ l of this class see l one gap lower; row l itself, the plus state.
                 let others = mass - p[l];
-                let lower = if others > 0.0 {
-                    others * minus(keyed[l])
-                } else {
-                    0.0
-                };
-                lower + p[l] * bundle.plus
+                let lower = if others > 0.0 { others * same } else { 0.0 };
+                lower + p[l] * row[r]
             } else {
-                mass * minus(keyed[l])
+                mass * row[l]
             };
         }
         unseen -= mass;

@@ -372,7 +372,7 @@ impl PotentialEngine {
     /// A gap as the cache keys it: gaps `≥ n+2` are all sinks (§P.1.3); with pruning, so is
     /// a gap `d` whose label passes the true one with chance `T_n(d − 1) ≤ ε/(k−1)`
     /// (§P.2.8 (a)), which moves every value of the bundle by at most that much per label.
-    pub fn key_gap(&self, n: usize, gap: i64) -> i64 {
+    fn key_gap(&self, n: usize, gap: i64) -> i64 {
         let sink = n as i64 + 2;
         if self.epsilon > 0.0 && gap < sink {
             let cut = self.epsilon / (self.k - 1) as f64;
