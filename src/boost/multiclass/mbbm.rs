@@ -27,7 +27,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::cost::{least_expected_cost, one_hot};
-use super::potential::PotentialEngine;
+use super::potential::{PotentialEngine, WEIGHT_NOISE};
 use crate::boost::{VoteRule, WeightScale, build_members, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng, StreamSpec};
@@ -270,6 +270,9 @@ impl<L: Classifier> OnlineMbbm<L> {
                         }
                         VoteRule::Argmax => engine.true_label_weight(n, &work.s, *y),
                     };
+                    // A weight within the potentials' rounding is a decided row: zero, not a
+                    // speck that would still reach the tree (and its first-seen prior).
+                    let w = if w <= WEIGHT_NOISE { 0.0 } else { w };
                     let w = scales[i] * *weight * w / norm;
                     ls[i].learn_predict(x, Some(*y), w, &mut work.p);
                 }
