@@ -15,7 +15,8 @@
 //!   `w = Σ_l (C[y][l] − C[y][y])` ([JGT] Alg. 1 line 9), `≤ k − 1`, divided by `k − 1`
 //!   ([`WeightNorm::KMinusOne`], the a-priori bound standing in for the unknown
 //!   `max_t w_t`) and multiplied by the learner's weight scale; rows whose outcome is
-//!   already decided (`w = 0`) are skipped.
+//!   already decided (`w = 0`, or within the potentials' rounding:
+//!   [`WEIGHT_NOISE`](super::potential::WEIGHT_NOISE)) are skipped.
 //! * Prediction: `argmax_l s[l]` over all `N` votes (ties broken by the tie rule).
 //!
 //! `n = N − i` remaining draws follows the paper (the authors' code uses `N − i + 1`,

@@ -31,6 +31,12 @@
 //!   ([`PotentialEngine::true_label_weight`]).
 //! * **Free groups merged**: at a given `v`, groups whose cap reaches the balls left
 //!   constrain nothing and are convolved as one all-ones group.
+//! * **Supports**: `m` bins capped at `c` hold at most `m·c` balls, so a group's vector and
+//!   every prefix product end early; a convolution only sums the terms both supports reach,
+//!   in blocks of eight outputs kept in registers (also compiled for AVX, with the same
+//!   operations in the same order: the same bits on every x86-64 machine).
+//! * **Groups free at every read** key a diagonal as sinks do, so diagonals that differ
+//!   only in such labels share their values.
 //! * **Certified pruning** (§P.2.8 (a), (b); off by default): labels that pass the true one
 //!   with chance `≤ ε/(k−1)` become sinks, and bundles within `ε` of a certain error are one.
 
