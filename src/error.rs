@@ -196,4 +196,17 @@ impl Error {
             reason: reason.into(),
         }
     }
+
+    /// [`Error::MissingColumn`] for `column`, listing the columns of `schema`.
+    pub fn missing_column(
+        file: impl Into<PathBuf>,
+        column: impl Into<String>,
+        schema: &arrow::datatypes::Schema,
+    ) -> Self {
+        Error::MissingColumn {
+            file: file.into(),
+            column: column.into(),
+            available: schema.fields().iter().map(|f| f.name().clone()).collect(),
+        }
+    }
 }

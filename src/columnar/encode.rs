@@ -304,16 +304,7 @@ pub fn encode_with_spec(
         let label_index = table
             .schema
             .index_of(label)
-            .map_err(|_| Error::MissingColumn {
-                file: table.path.clone(),
-                column: label.to_string(),
-                available: table
-                    .schema
-                    .fields()
-                    .iter()
-                    .map(|f| f.name().clone())
-                    .collect(),
-            })?;
+            .map_err(|_| Error::missing_column(&table.path, label, &table.schema))?;
         let mut row_in_file = 0u64;
         for batch in &table.batches {
             encoder.encode(batch, &table.path, row_in_file, &mut batch_values)?;
@@ -374,16 +365,8 @@ fn encode_label_sets(
     for table in tables {
         let reader =
             LabelSetReader::new(spec, &table.schema, label, &table.path)?.ok_or_else(|| {
-                Error::MissingColumn {
-                    file: table.path.clone(),
-                    column: format!("{label} or {}", flag_column(label, "*")),
-                    available: table
-                        .schema
-                        .fields()
-                        .iter()
-                        .map(|f| f.name().clone())
-                        .collect(),
-                }
+                let column = format!("{label} or {}", flag_column(label, "*"));
+                Error::missing_column(&table.path, column, &table.schema)
             })?;
         let mut row_in_file = 0u64;
         for batch in &table.batches {
@@ -418,11 +401,7 @@ fn check_columns(
     if let Some(label) = label
         && schema.index_of(label).is_err()
     {
-        return Err(Error::MissingColumn {
-            file: table.path.clone(),
-            column: label.to_string(),
-            available: schema.fields().iter().map(|f| f.name().clone()).collect(),
-        });
+        return Err(Error::missing_column(&table.path, label, schema));
     }
     let names: Vec<&String> = schema.fields().iter().map(|f| f.name()).collect();
     if names.len() != columns.len() || names.iter().zip(columns).any(|(a, b)| *a != b) {

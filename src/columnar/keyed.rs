@@ -41,11 +41,9 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
         classes: &[String],
         factory: OperatorFactory<M>,
     ) -> Result<Self> {
-        let key_column = input.index_of(key).map_err(|_| Error::MissingColumn {
-            file: PathBuf::from("record batch"),
-            column: key.to_string(),
-            available: input.fields().iter().map(|f| f.name().clone()).collect(),
-        })?;
+        let key_column = input
+            .index_of(key)
+            .map_err(|_| Error::missing_column("record batch", key, &input))?;
         Ok(KeyedOperator {
             key: key.to_string(),
             key_column,

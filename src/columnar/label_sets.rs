@@ -187,13 +187,7 @@ impl LabelSetReader {
         let columns = found
             .iter()
             .zip(&names)
-            .map(|(i, n)| {
-                i.ok_or_else(|| Error::MissingColumn {
-                    file: source.to_path_buf(),
-                    column: n.clone(),
-                    available: schema.fields().iter().map(|f| f.name().clone()).collect(),
-                })
-            })
+            .map(|(i, n)| i.ok_or_else(|| Error::missing_column(source, n, schema)))
             .collect::<Result<Vec<_>>>()?;
         Ok(Some(LabelSetReader {
             source: SetSource::Flags { columns, names },

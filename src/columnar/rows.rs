@@ -61,11 +61,7 @@ impl RowEncoder {
         for feature in &spec.features {
             let index = schema
                 .index_of(&feature.name)
-                .map_err(|_| Error::MissingColumn {
-                    file: source.clone(),
-                    column: feature.name.clone(),
-                    available: schema.fields().iter().map(|f| f.name().clone()).collect(),
-                })?;
+                .map_err(|_| Error::missing_column(source.clone(), &feature.name, schema))?;
             let field = schema.field(index);
             let coder = match (&feature.kind, encodings.ordinal(&feature.name)) {
                 (FeatureKind::Numeric, Some(o)) => Coder::Ordinal {
