@@ -47,7 +47,8 @@ pub const DEFAULT_CACHE_CAP: usize = 1 << 20;
 
 /// A bound on the rounding error of a weight `Σ_l (C[y][l] − C[y][y])` computed from these
 /// potentials. Each potential sums at most `O(N²)` probabilities, each within a few ulps,
-/// so its error is below `1e-12` for `N ≤ 1000`. A weight at or below this bound is zero
+/// so its error is of order `N²·2⁻⁵³`: about `1e-12` at `N = 100`, `1e-10` at `N = 1000`
+/// (a bound from the operation count, not a measurement). A weight at or below this is zero
 /// within rounding: the row's outcome is decided, and the learner skips it. Without the
 /// floor, whether such a row reaches a tree would depend on the order of a sum.
 pub const WEIGHT_NOISE: f64 = 1e-10;
