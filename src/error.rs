@@ -198,6 +198,7 @@ impl Error {
     }
 
     /// [`Error::MissingColumn`] for `column`, listing the columns of `schema`.
+    #[cfg(feature = "columnar")]
     pub fn missing_column(
         file: impl Into<PathBuf>,
         column: impl Into<String>,
