@@ -248,6 +248,32 @@ fn true_label_weight_is_the_cost_row_weight() {
     }
 }
 
+/// A diagonal first met low and then higher up (the states `(n, s)` with `n + s_y` fixed)
+/// is extended rather than recomputed; every value must be the one an engine that meets the
+/// same state first computes, to the bit.
+#[test]
+fn diagonals_grown_upward_equal_ones_computed_at_once() {
+    let (k, gamma, max_n) = (10, 0.1, 60);
+    let mut grown = PotentialEngine::new(k, gamma, max_n);
+    let mut rng = Rng::new(11);
+    for _ in 0..40 {
+        let y = rng.below(k);
+        let mut s = random_state(&mut rng, k, 30);
+        let mut n = rng.below(8);
+        // Up the diagonal: one draw more, one vote less for the true label.
+        while n + 1 < max_n {
+            let got = grown.true_label_weight(n, &s, y);
+            let want = PotentialEngine::new(k, gamma, max_n).true_label_weight(n, &s, y);
+            assert_eq!(got.to_bits(), want.to_bits(), "n={n} s={s:?} y={y}");
+            let want_phi = PotentialEngine::new(k, gamma, max_n).phi(n, &s, y);
+            assert_eq!(grown.phi(n, &s, y).to_bits(), want_phi.to_bits());
+            let up = 1 + rng.below(6);
+            n += up;
+            s[y] -= up as i64;
+        }
+    }
+}
+
 /// ALGORITHMS.md §P.2.8: with pruning bound ε every value of every bundle is within ε of the
 /// exact one, and pruning does prune (fewer distinct bundles on the same states).
 #[test]

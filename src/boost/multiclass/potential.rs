@@ -26,9 +26,10 @@
 //!   (cleared when full; the early learners' bundles, the expensive ones, come back at once).
 //! * **Base values along diagonals**: a vote for the true label moves `(n, G)` to
 //!   `(n − 1, G + 1)` and leaves every term `Q_m` of §P.2.1 in place, so the chains of the
-//!   highest state give every lower one in `O(n)` (see [`Diagonal`]). With the recursion
-//!   ([JGT] eq. 3), an argmax-vote weight needs two such values and no bundle
-//!   ([`PotentialEngine::true_label_weight`]).
+//!   highest state give every lower one in `O(n)` (see [`Diagonal`]); a higher state only
+//!   adds the chains of the balls it reads beyond the cached ones. With the recursion
+//!   ([JGT] eq. 3), an argmax-vote weight needs two such values, on one diagonal, and no
+//!   bundle ([`PotentialEngine::true_label_weight`]).
 //! * **Free groups merged**: at a given `v`, groups whose cap reaches the balls left
 //!   constrain nothing and are convolved as one all-ones group.
 //! * **Supports**: `m` bins capped at `c` hold at most `m·c` balls, so a group's vector and
@@ -66,18 +67,18 @@ pub struct Bundle {
 
 /// The base values of one diagonal. A vote for the true label moves a row from `(n, G)` to
 /// `(n − 1, G + 1)`: one draw fewer, every gap one larger. Along such moves `e_g = n + d_g`
-/// stays, and so do the terms of §P.2.1 with `w = v + (top − n)`:
-/// `Q_m(n − v; d_g − 1 + v) = Q_m(top − w; d_g^top − 1 + w)`. Only the binomial weights of
-/// the true label's count change. So the chains computed for the highest state give the
-/// base value of every state below it in `O(n)` each. This covers both values of an
-/// argmax-vote weight, `φ_{n+1}(s)` and `φ_n(s + e_y)`, and every later learner while the
-/// votes go to the true label.
+/// stays, and so does every term of §P.2.1 written in the balls `U = n − v` left to the
+/// other labels: `Q_m(U; d_g − 1 + v) = Q_m(U; e_g − 1 − U) =: R(U)`. Only the binomial
+/// weights of the true label's count change. So `R` is a function of `U` alone on the
+/// diagonal, and each state reads it in `O(n)`: `(n, G)` reads `U` from `⌊e_min/2⌋` (below,
+/// every cap exceeds the balls) up to `min(n, e_min − 1)` (above, some cap is negative).
+/// The lower end is the same for every state, so a state higher than any seen so far only
+/// adds the values above the last. This covers both values of an argmax-vote weight,
+/// `φ_{n+1}(s)` and `φ_n(s + e_y)`, and every later learner while the votes go to the true
+/// label.
 #[derive(Debug, Clone)]
 struct Diagonal {
-    /// The `n` it was computed at.
-    top: usize,
-    /// `Q_m(top − w; d_g^top − 1 + w)` for `w = first, first + 1, …` below `v_hi`.
-    first: usize,
+    /// `R(U)` for `U = ⌊e_min/2⌋, ⌊e_min/2⌋ + 1, …`.
     values: Vec<f64>,
 }
 
@@ -219,13 +220,14 @@ pub struct PotentialEngine {
 struct Scratch {
     key: Vec<i64>,
     groups: Vec<(i64, usize)>,
-    state: Vec<i64>,
     prefix: Vec<f64>,
     suffix: Vec<f64>,
     other: Vec<f64>,
     /// The scaled operands of one convolution.
     conv: Vec<f64>,
     caps: Vec<i64>,
+    /// Values of a diagonal being computed.
+    fresh: Vec<f64>,
     prefix_support: Vec<usize>,
     suffix_support: Vec<usize>,
     before: Vec<usize>,
@@ -363,13 +365,10 @@ impl PotentialEngine {
     /// by the recursion ([JGT] eq. 3) `Σ_l u_l·C[y][l] = φ_{n+1}^y(s)`, and since
     /// `u_y + (k−1)·q = 1`, `w = (φ_{n+1}^y(s) − φ_n^y(s + e_y))/q`. Needs `n < max_draws`.
     pub fn true_label_weight(&mut self, n: usize, s: &[i64], y: usize) -> f64 {
-        let above = self.phi(n + 1, s, y);
-        let mut plus = std::mem::take(&mut self.scratch.state);
-        plus.clear();
-        plus.extend_from_slice(s);
-        plus[y] += 1;
-        let below = self.phi(n, &plus, y);
-        self.scratch.state = plus;
+        // `(n + 1, s)` and `(n, s + e_y)` lie on one diagonal: one lookup gives both.
+        let groups = self.gather(n + 1, s, y);
+        let [above, below] = self.along_diagonal_pair(n + 1, &groups);
+        self.scratch.groups = groups;
         let q = (1.0 - self.gamma) / self.k as f64;
         ((above - below) / q).max(0.0)
     }
@@ -454,18 +453,51 @@ impl PotentialEngine {
         at
     }
 
-    /// `Φ_n(G)` read off the diagonal through `(n, G)`, computed from `(n, G)` if it is not
-    /// cached from a state at least as high.
+    /// `Φ_n(G)` read off the diagonal through `(n, G)` (see [`Diagonal`]), whose values
+    /// are computed from `(n, G)` where they are not cached yet.
     fn along_diagonal(&mut self, n: usize, groups: &[(i64, usize)]) -> f64 {
-        let n_i = n as i64;
         let d_min = groups[0].0;
-        if d_min < -n_i || self.pruned_error(n, d_min) {
+        if d_min < -(n as i64) || self.pruned_error(n, d_min) {
             return 1.0;
         }
+        self.extend_diagonal(n, groups);
+        self.read_diagonal(n, d_min)
+    }
+
+    /// `[Φ_n(G), Φ_{n−1}(G + 1)]`: the state and the one below it on its diagonal, from one
+    /// lookup. With pruning, the key of the upper state serves the lower one too: a label
+    /// that passes the true one with chance `≤ ε/(k−1)` from gap `d` in `n` draws does so
+    /// with no more chance from gap `d + 1` in `n − 1`.
+    fn along_diagonal_pair(&mut self, n: usize, groups: &[(i64, usize)]) -> [f64; 2] {
+        let d_min = groups[0].0;
+        let certain =
+            |engine: &Self, n: usize, d: i64| d < -(n as i64) || engine.pruned_error(n, d);
+        let (upper, lower) = (certain(self, n, d_min), certain(self, n - 1, d_min + 1));
+        if upper && lower {
+            return [1.0, 1.0];
+        }
+        self.extend_diagonal(n, groups);
+        let read = |engine: &Self, certain: bool, n: usize, d: i64| {
+            if certain {
+                1.0
+            } else {
+                engine.read_diagonal(n, d)
+            }
+        };
+        [
+            read(self, upper, n, d_min),
+            read(self, lower, n - 1, d_min + 1),
+        ]
+    }
+
+    /// Makes sure the diagonal through `(n, G)` is cached with every value `(n, G)` reads
+    /// (needs `d_min ≥ −n`), and leaves its key in the scratch.
+    fn extend_diagonal(&mut self, n: usize, groups: &[(i64, usize)]) {
+        let n_i = n as i64;
+        let d_min = groups[0].0;
         // The key: each group's e = n + d, which moving down the diagonal leaves alone,
         // except for the groups that are free at every read (one group, e = ∞). A state on
-        // the diagonal reads the chains at U ≤ e_min − 1 balls (U = n − v with v ≥ 1 − d_min
-        // and n ≤ e_min − 1 when d_min ≥ 1), where a group's cap e − 1 − U is at least U
+        // the diagonal reads R at U ≤ e_min − 1, where a group's cap e − 1 − U is at least U
         // once e ≥ 2·e_min − 1: such a group constrains nothing, wherever it sits. So is a
         // sink (d = n + 2, or pruned). The nearest group stays: its e fixes the reads.
         let e_min = n_i + d_min;
@@ -485,53 +517,66 @@ impl PotentialEngine {
             key.push(i64::MAX);
             key.push(free as i64);
         }
-        let cached = match self.diagonals.get(self.scratch.key.as_slice()) {
-            Some(diagonal) if diagonal.top >= n => {
-                self.hits += 1;
-                true
-            }
-            _ => false,
-        };
-        if !cached {
-            let mut values = Vec::new();
-            self.compute(n, groups, Some(&mut values));
-            self.computed += 1;
-            if self.diagonals.len() >= self.cache_cap.max(1) {
-                self.diagonals.clear();
-            }
-            let first = (1 - d_min).max(0) as usize;
-            let key = self.scratch.key.clone().into_boxed_slice();
-            self.diagonals.insert(
-                key,
-                Diagonal {
-                    top: n,
-                    first,
-                    values,
-                },
-            );
+        let (u_lo, u_hi) = diagonal_reads(n, d_min);
+        if u_lo > u_hi {
+            // Every label is a sink: the row is correct whatever comes, nothing to read.
+            return;
         }
-        let diagonal = &self.diagonals[self.scratch.key.as_slice()];
-        // At (n, G), v runs over [v_lo, v_hi) and reads the diagonal at w = v + (top − n).
-        let shift = diagonal.top - n;
-        let v_lo = (1 - d_min).max(0) as usize;
-        let v_hi = ((n_i + 2 - d_min + 1).div_euclid(2)).max(0) as usize;
-        let truth = &self.true_counts[n * self.width..n * self.width + n + 1];
-        let correct: f64 = (v_lo..v_hi)
-            .map(|v| truth[v] * diagonal.values[v + shift - diagonal.first])
-            .sum::<f64>()
-            + truth[v_hi.min(n + 1)..].iter().sum::<f64>();
-        1.0 - correct
+        let known = self
+            .diagonals
+            .get(self.scratch.key.as_slice())
+            .map(|diagonal| diagonal.values.len());
+        let have = known.unwrap_or(0);
+        if u_lo + have > u_hi {
+            self.hits += 1;
+            return;
+        }
+        // The values from U = u_lo + have up to u_hi: v = n − U from n − u_hi = v_lo up.
+        let mut fresh = std::mem::take(&mut self.scratch.fresh);
+        fresh.clear();
+        self.compute(n, groups, Some((&mut fresh, n - (u_lo + have) + 1)));
+        self.computed += 1;
+        fresh.reverse();
+        if known.is_none() && self.diagonals.len() >= self.cache_cap.max(1) {
+            self.diagonals.clear();
+        }
+        match self.diagonals.get_mut(self.scratch.key.as_slice()) {
+            Some(diagonal) => diagonal.values.extend_from_slice(&fresh),
+            None => {
+                let key = self.scratch.key.clone().into_boxed_slice();
+                let values = fresh.clone();
+                self.diagonals.insert(key, Diagonal { values });
+            }
+        }
+        self.scratch.fresh = fresh;
     }
 
-    /// §P.2.4 for one bundle; or, given `diagonal`, the base value alone (`plus` NaN,
-    /// `minus` empty) with the diagonal's values `Q_m(n − w; d_g − 1 + w)` for `w` from
-    /// `max(0, 1 − d_min)` on pushed to it: no suffix products, no leave-one-out and no
-    /// extra chain entry, about a third of the work.
+    /// `Φ_n` at a state with nearest gap `d_min ≥ −n` on the diagonal whose key is in the
+    /// scratch (cached with every value the state reads).
+    fn read_diagonal(&self, n: usize, d_min: i64) -> f64 {
+        // v runs over [v_lo, v_hi) and reads R(n − v).
+        let (v_lo, v_hi) = true_count_range(n, d_min);
+        let (u_lo, _) = diagonal_reads(n, d_min);
+        let truth = &self.true_counts[n * self.width..n * self.width + n + 1];
+        let read: f64 = if v_lo < v_hi {
+            let values = &self.diagonals[self.scratch.key.as_slice()].values;
+            (v_lo..v_hi).map(|v| truth[v] * values[n - v - u_lo]).sum()
+        } else {
+            0.0
+        };
+        1.0 - (read + truth[v_hi.min(n + 1)..].iter().sum::<f64>())
+    }
+
+    /// §P.2.4 for one bundle; or, given `diagonal = (values, w_end)`, only the values
+    /// `R(n − w) = Q_m(n − w; d_g − 1 + w)` of the [`Diagonal`] for `w` from
+    /// `max(0, 1 − d_min)` up to `w_end` (exclusive), pushed to `values` (the bundle it
+    /// returns is then meaningless): no suffix products, no leave-one-out and no extra chain
+    /// entry, about a third of the work.
     fn compute(
         &mut self,
         n: usize,
         groups: &[(i64, usize)],
-        mut diagonal: Option<&mut Vec<f64>>,
+        mut diagonal: Option<(&mut Vec<f64>, usize)>,
     ) -> Bundle {
         let neighbours = diagonal.is_none();
         let g_count = groups.len();
@@ -546,10 +591,7 @@ impl PotentialEngine {
                 minus: vec![1.0; if neighbours { g_count } else { 0 }],
             };
         }
-        let n_i = n as i64;
-        // Below v_lo some cap is negative; from v_hi on every cap exceeds the draws left.
-        let v_lo = (1 - d_min).max(0) as usize;
-        let v_hi = ((n_i + 2 - d_min + 1).div_euclid(2)).max(0) as usize;
+        let (v_lo, v_hi) = true_count_range(n, d_min);
         let mut correct_base = 0.0;
         let mut correct_plus = 0.0;
         let mut correct_minus = std::mem::take(&mut self.scratch.correct_minus);
@@ -580,10 +622,9 @@ impl PotentialEngine {
         let mut prefix_support = std::mem::take(&mut self.scratch.prefix_support);
         let mut suffix_support = std::mem::take(&mut self.scratch.suffix_support);
         // With neighbours, w = v_hi still gives the plus neighbour of v = v_hi − 1.
-        let end = if neighbours {
-            v_hi.min(n + 1) + 1
-        } else {
-            v_hi
+        let end = match &diagonal {
+            None => v_hi.min(n + 1) + 1,
+            Some((_, w_end)) => v_hi.min(*w_end),
         };
         for w in v_lo..end {
             if w > n {
@@ -646,7 +687,7 @@ impl PotentialEngine {
             let r_base = full[u];
             let weight = truth(w);
             correct_base += weight * r_base;
-            if let Some(values) = diagonal.as_deref_mut() {
+            if let Some((values, _)) = diagonal.as_mut() {
                 values.push(r_base);
                 continue;
             }
@@ -808,6 +849,22 @@ impl GapWalk {
             self.lower[n * (2 * self.max_draws + 1) + (d.min(reach) + reach) as usize]
         }
     }
+}
+
+/// The true label's counts `v` in `[v_lo, v_hi)` that §P.2.1 sums at `n` draws and nearest
+/// gap `d_min ≥ −n`: below `v_lo` some cap `d_g − 1 + v` is negative (an error for sure),
+/// from `v_hi` on every cap exceeds the draws left (correct for sure).
+fn true_count_range(n: usize, d_min: i64) -> (usize, usize) {
+    let v_lo = (1 - d_min).max(0) as usize;
+    let v_hi = ((n as i64 + 2 - d_min + 1).div_euclid(2)).max(0) as usize;
+    (v_lo, v_hi)
+}
+
+/// The balls `U = n − v` left to the other labels over [`true_count_range`]: from
+/// `⌊e_min/2⌋` to `min(n, e_min − 1)`, `e_min = n + d_min` (empty when `v_hi = 0`).
+fn diagonal_reads(n: usize, d_min: i64) -> (usize, usize) {
+    let (v_lo, v_hi) = true_count_range(n, d_min);
+    (n + 1 - v_hi, n - v_lo)
 }
 
 /// A gap as the exact cache keys it: gaps `≥ n+2` are all sinks (§P.1.3).
