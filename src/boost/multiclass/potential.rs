@@ -440,7 +440,7 @@ impl PotentialEngine {
         if let Some(at) = self.lookup(n, groups) {
             return at;
         }
-        let bundle = self.compute(n, groups, None);
+        let bundle = self.compute(n, groups);
         self.computed += 1;
         if self.bundles.len() >= self.cache_cap.max(1) {
             self.bundles.clear();
@@ -519,7 +519,7 @@ impl PotentialEngine {
         }
         let (u_lo, u_hi) = diagonal_reads(n, d_min);
         if u_lo > u_hi {
-            // Every label is a sink: the row is correct whatever comes, nothing to read.
+            // The outcome is certain: nothing to read.
             return;
         }
         let known = self
@@ -534,7 +534,7 @@ impl PotentialEngine {
         // The values from U = u_lo + have up to u_hi: v = n − U from n − u_hi = v_lo up.
         let mut fresh = std::mem::take(&mut self.scratch.fresh);
         fresh.clear();
-        self.compute(n, groups, Some((&mut fresh, n - (u_lo + have) + 1)));
+        self.diagonal_values(n, groups, n - (u_lo + have) + 1, &mut fresh);
         self.computed += 1;
         fresh.reverse();
         if known.is_none() && self.diagonals.len() >= self.cache_cap.max(1) {
@@ -567,18 +567,106 @@ impl PotentialEngine {
         1.0 - (read + truth[v_hi.min(n + 1)..].iter().sum::<f64>())
     }
 
-    /// §P.2.4 for one bundle; or, given `diagonal = (values, w_end)`, only the values
-    /// `R(n − w) = Q_m(n − w; d_g − 1 + w)` of the [`Diagonal`] for `w` from
-    /// `max(0, 1 − d_min)` up to `w_end` (exclusive), pushed to `values` (the bundle it
-    /// returns is then meaningless): no suffix products, no leave-one-out and no extra chain
-    /// entry, about a third of the work.
-    fn compute(
+    /// The values `R(U) = Q_m(U; c)`, `U = n − w`, caps `c_g = d_g − 1 + w`, of the
+    /// [`Diagonal`] through `(n, G)` for `w` from `v_lo` up to `w_end` (exclusive), pushed to
+    /// `values` (`U` descending).
+    ///
+    /// Two bins pass caps `c` and `c'` together only if `c + c' + 2 ≤ U`. So of the bins
+    /// with `2c + 2 > U` ("loose") at most one passes its cap, and these events are
+    /// disjoint: with the other bins "tight" (`2c + 2 ≤ U`) or free (`c ≥ U`),
+    /// `R(U) = P(tight ones within caps) − Σ_{loose b} P(X_b > c_b, tight ones within caps)`,
+    /// where `P(X_b > c_b, …) = Σ_{x > c_b} Bin(x; U, 1/m)·T(U − x)` and `T(j)` is the chance
+    /// that `j` balls in the other `m − 1` bins leave the tight ones within their caps
+    /// (§P.2.4's leave-one-out, for a whole tail of the bin's count). Only the tight groups
+    /// are convolved (§P.2.2); the loose ones, the costly ones since their caps are large
+    /// against the balls, cost `O(U)` each instead of a convolution, and every term is a
+    /// probability.
+    fn diagonal_values(
         &mut self,
         n: usize,
         groups: &[(i64, usize)],
-        mut diagonal: Option<(&mut Vec<f64>, usize)>,
-    ) -> Bundle {
-        let neighbours = diagonal.is_none();
+        w_end: usize,
+        values: &mut Vec<f64>,
+    ) {
+        let m = self.k - 1;
+        let (v_lo, v_hi) = true_count_range(n, groups[0].0);
+        let mut chain = std::mem::take(&mut self.scratch.prefix);
+        let mut within = std::mem::take(&mut self.scratch.other);
+        let mut conv = std::mem::take(&mut self.scratch.conv);
+        self.binomial.ensure(1, m);
+        for w in v_lo..v_hi.min(w_end) {
+            let u = n - w;
+            let len = u + 1;
+            let cap = |g: usize| groups[g].0 - 1 + w as i64;
+            // Groups are sorted by gap, so by cap: tight ones first, then loose, then free.
+            let tight = groups.partition_point(|g| 2 * (g.0 - 1 + w as i64) + 2 <= u as i64);
+            let loose = groups.partition_point(|g| g.0 - 1 + (w as i64) < u as i64);
+            // The product of the tight groups (m_t bins), in two halves of `chain`.
+            chain.clear();
+            chain.resize(2 * len, 0.0);
+            chain[0] = 1.0;
+            let (mut at, mut support, mut m_t) = (0, 1, 0);
+            for g in 0..tight {
+                let mg = groups[g].1;
+                let (low, high) = chain.split_at_mut(len);
+                let (from, to) = if at == 0 { (low, high) } else { (high, low) };
+                support = convolve(
+                    &self.binomial,
+                    &from[..support],
+                    m_t,
+                    self.occupied(mg, cap(g), len),
+                    mg,
+                    to,
+                    &mut conv,
+                );
+                at = len - at;
+                m_t += mg;
+            }
+            let tight_ok = &chain[at..at + support];
+            // The tight bins get Bin(U, m_t/m) of the balls.
+            let mut r = if m_t == 0 {
+                1.0
+            } else if m_t == m {
+                tight_ok.get(u).copied().unwrap_or(0.0)
+            } else {
+                self.binomial.ensure(m_t, m);
+                dot(self.binomial.row(m_t, m, u), tight_ok)
+            };
+            if tight < loose {
+                // T(j) for j up to U − x at the least x that passes the least loose cap.
+                let j_max = u - cap(tight) as usize - 1;
+                within.clear();
+                if m_t == 0 {
+                    within.resize(j_max + 1, 1.0);
+                } else if m_t == m - 1 {
+                    within.extend((0..=j_max).map(|j| tight_ok.get(j).copied().unwrap_or(0.0)));
+                } else {
+                    self.binomial.ensure(m_t, m - 1);
+                    let rows = &self.binomial;
+                    within.extend((0..=j_max).map(|j| dot(rows.row(m_t, m - 1, j), tight_ok)));
+                }
+                // Σ_{x > c} Bin(x; U, 1/m)·T(U − x), x from U down, read at each loose cap.
+                let bin = self.binomial.row(1, m, u);
+                let (mut passing, mut x, mut lost) = (0.0, u, 0.0);
+                for g in (tight..loose).rev() {
+                    let c = cap(g) as usize;
+                    while x > c {
+                        passing += bin[x] * within[u - x];
+                        x -= 1;
+                    }
+                    lost += groups[g].1 as f64 * passing;
+                }
+                r = (r - lost).max(0.0);
+            }
+            values.push(r);
+        }
+        self.scratch.prefix = chain;
+        self.scratch.other = within;
+        self.scratch.conv = conv;
+    }
+
+    /// §P.2.4 for one bundle.
+    fn compute(&mut self, n: usize, groups: &[(i64, usize)]) -> Bundle {
         let g_count = groups.len();
         let m = self.k - 1;
         let d_min = groups[0].0;
@@ -588,7 +676,7 @@ impl PotentialEngine {
             return Bundle {
                 base: 1.0,
                 plus: 1.0,
-                minus: vec![1.0; if neighbours { g_count } else { 0 }],
+                minus: vec![1.0; g_count],
             };
         }
         let (v_lo, v_hi) = true_count_range(n, d_min);
@@ -596,7 +684,7 @@ impl PotentialEngine {
         let mut correct_plus = 0.0;
         let mut correct_minus = std::mem::take(&mut self.scratch.correct_minus);
         correct_minus.clear();
-        correct_minus.resize(if neighbours { g_count } else { 0 }, 0.0);
+        correct_minus.resize(g_count, 0.0);
         // Prefix masses M_<g.
         let mut before = std::mem::take(&mut self.scratch.before);
         before.clear();
@@ -605,12 +693,10 @@ impl PotentialEngine {
             *acc += mg;
             Some(b)
         }));
-        if neighbours {
-            self.binomial.ensure(1, m);
-            for &(_, mg) in groups {
-                if mg > 1 && mg < m {
-                    self.binomial.ensure(mg - 1, m - 1);
-                }
+        self.binomial.ensure(1, m);
+        for &(_, mg) in groups {
+            if mg > 1 && mg < m {
+                self.binomial.ensure(mg - 1, m - 1);
             }
         }
         let truth = |v: usize| self.true_counts[n * self.width + v];
@@ -621,22 +707,18 @@ impl PotentialEngine {
         let mut caps = std::mem::take(&mut self.scratch.caps);
         let mut prefix_support = std::mem::take(&mut self.scratch.prefix_support);
         let mut suffix_support = std::mem::take(&mut self.scratch.suffix_support);
-        // With neighbours, w = v_hi still gives the plus neighbour of v = v_hi − 1.
-        let end = match &diagonal {
-            None => v_hi.min(n + 1) + 1,
-            Some((_, w_end)) => v_hi.min(*w_end),
-        };
-        for w in v_lo..end {
+        // w = v_hi still gives the plus neighbour of v = v_hi − 1.
+        for w in v_lo..v_hi.min(n + 1) + 1 {
             if w > n {
                 // Only the plus neighbour of v = n is read here: no draws left for the other
                 // labels, and every cap d_g − 1 + w ≥ 0.
                 correct_plus += truth(w - 1);
                 continue;
             }
-            // Caps c_g = d_g − 1 + w, all ≥ 0 here; the chain is read at U = n − w (base) and,
-            // with neighbours, at U + 1 (plus neighbour of w − 1).
+            // Caps c_g = d_g − 1 + w, all ≥ 0 here; the chain is read at U = n − w (base) and
+            // at U + 1 (plus neighbour of w − 1).
             let u = n - w;
-            let reads = if neighbours { 2 } else { 1 };
+            let reads = 2;
             let len = u + reads;
             caps.clear();
             caps.extend(groups.iter().map(|&(d, _)| d - 1 + w as i64));
@@ -678,7 +760,7 @@ impl PotentialEngine {
                 prefix_support.push(support);
             }
             let full = &prefix[chain_len * len..(chain_len + 1) * len];
-            if neighbours && w >= 1 && w - 1 < v_hi {
+            if w >= 1 && w - 1 < v_hi {
                 correct_plus += truth(w - 1) * full[u + 1];
             }
             if w >= v_hi {
@@ -687,10 +769,6 @@ impl PotentialEngine {
             let r_base = full[u];
             let weight = truth(w);
             correct_base += weight * r_base;
-            if let Some((values, _)) = diagonal.as_mut() {
-                values.push(r_base);
-                continue;
-            }
             // Suffix products S_e (only up to U); S_0 is never read: the leave-one-out of
             // group g uses S_{g+1}.
             let slen = u + 1;
@@ -761,11 +839,7 @@ impl PotentialEngine {
         let tail: f64 = (v_hi..=n).map(truth).sum();
         let bundle = Bundle {
             base: 1.0 - (correct_base + tail),
-            plus: if neighbours {
-                1.0 - (correct_plus + tail)
-            } else {
-                f64::NAN
-            },
+            plus: 1.0 - (correct_plus + tail),
             minus: correct_minus.iter().map(|c| 1.0 - (c + tail)).collect(),
         };
         self.scratch.prefix = prefix;
@@ -861,10 +935,13 @@ fn true_count_range(n: usize, d_min: i64) -> (usize, usize) {
 }
 
 /// The balls `U = n − v` left to the other labels over [`true_count_range`]: from
-/// `⌊e_min/2⌋` to `min(n, e_min − 1)`, `e_min = n + d_min` (empty when `v_hi = 0`).
+/// `⌊e_min/2⌋` to `min(n, e_min − 1)`, `e_min = n + d_min`; empty (`(1, 0)`) when the
+/// outcome is certain (`v_lo ≥ v_hi`: every label a sink, or `d_min = −n`).
 fn diagonal_reads(n: usize, d_min: i64) -> (usize, usize) {
-    let (v_lo, v_hi) = true_count_range(n, d_min);
-    (n + 1 - v_hi, n - v_lo)
+    match true_count_range(n, d_min) {
+        (v_lo, v_hi) if v_lo < v_hi => (n + 1 - v_hi, n - v_lo),
+        _ => (1, 0),
+    }
 }
 
 /// A gap as the exact cache keys it: gaps `≥ n+2` are all sinks (§P.1.3).
@@ -885,6 +962,11 @@ fn group_of(groups: &[(i64, usize)], d: i64) -> usize {
 /// `j < width`, so no product of scaled factors under- or overflows.
 fn scale_base(width: usize) -> f64 {
     (width as f64 / std::f64::consts::E).max(1.0)
+}
+
+/// `Σ_i a[i]·b[i]` over the shorter of the two.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// [`convolve_from`] for every entry.
@@ -1115,6 +1197,39 @@ mod tests {
                 .zip(&wide)
                 .all(|(x, y)| x.to_bits() == y.to_bits())
         );
+    }
+
+    /// `φ` from diagonals alone (no bundle cached): the tight chain and the loose bins'
+    /// tails against the definition, over states with tight, loose and free groups at once.
+    #[test]
+    fn diagonal_values_match_brute_force() {
+        for (k, gamma) in [(2, 0.1), (3, 0.2), (4, 0.1), (5, 0.3)] {
+            let mut engine = PotentialEngine::new(k, gamma, 8);
+            let mut weights = PotentialEngine::new(k, gamma, 8);
+            for n in (0..=8).rev() {
+                // Every state with votes in {−4, −2, 0, 2, 4} (a seventh of them at k = 5).
+                let step = if k == 5 { 7 } else { 1 };
+                for code in (0..5usize.pow(k as u32)).step_by(step) {
+                    let s: Vec<i64> = (0..k)
+                        .map(|l| (code / 5usize.pow(l as u32) % 5) as i64 * 2 - 4)
+                        .collect();
+                    for r in 0..k {
+                        let want = brute(k, gamma, n, &s, r);
+                        let got = engine.phi(n, &s, r);
+                        assert!((got - want).abs() < 1e-13, "k={k} n={n} s={s:?} r={r}");
+                        if n < 8 {
+                            let mut plus = s.clone();
+                            plus[r] += 1;
+                            let q = (1.0 - gamma) / k as f64;
+                            let w =
+                                (brute(k, gamma, n + 1, &s, r) - brute(k, gamma, n, &plus, r)) / q;
+                            let got = weights.true_label_weight(n, &s, r);
+                            assert!((got - w.max(0.0)).abs() < 1e-12, "k={k} n={n} s={s:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
