@@ -606,15 +606,14 @@ impl PotentialEngine {
             chain.resize(2 * len, 0.0);
             chain[0] = 1.0;
             let (mut at, mut support, mut m_t) = (0, 1, 0);
-            for g in 0..tight {
-                let mg = groups[g].1;
+            for &(d, mg) in &groups[..tight] {
                 let (low, high) = chain.split_at_mut(len);
                 let (from, to) = if at == 0 { (low, high) } else { (high, low) };
                 support = convolve(
                     &self.binomial,
                     &from[..support],
                     m_t,
-                    self.occupied(mg, cap(g), len),
+                    self.occupied(mg, d - 1 + w as i64, len),
                     mg,
                     to,
                     &mut conv,
