@@ -200,11 +200,18 @@ pub struct PotentialEngine {
     binomial: BinomialRows,
     /// `Bin(v; n, p)` for `n = 0..=max_draws`, row `n` at `n · width`.
     true_counts: Vec<f64>,
+    /// `P(Bin(n, p) ≥ v)` for `v = 0..=n + 1`, row `n` at `n · width`.
+    true_tails: Vec<f64>,
     /// Cached bundles, and their index by key.
     bundles: Vec<Bundle>,
     index: FxHashMap<Box<[i64]>, u32>,
     /// Cached diagonals of base values, by their key (see [`Diagonal`]).
-    diagonals: FxHashMap<Box<[i64]>, Diagonal>,
+    diagonals: FxHashMap<Box<[i64]>, u32>,
+    /// The diagonals, in the order they were first met.
+    diagonal_store: Vec<Diagonal>,
+    /// The key of the diagonal last read and its slot: a row stays on one diagonal while the
+    /// votes go to the true label, so most lookups repeat the last one.
+    last_diagonal: (Vec<i64>, usize),
     cache_cap: usize,
     /// The certified pruning bound ε of §P.2.8 (0: exact) and the walk it reads.
     epsilon: f64,
@@ -226,8 +233,6 @@ struct Scratch {
     /// The scaled operands of one convolution.
     conv: Vec<f64>,
     caps: Vec<i64>,
-    /// Values of a diagonal being computed.
-    fresh: Vec<f64>,
     prefix_support: Vec<usize>,
     suffix_support: Vec<usize>,
     before: Vec<usize>,
@@ -264,9 +269,12 @@ impl PotentialEngine {
         }
         let p = (1.0 - gamma) / k as f64 + gamma;
         let mut true_counts = vec![0.0; width * width];
+        let mut true_tails = vec![0.0; width * width];
         for n in 0..=max_draws {
-            for v in 0..=n {
-                true_counts[n * width + v] = binomial.pmf(n, v, p);
+            for v in (0..=n).rev() {
+                let at = n * width + v;
+                true_counts[at] = binomial.pmf(n, v, p);
+                true_tails[at] = true_tails[at + 1] + true_counts[at];
             }
         }
         PotentialEngine {
@@ -277,9 +285,12 @@ impl PotentialEngine {
             table,
             binomial,
             true_counts,
+            true_tails,
             bundles: Vec::new(),
             index: FxHashMap::default(),
             diagonals: FxHashMap::default(),
+            diagonal_store: Vec::new(),
+            last_diagonal: (Vec::new(), 0),
             cache_cap: DEFAULT_CACHE_CAP,
             epsilon: 0.0,
             walk: GapWalk::default(),
@@ -305,7 +316,7 @@ impl PotentialEngine {
         }
         self.bundles.clear();
         self.index.clear();
-        self.diagonals.clear();
+        self.clear_diagonals();
         self
     }
 
@@ -460,8 +471,8 @@ impl PotentialEngine {
         if d_min < -(n as i64) || self.pruned_error(n, d_min) {
             return 1.0;
         }
-        self.extend_diagonal(n, groups);
-        self.read_diagonal(n, d_min)
+        let at = self.extend_diagonal(n, groups);
+        self.read_diagonal(n, d_min, at)
     }
 
     /// `[Φ_n(G), Φ_{n−1}(G + 1)]`: the state and the one below it on its diagonal, from one
@@ -476,12 +487,12 @@ impl PotentialEngine {
         if upper && lower {
             return [1.0, 1.0];
         }
-        self.extend_diagonal(n, groups);
+        let at = self.extend_diagonal(n, groups);
         let read = |engine: &Self, certain: bool, n: usize, d: i64| {
             if certain {
                 1.0
             } else {
-                engine.read_diagonal(n, d)
+                engine.read_diagonal(n, d, at)
             }
         };
         [
@@ -491,8 +502,8 @@ impl PotentialEngine {
     }
 
     /// Makes sure the diagonal through `(n, G)` is cached with every value `(n, G)` reads
-    /// (needs `d_min ≥ −n`), and leaves its key in the scratch.
-    fn extend_diagonal(&mut self, n: usize, groups: &[(i64, usize)]) {
+    /// (needs `d_min ≥ −n`): its slot, or `None` if the state reads none.
+    fn extend_diagonal(&mut self, n: usize, groups: &[(i64, usize)]) -> Option<usize> {
         let n_i = n as i64;
         let d_min = groups[0].0;
         // The key: each group's e = n + d, which moving down the diagonal leaves alone,
@@ -520,51 +531,67 @@ impl PotentialEngine {
         let (u_lo, u_hi) = diagonal_reads(n, d_min);
         if u_lo > u_hi {
             // The outcome is certain: nothing to read.
-            return;
+            return None;
         }
-        let known = self
-            .diagonals
-            .get(self.scratch.key.as_slice())
-            .map(|diagonal| diagonal.values.len());
-        let have = known.unwrap_or(0);
+        let key = self.scratch.key.as_slice();
+        let known = if self.last_diagonal.0 == key {
+            Some(self.last_diagonal.1)
+        } else {
+            self.diagonals.get(key).map(|&at| at as usize)
+        };
+        let at = match known {
+            Some(at) => at,
+            None => {
+                if self.diagonal_store.len() >= self.cache_cap.max(1) {
+                    self.clear_diagonals();
+                }
+                let at = self.diagonal_store.len();
+                let key = self.scratch.key.as_slice().into();
+                self.diagonals.insert(key, at as u32);
+                self.diagonal_store.push(Diagonal { values: Vec::new() });
+                at
+            }
+        };
+        self.last_diagonal.0.clone_from(&self.scratch.key);
+        self.last_diagonal.1 = at;
+        let have = self.diagonal_store[at].values.len();
         if u_lo + have > u_hi {
             self.hits += 1;
-            return;
+            return Some(at);
         }
         // The values from U = u_lo + have up to u_hi: v = n − U from n − u_hi = v_lo up.
-        let mut fresh = std::mem::take(&mut self.scratch.fresh);
-        fresh.clear();
-        self.diagonal_values(n, groups, n - (u_lo + have) + 1, &mut fresh);
+        let mut values = std::mem::take(&mut self.diagonal_store[at].values);
+        let start = values.len();
+        self.diagonal_values(n, groups, n - (u_lo + have) + 1, &mut values);
+        values[start..].reverse();
+        self.diagonal_store[at].values = values;
         self.computed += 1;
-        fresh.reverse();
-        if known.is_none() && self.diagonals.len() >= self.cache_cap.max(1) {
-            self.diagonals.clear();
-        }
-        match self.diagonals.get_mut(self.scratch.key.as_slice()) {
-            Some(diagonal) => diagonal.values.extend_from_slice(&fresh),
-            None => {
-                let key = self.scratch.key.clone().into_boxed_slice();
-                let values = fresh.clone();
-                self.diagonals.insert(key, Diagonal { values });
-            }
-        }
-        self.scratch.fresh = fresh;
+        Some(at)
     }
 
-    /// `Φ_n` at a state with nearest gap `d_min ≥ −n` on the diagonal whose key is in the
-    /// scratch (cached with every value the state reads).
-    fn read_diagonal(&self, n: usize, d_min: i64) -> f64 {
-        // v runs over [v_lo, v_hi) and reads R(n − v).
+    /// Empties the diagonal cache.
+    fn clear_diagonals(&mut self) {
+        self.diagonals.clear();
+        self.diagonal_store.clear();
+        self.last_diagonal.0.clear();
+    }
+
+    /// `Φ_n` at a state with nearest gap `d_min ≥ −n` on the diagonal in slot `at` (cached
+    /// with every value the state reads; `None` if it reads none).
+    fn read_diagonal(&self, n: usize, d_min: i64, at: Option<usize>) -> f64 {
+        // v runs over [v_lo, v_hi) and reads R(n − v); from v_hi on the row is correct.
         let (v_lo, v_hi) = true_count_range(n, d_min);
         let (u_lo, _) = diagonal_reads(n, d_min);
-        let truth = &self.true_counts[n * self.width..n * self.width + n + 1];
-        let read: f64 = if v_lo < v_hi {
-            let values = &self.diagonals[self.scratch.key.as_slice()].values;
-            (v_lo..v_hi).map(|v| truth[v] * values[n - v - u_lo]).sum()
-        } else {
-            0.0
+        let row = n * self.width;
+        let read: f64 = match at {
+            Some(at) if v_lo < v_hi => {
+                let values = &self.diagonal_store[at].values;
+                let truth = &self.true_counts[row..row + n + 1];
+                (v_lo..v_hi).map(|v| truth[v] * values[n - v - u_lo]).sum()
+            }
+            _ => 0.0,
         };
-        1.0 - (read + truth[v_hi.min(n + 1)..].iter().sum::<f64>())
+        1.0 - (read + self.true_tails[row + v_hi.min(n + 1)])
     }
 
     /// The values `R(U) = Q_m(U; c)`, `U = n − w`, caps `c_g = d_g − 1 + w`, of the
@@ -590,7 +617,8 @@ impl PotentialEngine {
     ) {
         let m = self.k - 1;
         let (v_lo, v_hi) = true_count_range(n, groups[0].0);
-        let mut chain = std::mem::take(&mut self.scratch.prefix);
+        let mut product = std::mem::take(&mut self.scratch.prefix);
+        let mut next = std::mem::take(&mut self.scratch.suffix);
         let mut within = std::mem::take(&mut self.scratch.other);
         let mut conv = std::mem::take(&mut self.scratch.conv);
         self.binomial.ensure(1, m);
@@ -601,34 +629,46 @@ impl PotentialEngine {
             // Groups are sorted by gap, so by cap: tight ones first, then loose, then free.
             let tight = groups.partition_point(|g| 2 * (g.0 - 1 + w as i64) + 2 <= u as i64);
             let loose = groups.partition_point(|g| g.0 - 1 + (w as i64) < u as i64);
-            // The product of the tight groups (m_t bins), in two halves of `chain`.
-            chain.clear();
-            chain.resize(2 * len, 0.0);
-            chain[0] = 1.0;
-            let (mut at, mut support, mut m_t) = (0, 1, 0);
-            for &(d, mg) in &groups[..tight] {
-                let (low, high) = chain.split_at_mut(len);
-                let (from, to) = if at == 0 { (low, high) } else { (high, low) };
-                support = convolve(
-                    &self.binomial,
-                    &from[..support],
-                    m_t,
-                    self.occupied(mg, d - 1 + w as i64, len),
-                    mg,
-                    to,
-                    &mut conv,
-                );
-                at = len - at;
-                m_t += mg;
+            let m_t: usize = groups[..tight].iter().map(|g| g.1).sum();
+            if 0 < m_t && m_t < m {
+                self.binomial.ensure(m_t, m);
             }
-            let tight_ok = &chain[at..at + support];
+            if tight < loose && 0 < m_t && m_t + 1 < m {
+                self.binomial.ensure(m_t, m - 1);
+            }
+            // The product of the tight groups' vectors (m_t bins): the first group's is a
+            // slice of the table, the others are convolved in (every entry written).
+            if product.len() < len {
+                product.resize(len, 0.0);
+                next.resize(len, 0.0);
+            }
+            let (mut support, mut bins) = (1, 0);
+            for &(d, mg) in &groups[..tight] {
+                let group = self.occupied(mg, d - 1 + w as i64, len);
+                if bins == 0 {
+                    product[..group.len()].copy_from_slice(group);
+                    support = group.len();
+                } else {
+                    support = convolve(
+                        &self.binomial,
+                        &product[..support],
+                        bins,
+                        group,
+                        mg,
+                        &mut next[..len],
+                        &mut conv,
+                    );
+                    std::mem::swap(&mut product, &mut next);
+                }
+                bins += mg;
+            }
+            let tight_ok = &product[..support];
             // The tight bins get Bin(U, m_t/m) of the balls.
             let mut r = if m_t == 0 {
                 1.0
             } else if m_t == m {
                 tight_ok.get(u).copied().unwrap_or(0.0)
             } else {
-                self.binomial.ensure(m_t, m);
                 dot(self.binomial.row(m_t, m, u), tight_ok)
             };
             if tight < loose {
@@ -640,7 +680,6 @@ impl PotentialEngine {
                 } else if m_t == m - 1 {
                     within.extend((0..=j_max).map(|j| tight_ok.get(j).copied().unwrap_or(0.0)));
                 } else {
-                    self.binomial.ensure(m_t, m - 1);
                     let rows = &self.binomial;
                     within.extend((0..=j_max).map(|j| dot(rows.row(m_t, m - 1, j), tight_ok)));
                 }
@@ -659,7 +698,8 @@ impl PotentialEngine {
             }
             values.push(r);
         }
-        self.scratch.prefix = chain;
+        self.scratch.prefix = product;
+        self.scratch.suffix = next;
         self.scratch.other = within;
         self.scratch.conv = conv;
     }
@@ -835,7 +875,7 @@ impl PotentialEngine {
             }
         }
         // From v_hi on, the row is correct at the state and every neighbour.
-        let tail: f64 = (v_hi..=n).map(truth).sum();
+        let tail = self.true_tails[n * self.width + v_hi.min(n + 1)];
         let bundle = Bundle {
             base: 1.0 - (correct_base + tail),
             plus: 1.0 - (correct_plus + tail),
