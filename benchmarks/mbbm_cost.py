@@ -11,9 +11,10 @@ import argparse, json, os, statistics, subprocess, tempfile
 
 CONFIGS = [
     ("Adaboost.OLM", ["--algo", "ada-olm", "--weight-scale", "5:200"]),
-    ("OnlineMBBM, expected-cost votes", ["--algo", "mbbm", "--gamma", "0.1", "--weight-scale", "0.5:20"]),
-    ("OnlineMBBM, argmax votes", ["--algo", "mbbm", "--gamma", "0.1", "--weight-scale", "0.5:20",
-                                   "--vote", "argmax"]),
+    ("OnlineMBBM, expected-cost votes", ["--algo", "mbbm", "--gamma", "0.1", "--weight-scale", "0.5:20",
+                                          "--vote", "expected-cost"]),
+    ("OnlineMBBM, argmax votes (the default)", ["--algo", "mbbm", "--gamma", "0.1", "--weight-scale",
+                                                "0.5:20", "--vote", "argmax"]),
     ("OnlineMBBM, argmax votes, pruned (ε = 1e-9)",
      ["--algo", "mbbm", "--gamma", "0.1", "--weight-scale", "0.5:20", "--vote", "argmax",
       "--epsilon-prune", "1e-9"]),

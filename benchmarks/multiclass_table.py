@@ -26,12 +26,12 @@ ALGOS = {
     # The authors' OnlineMBBM: raw weights (not divided by k - 1) times 0.1 x U[5,200], with
     # expected-cost votes (their code) or argmax votes.
     **{f"OnlineMBBM g={g}": ["--algo", "mbbm", "--gamma", g, "--weight-scale", "0.5:20",
-                             "--weight-norm", "raw"] for g in GAMMAS},
+                             "--weight-norm", "raw", "--vote", "expected-cost"] for g in GAMMAS},
     **{f"OnlineMBBM argmax g={g}": ["--algo", "mbbm", "--gamma", g, "--weight-scale", "0.5:20",
                                     "--weight-norm", "raw", "--vote", "argmax"] for g in GAMMAS},
     # The library default normalisation w/(k - 1), expected-cost votes.
-    **{f"OnlineMBBM k-1 g={g}": ["--algo", "mbbm", "--gamma", g, "--weight-scale", "0.5:20"]
-       for g in GAMMAS},
+    **{f"OnlineMBBM k-1 g={g}": ["--algo", "mbbm", "--gamma", g, "--weight-scale", "0.5:20",
+                                 "--vote", "expected-cost"] for g in GAMMAS},
     "Oza (MOA)": ["--algo", "oza"],
     "Oza (River)": ["--algo", "oza", "--oza-variant", "river"],
     "OvA": ["--algo", "ova", "--weight-scale", "5:200"],

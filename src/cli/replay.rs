@@ -247,9 +247,10 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = 0.1, value_name = "G")]
     pub gamma: f64,
     /// How a booster's learners vote: the class of least expected cost under the booster's
-    /// cost matrix (the papers' code), or their most probable class.
-    #[arg(long, value_enum, default_value_t = VoteArg::ExpectedCost)]
-    pub vote: VoteArg,
+    /// cost matrix (the papers' code), or their most probable class. Default: the booster's
+    /// own (expected cost for Adaboost.OLM, argmax for OnlineMBBM).
+    #[arg(long, value_enum)]
+    pub vote: Option<VoteArg>,
     /// OnlineMBBM's weight normalisation: divide by its bound k − 1, or not (the authors'
     /// code, whose experiments scaled the raw weights by 0.1·U[5, 200]).
     #[arg(long, value_enum, default_value_t = WeightNormArg::KMinusOne)]
@@ -400,18 +401,21 @@ impl ReplayArgs {
             Algorithm::NaiveBayes => ModelConfig::NaiveBayes(NaiveBayesConfig::default()),
             Algorithm::Perceptron => ModelConfig::Perceptron(perceptron),
             Algorithm::AdaOlm => ModelConfig::AdaOlm(self.adaptive(weak)?),
-            Algorithm::Mbbm => ModelConfig::Mbbm(OnlineMbbmConfig {
-                n_learners: self.learners,
-                gamma: self.gamma,
-                weight_scale: self.weight_scale,
-                vote_rule: self.vote.into(),
-                weight_norm: match self.weight_norm {
-                    WeightNormArg::KMinusOne => WeightNorm::KMinusOne,
-                    WeightNormArg::Raw => WeightNorm::Raw,
-                },
-                epsilon_prune: self.epsilon_prune,
-                ..OnlineMbbmConfig::new(weak)
-            }),
+            Algorithm::Mbbm => {
+                let defaults = OnlineMbbmConfig::new(weak);
+                ModelConfig::Mbbm(OnlineMbbmConfig {
+                    n_learners: self.learners,
+                    gamma: self.gamma,
+                    weight_scale: self.weight_scale,
+                    vote_rule: self.vote.map_or(defaults.vote_rule, VoteRule::from),
+                    weight_norm: match self.weight_norm {
+                        WeightNormArg::KMinusOne => WeightNorm::KMinusOne,
+                        WeightNormArg::Raw => WeightNorm::Raw,
+                    },
+                    epsilon_prune: self.epsilon_prune,
+                    ..defaults
+                })
+            }
             Algorithm::Oza => ModelConfig::Oza(OzaBoostConfig {
                 n_learners: self.learners,
                 ..match self.oza_variant {
@@ -458,6 +462,7 @@ impl ReplayArgs {
 
     /// The Adaboost.OLM config of these arguments over weak learner `weak`.
     fn adaptive<W>(&self, weak: W) -> Result<AdaBoostOlmConfig<W>> {
+        let defaults = AdaBoostOlmConfig::new(weak);
         Ok(AdaBoostOlmConfig {
             n_learners: self.learners,
             loss: self
@@ -465,8 +470,8 @@ impl ReplayArgs {
                 .map_or(Ok(Surrogate::Logistic), LossArg::surrogate)?,
             weight_scale: self.weight_scale,
             expert_selection: self.expert.into(),
-            vote_rule: self.vote.into(),
-            ..AdaBoostOlmConfig::new(weak)
+            vote_rule: self.vote.map_or(defaults.vote_rule, VoteRule::from),
+            ..defaults
         })
     }
 }

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use streamboost::boost::WeightScale;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
+use streamboost::boost::{VoteRule, WeightScale};
 use streamboost::checkpoint::{self, StreamState, partial_path};
 use streamboost::columnar::{Encodings, OperatorStats, load_stream};
 use streamboost::core::Dataset;
@@ -89,14 +89,17 @@ fn resume_is_bit_identical_on_car() {
 #[test]
 fn resume_is_bit_identical_for_online_mbbm() {
     let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let config = ModelConfig::Mbbm(streamboost::boost::multiclass::OnlineMbbmConfig {
-        n_learners: 12,
-        ..streamboost::boost::multiclass::OnlineMbbmConfig::new(
-            HoeffdingTreeConfig::jgt_paper().into(),
-        )
-    });
-    assert_resume_is_exact(&config, &data, dir.path());
+    for vote_rule in [VoteRule::Argmax, VoteRule::ExpectedCost] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = ModelConfig::Mbbm(streamboost::boost::multiclass::OnlineMbbmConfig {
+            n_learners: 12,
+            vote_rule,
+            ..streamboost::boost::multiclass::OnlineMbbmConfig::new(
+                HoeffdingTreeConfig::jgt_paper().into(),
+            )
+        });
+        assert_resume_is_exact(&config, &data, dir.path());
+    }
 }
 
 #[test]

@@ -226,6 +226,7 @@ fn online_mbbm_options() {
             "mbbm/expected-cost",
             OnlineMbbmConfig {
                 n_learners: 8,
+                vote_rule: VoteRule::ExpectedCost,
                 ..OnlineMbbmConfig::new(trees.clone())
             },
         ),
