@@ -204,14 +204,14 @@ pub struct PotentialEngine {
     true_tails: Vec<f64>,
     /// Cached bundles, and their index by key.
     bundles: Vec<Bundle>,
-    index: FxHashMap<Box<[i64]>, u32>,
+    index: FxHashMap<Box<[i32]>, u32>,
     /// Cached diagonals of base values, by their key (see [`Diagonal`]).
-    diagonals: FxHashMap<Box<[i64]>, u32>,
+    diagonals: FxHashMap<Box<[i32]>, u32>,
     /// The diagonals, in the order they were first met.
     diagonal_store: Vec<Diagonal>,
     /// The key of the diagonal last read and its slot: a row stays on one diagonal while the
     /// votes go to the true label, so most lookups repeat the last one.
-    last_diagonal: (Vec<i64>, usize),
+    last_diagonal: (Vec<i32>, usize),
     cache_cap: usize,
     /// The certified pruning bound ε of §P.2.8 (0: exact) and the walk it reads.
     epsilon: f64,
@@ -225,7 +225,8 @@ pub struct PotentialEngine {
 /// Per-bundle buffers, reused.
 #[derive(Debug, Clone, Default)]
 struct Scratch {
-    key: Vec<i64>,
+    /// A cache key: counts and gaps fit in 32 bits (`N` and `k` far below 2³¹).
+    key: Vec<i32>,
     groups: Vec<(i64, usize)>,
     prefix: Vec<f64>,
     suffix: Vec<f64>,
@@ -436,10 +437,10 @@ impl PotentialEngine {
         debug_assert_eq!(groups.iter().map(|g| g.1).sum::<usize>(), self.k - 1);
         let key = &mut self.scratch.key;
         key.clear();
-        key.push(n as i64);
+        key.push(n as i32);
         for &(d, m) in groups {
-            key.push(d);
-            key.push(m as i64);
+            key.push(d as i32);
+            key.push(m as i32);
         }
         let at = self.index.get(self.scratch.key.as_slice())?;
         self.hits += 1;
@@ -520,13 +521,13 @@ impl PotentialEngine {
             if d == n_i + 2 || (d > d_min && e >= 2 * e_min - 1) {
                 free += m;
             } else {
-                key.push(e);
-                key.push(m as i64);
+                key.push(e as i32);
+                key.push(m as i32);
             }
         }
         if free > 0 {
-            key.push(i64::MAX);
-            key.push(free as i64);
+            key.push(i32::MAX);
+            key.push(free as i32);
         }
         let (u_lo, u_hi) = diagonal_reads(n, d_min);
         if u_lo > u_hi {
@@ -562,6 +563,7 @@ impl PotentialEngine {
         // The values from U = u_lo + have up to u_hi: v = n − U from n − u_hi = v_lo up.
         let mut values = std::mem::take(&mut self.diagonal_store[at].values);
         let start = values.len();
+        values.reserve_exact(u_hi + 1 - u_lo - start);
         self.diagonal_values(n, groups, n - (u_lo + have) + 1, &mut values);
         values[start..].reverse();
         self.diagonal_store[at].values = values;
