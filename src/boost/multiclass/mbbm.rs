@@ -13,8 +13,7 @@
 //!   ([JGT] Def. 1) and what the authors' code does; it needs one potential bundle per
 //!   distinct vote count (§P.2.6), 10–100 times the cost per row. Argmax votes are the
 //!   default because they are also the more accurate on six of the seven data sets
-//!   measured (benchmarks/RESULTS.md: mice_protein 0.816 against 0.549, optdigits 0.941
-//!   against 0.763; balance_scale is the exception, 0.830 against 0.837).
+//!   measured with both (benchmarks/RESULTS.md; balance_scale is the exception).
 //! * Learning: learner `i` is trained on the true label with weight
 //!   `w = Σ_l (C[y][l] − C[y][y])` ([JGT] Alg. 1 line 9), `≤ k − 1`, divided by `k − 1`
 //!   ([`WeightNorm::KMinusOne`], the a-priori bound standing in for the unknown
