@@ -156,6 +156,8 @@ pub enum PresetArg {
     Default,
     /// The papers' experiments: per-tree random grace period, δ and τ, majority leaves.
     JgtPaper,
+    /// MOA's HoeffdingTree defaults (unbiased variance, MOA's density at variance 0).
+    Moa,
 }
 
 /// Expert choice of the adaptive boosters.
@@ -370,6 +372,7 @@ impl ReplayArgs {
         let mut tree = HoeffdingTreeConfig::preset(match self.preset {
             PresetArg::Default => Preset::Default,
             PresetArg::JgtPaper => Preset::JgtPaper,
+            PresetArg::Moa => Preset::Moa,
         });
         tree.feature_subset = self
             .features_per_tree

@@ -140,6 +140,17 @@ fn hoeffding_tree_jgt_paper() {
 }
 
 #[test]
+fn hoeffding_tree_moa() {
+    check_contract(
+        "tree/moa",
+        &HoeffdingTreeConfig {
+            grace_period: 30.0,
+            ..HoeffdingTreeConfig::moa()
+        },
+    );
+}
+
+#[test]
 fn hoeffding_tree_variants() {
     for (name, config) in [
         (

@@ -25,8 +25,8 @@ use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 use node::{Branch, Leaf, LeafState, Link, NO_CHILD, Node, NodeId, SplitNode};
-pub use observer::VarianceMode;
 use observer::{Candidate, GaussianEstimator, NominalObserver, Observer, SearchSettings};
+pub use observer::{DegenerateDensity, VarianceMode};
 pub use split::SplitCriterion;
 
 /// How a leaf predicts (WEAK_LEARNERS.md §1.9).
@@ -125,6 +125,8 @@ pub struct HoeffdingTreeConfig {
     pub grace_comparison: GraceComparison,
     /// Variance of the Gaussian observers.
     pub variance: VarianceMode,
+    /// Naive Bayes' likelihood under a Gaussian of variance 0.
+    pub degenerate_density: DegenerateDensity,
     /// Mass a class (or a nominal (category, class) cell) gets the first time it is seen at a
     /// leaf, before the row's weight is added: 0 (MOA, River) or 1 (the authors' port).
     pub first_seen_prior: f64,
@@ -159,6 +161,7 @@ impl Default for HoeffdingTreeConfig {
             stop_growth_at_limit: false,
             grace_comparison: GraceComparison::AtLeast,
             variance: VarianceMode::Population,
+            degenerate_density: DegenerateDensity::Floor,
             first_seen_prior: 0.0,
             leaf_prior: 0.0,
             missing: MissingPolicy::MostCommonPath,
@@ -177,6 +180,8 @@ pub enum Preset {
     Default,
     /// [`HoeffdingTreeConfig::jgt_paper`].
     JgtPaper,
+    /// [`HoeffdingTreeConfig::moa`].
+    Moa,
 }
 
 impl HoeffdingTreeConfig {
@@ -197,11 +202,25 @@ impl HoeffdingTreeConfig {
         }
     }
 
+    /// MOA's `HoeffdingTree` defaults (WEAK_LEARNERS.md §1.1, MOA column): no
+    /// `max_share_to_split`, unbiased variance, stop at split nodes on missing values, and
+    /// MOA's likelihood under a Gaussian of variance 0 ([`DegenerateDensity::PointMass`]).
+    pub fn moa() -> Self {
+        HoeffdingTreeConfig {
+            max_share_to_split: 1.0,
+            variance: VarianceMode::Unbiased,
+            degenerate_density: DegenerateDensity::PointMass,
+            missing: MissingPolicy::StopAtSplit,
+            ..HoeffdingTreeConfig::default()
+        }
+    }
+
     /// The config of a preset.
     pub fn preset(preset: Preset) -> Self {
         match preset {
             Preset::Default => Self::default(),
             Preset::JgtPaper => Self::jgt_paper(),
+            Preset::Moa => Self::moa(),
         }
     }
 
@@ -242,6 +261,12 @@ impl fmt::Display for HoeffdingTreeConfig {
             LeafPrediction::NaiveBayesAdaptive => "nba",
         };
         write!(f, ", leaves={leaf}")?;
+        if self.variance == VarianceMode::Unbiased {
+            write!(f, ", unbiased variance")?;
+        }
+        if self.degenerate_density == DegenerateDensity::PointMass {
+            write!(f, ", point masses at variance 0")?;
+        }
         if self.first_seen_prior > 0.0 {
             write!(f, ", first-seen prior={}", self.first_seen_prior)?;
         }
@@ -607,7 +632,8 @@ impl HoeffdingTree {
         normalize(out);
     }
 
-    /// Naive Bayes log-posteriors (§1.9) into `out`; returns false if the leaf is empty.
+    /// Naive Bayes log-posteriors (§1.9) into `out`; returns false if the leaf is empty or no
+    /// class explains `x`.
     fn naive_bayes_log(&self, leaf: &Leaf, x: &[f64], out: &mut [f64]) -> bool {
         if leaf.total <= 0.0 {
             return false;
@@ -639,8 +665,16 @@ impl HoeffdingTree {
                         if logs.partial(c) == f64::NEG_INFINITY || e.weight <= 0.0 {
                             continue;
                         }
-                        let var = e.variance(self.params.variance).max(1e-9);
-                        logs.add_gaussian(c, v, e.mean, var);
+                        let var = e.variance(self.params.variance);
+                        match self.params.degenerate_density {
+                            DegenerateDensity::PointMass if var <= 0.0 => {
+                                // ln 1 at the value seen, ln 0 elsewhere.
+                                if v != e.mean {
+                                    logs.add(c, f64::NEG_INFINITY);
+                                }
+                            }
+                            _ => logs.add_gaussian(c, v, e.mean, var.max(1e-9)),
+                        }
                     }
                 }
                 Observer::Nominal(nom) => {
@@ -658,11 +692,12 @@ impl HoeffdingTree {
             }
         }
         logs.finish();
-        true
+        // No class explains the row (only with point masses): naive Bayes has no vote.
+        out.iter().any(|&l| l > f64::NEG_INFINITY)
     }
 
     /// Naive Bayes probabilities into `out`; returns the class of largest log-posterior, or
-    /// `None` (and `out` undefined) if the leaf is empty.
+    /// `None` (and `out` undefined) if the leaf is empty or no class explains `x`.
     fn naive_bayes_proba(&self, leaf: &Leaf, x: &[f64], out: &mut [f64]) -> Option<ClassId> {
         if !self.naive_bayes_log(leaf, x, out) {
             return None;
@@ -1079,6 +1114,48 @@ mod tests {
             .unwrap();
         t.learn(&[0.0, 1.0], 1, 0.0);
         assert_eq!(t.n_nodes(), 0);
+    }
+
+    /// A class whose values all coincide: under the spec's floor its Gaussian dwarfs every
+    /// other at that value; under MOA's point mass it counts 1 there and excludes the class
+    /// elsewhere, and a row no class explains falls back to the majority class.
+    #[test]
+    fn degenerate_densities() {
+        let spec = StreamSpec::numeric(1, 3).unwrap();
+        let tree = |degenerate_density, rows: &[(f64, usize)]| {
+            let mut t = HoeffdingTreeConfig {
+                grace_period: 1e9,
+                leaf_prediction: LeafPrediction::NaiveBayes,
+                degenerate_density,
+                ..Default::default()
+            }
+            .build(&spec, 0)
+            .unwrap();
+            for &(x, y) in rows {
+                t.learn(&[x], y, 1.0);
+            }
+            t
+        };
+        // Class 0 at 3 (twice), class 1 at 2 and 4 (mean 3, variance 1), class 2 at 7.
+        let rows = [(3.0, 0), (2.0, 1), (3.0, 0), (4.0, 1), (7.0, 2)];
+        let mut p = [0.0; 3];
+        tree(DegenerateDensity::Floor, &rows).predict_proba(&[3.0], &mut p);
+        assert!(p[0] > 0.999, "{p:?}");
+        let point = tree(DegenerateDensity::PointMass, &rows);
+        point.predict_proba(&[3.0], &mut p);
+        let normal = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
+        assert!((p[0] - 1.0 / (1.0 + normal)).abs() < 1e-12, "{p:?}");
+        assert!((p[1] - normal / (1.0 + normal)).abs() < 1e-12);
+        assert_eq!(p[2], 0.0);
+        point.predict_proba(&[2.5], &mut p);
+        assert!((p[1] - 1.0).abs() < 1e-12, "{p:?}");
+        // Every class a point elsewhere: no class explains 4, and the leaf votes its majority.
+        let points = tree(
+            DegenerateDensity::PointMass,
+            &[(3.0, 0), (3.0, 0), (5.0, 1)],
+        );
+        points.predict_proba(&[4.0], &mut p);
+        assert!((p[0] - 2.0 / 3.0).abs() < 1e-12 && (p[1] - 1.0 / 3.0).abs() < 1e-12);
     }
 
     #[test]

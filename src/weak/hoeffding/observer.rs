@@ -19,6 +19,22 @@ pub enum VarianceMode {
     Unbiased,
 }
 
+/// The naive Bayes likelihood of a numeric value under a class whose observed values all
+/// coincide, so that its Gaussian has variance 0 (WEAK_LEARNERS.md §1.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DegenerateDensity {
+    /// The variance floored at `1e-9` (the spec): a density of about `1.3·10⁴` at the value
+    /// seen, so with integer-valued features a class seen once at a leaf outweighs every
+    /// other class wherever a row repeats its value.
+    #[default]
+    Floor,
+    /// MOA's `GaussianEstimator`: density 1 at the value seen and 0 elsewhere, so the value
+    /// seen neither favours nor disfavours the class. A row that no class explains gets no
+    /// naive Bayes vote, and the leaf votes its majority class.
+    PointMass,
+}
+
 /// Weighted running mean and variance of one class's values (West 1979), with min and max.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GaussianEstimator {
