@@ -112,11 +112,11 @@ print(json.dumps({"whole": sum(hits) / n, "final": sum(hits[final:]) / (n - fina
 """
 
 
-def streamboost(binary, path, variant):
+def streamboost(binary, path, variant, preset):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
         subprocess.run([binary, "replay", "--input", path, "--algo", "oza", "--oza-variant",
-                        variant, "--learners", "10", "--preset", "default", "--seed", "1",
+                        variant, "--learners", "10", "--preset", preset, "--seed", "1",
                         "-q", "--report", report], check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         r = json.load(open(report))
@@ -137,6 +137,8 @@ def main():
     ap.add_argument("--venv", default=os.path.join(tempfile.gettempdir(), "streamboost-peers-venv"))
     ap.add_argument("--sets", nargs="*", default=["car", "nursery", "pendigits"])
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--preset", default="default",
+                    help="streamboost's tree preset (default: River's defaults; moa: MOA's)")
     args = ap.parse_args()
     py = ensure_venv(args.venv)
     tmp = tempfile.mkdtemp()
@@ -152,7 +154,7 @@ def main():
         pairs = [("River AdaBoostClassifier", "river", peer(py, RIVER, csv_path, "label")),
                  ("CapyMOA OzaBoost", "moa", peer(py, CAPYMOA, arff_path, n))]
         for label, variant, theirs in pairs:
-            ours = streamboost(args.binary, csv_path, variant)
+            ours = streamboost(args.binary, csv_path, variant, args.preset)
             for system, r, ratio in [(f"streamboost oza ({variant})", ours,
                                       f"{ours['rows_per_second'] / theirs['rows_per_second']:,.0f}×"),
                                      (label, theirs, "")]:
