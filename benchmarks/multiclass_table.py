@@ -34,6 +34,8 @@ ALGOS = {
                                  "--vote", "expected-cost"] for g in GAMMAS},
     "Oza (MOA)": ["--algo", "oza"],
     "Oza (River)": ["--algo", "oza", "--oza-variant", "river"],
+    # MOA's OzaBoost, but models with error 0 or above 1/2 are skipped instead of ending the vote.
+    "Oza (MOA) skip": ["--algo", "oza", "--oza-zero-error", "skip"],
     "OvA": ["--algo", "ova", "--weight-scale", "5:200"],
     "AdaOVA": ["--algo", "ada-ova", "--weight-scale", "5:200"],
 }
@@ -46,6 +48,7 @@ ALGOS.update({
     "OnlineMBBM g=0.1, default trees": ALGOS["OnlineMBBM g=0.1"] + DEFAULT_TREES,
     "Oza (MOA), default trees": ALGOS["Oza (MOA)"] + DEFAULT_TREES,
     "Oza (River), default trees": ALGOS["Oza (River)"] + DEFAULT_TREES,
+    "Oza (MOA) skip, default trees": ALGOS["Oza (MOA) skip"] + DEFAULT_TREES,
     "OvA, default trees": ALGOS["OvA"] + DEFAULT_TREES,
     "AdaOVA, default trees": ALGOS["AdaOVA"] + DEFAULT_TREES,
 })

@@ -12,7 +12,7 @@ use crate::boost::multiclass::cost::Surrogate;
 use crate::boost::multiclass::{
     AdaBoostOlmConfig, BinaryBundleConfig, OnlineMbbmConfig, WeightNorm, one_vs_all,
 };
-use crate::boost::oza::OzaBoostConfig;
+use crate::boost::oza::{OzaBoostConfig, ZeroErrorPolicy};
 use crate::boost::ranking::{AdaOlmrConfig, OnlineBmrConfig, RankingLoss};
 use crate::boost::{ExpertSelection, VoteRule, WeightScale};
 use crate::checkpoint::{self, StreamState};
@@ -147,6 +147,27 @@ pub enum OzaVariantArg {
     Moa,
     /// River's AdaBoostClassifier.
     River,
+}
+
+/// Oza's zero-error policy (`--oza-zero-error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ZeroErrorArg {
+    /// End the vote at the first such model (MOA).
+    Stop,
+    /// Such models vote with weight 1 (River).
+    River,
+    /// Such models have weight 0; later models still vote.
+    Skip,
+}
+
+impl From<ZeroErrorArg> for ZeroErrorPolicy {
+    fn from(z: ZeroErrorArg) -> Self {
+        match z {
+            ZeroErrorArg::Stop => ZeroErrorPolicy::Stop,
+            ZeroErrorArg::River => ZeroErrorPolicy::River,
+            ZeroErrorArg::Skip => ZeroErrorPolicy::Skip,
+        }
+    }
 }
 
 /// Parameter presets of the weak learner.
@@ -286,6 +307,11 @@ pub struct ReplayArgs {
     /// 1/2 end the vote) or River's (Oza's λ update; such models vote with weight 1).
     #[arg(long, value_enum, default_value_t = OzaVariantArg::Moa)]
     pub oza_variant: OzaVariantArg,
+    /// What Oza's vote does with a model whose error is 0, undefined or above 1/2: end the
+    /// vote there (MOA), give it weight 1 (River) or skip it and go on. Default: the
+    /// variant's.
+    #[arg(long, value_enum)]
+    pub oza_zero_error: Option<ZeroErrorArg>,
     /// Which expert an adaptive booster predicts with.
     #[arg(long, value_enum, default_value_t = ExpertArg::Sample)]
     pub expert: ExpertArg,
@@ -315,7 +341,8 @@ pub struct ReplayArgs {
     /// inputs are the rows that follow the ones it has seen.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
-        "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "weight_norm", "weak_output", "scale",
+        "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "oza_zero_error", "weight_norm",
+        "weak_output", "scale",
         "epsilon_prune",
         "features_per_tree", "perceptron_init", "resample",
     ])]
@@ -419,13 +446,17 @@ impl ReplayArgs {
                     ..defaults
                 })
             }
-            Algorithm::Oza => ModelConfig::Oza(OzaBoostConfig {
-                n_learners: self.learners,
-                ..match self.oza_variant {
+            Algorithm::Oza => {
+                let variant = match self.oza_variant {
                     OzaVariantArg::Moa => OzaBoostConfig::new(weak),
                     OzaVariantArg::River => OzaBoostConfig::river(weak),
-                }
-            }),
+                };
+                ModelConfig::Oza(OzaBoostConfig {
+                    n_learners: self.learners,
+                    zero_error: self.oza_zero_error.map_or(variant.zero_error, Into::into),
+                    ..variant
+                })
+            }
             Algorithm::Ova => ModelConfig::Ova(one_vs_all(self.adaptive(weak)?)),
             Algorithm::AdaOva => ModelConfig::AdaOva(self.adaptive(BinaryBundleConfig::new(weak))?),
             Algorithm::OsBoost | Algorithm::OsBoostOcp | Algorithm::OsBoostExp => {

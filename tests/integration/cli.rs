@@ -200,3 +200,35 @@ fn ordinal_override_is_reported() {
     assert_eq!(r["encodings"]["ordinal"][0]["column"], "safety");
     assert_eq!(r["encodings"]["ordinal"][0]["levels"][2], "high");
 }
+
+#[test]
+fn oza_zero_error_policy_and_moa_trees_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    streamboost()
+        .args([
+            "replay",
+            "--algo",
+            "oza",
+            "--learners",
+            "3",
+            "--oza-variant",
+            "river",
+            "--oza-zero-error",
+            "skip",
+            "--preset",
+            "moa",
+            "-q",
+            "--report",
+        ])
+        .arg(&report)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("point masses at variance 0"));
+    let r = read_json(&report);
+    assert_eq!(r["config"]["zero_error"], "skip");
+    // The rest of River's variant stays.
+    assert_eq!(r["config"]["lambda_update"], "oza");
+    assert_eq!(r["config"]["weak"]["degenerate_density"], "point-mass");
+    assert_eq!(r["config"]["weak"]["variance"], "unbiased");
+}
