@@ -188,6 +188,15 @@ def main():
         return " / ".join("–" if x is None else f"{x:.3f}" for x in vals)
     for d in sets:
         print(f"| {d} | " + " | ".join(grid(d, g) for g in GAMMAS) + " |")
+    print("\nOza with models of error 0 or above 1/2 skipped instead of ending the vote, final 20% "
+          "(whole stream):\n")
+    print("| data | Oza (MOA) | Oza (MOA) skip | Oza (MOA), default trees | "
+          "Oza (MOA) skip, default trees |")
+    print("|---|---|---|---|---|")
+    for d in sets:
+        print(f"| {d} | " + " | ".join(cell(d, a) for a in [
+            "Oza (MOA)", "Oza (MOA) skip", "Oza (MOA), default trees",
+            "Oza (MOA) skip, default trees"]) + " |")
     print("\nMean rows/s:\n")
     print("| data | " + " | ".join(algos) + " |")
     print("|---|" + "---|" * len(algos))
