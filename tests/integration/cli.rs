@@ -224,11 +224,11 @@ fn oza_zero_error_policy_and_moa_trees_are_reported() {
         .arg(&report)
         .assert()
         .success()
-        .stderr(predicate::str::contains("point masses at variance 0"));
+        .stderr(predicate::str::contains("MOA likelihoods"));
     let r = read_json(&report);
     assert_eq!(r["config"]["zero_error"], "skip");
     // The rest of River's variant stays.
     assert_eq!(r["config"]["lambda_update"], "oza");
-    assert_eq!(r["config"]["weak"]["degenerate_density"], "point-mass");
+    assert_eq!(r["config"]["weak"]["gaussian_likelihood"], "moa");
     assert_eq!(r["config"]["weak"]["variance"], "unbiased");
 }

@@ -26,7 +26,7 @@ use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 use node::{Branch, Leaf, LeafState, Link, NO_CHILD, Node, NodeId, SplitNode};
 use observer::{Candidate, GaussianEstimator, NominalObserver, Observer, SearchSettings};
-pub use observer::{DegenerateDensity, VarianceMode};
+pub use observer::{GaussianLikelihood, VarianceMode};
 pub use split::SplitCriterion;
 
 /// How a leaf predicts (WEAK_LEARNERS.md §1.9).
@@ -126,7 +126,7 @@ pub struct HoeffdingTreeConfig {
     /// Variance of the Gaussian observers.
     pub variance: VarianceMode,
     /// Naive Bayes' likelihood under a Gaussian of variance 0.
-    pub degenerate_density: DegenerateDensity,
+    pub gaussian_likelihood: GaussianLikelihood,
     /// Mass a class (or a nominal (category, class) cell) gets the first time it is seen at a
     /// leaf, before the row's weight is added: 0 (MOA, River) or 1 (the authors' port).
     pub first_seen_prior: f64,
@@ -161,7 +161,7 @@ impl Default for HoeffdingTreeConfig {
             stop_growth_at_limit: false,
             grace_comparison: GraceComparison::AtLeast,
             variance: VarianceMode::Population,
-            degenerate_density: DegenerateDensity::Floor,
+            gaussian_likelihood: GaussianLikelihood::Floored,
             first_seen_prior: 0.0,
             leaf_prior: 0.0,
             missing: MissingPolicy::MostCommonPath,
@@ -204,12 +204,12 @@ impl HoeffdingTreeConfig {
 
     /// MOA's `HoeffdingTree` defaults (WEAK_LEARNERS.md §1.1, MOA column): no
     /// `max_share_to_split`, unbiased variance, stop at split nodes on missing values, and
-    /// MOA's likelihood under a Gaussian of variance 0 ([`DegenerateDensity::PointMass`]).
+    /// MOA's naive Bayes likelihoods under degenerate Gaussians ([`GaussianLikelihood::Moa`]).
     pub fn moa() -> Self {
         HoeffdingTreeConfig {
             max_share_to_split: 1.0,
             variance: VarianceMode::Unbiased,
-            degenerate_density: DegenerateDensity::PointMass,
+            gaussian_likelihood: GaussianLikelihood::Moa,
             missing: MissingPolicy::StopAtSplit,
             ..HoeffdingTreeConfig::default()
         }
@@ -264,8 +264,8 @@ impl fmt::Display for HoeffdingTreeConfig {
         if self.variance == VarianceMode::Unbiased {
             write!(f, ", unbiased variance")?;
         }
-        if self.degenerate_density == DegenerateDensity::PointMass {
-            write!(f, ", point masses at variance 0")?;
+        if self.gaussian_likelihood == GaussianLikelihood::Moa {
+            write!(f, ", MOA likelihoods")?;
         }
         if self.first_seen_prior > 0.0 {
             write!(f, ", first-seen prior={}", self.first_seen_prior)?;
@@ -662,12 +662,20 @@ impl HoeffdingTree {
             match obs {
                 Observer::Numeric(est) if is_present(v) => {
                     for (c, e) in est.iter().enumerate() {
-                        if logs.partial(c) == f64::NEG_INFINITY || e.weight <= 0.0 {
+                        if logs.partial(c) == f64::NEG_INFINITY {
+                            continue;
+                        }
+                        if e.weight <= 0.0 {
+                            // No values of this feature for c at this leaf: nothing (the
+                            // spec), or density 0 (MOA).
+                            if self.params.gaussian_likelihood == GaussianLikelihood::Moa {
+                                logs.add(c, f64::NEG_INFINITY);
+                            }
                             continue;
                         }
                         let var = e.variance(self.params.variance);
-                        match self.params.degenerate_density {
-                            DegenerateDensity::PointMass if var <= 0.0 => {
+                        match self.params.gaussian_likelihood {
+                            GaussianLikelihood::Moa if var <= 0.0 => {
                                 // ln 1 at the value seen, ln 0 elsewhere.
                                 if v != e.mean {
                                     logs.add(c, f64::NEG_INFINITY);
@@ -1117,16 +1125,17 @@ mod tests {
     }
 
     /// A class whose values all coincide: under the spec's floor its Gaussian dwarfs every
-    /// other at that value; under MOA's point mass it counts 1 there and excludes the class
-    /// elsewhere, and a row no class explains falls back to the majority class.
+    /// other at that value; under MOA's rule it counts 1 there and excludes the class
+    /// elsewhere, and a row no class explains falls back to the majority class. A class with
+    /// no values of the feature at the leaf: its prior alone (spec), excluded (MOA).
     #[test]
-    fn degenerate_densities() {
+    fn degenerate_gaussian_likelihoods() {
         let spec = StreamSpec::numeric(1, 3).unwrap();
-        let tree = |degenerate_density, rows: &[(f64, usize)]| {
+        let tree = |gaussian_likelihood, rows: &[(f64, usize)]| {
             let mut t = HoeffdingTreeConfig {
                 grace_period: 1e9,
                 leaf_prediction: LeafPrediction::NaiveBayes,
-                degenerate_density,
+                gaussian_likelihood,
                 ..Default::default()
             }
             .build(&spec, 0)
@@ -1139,9 +1148,9 @@ mod tests {
         // Class 0 at 3 (twice), class 1 at 2 and 4 (mean 3, variance 1), class 2 at 7.
         let rows = [(3.0, 0), (2.0, 1), (3.0, 0), (4.0, 1), (7.0, 2)];
         let mut p = [0.0; 3];
-        tree(DegenerateDensity::Floor, &rows).predict_proba(&[3.0], &mut p);
+        tree(GaussianLikelihood::Floored, &rows).predict_proba(&[3.0], &mut p);
         assert!(p[0] > 0.999, "{p:?}");
-        let point = tree(DegenerateDensity::PointMass, &rows);
+        let point = tree(GaussianLikelihood::Moa, &rows);
         point.predict_proba(&[3.0], &mut p);
         let normal = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
         assert!((p[0] - 1.0 / (1.0 + normal)).abs() < 1e-12, "{p:?}");
@@ -1150,12 +1159,17 @@ mod tests {
         point.predict_proba(&[2.5], &mut p);
         assert!((p[1] - 1.0).abs() < 1e-12, "{p:?}");
         // Every class a point elsewhere: no class explains 4, and the leaf votes its majority.
-        let points = tree(
-            DegenerateDensity::PointMass,
-            &[(3.0, 0), (3.0, 0), (5.0, 1)],
-        );
+        let points = tree(GaussianLikelihood::Moa, &[(3.0, 0), (3.0, 0), (5.0, 1)]);
         points.predict_proba(&[4.0], &mut p);
         assert!((p[0] - 2.0 / 3.0).abs() < 1e-12 && (p[1] - 1.0 / 3.0).abs() < 1e-12);
+        // Class 2 seen only with the feature missing.
+        let rows = [(2.0, 1), (4.0, 1), (f64::NAN, 2)];
+        tree(GaussianLikelihood::Floored, &rows).predict_proba(&[3.0], &mut p);
+        let (prior_1, prior_2) = (2.0 / 3.0, 1.0 / 3.0);
+        let want = prior_2 / (prior_2 + prior_1 * normal);
+        assert!((p[2] - want).abs() < 1e-12, "{p:?}");
+        tree(GaussianLikelihood::Moa, &rows).predict_proba(&[3.0], &mut p);
+        assert_eq!(p, [0.0, 1.0, 0.0]);
     }
 
     #[test]

@@ -19,20 +19,21 @@ pub enum VarianceMode {
     Unbiased,
 }
 
-/// The naive Bayes likelihood of a numeric value under a class whose observed values all
-/// coincide, so that its Gaussian has variance 0 (WEAK_LEARNERS.md §1.9).
+/// Naive Bayes' likelihood of a numeric value under a class's Gaussian at a leaf, where the
+/// Gaussian is degenerate (WEAK_LEARNERS.md §1.9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum DegenerateDensity {
-    /// The variance floored at `1e-9` (the spec): a density of about `1.3·10⁴` at the value
-    /// seen, so with integer-valued features a class seen once at a leaf outweighs every
-    /// other class wherever a row repeats its value.
+pub enum GaussianLikelihood {
+    /// The spec: the variance floored at `1e-9`, a density of about `1.3·10⁴` at the one
+    /// value a class has shown (so with integer-valued features a class seen once at a leaf
+    /// outweighs every other wherever a row repeats that value); a class with no values of
+    /// the feature at the leaf (its mass inherited from the split) contributes nothing.
     #[default]
-    Floor,
-    /// MOA's `GaussianEstimator`: density 1 at the value seen and 0 elsewhere, so the value
-    /// seen neither favours nor disfavours the class. A row that no class explains gets no
-    /// naive Bayes vote, and the leaf votes its majority class.
-    PointMass,
+    Floored,
+    /// MOA's `GaussianEstimator` and naive Bayes: at variance 0, density 1 at the value seen
+    /// and 0 elsewhere; a class with no values of the feature at the leaf, density 0. A row
+    /// that no class explains gets no naive Bayes vote, and the leaf votes its majority.
+    Moa,
 }
 
 /// Weighted running mean and variance of one class's values (West 1979), with min and max.
