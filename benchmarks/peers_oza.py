@@ -8,14 +8,16 @@ The script installs River and CapyMOA from PyPI into a throwaway virtual environ
 with a seed and writes the shuffled copy, then every tool replays that copy prequentially
 (predict, then learn, each row). Trees use each library's defaults (grace 200, delta 1e-7,
 tau 0.05, naive-Bayes-adaptive leaves; streamboost's `--preset default` is the same
-parameter set). streamboost runs River's variant against River and MOA's against CapyMOA.
+parameter set, and `--preset moa` adds MOA's unbiased variance and naive Bayes likelihoods
+under degenerate Gaussians). streamboost runs River's variant against River and MOA's
+against CapyMOA.
 
 Speed is rows per CPU-second of the predict+learn loop only: streamboost's own report
 (parsing excluded), `time.process_time()` around River's loop (rows pre-built as dicts), and
 CapyMOA's `cpu_time()` of its Java evaluation loop.
 
     cargo build --release
-    python3 benchmarks/peers_oza.py [--datasets DIR] [--sets car nursery pendigits]
+    python3 benchmarks/peers_oza.py [--datasets DIR] [--sets car nursery pendigits] [--preset moa]
 """
 import argparse, csv, json, os, random, subprocess, sys, tempfile, time
 
