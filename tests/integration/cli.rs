@@ -176,56 +176,48 @@ fn single_tree_and_nominal_override() {
         .stderr(predicate::str::contains("HoeffdingTree(grace=200"));
 }
 
-#[test]
-fn ordinal_override_is_reported() {
+/// Runs `streamboost replay ARGS -q --report …`, which must succeed; returns the report and
+/// the standard error.
+fn replay_report(args: &[&str]) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("r.json");
-    streamboost()
-        .args([
-            "replay",
-            "--algo",
-            "hoeffding",
-            "--ordinal",
-            "safety=low,med,high",
-            "-q",
-            "--report",
-        ])
+    let out = streamboost()
+        .arg("replay")
+        .args(args)
+        .args(["-q", "--report"])
         .arg(&report)
         .assert()
-        .success()
-        .stderr(predicate::str::contains(
-            "6 features (1 numeric, 5 nominal)",
-        ));
-    let r = read_json(&report);
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    (read_json(&report), stderr)
+}
+
+#[test]
+fn ordinal_override_is_reported() {
+    let (r, stderr) = replay_report(&["--algo", "hoeffding", "--ordinal", "safety=low,med,high"]);
+    assert!(
+        stderr.contains("6 features (1 numeric, 5 nominal)"),
+        "{stderr}"
+    );
     assert_eq!(r["encodings"]["ordinal"][0]["column"], "safety");
     assert_eq!(r["encodings"]["ordinal"][0]["levels"][2], "high");
 }
 
 #[test]
 fn oza_zero_error_policy_and_moa_trees_are_reported() {
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
-    streamboost()
-        .args([
-            "replay",
-            "--algo",
-            "oza",
-            "--learners",
-            "3",
-            "--oza-variant",
-            "river",
-            "--oza-zero-error",
-            "skip",
-            "--preset",
-            "moa",
-            "-q",
-            "--report",
-        ])
-        .arg(&report)
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("MOA likelihoods"));
-    let r = read_json(&report);
+    let (r, stderr) = replay_report(&[
+        "--algo",
+        "oza",
+        "--learners",
+        "3",
+        "--oza-variant",
+        "river",
+        "--oza-zero-error",
+        "skip",
+        "--preset",
+        "moa",
+    ]);
+    assert!(stderr.contains("MOA likelihoods"), "{stderr}");
     assert_eq!(r["config"]["zero_error"], "skip");
     // The rest of River's variant stays.
     assert_eq!(r["config"]["lambda_update"], "oza");
