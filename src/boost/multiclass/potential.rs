@@ -30,6 +30,10 @@
 //!   adds the chains of the balls it reads beyond the cached ones. With the recursion
 //!   ([JGT] eq. 3), an argmax-vote weight needs two such values, on one diagonal, and no
 //!   bundle ([`PotentialEngine::true_label_weight`]).
+//! * **Loose bins** (diagonal values): two bins pass caps `c, c'` together only if
+//!   `c + c' + 2 ≤ U`, so of the bins with `2c + 2 > U` at most one passes and those events
+//!   are disjoint. Only the other ("tight") groups are convolved; each loose group costs
+//!   `O(U)`, a tail of one bin's count (see [`PotentialEngine::diagonal_values`]).
 //! * **Free groups merged**: at a given `v`, groups whose cap reaches the balls left
 //!   constrain nothing and are convolved as one all-ones group.
 //! * **Supports**: `m` bins capped at `c` hold at most `m·c` balls, so a group's vector and
