@@ -115,11 +115,10 @@ impl LogSums<'_> {
     pub fn finish(self) {
         let (plus, gaussian) = self.products.split_at(self.sums.len());
         for ((s, &p), &g) in self.sums.iter_mut().zip(plus).zip(gaussian) {
-            if p != 1.0 {
-                *s += p.ln();
-            }
-            if g != 1.0 {
-                *s -= 0.5 * g.ln();
+            // One log for both: each product lies in [1e-100, 1e100], so p/√g stays in range.
+            let factor = p / g.sqrt();
+            if factor != 1.0 {
+                *s += factor.ln();
             }
         }
     }
@@ -189,6 +188,16 @@ pub fn normalize(v: &mut [f64]) {
         let u = 1.0 / v.len() as f64;
         v.iter_mut().for_each(|x| *x = u);
     }
+}
+
+/// `v ← softmax(v)`: exponentials shifted by the maximum, then normalised (one `exp` per
+/// entry, where `exp(v − logsumexp(v))` takes two and a `ln`). An all `-∞` vector becomes
+/// uniform.
+#[inline]
+pub fn softmax(v: &mut [f64]) {
+    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    v.iter_mut().for_each(|x| *x = (*x - m).exp());
+    normalize(v);
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::hoeffding::observer::{GaussianEstimator, NominalObserver, VarianceMode};
-use crate::core::math::{LogSums, logsumexp};
+use crate::core::math::{LogSums, softmax};
 use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
@@ -205,8 +205,7 @@ impl Classifier for NaiveBayes {
             }
         }
         logs.finish();
-        let lse = logsumexp(out);
-        out.iter_mut().for_each(|o| *o = (*o - lse).exp());
+        softmax(out);
     }
 }
 

@@ -359,8 +359,7 @@ impl Perceptron {
         }
         out.copy_from_slice(scores);
         if self.params.softmax_proba {
-            let lse = crate::core::math::logsumexp(out);
-            out.iter_mut().for_each(|o| *o = (*o - lse).exp());
+            crate::core::math::softmax(out);
         } else {
             let predicted = argmax(out);
             out.fill(0.0);

@@ -17,7 +17,7 @@ use super::{LabelSplit, learn_relevant};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
 use crate::boost::{ExpertSelection, WeightScale, build_members, members_classes};
-use crate::core::math::{TieBreak, argmax, sigmoid};
+use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
 use crate::core::{Rng, StreamSpec};
 use crate::learner::{Classifier, Config, Ranker};
 use crate::{Error, Result};
@@ -346,10 +346,3 @@ impl<L: Classifier> Ranker for AdaOlmr<L> {
 // The singleton reduction: class `y` is the label set `{y}`; the class probabilities are
 // the softmax of the scores (the logistic surrogate reads score gaps as log-odds).
 classifier_via_ranker!(AdaOlmr, softmax);
-
-/// `v ← softmax(v)`, shifted by the maximum.
-fn softmax(v: &mut [f64]) {
-    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    v.iter_mut().for_each(|x| *x = (*x - m).exp());
-    crate::core::math::normalize(v);
-}

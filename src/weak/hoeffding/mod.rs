@@ -17,7 +17,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::math::{LogSums, argmax, normalize};
+use crate::core::math::{LogSums, argmax, normalize, softmax};
 
 /// Class counts up to which per-call scratch lives on the stack.
 const SMALL_K: usize = 32;
@@ -711,8 +711,7 @@ impl HoeffdingTree {
             return None;
         }
         let vote = argmax(out);
-        let lse = crate::core::math::logsumexp(out);
-        out.iter_mut().for_each(|o| *o = (*o - lse).exp());
+        softmax(out);
         Some(vote)
     }
 
