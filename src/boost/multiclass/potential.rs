@@ -421,10 +421,11 @@ impl PotentialEngine {
         clip(n, gap)
     }
 
-    /// §P.2.8 (b): with pruning, the true label beats the nearest one (gap `d_min`, in the
-    /// plus neighbour) with chance `P(D ≤ d_min) ≤ ε`, so every value is within ε of 1.
-    fn pruned_error(&self, n: usize, d_min: i64) -> bool {
-        self.epsilon > 0.0 && self.walk.lower(n, d_min) <= self.epsilon
+    /// An error for sure at `n` draws and nearest gap `d_min` (§P.1.2: the true label
+    /// cannot catch up), or, pruning, within ε of one: §P.2.8 (b), the true label beats the
+    /// nearest one with chance `P(D ≤ d_min) ≤ ε`, so every value is within ε of 1.
+    fn certain_error(&self, n: usize, d_min: i64) -> bool {
+        d_min < -(n as i64) || (self.epsilon > 0.0 && self.walk.lower(n, d_min) <= self.epsilon)
     }
 
     /// The bundle at gap groups `groups` (sorted by gap, gaps keyed with
@@ -473,7 +474,7 @@ impl PotentialEngine {
     /// are computed from `(n, G)` where they are not cached yet.
     fn along_diagonal(&mut self, n: usize, groups: &[(i64, usize)]) -> f64 {
         let d_min = groups[0].0;
-        if d_min < -(n as i64) || self.pruned_error(n, d_min) {
+        if self.certain_error(n, d_min) {
             return 1.0;
         }
         let at = self.extend_diagonal(n, groups);
@@ -486,9 +487,10 @@ impl PotentialEngine {
     /// with no more chance from gap `d + 1` in `n − 1`.
     fn along_diagonal_pair(&mut self, n: usize, groups: &[(i64, usize)]) -> [f64; 2] {
         let d_min = groups[0].0;
-        let certain =
-            |engine: &Self, n: usize, d: i64| d < -(n as i64) || engine.pruned_error(n, d);
-        let (upper, lower) = (certain(self, n, d_min), certain(self, n - 1, d_min + 1));
+        let (upper, lower) = (
+            self.certain_error(n, d_min),
+            self.certain_error(n - 1, d_min + 1),
+        );
         if upper && lower {
             return [1.0, 1.0];
         }
@@ -585,15 +587,15 @@ impl PotentialEngine {
     /// `Φ_n` at a state with nearest gap `d_min ≥ −n` on the diagonal in slot `at` (cached
     /// with every value the state reads; `None` if it reads none).
     fn read_diagonal(&self, n: usize, d_min: i64, at: Option<usize>) -> f64 {
-        // v runs over [v_lo, v_hi) and reads R(n − v); from v_hi on the row is correct.
+        // v runs over [v_lo, v_hi) and reads R(n − v), stored from U = n + 1 − v_hi on; from
+        // v_hi on the row is correct.
         let (v_lo, v_hi) = true_count_range(n, d_min);
-        let (u_lo, _) = diagonal_reads(n, d_min);
         let row = n * self.width;
         let read: f64 = match at {
             Some(at) if v_lo < v_hi => {
                 let values = &self.diagonal_store[at].values;
                 let truth = &self.true_counts[row..row + n + 1];
-                (v_lo..v_hi).map(|v| truth[v] * values[n - v - u_lo]).sum()
+                (v_lo..v_hi).map(|v| truth[v] * values[v_hi - 1 - v]).sum()
             }
             _ => 0.0,
         };
@@ -715,9 +717,8 @@ impl PotentialEngine {
         let g_count = groups.len();
         let m = self.k - 1;
         let d_min = groups[0].0;
-        if d_min < -(n as i64) || self.pruned_error(n, d_min) {
-            // Certain error, whatever happens (§P.1.2), at the state and every neighbour
-            // (or, pruning, an error chance within ε of 1: §P.2.8 (b)).
+        if self.certain_error(n, d_min) {
+            // At the state and every neighbour.
             return Bundle {
                 base: 1.0,
                 plus: 1.0,
