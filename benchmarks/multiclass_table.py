@@ -53,7 +53,7 @@ ALGOS.update({
     "AdaOVA, default trees": ALGOS["AdaOVA"] + DEFAULT_TREES,
 })
 # Cheaper grids where a replay is long (k = 10 or 152k rows): OnlineMBBM with argmax votes at
-# gamma = 0.1 only (expected-cost votes cost 10-100x more per row there, see RESULTS.md).
+# gamma = 0.1 only (expected-cost votes cost 13x more per row on pendigits, see RESULTS.md).
 SKIP = {d: {f"OnlineMBBM{v} g={g}" for g in GAMMAS for v in ["", " argmax", " k-1"]
             if (v, g) != (" argmax", "0.1")} | {"OnlineMBBM g=0.1, default trees"}
         for d in ["optdigits", "pendigits", "satimage", "movement_partial"]}

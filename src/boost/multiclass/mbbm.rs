@@ -11,7 +11,7 @@
 //!   `argmin_l Σ_r p[r]·C[r][l]`, the Bayes decision of a learner that believes its class
 //!   probabilities `p`, the cost-sensitive decision the theory asks of a weak learner
 //!   ([JGT] Def. 1) and what the authors' code does; it needs one potential bundle per
-//!   distinct vote count (§P.2.6), 10–100 times the cost per row. Argmax votes are the
+//!   distinct vote count (§P.2.6), 3–13 times the cost per row. Argmax votes are the
 //!   default because they are also the more accurate on six of the seven data sets
 //!   measured with both (benchmarks/RESULTS.md; balance_scale is the exception).
 //! * Learning: learner `i` is trained on the true label with weight
