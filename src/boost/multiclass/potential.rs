@@ -226,14 +226,17 @@ pub struct PotentialEngine {
     scratch: Scratch,
 }
 
-/// Per-bundle buffers, reused.
+/// Buffers of a bundle or a diagonal's values, reused.
 #[derive(Debug, Clone, Default)]
 struct Scratch {
     /// A cache key: counts and gaps fit in 32 bits (`N` and `k` far below 2³¹).
     key: Vec<i32>,
     groups: Vec<(i64, usize)>,
+    /// Prefix products (bundles); the product of the tight groups (diagonals).
     prefix: Vec<f64>,
+    /// Suffix products (bundles); the next tight product (diagonals).
     suffix: Vec<f64>,
+    /// A leave-one-out product (bundles); `T(j)` of the loose tails (diagonals).
     other: Vec<f64>,
     /// The scaled operands of one convolution.
     conv: Vec<f64>,
