@@ -547,3 +547,39 @@ fn resume_is_bit_identical_for_binary_boosters_behind_scaling() {
         assert_resume_is_exact(&config, &data, dir.path());
     }
 }
+
+/// Checkpoints written by format version 1 before the algorithm catalogue (rows 1..1000 of
+/// the bundled car, four trees each) still load, and the loaded models predict the rest of
+/// car exactly as the models that wrote them would have (digests recorded at writing time).
+#[test]
+fn checkpoints_written_by_earlier_builds_load_and_continue_exactly() {
+    use streamboost::columnar::{encode_with_spec, read_table};
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let car = read_table(&bundled_car()).unwrap();
+    for (name, recorded) in [
+        ("ada-olm", "0294c9b56f7f4874"),
+        ("mbbm", "9367d8e875d88543"),
+        ("oza", "41a91f45a7196132"),
+    ] {
+        let path = fixtures.join(format!("checkpoint_v1_{name}.parquet"));
+        let (mut model, stream) = checkpoint::load(&path).unwrap();
+        assert_eq!(stream.stats.rows_seen, 1000, "{name}");
+        assert_eq!(model.algorithm().name(), name);
+        let data = encode_with_spec(
+            &[car.clone()],
+            &stream.spec,
+            &stream.label,
+            &stream.encodings,
+        )
+        .unwrap()
+        .data;
+        let rest: Vec<usize> = (1000..data.len()).collect();
+        let mut digest = crate::golden::Digest::new();
+        for (predicted, bits) in replay(&mut model, &data, &rest) {
+            digest.word(predicted as u64);
+            bits.into_iter().for_each(|b| digest.word(b));
+        }
+        eprintln!("{name}: {}", digest.hex());
+        assert_eq!(digest.hex(), recorded, "{name}");
+    }
+}

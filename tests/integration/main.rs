@@ -4,6 +4,7 @@
 
 mod common;
 mod contract;
+mod golden;
 mod oracles;
 mod potentials;
 mod ranking;
