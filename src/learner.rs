@@ -133,3 +133,83 @@ pub trait Config: Clone + Display + Serialize + DeserializeOwned + Send + Sync +
         self.clone()
     }
 }
+
+/// A booster seen as the ensemble it is: its members, in order, and what it has learnt of
+/// them. Implemented once per booster beside its algorithm; through it every booster gets
+/// tree access (checkpoints), an `inspect` summary and the contract tests' member checks
+/// without being listed anywhere else.
+pub trait Ensemble {
+    /// A member: a weak learner, or an inner booster (one-vs-all's per-class boosters).
+    type Member;
+
+    /// The members, in order.
+    fn members(&self) -> &[Self::Member];
+
+    /// The members, to change in place (checkpoints detach and restore their trees).
+    fn members_mut(&mut self) -> &mut [Self::Member];
+
+    /// Rows learnt, where the booster counts them.
+    fn rows_learnt(&self) -> Option<u64> {
+        None
+    }
+
+    /// Each member's weight in the vote (α, or the booster's own), where it has them.
+    fn member_weights(&self) -> Option<Vec<f64>> {
+        None
+    }
+
+    /// The probability of each expert, where the booster predicts with experts (Hedge).
+    fn expert_probabilities(&self) -> Option<Vec<f64>> {
+        None
+    }
+
+    /// The ensemble in brief.
+    fn summary(&self) -> EnsembleSummary {
+        let weights = self.member_weights().map(|w| Spread::of(&w));
+        let best_expert = self.expert_probabilities().map(|p| {
+            let best = argmax(&p);
+            (best, p[best])
+        });
+        EnsembleSummary {
+            members: self.members().len(),
+            rows_learnt: self.rows_learnt(),
+            weights,
+            best_expert,
+        }
+    }
+}
+
+/// A booster's ensemble in brief, as `inspect` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnsembleSummary {
+    /// Number of members.
+    pub members: usize,
+    /// Rows learnt, where the booster counts them.
+    pub rows_learnt: Option<u64>,
+    /// The spread of the members' vote weights.
+    pub weights: Option<Spread>,
+    /// The expert the booster weighs most, and its probability.
+    pub best_expert: Option<(usize, f64)>,
+}
+
+/// Minimum, mean and maximum of some numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    /// The smallest.
+    pub min: f64,
+    /// The mean.
+    pub mean: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `values` (NaN for none).
+    pub fn of(values: &[f64]) -> Self {
+        Spread {
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            mean: values.iter().sum::<f64>() / values.len() as f64,
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}

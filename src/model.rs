@@ -1,6 +1,21 @@
-//! Algorithms chosen by name at run time: one serde-tagged config enum and one model enum
-//! over the monomorphized models. Generics inside, enums at the edge: the CLI (and later SQL
-//! and checkpoints) go through these; the per-row hot path inside each model is static.
+//! The algorithm catalogue: every algorithm chosen by name at run time, in one list.
+//!
+//! [`catalogue!`] below is the only place that lists them. From each row it derives the
+//! [`Algorithm`] enum (names, help text, capabilities, the default config), the serde-tagged
+//! [`ModelConfig`] enum that configs, reports and checkpoints hold, the [`Model`] enum over
+//! the monomorphized models, and the dispatch of [`Classifier`], [`Ranker`] and
+//! [`Structure`]. Generics inside, enums at the edge: the per-row hot path of each model is
+//! static, and an enum match per row is all the choice costs.
+//!
+//! A declarative macro rather than a descriptor trait because three of the derived items are
+//! *enums* (a trait cannot add a variant) and serde's tags must be literal. What a row cannot
+//! say lives beside each algorithm's code: its config type, defaults and presets, and its
+//! [`crate::learner::Ensemble`] impl, through which every booster gets tree access and an
+//! `inspect` summary.
+//!
+//! Adding an algorithm: write its file (config, model, `Config`, `Classifier`, `Ensemble`),
+//! then add one row here. The contract, golden-prediction and checkpoint tests iterate
+//! [`Algorithm::ALL`], so the new row is tested without being listed again.
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,109 +25,94 @@ use serde::{Deserialize, Serialize};
 use crate::boost::binary::{Combiner, OgBoost, OgBoostConfig, OsBoost, OsBoostConfig};
 use crate::boost::multiclass::{
     AdaBoostOlm, AdaBoostOlmConfig, BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig,
-    OnlineMbbm, OnlineMbbmConfig,
+    OnlineMbbm, OnlineMbbmConfig, one_vs_all,
 };
 use crate::boost::oza::{OzaBoost, OzaBoostConfig};
-use crate::boost::ranking::{AdaOlmr, AdaOlmrConfig, OnlineBmr, OnlineBmrConfig};
+use crate::boost::ranking::{self, AdaOlmr, AdaOlmrConfig, OnlineBmr, OnlineBmrConfig};
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ranker};
+use crate::learner::{Classifier, Config, EnsembleSummary, Ranker};
 use crate::scaling::{Scaled, ScaledConfig};
 use crate::weak::{
     HoeffdingTree, HoeffdingTreeConfig, NaiveBayes, NaiveBayesConfig, Perceptron, PerceptronConfig,
-    WeakLearner, WeakLearnerConfig,
+    Structure, WeakLearner, WeakLearnerConfig,
 };
 use crate::{Error, Result};
 
-/// The algorithm names the command line and configs accept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Algorithm {
-    /// A single Hoeffding tree.
-    Hoeffding,
-    /// A single naive Bayes learner.
-    NaiveBayes,
-    /// A single perceptron.
-    Perceptron,
-    /// Adaboost.OLM ([JGT] Algorithm 2).
-    AdaOlm,
-    /// OnlineMBBM ([JGT] Algorithm 1) with exact potentials.
-    Mbbm,
-    /// Oza's online boosting (MOA's OzaBoost).
-    Oza,
-    /// One binary AdaBoost.OL per class ([JGT-App] E).
-    Ova,
-    /// Adaboost.OLM over bundles of binary learners ([JGT-App] E).
-    AdaOva,
-    /// OSBoost ([CLL], uniform votes; binary).
-    #[serde(rename = "osboost")]
-    OsBoost,
-    /// OSBoost.OCP ([CLL] Algorithm 1; binary).
-    #[serde(rename = "osboost-ocp")]
-    OsBoostOcp,
-    /// OSBoost.EXP ([CLL]; binary).
-    #[serde(rename = "osboost-exp")]
-    OsBoostExp,
-    /// Online GradientBoost (Leistner et al. 2009; binary).
-    #[serde(rename = "ogboost")]
-    OgBoost,
-    /// OnlineBMR ([JT] Algorithm 2; multi-label ranking) with exact potentials.
-    Bmr,
-    /// Ada.OLMR ([JT] Algorithm 3; multi-label ranking).
-    #[serde(rename = "ada-olmr")]
-    AdaOlmr,
+#[macro_use]
+mod catalogue;
+
+pub use catalogue::{Capabilities, Learns, Role};
+
+/// The weak learner of a booster when nothing else is said: a Hoeffding tree of [JGT]'s
+/// experiments (ALGORITHMS.md §1.2).
+fn paper_tree() -> WeakLearnerConfig {
+    HoeffdingTreeConfig::jgt_paper().into()
 }
 
-impl Algorithm {
-    /// Every algorithm, in the order help texts list them.
-    pub const ALL: &'static [Algorithm] = &[
-        Algorithm::Hoeffding,
-        Algorithm::NaiveBayes,
-        Algorithm::Perceptron,
-        Algorithm::AdaOlm,
-        Algorithm::Mbbm,
-        Algorithm::Oza,
-        Algorithm::Ova,
-        Algorithm::AdaOva,
-        Algorithm::OsBoost,
-        Algorithm::OsBoostOcp,
-        Algorithm::OsBoostExp,
-        Algorithm::OgBoost,
-        Algorithm::Bmr,
-        Algorithm::AdaOlmr,
-    ];
-
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Hoeffding => "hoeffding",
-            Algorithm::NaiveBayes => "naive-bayes",
-            Algorithm::Perceptron => "perceptron",
-            Algorithm::AdaOlm => "ada-olm",
-            Algorithm::Mbbm => "mbbm",
-            Algorithm::Oza => "oza",
-            Algorithm::Ova => "ova",
-            Algorithm::AdaOva => "ada-ova",
-            Algorithm::OsBoost => "osboost",
-            Algorithm::OsBoostOcp => "osboost-ocp",
-            Algorithm::OsBoostExp => "osboost-exp",
-            Algorithm::OgBoost => "ogboost",
-            Algorithm::Bmr => "bmr",
-            Algorithm::AdaOlmr => "ada-olmr",
-        }
+catalogue! {
+    Hoeffding("hoeffding"): HoeffdingTreeConfig => HoeffdingTree, classifier {
+        /// A single Hoeffding tree (WEAK_LEARNERS.md §1).
+        Hoeffding = "hoeffding" (Single, Multiclass) => HoeffdingTreeConfig::jgt_paper(),
     }
-
-    /// Whether the algorithm is a multi-label ranker (it learns label sets natively; the
-    /// others learn them one relevant label at a time).
-    pub fn is_ranker(self) -> bool {
-        matches!(self, Algorithm::Bmr | Algorithm::AdaOlmr)
+    NaiveBayes("naive-bayes"): NaiveBayesConfig => NaiveBayes, classifier {
+        /// A single naive Bayes learner (WEAK_LEARNERS.md §2).
+        NaiveBayes = "naive-bayes" (Single, Multiclass) => NaiveBayesConfig::default(),
     }
+    Perceptron("perceptron"): PerceptronConfig => Perceptron, classifier {
+        /// A single perceptron (WEAK_LEARNERS.md §3).
+        Perceptron = "perceptron" (Single, Multiclass) => PerceptronConfig::default(),
+    }
+    AdaOlm("ada-olm"): AdaBoostOlmConfig<WeakLearnerConfig> => AdaBoostOlm<WeakLearner>, classifier {
+        /// Adaboost.OLM ([JGT] Algorithm 2).
+        AdaOlm = "ada-olm" (Booster, Multiclass) => AdaBoostOlmConfig::new(paper_tree()),
+    }
+    Mbbm("mbbm"): OnlineMbbmConfig<WeakLearnerConfig> => OnlineMbbm<WeakLearner>, classifier {
+        /// OnlineMBBM ([JGT] Algorithm 1) with exact potentials.
+        Mbbm = "mbbm" (Booster, Multiclass) => OnlineMbbmConfig::new(paper_tree()),
+    }
+    Oza("oza"): OzaBoostConfig<WeakLearnerConfig> => OzaBoost<WeakLearner>, classifier {
+        /// Oza's online boosting (MOA's OzaBoost).
+        Oza = "oza" (Booster, Multiclass) => OzaBoostConfig::new(paper_tree()),
+    }
+    Ova("ova"): OneVsAllConfig<WeakLearnerConfig> => OneVsAll<WeakLearner>, classifier {
+        /// One binary AdaBoost.OL per class ([JGT-App] E).
+        Ova = "ova" (Booster, Multiclass) => one_vs_all(AdaBoostOlmConfig::new(paper_tree())),
+    }
+    AdaOva("ada-ova"): AdaBoostOlmConfig<BinaryBundleConfig<WeakLearnerConfig>>
+        => AdaBoostOlm<BinaryBundle<WeakLearner>>, classifier {
+        /// Adaboost.OLM over bundles of binary learners ([JGT-App] E).
+        AdaOva = "ada-ova" (Booster, Multiclass)
+            => AdaBoostOlmConfig::new(BinaryBundleConfig::new(paper_tree())),
+    }
+    OsBoost("osboost"): OsBoostConfig<WeakLearnerConfig> => OsBoost<WeakLearner>, classifier
+        by |c| osboost_algorithm(c.combiner), |m| osboost_algorithm(m.combiner()); {
+        /// OSBoost ([CLL], uniform votes; binary).
+        OsBoost = "osboost" (Booster, Binary) => OsBoostConfig::new(paper_tree()),
+        /// OSBoost.OCP ([CLL] Algorithm 1; binary).
+        OsBoostOcp = "osboost-ocp" (Booster, Binary) => OsBoostConfig::ocp(paper_tree()),
+        /// OSBoost.EXP ([CLL]; binary).
+        OsBoostExp = "osboost-exp" (Booster, Binary) => OsBoostConfig::exp(paper_tree()),
+    }
+    OgBoost("ogboost"): OgBoostConfig<WeakLearnerConfig> => OgBoost<WeakLearner>, classifier {
+        /// Online GradientBoost (Leistner et al. 2009; binary).
+        OgBoost = "ogboost" (Booster, Binary) => OgBoostConfig::new(paper_tree()),
+    }
+    Bmr("bmr"): OnlineBmrConfig<WeakLearnerConfig> => OnlineBmr<WeakLearner>, ranker {
+        /// OnlineBMR ([JT] Algorithm 2; multi-label ranking) with exact potentials.
+        Bmr = "bmr" (Booster, Ranking) => OnlineBmrConfig::new(ranking::paper_tree().into()),
+    }
+    AdaOlmr("ada-olmr"): AdaOlmrConfig<WeakLearnerConfig> => AdaOlmr<WeakLearner>, ranker {
+        /// Ada.OLMR ([JT] Algorithm 3; multi-label ranking).
+        AdaOlmr = "ada-olmr" (Booster, Ranking) => AdaOlmrConfig::new(ranking::paper_tree().into()),
+    }
+}
 
-    /// Whether the algorithm is a booster (has weak learners).
-    pub fn is_booster(self) -> bool {
-        !matches!(
-            self,
-            Algorithm::Hoeffding | Algorithm::NaiveBayes | Algorithm::Perceptron
-        )
+/// The algorithm of an OSBoost combiner.
+fn osboost_algorithm(combiner: Combiner) -> Algorithm {
+    match combiner {
+        Combiner::Uniform => Algorithm::OsBoost,
+        Combiner::Ocp { .. } => Algorithm::OsBoostOcp,
+        Combiner::Exp { .. } => Algorithm::OsBoostExp,
     }
 }
 
@@ -126,103 +126,15 @@ impl FromStr for Algorithm {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
+        let known = || Algorithm::ALL.iter().map(|a| a.name()).collect::<Vec<_>>();
         Algorithm::ALL
             .iter()
             .copied()
             .find(|a| a.name() == s)
             .ok_or_else(|| Error::UnknownAlgorithm {
                 name: s.to_string(),
-                known: Algorithm::ALL
-                    .iter()
-                    .map(|a| a.name())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                known: known().join(", "),
             })
-    }
-}
-
-/// The algorithm of an OSBoost combiner.
-fn osboost_algorithm(combiner: Combiner) -> Algorithm {
-    match combiner {
-        Combiner::Uniform => Algorithm::OsBoost,
-        Combiner::Ocp { .. } => Algorithm::OsBoostOcp,
-        Combiner::Exp { .. } => Algorithm::OsBoostExp,
-    }
-}
-
-/// The configuration of any model, tagged by its algorithm name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "algorithm", rename_all = "kebab-case")]
-pub enum ModelConfig {
-    /// A single Hoeffding tree.
-    Hoeffding(HoeffdingTreeConfig),
-    /// A single naive Bayes learner.
-    NaiveBayes(NaiveBayesConfig),
-    /// A single perceptron.
-    Perceptron(PerceptronConfig),
-    /// Adaboost.OLM.
-    AdaOlm(AdaBoostOlmConfig<WeakLearnerConfig>),
-    /// OnlineMBBM.
-    Mbbm(OnlineMbbmConfig<WeakLearnerConfig>),
-    /// OzaBoost.
-    Oza(OzaBoostConfig<WeakLearnerConfig>),
-    /// One-vs-all AdaBoost.OL.
-    Ova(OneVsAllConfig<WeakLearnerConfig>),
-    /// Adaboost.OLM over binary bundles.
-    AdaOva(AdaBoostOlmConfig<BinaryBundleConfig<WeakLearnerConfig>>),
-    /// OSBoost, OSBoost.OCP or OSBoost.EXP (by its combiner).
-    #[serde(rename = "osboost")]
-    OsBoost(OsBoostConfig<WeakLearnerConfig>),
-    /// Online GradientBoost.
-    #[serde(rename = "ogboost")]
-    OgBoost(OgBoostConfig<WeakLearnerConfig>),
-    /// OnlineBMR.
-    Bmr(OnlineBmrConfig<WeakLearnerConfig>),
-    /// Ada.OLMR.
-    #[serde(rename = "ada-olmr")]
-    AdaOlmr(AdaOlmrConfig<WeakLearnerConfig>),
-    /// Any model behind online feature scaling.
-    Scaled(ScaledConfig<ModelConfig>),
-}
-
-macro_rules! dispatch_config {
-    ($self:expr, $c:ident => $body:expr) => {
-        match $self {
-            ModelConfig::Hoeffding($c) => $body,
-            ModelConfig::NaiveBayes($c) => $body,
-            ModelConfig::Perceptron($c) => $body,
-            ModelConfig::AdaOlm($c) => $body,
-            ModelConfig::Mbbm($c) => $body,
-            ModelConfig::Oza($c) => $body,
-            ModelConfig::Ova($c) => $body,
-            ModelConfig::AdaOva($c) => $body,
-            ModelConfig::OsBoost($c) => $body,
-            ModelConfig::OgBoost($c) => $body,
-            ModelConfig::Bmr($c) => $body,
-            ModelConfig::AdaOlmr($c) => $body,
-            ModelConfig::Scaled($c) => $body,
-        }
-    };
-}
-
-impl ModelConfig {
-    /// The algorithm this config builds.
-    pub fn algorithm(&self) -> Algorithm {
-        match self {
-            ModelConfig::Hoeffding(_) => Algorithm::Hoeffding,
-            ModelConfig::NaiveBayes(_) => Algorithm::NaiveBayes,
-            ModelConfig::Perceptron(_) => Algorithm::Perceptron,
-            ModelConfig::AdaOlm(_) => Algorithm::AdaOlm,
-            ModelConfig::Mbbm(_) => Algorithm::Mbbm,
-            ModelConfig::Oza(_) => Algorithm::Oza,
-            ModelConfig::Ova(_) => Algorithm::Ova,
-            ModelConfig::AdaOva(_) => Algorithm::AdaOva,
-            ModelConfig::OsBoost(c) => osboost_algorithm(c.combiner),
-            ModelConfig::OgBoost(_) => Algorithm::OgBoost,
-            ModelConfig::Bmr(_) => Algorithm::Bmr,
-            ModelConfig::AdaOlmr(_) => Algorithm::AdaOlmr,
-            ModelConfig::Scaled(c) => c.model.algorithm(),
-        }
     }
 }
 
@@ -230,43 +142,6 @@ impl fmt::Display for ModelConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         dispatch_config!(self, c => c.fmt(f))
     }
-}
-
-/// Any model built from a [`ModelConfig`].
-// One model per stream, never held in bulk: boxing the larger variant would buy nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "algorithm", rename_all = "kebab-case")]
-pub enum Model {
-    /// A single Hoeffding tree.
-    Hoeffding(HoeffdingTree),
-    /// A single naive Bayes learner.
-    NaiveBayes(NaiveBayes),
-    /// A single perceptron.
-    Perceptron(Perceptron),
-    /// Adaboost.OLM.
-    AdaOlm(AdaBoostOlm<WeakLearner>),
-    /// OnlineMBBM.
-    Mbbm(OnlineMbbm<WeakLearner>),
-    /// OzaBoost.
-    Oza(OzaBoost<WeakLearner>),
-    /// One-vs-all AdaBoost.OL.
-    Ova(OneVsAll<WeakLearner>),
-    /// Adaboost.OLM over binary bundles.
-    AdaOva(AdaBoostOlm<BinaryBundle<WeakLearner>>),
-    /// OSBoost, OSBoost.OCP or OSBoost.EXP.
-    #[serde(rename = "osboost")]
-    OsBoost(OsBoost<WeakLearner>),
-    /// Online GradientBoost.
-    #[serde(rename = "ogboost")]
-    OgBoost(OgBoost<WeakLearner>),
-    /// OnlineBMR.
-    Bmr(OnlineBmr<WeakLearner>),
-    /// Ada.OLMR.
-    #[serde(rename = "ada-olmr")]
-    AdaOlmr(AdaOlmr<WeakLearner>),
-    /// Any model behind online feature scaling.
-    Scaled(Scaled<Model>),
 }
 
 impl Config for ModelConfig {
@@ -277,130 +152,38 @@ impl Config for ModelConfig {
     }
 
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Model> {
-        Ok(match self {
-            ModelConfig::Hoeffding(c) => Model::Hoeffding(c.build_with_rng(spec, rng)?),
-            ModelConfig::NaiveBayes(c) => Model::NaiveBayes(c.build_with_rng(spec, rng)?),
-            ModelConfig::Perceptron(c) => Model::Perceptron(c.build_with_rng(spec, rng)?),
-            ModelConfig::AdaOlm(c) => Model::AdaOlm(c.build_with_rng(spec, rng)?),
-            ModelConfig::Mbbm(c) => Model::Mbbm(c.build_with_rng(spec, rng)?),
-            ModelConfig::Oza(c) => Model::Oza(c.build_with_rng(spec, rng)?),
-            ModelConfig::Ova(c) => Model::Ova(c.build_with_rng(spec, rng)?),
-            ModelConfig::AdaOva(c) => Model::AdaOva(c.build_with_rng(spec, rng)?),
-            ModelConfig::OsBoost(c) => Model::OsBoost(c.build_with_rng(spec, rng)?),
-            ModelConfig::OgBoost(c) => Model::OgBoost(c.build_with_rng(spec, rng)?),
-            ModelConfig::Bmr(c) => Model::Bmr(c.build_with_rng(spec, rng)?),
-            ModelConfig::AdaOlmr(c) => Model::AdaOlmr(c.build_with_rng(spec, rng)?),
-            ModelConfig::Scaled(c) => Model::Scaled(c.build_with_rng(spec, rng)?),
-        })
+        // Each variant of the config builds the same variant of the model.
+        Ok(dispatch_config!(self, c => c.build_with_rng(spec, rng)?.into()))
     }
-}
-
-macro_rules! dispatch {
-    ($self:expr, $m:ident => $body:expr) => {
-        match $self {
-            Model::Hoeffding($m) => $body,
-            Model::NaiveBayes($m) => $body,
-            Model::Perceptron($m) => $body,
-            Model::AdaOlm($m) => $body,
-            Model::Mbbm($m) => $body,
-            Model::Oza($m) => $body,
-            Model::Ova($m) => $body,
-            Model::AdaOva($m) => $body,
-            Model::OsBoost($m) => $body,
-            Model::OgBoost($m) => $body,
-            Model::Bmr($m) => $body,
-            Model::AdaOlmr($m) => $body,
-            Model::Scaled($m) => $body,
-        }
-    };
 }
 
 impl Model {
-    /// The algorithm of this model.
-    pub fn algorithm(&self) -> Algorithm {
-        match self {
-            Model::Hoeffding(_) => Algorithm::Hoeffding,
-            Model::NaiveBayes(_) => Algorithm::NaiveBayes,
-            Model::Perceptron(_) => Algorithm::Perceptron,
-            Model::AdaOlm(_) => Algorithm::AdaOlm,
-            Model::Mbbm(_) => Algorithm::Mbbm,
-            Model::Oza(_) => Algorithm::Oza,
-            Model::Ova(_) => Algorithm::Ova,
-            Model::AdaOva(_) => Algorithm::AdaOva,
-            Model::OsBoost(m) => osboost_algorithm(m.combiner()),
-            Model::OgBoost(_) => Algorithm::OgBoost,
-            Model::Bmr(_) => Algorithm::Bmr,
-            Model::AdaOlmr(_) => Algorithm::AdaOlmr,
-            Model::Scaled(m) => m.model().algorithm(),
-        }
-    }
-
-    /// The weak learners of the model, in member order (boosters' members, class by class
-    /// for one-vs-all, bundle by bundle for AdaOVA); empty for a single learner.
-    pub fn weak_learners(&self) -> Vec<&WeakLearner> {
-        match self {
-            Model::Hoeffding(_) | Model::NaiveBayes(_) | Model::Perceptron(_) => Vec::new(),
-            Model::AdaOlm(m) => m.learners().iter().collect(),
-            Model::Mbbm(m) => m.learners().iter().collect(),
-            Model::Oza(m) => m.learners().iter().collect(),
-            Model::Ova(m) => m.members().iter().flat_map(|b| b.learners()).collect(),
-            Model::AdaOva(m) => m.learners().iter().flat_map(|b| b.members()).collect(),
-            Model::OsBoost(m) => m.learners().iter().collect(),
-            Model::OgBoost(m) => m.learners().iter().collect(),
-            Model::Bmr(m) => m.learners().iter().collect(),
-            Model::AdaOlmr(m) => m.learners().iter().collect(),
-            Model::Scaled(m) => m.model().weak_learners(),
-        }
-    }
-
-    fn weak_learners_mut(&mut self) -> Vec<&mut WeakLearner> {
-        match self {
-            Model::Hoeffding(_) | Model::NaiveBayes(_) | Model::Perceptron(_) => Vec::new(),
-            Model::AdaOlm(m) => m.learners_mut().iter_mut().collect(),
-            Model::Mbbm(m) => m.learners_mut().iter_mut().collect(),
-            Model::Oza(m) => m.learners_mut().iter_mut().collect(),
-            Model::Ova(m) => m
-                .members_mut()
-                .iter_mut()
-                .flat_map(|b| b.learners_mut())
-                .collect(),
-            Model::AdaOva(m) => m
-                .learners_mut()
-                .iter_mut()
-                .flat_map(|b| b.members_mut())
-                .collect(),
-            Model::OsBoost(m) => m.learners_mut().iter_mut().collect(),
-            Model::OgBoost(m) => m.learners_mut().iter_mut().collect(),
-            Model::Bmr(m) => m.learners_mut().iter_mut().collect(),
-            Model::AdaOlmr(m) => m.learners_mut().iter_mut().collect(),
-            Model::Scaled(m) => m.model_mut().weak_learners_mut(),
-        }
-    }
-
     /// The trees of the model, in member order.
     pub fn trees(&self) -> Vec<&HoeffdingTree> {
-        match self {
-            Model::Hoeffding(t) => vec![t],
-            Model::Scaled(m) => m.model().trees(),
-            _ => self
-                .weak_learners()
-                .into_iter()
-                .filter_map(WeakLearner::as_tree)
-                .collect(),
-        }
+        let mut out = Vec::new();
+        Structure::trees(self, &mut out);
+        out
     }
 
     /// The trees of the model, in member order, to change in place.
     pub fn trees_mut(&mut self) -> Vec<&mut HoeffdingTree> {
-        match self {
-            Model::Hoeffding(t) => vec![t],
-            Model::Scaled(m) => m.model_mut().trees_mut(),
-            _ => self
-                .weak_learners_mut()
-                .into_iter()
-                .filter_map(WeakLearner::as_tree_mut)
-                .collect(),
-        }
+        let mut out = Vec::new();
+        Structure::trees_mut(self, &mut out);
+        out
+    }
+}
+
+impl Structure for Model {
+    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
+        dispatch!(self, m => m.trees(out))
+    }
+
+    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
+        dispatch!(self, m => m.trees_mut(out))
+    }
+
+    fn ensemble(&self) -> Option<EnsembleSummary> {
+        dispatch!(self, m => m.ensemble())
     }
 }
 
@@ -429,29 +212,18 @@ impl Classifier for Model {
 }
 
 /// Rankers learn label sets natively; every other model through
-/// [`crate::boost::ranking::learn_labels_as_classifier`], its class probabilities being its
-/// scores.
+/// [`ranking::learn_labels_as_classifier`], its class probabilities being its scores.
 impl Ranker for Model {
     fn n_labels(&self) -> usize {
         self.n_classes()
     }
 
     fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
-        match self {
-            Model::Bmr(m) => m.learn_labels(x, relevant, weight),
-            Model::AdaOlmr(m) => m.learn_labels(x, relevant, weight),
-            Model::Scaled(m) => m.learn_labels(x, relevant, weight),
-            _ => crate::boost::ranking::learn_labels_as_classifier(self, x, relevant, weight),
-        }
+        self.learn_label_set(x, relevant, weight);
     }
 
     fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
-        match self {
-            Model::Bmr(m) => m.predict_scores(x, out),
-            Model::AdaOlmr(m) => m.predict_scores(x, out),
-            Model::Scaled(m) => m.predict_scores(x, out),
-            _ => self.predict_proba(x, out),
-        }
+        self.score_labels(x, out);
     }
 
     fn learn_predict_scores(
@@ -461,18 +233,50 @@ impl Ranker for Model {
         weight: f64,
         out: &mut [f64],
     ) {
-        match self {
-            Model::Bmr(m) => m.learn_predict_scores(x, relevant, weight, out),
-            Model::AdaOlmr(m) => m.learn_predict_scores(x, relevant, weight, out),
-            Model::Scaled(m) => m.learn_predict_scores(x, relevant, weight, out),
-            _ => {
-                self.predict_proba(x, out);
-                if let Some(relevant) = relevant {
-                    self.learn_labels(x, relevant, weight);
-                }
-            }
-        }
+        self.learn_score_labels(x, relevant, weight, out);
     }
+}
+
+impl ModelConfig {
+    /// A config from JSON that names its algorithm and only what differs from that
+    /// algorithm's defaults: `{"algorithm": "ada-olm"}` is a whole config, and
+    /// `{"algorithm": "ada-olm", "n_learners": 20}` changes one field. Nested objects merge the
+    /// same way, so a weak learner's single field can be changed too; an object naming another
+    /// variant (`{"weak": {"learner": "naive-bayes"}}`) replaces the default's. A complete
+    /// config, as reports and checkpoints write it, reads back as itself. Unknown fields are
+    /// errors.
+    pub fn from_json(mut value: serde_json::Value) -> Result<Self> {
+        let invalid = |message: String| Error::config("config", message);
+        let name = value
+            .as_object_mut()
+            .and_then(|o| o.remove("algorithm"))
+            .and_then(|n| n.as_str().map(str::to_string))
+            .ok_or_else(|| invalid("a config is an object naming its \"algorithm\"".into()))?;
+        let defaults = match name.as_str() {
+            // A scaled model wraps another config; the scaling has no default (it is what
+            // the wrapper is for).
+            "scaled" => {
+                let inner = value.as_object_mut().and_then(|o| o.remove("model"));
+                let model = ModelConfig::from_json(inner.unwrap_or_default())?;
+                serde_json::json!({"algorithm": "scaled", "model": model})
+            }
+            name => serde_json::to_value(name.parse::<Algorithm>()?.default_config())
+                .expect("configs serialize"),
+        };
+        let merged = catalogue::merge(defaults, value, &weak_defaults);
+        serde_json::from_value(merged).map_err(|e| invalid(e.to_string()))
+    }
+}
+
+/// The defaults of weak learner `name` where a partial config switches to it.
+fn weak_defaults(tag: &str, name: &str) -> Option<serde_json::Value> {
+    let weak: WeakLearnerConfig = match (tag, name) {
+        ("learner", "hoeffding") => paper_tree(),
+        ("learner", "naive-bayes") => NaiveBayesConfig::default().into(),
+        ("learner", "perceptron") => PerceptronConfig::default().into(),
+        _ => return None,
+    };
+    Some(serde_json::to_value(weak).expect("configs serialize"))
 }
 
 #[cfg(test)]
@@ -488,13 +292,52 @@ mod tests {
     }
 
     #[test]
-    fn config_round_trips_through_json() {
-        let cfg = ModelConfig::AdaOlm(AdaBoostOlmConfig::new(
-            HoeffdingTreeConfig::jgt_paper().into(),
-        ));
-        let json = serde_json::to_string(&cfg).unwrap();
-        assert!(json.contains("\"algorithm\":\"ada-olm\""), "{json}");
-        let back: ModelConfig = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, cfg);
+    fn every_default_config_names_its_algorithm_and_round_trips() {
+        for &algorithm in Algorithm::ALL {
+            let config = algorithm.default_config();
+            assert_eq!(config.algorithm(), algorithm);
+            config.validate().unwrap();
+            let json = serde_json::to_value(&config).unwrap();
+            let back = ModelConfig::from_json(json.clone()).unwrap();
+            assert_eq!(back, config, "{algorithm}");
+            let named = ModelConfig::from_json(serde_json::json!({"algorithm": algorithm.name()}));
+            // OSBoost's three algorithms share the tag `osboost`; the name picks the combiner.
+            assert_eq!(named.unwrap(), config, "{algorithm}");
+        }
+    }
+
+    #[test]
+    fn a_partial_config_changes_only_what_it_names() {
+        let json = serde_json::json!({"algorithm": "ada-olm", "n_learners": 7,
+            "weak": {"grace_period": 50.0}});
+        let ModelConfig::AdaOlm(c) = ModelConfig::from_json(json).unwrap() else {
+            panic!("ada-olm");
+        };
+        assert_eq!(c.n_learners, 7);
+        let WeakLearnerConfig::Hoeffding(tree) = &c.weak else {
+            panic!("a tree");
+        };
+        assert_eq!(tree.grace_period, 50.0);
+        assert_eq!(
+            tree.randomized,
+            HoeffdingTreeConfig::jgt_paper().randomized,
+            "the rest of the preset stays"
+        );
+        let other = serde_json::json!({"algorithm": "oza", "weak": {"learner": "naive-bayes"}});
+        let ModelConfig::Oza(c) = ModelConfig::from_json(other).unwrap() else {
+            panic!("oza");
+        };
+        assert_eq!(
+            c.weak,
+            WeakLearnerConfig::NaiveBayes(NaiveBayesConfig::default())
+        );
+        let scaled = serde_json::json!({"algorithm": "scaled", "scaling": "min-max",
+            "model": {"algorithm": "osboost-exp", "n_learners": 3}});
+        let ModelConfig::Scaled(c) = ModelConfig::from_json(scaled).unwrap() else {
+            panic!("scaled");
+        };
+        assert_eq!(c.model.algorithm(), Algorithm::OsBoostExp);
+        let unknown = serde_json::json!({"algorithm": "mbbm", "n_learner": 7});
+        assert!(ModelConfig::from_json(unknown).is_err());
     }
 }

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Result;
 use crate::core::{ClassId, Rng, StreamSpec, is_present};
-use crate::learner::{Classifier, Config, Ranker};
+use crate::learner::{Classifier, Config, EnsembleSummary, Ranker};
+use crate::weak::{HoeffdingTree, Structure};
 
 /// How numeric features are rescaled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,6 +148,20 @@ impl<M> Scaled<M> {
                 s.add(v);
             }
         }
+    }
+}
+
+impl<M: Structure> Structure for Scaled<M> {
+    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
+        self.model.trees(out);
+    }
+
+    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
+        self.model.trees_mut(out);
+    }
+
+    fn ensemble(&self) -> Option<EnsembleSummary> {
+        self.model.ensemble()
     }
 }
 

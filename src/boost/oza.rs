@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::boost::{build_members, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, Ensemble};
 use crate::{Error, Result};
 
 /// The normaliser of OzaBoost's `λ` update.
@@ -181,16 +181,6 @@ pub struct OzaBoost<L> {
 }
 
 impl<L: Classifier> OzaBoost<L> {
-    /// The weak learners.
-    pub fn learners(&self) -> &[L] {
-        &self.learners
-    }
-
-    /// The weak learners, to change in place (checkpoints detach and restore their state).
-    pub fn learners_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
     /// `(λ_sc, λ_sw)` of every model.
     pub fn lambdas(&self) -> (&[f64], &[f64]) {
         (&self.lambda_sc, &self.lambda_sw)
@@ -306,6 +296,33 @@ impl<L: Classifier> OzaBoost<L> {
             lambda = self.pass_on(m, lambda, w, argmax(&p) == y);
         }
         self.finish(&votes, &first, out);
+    }
+}
+
+impl<L: Classifier> Ensemble for OzaBoost<L> {
+    type Member = L;
+
+    fn members(&self) -> &[L] {
+        &self.learners
+    }
+
+    fn members_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    /// The effective vote weights: a model the zero-error policy stops at, and every later
+    /// one, weigh 0.
+    fn member_weights(&self) -> Option<Vec<f64>> {
+        let mut voting = true;
+        Some(
+            (0..self.learners.len())
+                .map(|m| {
+                    let w = self.vote_weight(m).filter(|_| voting);
+                    voting &= w.is_some();
+                    w.unwrap_or(0.0)
+                })
+                .collect(),
+        )
     }
 }
 

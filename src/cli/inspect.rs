@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use crate::boost::multiclass::AdaBoostOlm;
+use crate::Result;
 use crate::checkpoint::{self, Metadata, StreamState};
-use crate::core::math::argmax;
 use crate::core::{FeatureKind, Task};
+use crate::learner::EnsembleSummary;
 use crate::model::Model;
-use crate::{Classifier, Result};
+use crate::weak::Structure;
 
 /// Arguments of `streamboost inspect`.
 #[derive(Debug, Args)]
@@ -35,18 +35,6 @@ struct TreeSummary {
     max_depth: u32,
 }
 
-/// The booster's vectors in brief.
-#[derive(Debug, Serialize)]
-struct BoosterSummary {
-    rows_learnt: u64,
-    alpha_min: f64,
-    alpha_mean: f64,
-    alpha_max: f64,
-    /// The expert Hedge weighs most, and its probability.
-    hedge_best_expert: usize,
-    hedge_best_probability: f64,
-}
-
 #[derive(Debug, Serialize)]
 struct Inspection<'a> {
     file: String,
@@ -57,7 +45,8 @@ struct Inspection<'a> {
     classes: &'a [String],
     features: Vec<String>,
     trees: TreeSummary,
-    booster: Option<BoosterSummary>,
+    /// A booster's members in brief (`None` for a single learner).
+    ensemble: Option<EnsembleSummary>,
 }
 
 /// Runs `streamboost inspect`.
@@ -72,7 +61,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
         classes: stream.spec.classes.names(),
         features: features(&stream),
         trees: trees(&model),
-        booster: booster(&model),
+        ensemble: model.ensemble(),
     };
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -111,29 +100,6 @@ fn trees(model: &Model) -> TreeSummary {
     }
 }
 
-fn booster(model: &Model) -> Option<BoosterSummary> {
-    match model {
-        Model::AdaOlm(m) => Some(adaptive(m)),
-        Model::AdaOva(m) => Some(adaptive(m)),
-        Model::Scaled(m) => booster(m.model()),
-        _ => None,
-    }
-}
-
-fn adaptive<L: Classifier>(m: &AdaBoostOlm<L>) -> BoosterSummary {
-    let alpha = m.alphas();
-    let p = m.hedge().probabilities();
-    let best = argmax(p);
-    BoosterSummary {
-        rows_learnt: m.rows_learnt(),
-        alpha_min: alpha.iter().copied().fold(f64::INFINITY, f64::min),
-        alpha_mean: alpha.iter().sum::<f64>() / alpha.len() as f64,
-        alpha_max: alpha.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        hedge_best_expert: best,
-        hedge_best_probability: p[best],
-    }
-}
-
 fn print_text(out: &mut impl Write, i: &Inspection<'_>) {
     let m = i.metadata;
     let _ = writeln!(out, "file            {}", i.file);
@@ -164,16 +130,23 @@ fn print_text(out: &mut impl Write, i: &Inspection<'_>) {
         "trees           {} trees, {} nodes, {} leaves ({} active), depth mean {:.1} max {}",
         t.trees, t.nodes, t.leaves, t.active_leaves, t.mean_depth, t.max_depth
     );
-    if let Some(b) = &i.booster {
-        let _ = writeln!(
-            out,
-            "alpha           min {:.4} mean {:.4} max {:.4}",
-            b.alpha_min, b.alpha_mean, b.alpha_max
-        );
-        let _ = writeln!(
-            out,
-            "hedge           expert {} has the largest weight ({:.4})",
-            b.hedge_best_expert, b.hedge_best_probability
-        );
+    if let Some(e) = &i.ensemble {
+        let rows = e
+            .rows_learnt
+            .map_or(String::new(), |r| format!(", {r} rows learnt"));
+        let _ = writeln!(out, "ensemble        {} members{rows}", e.members);
+        if let Some(w) = &e.weights {
+            let _ = writeln!(
+                out,
+                "member weights  min {:.4} mean {:.4} max {:.4}",
+                w.min, w.mean, w.max
+            );
+        }
+        if let Some((best, p)) = e.best_expert {
+            let _ = writeln!(
+                out,
+                "hedge           expert {best} has the largest weight ({p:.4})"
+            );
+        }
     }
 }

@@ -20,7 +20,7 @@ pub use resampling::{ResampleMode, Resampled, ResamplingConfig};
 
 use crate::Result;
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, Ensemble, EnsembleSummary};
 
 /// The weak learner of a booster, chosen at run time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,26 +123,6 @@ pub enum WeakLearner {
     Resampled(Resampled),
 }
 
-impl WeakLearner {
-    /// The tree, if this learner is one (checkpoints store trees' nodes as Parquet rows).
-    pub fn as_tree(&self) -> Option<&HoeffdingTree> {
-        match self {
-            WeakLearner::Hoeffding(t) => Some(t),
-            WeakLearner::Resampled(r) => r.inner().as_tree(),
-            _ => None,
-        }
-    }
-
-    /// The tree, if this learner is one, to change in place.
-    pub fn as_tree_mut(&mut self) -> Option<&mut HoeffdingTree> {
-        match self {
-            WeakLearner::Hoeffding(t) => Some(t),
-            WeakLearner::Resampled(r) => r.inner_mut().as_tree_mut(),
-            _ => None,
-        }
-    }
-}
-
 macro_rules! dispatch {
     ($self:expr, $m:ident => $body:expr) => {
         match $self {
@@ -179,5 +159,81 @@ impl Classifier for WeakLearner {
         out: &mut [f64],
     ) -> ClassId {
         dispatch!(self, m => m.learn_predict(x, y, weight, out))
+    }
+}
+
+/// What any model is made of, as checkpoints and `inspect` read it: its Hoeffding trees in
+/// member order (a booster's members in turn, one-vs-all's class by class) and, for a
+/// booster, its ensemble in brief. Every [`Ensemble`] whose members have a structure has one.
+pub trait Structure {
+    /// Appends the model's trees to `out`, in member order.
+    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>);
+
+    /// Appends the model's trees to `out`, in member order, to change in place.
+    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>);
+
+    /// The ensemble in brief; `None` for a single learner.
+    fn ensemble(&self) -> Option<EnsembleSummary> {
+        None
+    }
+}
+
+impl<E: Ensemble> Structure for E
+where
+    E::Member: Structure,
+{
+    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
+        self.members().iter().for_each(|m| m.trees(out));
+    }
+
+    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
+        self.members_mut().iter_mut().for_each(|m| m.trees_mut(out));
+    }
+
+    fn ensemble(&self) -> Option<EnsembleSummary> {
+        Some(self.summary())
+    }
+}
+
+impl Structure for HoeffdingTree {
+    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
+        out.push(self);
+    }
+
+    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
+        out.push(self);
+    }
+}
+
+/// Learners without trees.
+macro_rules! treeless {
+    ($($t:ty),*) => {$(
+        impl Structure for $t {
+            fn trees<'a>(&'a self, _: &mut Vec<&'a HoeffdingTree>) {}
+
+            fn trees_mut<'a>(&'a mut self, _: &mut Vec<&'a mut HoeffdingTree>) {}
+        }
+    )*};
+}
+
+treeless!(NaiveBayes, Perceptron);
+
+impl Structure for Resampled {
+    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
+        self.inner().trees(out);
+    }
+
+    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
+        self.inner_mut().trees_mut(out);
+    }
+}
+
+impl Structure for WeakLearner {
+    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
+        dispatch!(self, m => m.trees(out))
+    }
+
+    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
+        dispatch!(self, m => m.trees_mut(out))
     }
 }

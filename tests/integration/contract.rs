@@ -11,6 +11,7 @@ use streamboost::boost::oza::{OzaBoostConfig, OzaVote};
 use streamboost::boost::{ExpertSelection, VoteRule, WeightScale};
 use streamboost::core::Dataset;
 use streamboost::core::math::TieBreak;
+use streamboost::learner::Ensemble;
 use streamboost::model::{Model, ModelConfig};
 use streamboost::synth;
 use streamboost::weak::hoeffding::{LeafPrediction, MissingPolicy};
@@ -464,7 +465,7 @@ fn soft_output_reads_a_perceptrons_clipped_margin() {
     let mut graded = 0;
     for i in 0..data.len() {
         let x = data.row(i);
-        for learner in model.learners() {
+        for learner in model.members() {
             learner.predict_proba(x, &mut p);
             let h = p[0] - p[1];
             assert!((h - learner.margin(x).clamp(-1.0, 1.0)).abs() < 1e-12);

@@ -15,7 +15,7 @@ use super::{WeakOutput, class_of, require_binary, sign_of, write_proba};
 use crate::boost::{build_members, learnable, members_classes};
 use crate::core::math::sigmoid;
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, Ensemble};
 use crate::{Error, Result};
 
 /// The margin loss `ℓ(z)` of OGBoost.
@@ -151,19 +151,21 @@ pub struct OgBoost<L> {
 }
 
 impl<L: Classifier> OgBoost<L> {
-    /// The weak learners, selector by selector.
-    pub fn learners(&self) -> &[L] {
-        &self.learners
-    }
-
-    /// The weak learners, to change in place.
-    pub fn learners_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
     /// Each selector's current best learner.
     pub fn selected(&self) -> &[usize] {
         &self.best
+    }
+}
+
+impl<L> Ensemble for OgBoost<L> {
+    type Member = L;
+
+    fn members(&self) -> &[L] {
+        &self.learners
+    }
+
+    fn members_mut(&mut self) -> &mut [L] {
+        &mut self.learners
     }
 }
 

@@ -19,7 +19,7 @@ use super::{WeakOutput, class_of, require_binary, sign_of, smooth_weight, write_
 use crate::boost::ogd::project_to_simplex;
 use crate::boost::{WeightScale, build_members, learnable, members_classes};
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, Ensemble};
 use crate::{Error, Result};
 
 /// How OSBoost combines its learners' hypotheses.
@@ -179,16 +179,6 @@ pub struct OsBoost<L> {
 }
 
 impl<L: Classifier> OsBoost<L> {
-    /// The weak learners.
-    pub fn learners(&self) -> &[L] {
-        &self.learners
-    }
-
-    /// The weak learners, to change in place.
-    pub fn learners_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
     /// OCP's weights `α` (uniform for the other combiners).
     pub fn alphas(&self) -> &[f64] {
         &self.alpha
@@ -231,7 +221,7 @@ impl<L: Classifier> OsBoost<L> {
     }
 
     /// EXP's expert distribution at round `t`: `∝ exp(−η_t M_i)`.
-    fn expert_probabilities(&self) -> Vec<f64> {
+    fn exp_distribution(&self) -> Vec<f64> {
         let n = self.mistakes.len();
         let t = (self.rows + 1) as f64;
         let eta = (8.0 * (n as f64).ln() / t).sqrt();
@@ -254,7 +244,7 @@ impl<L: Classifier> OsBoost<L> {
             Combiner::Uniform => (h.iter().sum::<f64>() / n, None),
             Combiner::Ocp { .. } => (h.iter().zip(&self.alpha).map(|(h, a)| h * a).sum(), None),
             Combiner::Exp { sample } => {
-                let p = self.expert_probabilities();
+                let p = self.exp_distribution();
                 let mut partial = 0.0;
                 let experts: Vec<f64> = h
                     .iter()
@@ -309,6 +299,30 @@ impl<L: Classifier> OsBoost<L> {
                 }
             }
         }
+    }
+}
+
+impl<L: Classifier> Ensemble for OsBoost<L> {
+    type Member = L;
+
+    fn members(&self) -> &[L] {
+        &self.learners
+    }
+
+    fn members_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    fn rows_learnt(&self) -> Option<u64> {
+        Some(self.rows)
+    }
+
+    fn member_weights(&self) -> Option<Vec<f64>> {
+        Some(self.alpha.clone())
+    }
+
+    fn expert_probabilities(&self) -> Option<Vec<f64>> {
+        matches!(self.combiner, Combiner::Exp { .. }).then(|| self.exp_distribution())
     }
 }
 

@@ -25,7 +25,7 @@ use crate::boost::{
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, Ensemble};
 use crate::{Error, Result};
 
 /// Hyper-parameters of [`AdaBoostOlm`] (ALGORITHMS.md §3.1), generic over the weak learner's
@@ -253,16 +253,6 @@ pub struct AdaBoostOlm<L> {
 }
 
 impl<L: Classifier> AdaBoostOlm<L> {
-    /// The weak learners.
-    pub fn learners(&self) -> &[L] {
-        &self.learners
-    }
-
-    /// The weak learners, to change in place (checkpoints detach and restore their state).
-    pub fn learners_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
     /// Learner weights `α^i`.
     pub fn alphas(&self) -> &[f64] {
         &self.alpha
@@ -271,11 +261,6 @@ impl<L: Classifier> AdaBoostOlm<L> {
     /// Hedge's weights over the experts.
     pub fn hedge(&self) -> &Hedge {
         &self.hedge
-    }
-
-    /// Rows learnt.
-    pub fn rows_learnt(&self) -> u64 {
-        self.rows
     }
 
     /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
@@ -405,6 +390,30 @@ impl<L: Classifier> AdaBoostOlm<L> {
             work = Workspace::for_model(self.k, self.learners.len());
         }
         work
+    }
+}
+
+impl<L> Ensemble for AdaBoostOlm<L> {
+    type Member = L;
+
+    fn members(&self) -> &[L] {
+        &self.learners
+    }
+
+    fn members_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    fn rows_learnt(&self) -> Option<u64> {
+        Some(self.rows)
+    }
+
+    fn member_weights(&self) -> Option<Vec<f64>> {
+        Some(self.alpha.clone())
+    }
+
+    fn expert_probabilities(&self) -> Option<Vec<f64>> {
+        Some(self.hedge.probabilities().to_vec())
     }
 }
 

@@ -35,7 +35,7 @@ use super::potential::{PotentialEngine, WEIGHT_NOISE};
 use crate::boost::{VoteRule, WeightScale, build_members, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, Ensemble};
 use crate::{Error, Result};
 
 /// How OnlineMBBM normalises the weight `w = Σ_l (C[y][l] − C[y][y])` it passes on.
@@ -209,16 +209,6 @@ pub struct OnlineMbbm<L> {
 }
 
 impl<L: Classifier> OnlineMbbm<L> {
-    /// The weak learners.
-    pub fn learners(&self) -> &[L] {
-        &self.learners
-    }
-
-    /// The weak learners, to change in place (checkpoints detach and restore their state).
-    pub fn learners_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
     /// Potential bundles computed and served from the cache so far.
     pub fn potential_counts(&self) -> (u64, u64) {
         self.engine
@@ -430,6 +420,18 @@ fn decided(partial: &[f64], unseen: f64) -> Option<ClassId> {
 enum Members<'a, L> {
     Score(&'a [L]),
     Learn(&'a mut [L], ClassId, f64),
+}
+
+impl<L> Ensemble for OnlineMbbm<L> {
+    type Member = L;
+
+    fn members(&self) -> &[L] {
+        &self.learners
+    }
+
+    fn members_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
 }
 
 impl<L: Classifier> Classifier for OnlineMbbm<L> {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
 use crate::core::math::{TieBreak, argmax_tie, normalize};
 use crate::core::{ClassId, ClassSet, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, Ensemble};
 use crate::{Error, Result};
 
 /// Class of a binary learner for "the label is `j`".
@@ -107,14 +107,15 @@ pub struct BinaryBundle<L> {
     rng: Rng,
 }
 
-impl<L: Classifier> BinaryBundle<L> {
-    /// The binary learners, learner `j` for class `j`.
-    pub fn members(&self) -> &[L] {
+/// The binary learners, learner `j` for class `j`.
+impl<L> Ensemble for BinaryBundle<L> {
+    type Member = L;
+
+    fn members(&self) -> &[L] {
         &self.members
     }
 
-    /// The binary learners, to change in place.
-    pub fn members_mut(&mut self) -> &mut [L] {
+    fn members_mut(&mut self) -> &mut [L] {
         &mut self.members
     }
 }

@@ -19,7 +19,7 @@ use crate::boost::ogd::Interval;
 use crate::boost::{ExpertSelection, WeightScale, build_members, members_classes};
 use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
 use crate::core::{Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ranker};
+use crate::learner::{Classifier, Config, Ensemble, Ranker};
 use crate::{Error, Result};
 
 /// Hyper-parameters of [`AdaOlmr`] (ALGORITHMS.md §6).
@@ -179,16 +179,6 @@ pub fn logistic_cost(s: &[f64], split: &LabelSplit, c: &mut [f64]) {
 }
 
 impl<L: Classifier> AdaOlmr<L> {
-    /// The weak learners.
-    pub fn learners(&self) -> &[L] {
-        &self.learners
-    }
-
-    /// The weak learners, to change in place (checkpoints detach and restore their state).
-    pub fn learners_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
     /// Learner weights `α^i`.
     pub fn alphas(&self) -> &[f64] {
         &self.alpha
@@ -197,11 +187,6 @@ impl<L: Classifier> AdaOlmr<L> {
     /// Hedge's weights over the experts.
     pub fn hedge(&self) -> &Hedge {
         &self.hedge
-    }
-
-    /// Labelled rows seen.
-    pub fn rows_learnt(&self) -> u64 {
-        self.rows
     }
 
     fn take_work(&mut self) -> Workspace {
@@ -306,6 +291,30 @@ impl<L: Classifier> AdaOlmr<L> {
                 w
             }
         }
+    }
+}
+
+impl<L> Ensemble for AdaOlmr<L> {
+    type Member = L;
+
+    fn members(&self) -> &[L] {
+        &self.learners
+    }
+
+    fn members_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    fn rows_learnt(&self) -> Option<u64> {
+        Some(self.rows)
+    }
+
+    fn member_weights(&self) -> Option<Vec<f64>> {
+        Some(self.alpha.clone())
+    }
+
+    fn expert_probabilities(&self) -> Option<Vec<f64>> {
+        Some(self.hedge.probabilities().to_vec())
     }
 }
 

@@ -17,7 +17,7 @@ use super::potential::{PairLoss, WalkTables};
 use super::{LabelSplit, learn_relevant};
 use crate::boost::{WeightScale, build_members, members_classes};
 use crate::core::{Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ranker};
+use crate::learner::{Classifier, Config, Ensemble, Ranker};
 use crate::{Error, Result};
 
 /// The loss whose potentials OnlineBMR uses ([JT] §3.1).
@@ -179,21 +179,6 @@ pub struct OnlineBmr<L> {
 }
 
 impl<L: Classifier> OnlineBmr<L> {
-    /// The weak learners.
-    pub fn learners(&self) -> &[L] {
-        &self.learners
-    }
-
-    /// The weak learners, to change in place (checkpoints detach and restore their state).
-    pub fn learners_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
-    /// Rows learnt.
-    pub fn rows_learnt(&self) -> u64 {
-        self.rows
-    }
-
     /// Rows learnt with the capped edge `γ_eff = 1/|Y|` because `|Y|·γ > 1`.
     pub fn capped_rows(&self) -> u64 {
         self.capped_rows
@@ -250,6 +235,22 @@ impl<L: Classifier> OnlineBmr<L> {
         if learning.is_some() {
             self.rows += 1;
         }
+    }
+}
+
+impl<L> Ensemble for OnlineBmr<L> {
+    type Member = L;
+
+    fn members(&self) -> &[L] {
+        &self.learners
+    }
+
+    fn members_mut(&mut self) -> &mut [L] {
+        &mut self.learners
+    }
+
+    fn rows_learnt(&self) -> Option<u64> {
+        Some(self.rows)
     }
 }
 

@@ -66,6 +66,15 @@ pub use potential::{PairLoss, PairPotential, WalkTables};
 use crate::core::ClassId;
 use crate::learner::{Classifier, Ranker};
 
+/// The weak learner of [JT]'s experiments: a tree of [JGT]'s experiments over a random
+/// subset of 20 features, fixed per tree.
+pub fn paper_tree() -> crate::weak::HoeffdingTreeConfig {
+    crate::weak::HoeffdingTreeConfig {
+        feature_subset: Some(20),
+        ..crate::weak::HoeffdingTreeConfig::jgt_paper()
+    }
+}
+
 /// Scores closer than this count as tied in the rank loss ([JT] counts a tie as ½;
 /// ALGORITHMS.md §5.2).
 pub const TIE_EPS: f64 = 1e-9;

@@ -1,0 +1,276 @@
+//! The machinery behind the catalogue: the macro that turns its rows into enums and
+//! dispatch, the capabilities a row declares, and the merge of a partial JSON config over an
+//! algorithm's defaults.
+
+use serde::Serialize;
+
+/// What an algorithm is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// One learner on its own.
+    Single,
+    /// An online booster over weak learners.
+    Booster,
+}
+
+/// What an algorithm learns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Learns {
+    /// Any number of classes (multi-label streams one relevant label at a time).
+    Multiclass,
+    /// Exactly two classes.
+    Binary,
+    /// Label sets, natively (a multiclass row is the set of its one label).
+    Ranking,
+}
+
+/// What the catalogue says of an algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Capabilities {
+    /// A single learner or a booster.
+    pub role: Role,
+    /// The streams it learns.
+    pub learns: Learns,
+}
+
+/// `defaults` with `over` laid on top: objects merge key by key, anything else in `over`
+/// replaces what is in `defaults`. An object whose variant tag (`learner`) differs from the
+/// default's is another variant: it is laid over that variant's defaults, as
+/// `variant_defaults(tag, name)` gives them, instead of the default's object.
+pub(crate) fn merge(
+    defaults: serde_json::Value,
+    over: serde_json::Value,
+    variant_defaults: &dyn Fn(&str, &str) -> Option<serde_json::Value>,
+) -> serde_json::Value {
+    use serde_json::Value;
+    match (defaults, over) {
+        (Value::Object(mut base), Value::Object(over)) => {
+            let retagged = ["learner", "algorithm"].iter().find_map(|tag| {
+                let name = over.get(*tag)?.as_str()?;
+                (base.get(*tag).and_then(Value::as_str) != Some(name)).then_some((*tag, name))
+            });
+            if let Some((tag, name)) = retagged {
+                return match variant_defaults(tag, name) {
+                    Some(other) => merge(other, Value::Object(over), variant_defaults),
+                    None => Value::Object(over),
+                };
+            }
+            for (key, value) in over {
+                let merged = match base.remove(&key) {
+                    Some(default) => merge(default, value, variant_defaults),
+                    None => value,
+                };
+                base.insert(key, merged);
+            }
+            Value::Object(base)
+        }
+        (_, over) => over,
+    }
+}
+
+/// Derives, from one row per model variant, the `Algorithm`, `ModelConfig` and `Model`
+/// enums and their dispatch. A row:
+///
+/// ```text
+/// Variant("serde-tag"): ConfigType => ModelType, classifier|ranker [by |c| …, |m| …;] {
+///     /// doc
+///     AlgorithmVariant = "cli-name" (Role, Learns) => default config expression,
+///     ...
+/// }
+/// ```
+///
+/// A variant serving several algorithms (OSBoost's combiners) says with `by` how a config
+/// and a model tell which one they are. `ranker` marks a native [`crate::Ranker`]; the others
+/// learn label sets through the singleton reduction.
+macro_rules! catalogue {
+    ($(
+        $variant:ident($tag:literal): $config:ty => $model:ty, $kind:ident
+            $(by |$c:ident| $config_of:expr, |$m:ident| $model_of:expr;)? {
+            $(
+                $(#[doc = $doc:literal])*
+                $alg:ident = $name:literal ($role:ident, $learns:ident) => $default:expr,
+            )+
+        }
+    )+) => {
+        /// The algorithms, by the names the command line and configs use.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum Algorithm {
+            $($( $(#[doc = $doc])* #[serde(rename = $name)] $alg, )+)+
+        }
+
+        impl Algorithm {
+            /// Every algorithm, in the order help texts list them.
+            pub const ALL: &'static [Algorithm] = &[$($(Algorithm::$alg,)+)+];
+
+            /// The name used on the command line and in configs.
+            pub fn name(self) -> &'static str {
+                match self { $($(Algorithm::$alg => $name,)+)+ }
+            }
+
+            /// One line on what the algorithm is (its doc comment).
+            pub fn about(self) -> &'static str {
+                match self { $($(Algorithm::$alg => concat!($($doc),*).trim_ascii(),)+)+ }
+            }
+
+            /// What the algorithm is and learns.
+            pub fn capabilities(self) -> Capabilities {
+                match self {
+                    $($(Algorithm::$alg => Capabilities {
+                        role: Role::$role,
+                        learns: Learns::$learns,
+                    },)+)+
+                }
+            }
+
+            /// Whether the algorithm is a native multi-label ranker.
+            pub fn is_ranker(self) -> bool {
+                self.capabilities().learns == Learns::Ranking
+            }
+
+            /// Whether the algorithm is a booster (has weak learners).
+            pub fn is_booster(self) -> bool {
+                self.capabilities().role == Role::Booster
+            }
+
+            /// The algorithm at its defaults, which live beside its code.
+            pub fn default_config(self) -> ModelConfig {
+                match self { $($(Algorithm::$alg => ModelConfig::$variant($default),)+)+ }
+            }
+        }
+
+        /// The configuration of any model, tagged by its algorithm name.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "algorithm")]
+        pub enum ModelConfig {
+            $( #[serde(rename = $tag)] $variant($config), )+
+            /// Any model behind online feature scaling.
+            #[serde(rename = "scaled")]
+            Scaled(ScaledConfig<ModelConfig>),
+        }
+
+        /// Any model built from a [`ModelConfig`].
+        // One model per stream, never held in bulk: boxing the larger variant would buy
+        // nothing.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Debug, Clone, Serialize, Deserialize)]
+        #[serde(tag = "algorithm")]
+        pub enum Model {
+            $( #[serde(rename = $tag)] $variant($model), )+
+            /// Any model behind online feature scaling.
+            #[serde(rename = "scaled")]
+            Scaled(Scaled<Model>),
+        }
+
+        $(
+            impl From<$config> for ModelConfig {
+                fn from(c: $config) -> Self {
+                    ModelConfig::$variant(c)
+                }
+            }
+
+            impl From<$model> for Model {
+                fn from(m: $model) -> Self {
+                    Model::$variant(m)
+                }
+            }
+        )+
+
+        impl From<ScaledConfig<ModelConfig>> for ModelConfig {
+            fn from(c: ScaledConfig<ModelConfig>) -> Self {
+                ModelConfig::Scaled(c)
+            }
+        }
+
+        impl From<Scaled<Model>> for Model {
+            fn from(m: Scaled<Model>) -> Self {
+                Model::Scaled(m)
+            }
+        }
+
+        macro_rules! dispatch_config {
+            ($self:expr, $x:ident => $body:expr) => {
+                match $self { $(ModelConfig::$variant($x) => $body,)+ ModelConfig::Scaled($x) => $body }
+            };
+        }
+
+        macro_rules! dispatch {
+            ($self:expr, $x:ident => $body:expr) => {
+                match $self { $(Model::$variant($x) => $body,)+ Model::Scaled($x) => $body }
+            };
+        }
+
+        impl ModelConfig {
+            /// The algorithm this config builds.
+            pub fn algorithm(&self) -> Algorithm {
+                match self {
+                    $(ModelConfig::$variant(_c) => catalogue!(@of _c, [$(|$c| $config_of)?] $($alg)+),)+
+                    ModelConfig::Scaled(c) => c.model.algorithm(),
+                }
+            }
+        }
+
+        impl Model {
+            /// The algorithm of this model.
+            pub fn algorithm(&self) -> Algorithm {
+                match self {
+                    $(Model::$variant(_m) => catalogue!(@of _m, [$(|$m| $model_of)?] $($alg)+),)+
+                    Model::Scaled(m) => m.model().algorithm(),
+                }
+            }
+
+            /// Learns a label set: natively for a ranker, else through the singleton reduction.
+            fn learn_label_set(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
+                match self {
+                    $(Model::$variant(m) => catalogue!(@ranker $kind m, learn_labels(x, relevant, weight)),)+
+                    Model::Scaled(m) => m.learn_labels(x, relevant, weight),
+                }
+            }
+
+            /// Scores label by label: a ranker's scores, else class probabilities.
+            fn score_labels(&self, x: &[f64], out: &mut [f64]) {
+                match self {
+                    $(Model::$variant(m) => catalogue!(@ranker $kind m, predict_scores(x, out)),)+
+                    Model::Scaled(m) => m.predict_scores(x, out),
+                }
+            }
+
+            /// Test-then-train on a label set.
+            fn learn_score_labels(
+                &mut self,
+                x: &[f64],
+                relevant: Option<&[bool]>,
+                weight: f64,
+                out: &mut [f64],
+            ) {
+                match self {
+                    $(Model::$variant(m) => catalogue!(@ranker $kind m, learn_predict_scores(x, relevant, weight, out)),)+
+                    Model::Scaled(m) => m.learn_predict_scores(x, relevant, weight, out),
+                }
+            }
+        }
+    };
+
+    // The algorithm of a variant: its own where it has one, else what `by` says.
+    (@of $x:ident, [] $alg:ident) => { Algorithm::$alg };
+    (@of $x:ident, [|$c:ident| $of:expr] $($alg:ident)+) => {{
+        let $c = $x;
+        $of
+    }};
+
+    // Ranker calls: native, or the classifier's reduction.
+    (@ranker ranker $m:ident, $f:ident($($a:expr),*)) => { Ranker::$f($m, $($a),*) };
+    (@ranker classifier $m:ident, learn_labels($x:expr, $relevant:expr, $weight:expr)) => {
+        ranking::learn_labels_as_classifier($m, $x, $relevant, $weight)
+    };
+    (@ranker classifier $m:ident, predict_scores($x:expr, $out:expr)) => {
+        $m.predict_proba($x, $out)
+    };
+    (@ranker classifier $m:ident, learn_predict_scores($x:expr, $relevant:expr, $weight:expr, $out:expr)) => {{
+        $m.predict_proba($x, $out);
+        if let Some(relevant) = $relevant {
+            ranking::learn_labels_as_classifier($m, $x, relevant, $weight);
+        }
+    }};
+}
