@@ -56,6 +56,7 @@ pub(crate) fn learnable(y: Option<ClassId>, weight: f64, k: usize) -> Option<(Cl
 
 /// Which expert an adaptive booster predicts with (ALGORITHMS.md §1.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum ExpertSelection {
     /// Draw an expert from Hedge's distribution (the papers).
@@ -69,6 +70,7 @@ pub enum ExpertSelection {
 
 /// How a weak learner's class probabilities become its vote (ALGORITHMS.md §1.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum VoteRule {
     /// The most probable class.

@@ -45,6 +45,7 @@ pub enum OzaVote {
 /// What happens to models whose error `ε` is undefined, `0` or above `1/2`, where
 /// `ln((1 − ε)/ε)` is infinite or negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum ZeroErrorPolicy {
     /// The first such model and all later ones are ignored (MOA).

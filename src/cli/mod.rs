@@ -3,6 +3,7 @@
 
 mod inspect;
 mod replay;
+mod report;
 #[cfg(feature = "sql")]
 mod sql;
 

@@ -33,7 +33,9 @@ pub struct SqlArgs {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ModelFile {
-    config: ModelConfig,
+    /// A config as [`ModelConfig::from_json`] reads it: only what differs from the
+    /// algorithm's defaults.
+    config: serde_json::Value,
     classes: Vec<String>,
     #[serde(default = "default_seed")]
     seed: u64,
@@ -82,7 +84,11 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
                 file: path.to_path_buf(),
                 message: e.to_string(),
             })?;
-            registry.register_config(name, file.config, file.classes, file.seed)?;
+            let config = ModelConfig::from_json(file.config).map_err(|e| Error::Format {
+                file: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+            registry.register_config(name, config, file.classes, file.seed)?;
         } else {
             registry.load_checkpoint(name, path)?;
         }

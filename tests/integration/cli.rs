@@ -224,3 +224,46 @@ fn oza_zero_error_policy_and_moa_trees_are_reported() {
     assert_eq!(r["config"]["weak"]["gaussian_likelihood"], "moa");
     assert_eq!(r["config"]["weak"]["variance"], "unbiased");
 }
+
+#[test]
+fn a_config_file_naming_only_what_differs_is_the_same_model_as_the_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("model.json");
+    std::fs::write(
+        &config,
+        r#"{"algorithm": "osboost-ocp", "n_learners": 5, "weak": {"learner": "naive-bayes"}}"#,
+    )
+    .unwrap();
+    let input = dir.path().join("binary.csv");
+    let mut csv = String::from("a,b,label\n");
+    for i in 0..300 {
+        let (a, b) = ((i * 7 % 13) as f64, (i * 5 % 11) as f64);
+        csv += &format!("{a},{b},{}\n", if a + b > 11.0 { "yes" } else { "no" });
+    }
+    std::fs::write(&input, csv).unwrap();
+    let input = input.to_str().unwrap();
+    let (from_file, _) = replay_report(&["--input", input, "--config", config.to_str().unwrap()]);
+    let (from_flags, _) = replay_report(&[
+        "--input",
+        input,
+        "--algo",
+        "osboost-ocp",
+        "--learners",
+        "5",
+        "--weak",
+        "naive-bayes",
+    ]);
+    assert_eq!(from_file["config"], from_flags["config"]);
+    assert_eq!(from_file["algorithm"], "osboost-ocp");
+    assert_eq!(from_file["cumulative"], from_flags["cumulative"]);
+
+    // A config that names a field no algorithm has is refused, naming the file.
+    std::fs::write(&config, r#"{"algorithm": "ada-olm", "n_lerners": 5}"#).unwrap();
+    streamboost()
+        .args(["replay", "-q", "--config", config.to_str().unwrap()])
+        .assert()
+        .failure()
+        .stderr(
+            predicates::str::contains("model.json").and(predicates::str::contains("n_lerners")),
+        );
+}

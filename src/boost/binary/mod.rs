@@ -23,6 +23,7 @@ use crate::learner::Config;
 
 /// How a weak learner's class probabilities `p` become its hypothesis `h ∈ [−1, 1]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum WeakOutput {
     /// `+1` if `p[+] ≥ p[−]`, else `−1` (the papers' experiments).

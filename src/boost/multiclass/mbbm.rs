@@ -40,6 +40,7 @@ use crate::{Error, Result};
 
 /// How OnlineMBBM normalises the weight `w = Σ_l (C[y][l] − C[y][y])` it passes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum WeightNorm {
     /// `w/(k − 1)`, in `[0, 1]` as the theory's weights are.

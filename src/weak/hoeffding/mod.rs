@@ -173,6 +173,7 @@ impl Default for HoeffdingTreeConfig {
 
 /// Named parameter sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Preset {
     /// [`HoeffdingTreeConfig::default`].

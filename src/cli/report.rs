@@ -1,0 +1,233 @@
+//! What a replay writes: the summary on stdout, the JSON report, the learning curve, the
+//! predictions, and progress on stderr.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use crate::columnar::{Encodings, write_batch};
+use crate::eval::{PrequentialReport, RankingReport, RankingSummary};
+use crate::model::{Algorithm, ModelConfig};
+use crate::{Error, Result};
+
+/// The files a replay was asked to write.
+pub struct Outputs {
+    /// The JSON report.
+    pub report: Option<PathBuf>,
+    /// The learning curve (CSV).
+    pub curve: Option<PathBuf>,
+    /// Every row's prediction (CSV or Parquet).
+    pub predictions: Option<PathBuf>,
+}
+
+/// The JSON report: what ran, then the prequential metrics.
+#[derive(Serialize)]
+struct RunReport<'a, R> {
+    #[serde(flatten)]
+    run: &'a RunInfo<'a>,
+    #[serde(flatten)]
+    metrics: &'a R,
+}
+
+/// What ran.
+#[derive(Serialize)]
+pub struct RunInfo<'a> {
+    pub algorithm: Algorithm,
+    pub model: String,
+    pub config: &'a ModelConfig,
+    /// `null` when the model was loaded from a checkpoint.
+    pub seed: Option<u64>,
+    pub shuffle: Option<u64>,
+    pub inputs: Vec<String>,
+    /// Rows (0-based replay positions) from which the test part starts, if any.
+    pub test_start: Option<usize>,
+    pub encodings: &'a Encodings,
+    /// The checkpoint the run continued from, and the rows that model had seen.
+    pub resumed_from: Option<String>,
+    pub rows_before: u64,
+    /// Rows whose label is not in the model's class set (scored, not learnt).
+    pub unknown_labels: usize,
+}
+
+/// Writes the files a replay was asked for: the JSON report (`run` and `metrics`), the
+/// learning curve of `metric` and the predictions.
+pub fn write_outputs<R: Serialize>(
+    outputs: &Outputs,
+    run: &RunInfo,
+    metrics: &R,
+    metric: &str,
+    curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
+    predictions: Option<arrow::record_batch::RecordBatch>,
+) -> Result<()> {
+    if let Some(path) = &outputs.report {
+        write_json(path, &RunReport { run, metrics })?;
+    }
+    if let Some(path) = &outputs.curve {
+        write_curve(path, metric, curve)?;
+    }
+    if let (Some(path), Some(batch)) = (&outputs.predictions, predictions) {
+        write_batch(path, &batch)?;
+    }
+    Ok(())
+}
+
+/// Writes a learning curve as CSV: `rows,cumulative_<metric>,window_<metric>`.
+fn write_curve(
+    path: &Path,
+    metric: &str,
+    points: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
+) -> Result<()> {
+    let cell = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    let mut csv = format!("rows,cumulative_{metric},window_{metric}\n");
+    for (rows, cumulative, window) in points {
+        csv += &format!("{rows},{},{}\n", cell(cumulative), cell(window));
+    }
+    write_text(path, &csv)
+}
+
+fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    let json = serde_json::to_string_pretty(value).expect("reports serialize");
+    write_text(path, &(json + "\n"))
+}
+
+fn write_text(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn fmt_opt(v: Option<f64>) -> String {
+    v.map_or("n/a".to_string(), |v| format!("{v:.4}"))
+}
+
+pub fn print_ranking_summary(r: &RankingReport) {
+    let mut out = std::io::stdout().lock();
+    let line = |out: &mut std::io::StdoutLock<'_>, name: &str, m: &RankingSummary| {
+        let _ = writeln!(
+            out,
+            "{name:<15} rank loss {}   hamming {}   one-error {}   coverage {}   avg precision {}   ({} rows)",
+            fmt_opt(m.rank_loss),
+            fmt_opt(m.hamming_loss),
+            fmt_opt(m.one_error),
+            fmt_opt(m.coverage),
+            fmt_opt(m.average_precision),
+            m.rows
+        );
+    };
+    let _ = writeln!(
+        out,
+        "rows            {} ({} labelled)",
+        r.rows, r.cumulative.rows
+    );
+    line(&mut out, "all", &r.cumulative);
+    line(
+        &mut out,
+        &format!("final {:>3}%", (r.final_fraction * 100.0).round()),
+        &r.last,
+    );
+    if let Some(test) = &r.test {
+        line(&mut out, "test", test);
+    }
+    let _ = writeln!(
+        out,
+        "throughput      {:.0} rows/s ({:.3} s)",
+        r.throughput.rows_per_second, r.throughput.seconds
+    );
+}
+
+pub fn print_summary(r: &PrequentialReport) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "rows            {} ({} labelled)",
+        r.rows, r.cumulative.rows
+    );
+    let _ = writeln!(
+        out,
+        "accuracy        {}   kappa {}",
+        fmt_opt(r.cumulative.accuracy),
+        fmt_opt(r.cumulative.kappa)
+    );
+    let _ = writeln!(
+        out,
+        "final {:>3}%      {}   kappa {}   ({} rows)",
+        (r.final_fraction.fraction * 100.0).round(),
+        fmt_opt(r.final_fraction.accuracy),
+        fmt_opt(r.final_fraction.kappa),
+        r.final_fraction.rows
+    );
+    if let Some(test) = &r.test {
+        let _ = writeln!(
+            out,
+            "test            {}   kappa {}   ({} rows)",
+            fmt_opt(test.accuracy),
+            fmt_opt(test.kappa),
+            test.rows
+        );
+    }
+    let _ = writeln!(
+        out,
+        "throughput      {:.0} rows/s ({:.3} s)",
+        r.throughput.rows_per_second, r.throughput.seconds
+    );
+    let width = r
+        .per_class
+        .iter()
+        .map(|c| c.class.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        out,
+        "{:<width$}  precision  recall      f1  support",
+        "class"
+    );
+    for c in &r.per_class {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>9.4}  {:>6.4}  {:>6.4}  {:>7}",
+            c.class, c.precision, c.recall, c.f1, c.support
+        );
+    }
+}
+
+/// A progress bar on a terminal, plain lines every 10% otherwise.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    total: u64,
+    quiet: bool,
+}
+
+impl Progress {
+    pub fn new(total: u64, quiet: bool) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(total);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {per_sec}  eta {eta}")
+                    .expect("static template"),
+            );
+            bar
+        });
+        Progress { bar, total, quiet }
+    }
+
+    #[inline]
+    pub fn row(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            if done.is_multiple_of(64) {
+                bar.set_position(done);
+            }
+        } else if !self.quiet && self.total >= 10 && done.is_multiple_of(self.total / 10) {
+            eprintln!("progress {done}/{} rows", self.total);
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
