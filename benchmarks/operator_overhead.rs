@@ -1,3 +1,6 @@
+// criterion_group! and criterion_main! generate undocumented items.
+#![allow(missing_docs)]
+
 //! Operator overhead: the same model, the same rows, scored then learnt (a) by calling the
 //! model directly on pre-encoded rows and (b) through `BoostOperator` on record batches
 //! (encoding, label lookup, output columns). The ratio b/a is the operator's overhead.

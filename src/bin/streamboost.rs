@@ -1,3 +1,5 @@
+//! The `streamboost` command (see `streamboost --help`).
+
 fn main() -> std::process::ExitCode {
     streamboost::cli::main()
 }

@@ -37,8 +37,7 @@ use serde::{Deserialize, Serialize};
 use twox_hash::XxHash64;
 
 use crate::Classifier;
-use crate::columnar::{Encodings, OperatorStats};
-use crate::core::{FeatureKind, StreamSpec};
+use crate::core::{Encodings, FeatureKind, OperatorStats, StreamSpec};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
 

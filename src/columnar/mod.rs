@@ -9,14 +9,15 @@ mod operator;
 mod output;
 mod rows;
 
+pub use crate::core::{Encodings, OperatorStats, Ordinal};
 #[cfg(feature = "sql")]
 pub(crate) use encode::nominal_type;
-pub use encode::{Encoded, Encodings, Ordinal, encode_tables, encode_with_spec, load_stream};
+pub use encode::{Encoded, encode_tables, encode_with_spec, load_stream};
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 pub use keyed::{KeyedOperator, OperatorFactory};
 pub use label_sets::{LabelSetLayout, LabelSetReader, flag_column, label_set_layout};
 pub use operator::{
-    BatchOperator, BoostOperator, CLASSES_KEY, OperatorStats, output_schema, ranking_output_schema,
+    BatchOperator, BoostOperator, CLASSES_KEY, output_schema, ranking_output_schema,
 };
 pub use output::{Predictions, RankedPredictions, write_batch};
 pub use rows::RowEncoder;

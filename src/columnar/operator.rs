@@ -20,11 +20,11 @@ use arrow::compute::{cast, take};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
-use super::encode::Encodings;
 use super::label_sets::LabelSetReader;
 use super::rows::{RowEncoder, utf8};
 use crate::checkpoint::{self, StreamState};
 use crate::core::{ClassId, FeatureKind, StreamSpec};
+use crate::core::{Encodings, OperatorStats};
 use crate::eval::ranking::predicted_set;
 use crate::learner::{Classifier, Ranker};
 use crate::model::{Model, ModelConfig};
@@ -32,17 +32,6 @@ use crate::{Error, Result};
 
 /// Key of the class names in the metadata of the probabilities field.
 pub const CLASSES_KEY: &str = "streamboost.classes";
-
-/// Counters of an operator's stream.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct OperatorStats {
-    /// Rows scored (every input row).
-    pub rows_seen: u64,
-    /// Rows also learnt (label present and in the class set).
-    pub rows_learnt: u64,
-    /// Rows whose label was not in the class set (scored only).
-    pub unknown_labels: u64,
-}
 
 /// Record batches in; the same rows out, in order, with predictions appended. What
 /// [`crate::stream::ScoredStream`] and the SQL plan node drive: a [`BoostOperator`], or a

@@ -5,11 +5,13 @@
 //! features as category codes, `NaN` for missing. Learners never see Arrow.
 
 mod dataset;
+mod encoding;
 pub mod math;
 mod rng;
 mod schema;
 
 pub use dataset::Dataset;
+pub use encoding::{Encodings, OperatorStats, Ordinal};
 pub use rng::Rng;
 pub use schema::{
     ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec, Task, is_present,

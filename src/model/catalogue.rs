@@ -144,7 +144,7 @@ macro_rules! catalogue {
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         #[serde(tag = "algorithm")]
         pub enum ModelConfig {
-            $( #[serde(rename = $tag)] $variant($config), )+
+            $( #[doc = concat!("The config of `", $tag, "`.")] #[serde(rename = $tag)] $variant($config), )+
             /// Any model behind online feature scaling.
             #[serde(rename = "scaled")]
             Scaled(ScaledConfig<ModelConfig>),
@@ -157,7 +157,7 @@ macro_rules! catalogue {
         #[derive(Debug, Clone, Serialize, Deserialize)]
         #[serde(tag = "algorithm")]
         pub enum Model {
-            $( #[serde(rename = $tag)] $variant($model), )+
+            $( #[doc = concat!("A `", $tag, "` model.")] #[serde(rename = $tag)] $variant($model), )+
             /// Any model behind online feature scaling.
             #[serde(rename = "scaled")]
             Scaled(Scaled<Model>),
