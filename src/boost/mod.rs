@@ -9,16 +9,77 @@ pub mod ogd;
 pub mod oza;
 pub mod ranking;
 
+use std::fmt::Display;
+
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 
+/// The config of an online booster over weak learners `W`: its own parameters and how it
+/// assembles itself over members. The rest of [`Config`] is written once, in the blanket
+/// impl below: validation checks the booster's parameters then the weak learner's, and
+/// member `i` is built from child stream `i` of a seed drawn from the caller's generator,
+/// that seed also seeding the booster's own generator (so members and booster draw from
+/// independent streams, and adding a member never changes another's draws).
+///
+/// It is implemented for every `W`, so that a booster can be assembled over learners with no
+/// config of their own (scripted learners in the oracle tests).
+pub trait BoosterConfig {
+    /// The weak learners' config.
+    type Weak;
+    /// The booster over members `L`.
+    type Over<L: Classifier>: Classifier;
+
+    /// The weak learners' config.
+    fn weak(&self) -> &Self::Weak;
+
+    /// How many members the booster builds.
+    fn n_members(&self) -> usize;
+
+    /// The config the members are built from: the weak learners' own, unless the booster
+    /// reads them otherwise (the binary boosters' soft hypotheses).
+    fn member_config(&self) -> Self::Weak
+    where
+        Self::Weak: Config,
+    {
+        self.weak().clone()
+    }
+
+    /// Checks the booster's own parameters (not the weak learner's).
+    fn validate_booster(&self) -> Result<()>;
+
+    /// Assembles the booster over members built elsewhere (any [`Classifier`]); `seed`
+    /// seeds the booster's own generator (weight scales, expert draws, random ties). The
+    /// member count is `members.len()`, whatever [`BoosterConfig::n_members`] says.
+    fn assemble<L: Classifier>(&self, members: Vec<L>, seed: u64) -> Result<Self::Over<L>>;
+}
+
+impl<B> Config for B
+where
+    B: BoosterConfig + Clone + Display + Serialize + DeserializeOwned + Send + Sync + 'static,
+    B::Weak: Config,
+{
+    type Model = B::Over<<B::Weak as Config>::Model>;
+
+    fn validate(&self) -> Result<()> {
+        self.validate_booster()?;
+        self.weak().validate()
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
+        self.validate()?;
+        let (members, seed) = build_members(&self.member_config(), self.n_members(), spec, rng)?;
+        self.assemble(members, seed)
+    }
+}
+
 /// Builds a booster's `n` members from `weak`: member `i` from child stream `i` of a seed
 /// drawn from `rng`. Returns the members and that seed, which also seeds the booster's own
 /// generator.
-pub(crate) fn build_members<W: Config>(
+fn build_members<W: Config>(
     weak: &W,
     n: usize,
     spec: &StreamSpec,

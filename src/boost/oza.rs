@@ -16,10 +16,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{build_members, learnable, members_classes};
+use crate::boost::{BoosterConfig, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
-use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ensemble};
+use crate::core::{ClassId, Rng};
+use crate::learner::{Classifier, Ensemble};
 use crate::{Error, Result};
 
 /// The normaliser of OzaBoost's `λ` update.
@@ -102,26 +102,6 @@ impl<W> OzaBoostConfig<W> {
             ..OzaBoostConfig::new(weak)
         }
     }
-
-    /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG (Poisson
-    /// draws, ties).
-    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OzaBoost<L>> {
-        let k = members_classes(&learners)?;
-        let m = learners.len();
-        Ok(OzaBoost {
-            k,
-            poisson: self.poisson,
-            lambda_update: self.lambda_update,
-            vote: self.vote,
-            zero_error: self.zero_error,
-            tie_break: self.tie_break,
-            learners,
-            lambda_sc: vec![0.0; m],
-            lambda_sw: vec![0.0; m],
-            seen: 0.0,
-            rng: Rng::new(seed),
-        })
-    }
 }
 
 impl<W: Default> Default for OzaBoostConfig<W> {
@@ -145,20 +125,43 @@ impl<W: fmt::Display> fmt::Display for OzaBoostConfig<W> {
     }
 }
 
-impl<W: Config> Config for OzaBoostConfig<W> {
-    type Model = OzaBoost<W::Model>;
+impl<W> BoosterConfig for OzaBoostConfig<W> {
+    type Weak = W;
+    type Over<L: Classifier> = OzaBoost<L>;
 
-    fn validate(&self) -> Result<()> {
+    fn weak(&self) -> &W {
+        &self.weak
+    }
+
+    fn n_members(&self) -> usize {
+        self.n_learners
+    }
+
+    fn validate_booster(&self) -> Result<()> {
         if self.n_learners == 0 {
             return Err(Error::config("n_learners", "must be >= 1"));
         }
-        self.weak.validate()
+        Ok(())
     }
 
-    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
-        self.validate()?;
-        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
-        self.assemble(learners, seed)
+    /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG (Poisson
+    /// draws, ties).
+    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+        let k = members_classes(&learners)?;
+        let m = learners.len();
+        Ok(OzaBoost {
+            k,
+            poisson: self.poisson,
+            lambda_update: self.lambda_update,
+            vote: self.vote,
+            zero_error: self.zero_error,
+            tie_break: self.tie_break,
+            learners,
+            lambda_sc: vec![0.0; m],
+            lambda_sw: vec![0.0; m],
+            seen: 0.0,
+            rng: Rng::new(seed),
+        })
     }
 }
 
@@ -374,6 +377,8 @@ impl<L: Classifier> Classifier for OzaBoost<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::StreamSpec;
+    use crate::learner::Config;
     use crate::weak::NaiveBayesConfig;
 
     #[test]

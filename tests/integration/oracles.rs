@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use proptest::prelude::*;
 use serde_json::Value;
 use streamboost::Classifier;
+use streamboost::boost::BoosterConfig;
 use streamboost::boost::multiclass::cost::{PairwiseCosts, Surrogate};
 use streamboost::boost::multiclass::{AdaBoostOlm, AdaBoostOlmConfig};
 use streamboost::boost::oza::{OzaBoostConfig, ZeroErrorPolicy};

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use streamboost::Classifier;
+use streamboost::boost::BoosterConfig;
 use streamboost::boost::VoteRule;
 use streamboost::boost::multiclass::potential::{PotentialEngine, clip};
 use streamboost::boost::multiclass::{OnlineMbbmConfig, WeightNorm};

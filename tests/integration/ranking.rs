@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use serde::Serialize;
+use streamboost::boost::BoosterConfig;
 use streamboost::boost::ranking::ada_olmr::logistic_cost;
 use streamboost::boost::ranking::{
     AdaOlmrConfig, LabelSplit, OnlineBmrConfig, PairLoss, RankingLoss, WalkTables,

@@ -12,9 +12,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, write_proba};
-use crate::boost::{build_members, learnable, members_classes};
+use crate::boost::{BoosterConfig, learnable, members_classes};
+use crate::core::ClassId;
 use crate::core::math::sigmoid;
-use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config, Ensemble};
 use crate::{Error, Result};
 
@@ -76,6 +76,36 @@ impl<W> OgBoostConfig<W> {
             weak,
         }
     }
+}
+
+impl<W: fmt::Display> fmt::Display for OgBoostConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "OGBoost(M={}, K={}, loss={:?}, output={:?}) over {}",
+            self.n_selectors, self.per_selector, self.loss, self.weak_output, self.weak
+        )
+    }
+}
+
+impl<W> BoosterConfig for OgBoostConfig<W> {
+    type Weak = W;
+    type Over<L: Classifier> = OgBoost<L>;
+
+    fn weak(&self) -> &W {
+        &self.weak
+    }
+
+    fn n_members(&self) -> usize {
+        self.n_selectors * self.per_selector
+    }
+
+    fn member_config(&self) -> W
+    where
+        W: Config,
+    {
+        self.weak_output.learner_config(&self.weak)
+    }
 
     fn validate_booster(&self) -> Result<()> {
         if self.n_selectors == 0 {
@@ -89,7 +119,7 @@ impl<W> OgBoostConfig<W> {
 
     /// Assembles a booster over `M·K` binary learners built elsewhere (selector `m` holds
     /// learners `m·K .. (m+1)·K`).
-    pub fn assemble<L: Classifier>(&self, learners: Vec<L>) -> Result<OgBoost<L>> {
+    fn assemble<L: Classifier>(&self, learners: Vec<L>, _seed: u64) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         require_binary(members_classes(&learners)?, "ogboost")?;
         if !learners.len().is_multiple_of(self.per_selector) {
@@ -107,33 +137,6 @@ impl<W> OgBoostConfig<W> {
             errors: vec![0.0; n],
             best: vec![0; n / self.per_selector],
         })
-    }
-}
-
-impl<W: fmt::Display> fmt::Display for OgBoostConfig<W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "OGBoost(M={}, K={}, loss={:?}, output={:?}) over {}",
-            self.n_selectors, self.per_selector, self.loss, self.weak_output, self.weak
-        )
-    }
-}
-
-impl<W: Config> Config for OgBoostConfig<W> {
-    type Model = OgBoost<W::Model>;
-
-    fn validate(&self) -> Result<()> {
-        self.validate_booster()?;
-        self.weak.validate()
-    }
-
-    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
-        self.validate()?;
-        let n = self.n_selectors * self.per_selector;
-        let weak = self.weak_output.learner_config(&self.weak);
-        let (learners, _) = build_members(&weak, n, spec, rng)?;
-        self.assemble(learners)
     }
 }
 

@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, smooth_weight, write_proba};
 use crate::boost::ogd::project_to_simplex;
-use crate::boost::{WeightScale, build_members, learnable, members_classes};
-use crate::core::{ClassId, Rng, StreamSpec};
+use crate::boost::{BoosterConfig, WeightScale, learnable, members_classes};
+use crate::core::{ClassId, Rng};
 use crate::learner::{Classifier, Config, Ensemble};
 use crate::{Error, Result};
 
@@ -87,41 +87,6 @@ impl<W> OsBoostConfig<W> {
             ..OsBoostConfig::new(weak)
         }
     }
-
-    fn validate_booster(&self) -> Result<()> {
-        if self.n_learners == 0 {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        }
-        if !(self.gamma > 0.0 && self.gamma < 0.5) {
-            return Err(Error::config("gamma", "must be in (0, 1/2)"));
-        }
-        if let Combiner::Ocp { eta0 } = self.combiner
-            && !(eta0 > 0.0 && eta0.is_finite())
-        {
-            return Err(Error::config("eta0", "must be > 0"));
-        }
-        self.weight_scale.validate()
-    }
-
-    /// Assembles a booster over binary learners built elsewhere; `seed` seeds its RNG.
-    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OsBoost<L>> {
-        self.validate_booster()?;
-        require_binary(members_classes(&learners)?, "osboost")?;
-        let n = learners.len();
-        let mut rng = Rng::new(seed);
-        Ok(OsBoost {
-            gamma: self.gamma,
-            theta: self.gamma / (2.0 + self.gamma),
-            combiner: self.combiner,
-            weak_output: self.weak_output,
-            scales: self.weight_scale.draw(n, &mut rng),
-            learners,
-            alpha: vec![1.0 / n as f64; n],
-            mistakes: vec![0.0; n],
-            rows: 0,
-            rng,
-        })
-    }
 }
 
 impl<W: fmt::Display> fmt::Display for OsBoostConfig<W> {
@@ -144,19 +109,58 @@ impl<W: fmt::Display> fmt::Display for OsBoostConfig<W> {
     }
 }
 
-impl<W: Config> Config for OsBoostConfig<W> {
-    type Model = OsBoost<W::Model>;
+impl<W> BoosterConfig for OsBoostConfig<W> {
+    type Weak = W;
+    type Over<L: Classifier> = OsBoost<L>;
 
-    fn validate(&self) -> Result<()> {
-        self.validate_booster()?;
-        self.weak.validate()
+    fn weak(&self) -> &W {
+        &self.weak
     }
 
-    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
-        self.validate()?;
-        let weak = self.weak_output.learner_config(&self.weak);
-        let (learners, seed) = build_members(&weak, self.n_learners, spec, rng)?;
-        self.assemble(learners, seed)
+    fn n_members(&self) -> usize {
+        self.n_learners
+    }
+
+    fn member_config(&self) -> W
+    where
+        W: Config,
+    {
+        self.weak_output.learner_config(&self.weak)
+    }
+
+    fn validate_booster(&self) -> Result<()> {
+        if self.n_learners == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
+        if !(self.gamma > 0.0 && self.gamma < 0.5) {
+            return Err(Error::config("gamma", "must be in (0, 1/2)"));
+        }
+        if let Combiner::Ocp { eta0 } = self.combiner
+            && !(eta0 > 0.0 && eta0.is_finite())
+        {
+            return Err(Error::config("eta0", "must be > 0"));
+        }
+        self.weight_scale.validate()
+    }
+
+    /// Assembles a booster over binary learners built elsewhere; `seed` seeds its RNG.
+    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+        self.validate_booster()?;
+        require_binary(members_classes(&learners)?, "osboost")?;
+        let n = learners.len();
+        let mut rng = Rng::new(seed);
+        Ok(OsBoost {
+            gamma: self.gamma,
+            theta: self.gamma / (2.0 + self.gamma),
+            combiner: self.combiner,
+            weak_output: self.weak_output,
+            scales: self.weight_scale.draw(n, &mut rng),
+            learners,
+            alpha: vec![1.0 / n as f64; n],
+            mistakes: vec![0.0; n],
+            rows: 0,
+            rng,
+        })
     }
 }
 

@@ -21,11 +21,11 @@ use super::cost::{PairwiseCosts, Surrogate};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
 use crate::boost::{
-    ExpertSelection, VoteRule, WeightScale, build_members, learnable, members_classes,
+    BoosterConfig, ExpertSelection, VoteRule, WeightScale, learnable, members_classes,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
-use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ensemble};
+use crate::core::{ClassId, Rng};
+use crate::learner::{Classifier, Ensemble};
 use crate::{Error, Result};
 
 /// Hyper-parameters of [`AdaBoostOlm`] (ALGORITHMS.md §3.1), generic over the weak learner's
@@ -121,74 +121,6 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
     }
 }
 
-impl<W> AdaBoostOlmConfig<W> {
-    /// Checks the booster's own parameters (not the weak learner's).
-    fn validate_booster(&self) -> Result<()> {
-        if self.n_learners == 0 {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        }
-        if self
-            .alpha_bound
-            .is_some_and(|b| !(b > 0.0 && b.is_finite()))
-        {
-            return Err(Error::config("alpha_bound", "must be > 0"));
-        }
-        if self.eta0.is_some_and(|e| !(e > 0.0 && e.is_finite())) {
-            return Err(Error::config("eta0", "must be > 0"));
-        }
-        if !(self.hedge_rate >= 0.0 && self.hedge_rate.is_finite()) {
-            return Err(Error::config("hedge_rate", "must be >= 0"));
-        }
-        self.weight_scale.validate()
-    }
-
-    /// Assembles a booster over learners built elsewhere (any [`Classifier`], e.g. one with no
-    /// config of its own). `n_learners` is ignored: the booster has `learners.len()` of them.
-    /// `seed` seeds the booster's own RNG (weight scales, expert draws, random ties).
-    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<AdaBoostOlm<L>> {
-        self.validate_booster()?;
-        let k = members_classes(&learners)?;
-        let n = learners.len();
-        let mut own = Rng::new(seed);
-        Ok(AdaBoostOlm {
-            k,
-            loss: self.loss,
-            feasible: Interval::symmetric(self.bound()),
-            steps: self.steps(k, n),
-            weight_bounds: (1..=n)
-                .map(|i| self.loss.weight_bound(i, k, self.bound()))
-                .collect(),
-            expert_selection: self.expert_selection,
-            vote_rule: self.vote_rule,
-            tie_break: self.tie_break,
-            scales: self.weight_scale.draw(n, &mut own),
-            learners,
-            alpha: vec![0.0; n],
-            hedge: Hedge::new(n, self.hedge_rate),
-            rows: 0,
-            rng: own,
-            work: Workspace::default(),
-        })
-    }
-}
-
-impl<W: Config> Config for AdaBoostOlmConfig<W> {
-    type Model = AdaBoostOlm<W::Model>;
-
-    fn validate(&self) -> Result<()> {
-        self.validate_booster()?;
-        self.weak.validate()
-    }
-
-    /// Member `i` is built with child stream `i` of a seed drawn from `rng`, which also seeds
-    /// the booster's own generator.
-    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
-        self.validate()?;
-        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
-        self.assemble(learners, seed)
-    }
-}
-
 /// The members as [`AdaBoostOlm::forward`] uses them: scored only, or scored then taught
 /// row label `y` with row weight `weight`.
 enum Members<'a, L> {
@@ -223,6 +155,67 @@ impl Workspace {
             votes: vec![0; n],
             experts: vec![0; n],
         }
+    }
+}
+
+impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
+    type Weak = W;
+    type Over<L: Classifier> = AdaBoostOlm<L>;
+
+    fn weak(&self) -> &W {
+        &self.weak
+    }
+
+    fn n_members(&self) -> usize {
+        self.n_learners
+    }
+
+    fn validate_booster(&self) -> Result<()> {
+        if self.n_learners == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
+        if self
+            .alpha_bound
+            .is_some_and(|b| !(b > 0.0 && b.is_finite()))
+        {
+            return Err(Error::config("alpha_bound", "must be > 0"));
+        }
+        if self.eta0.is_some_and(|e| !(e > 0.0 && e.is_finite())) {
+            return Err(Error::config("eta0", "must be > 0"));
+        }
+        if !(self.hedge_rate >= 0.0 && self.hedge_rate.is_finite()) {
+            return Err(Error::config("hedge_rate", "must be >= 0"));
+        }
+        self.weight_scale.validate()
+    }
+
+    /// Assembles a booster over learners built elsewhere (any [`Classifier`], e.g. one with no
+    /// config of its own). `n_learners` is ignored: the booster has `learners.len()` of them.
+    /// `seed` seeds the booster's own RNG (weight scales, expert draws, random ties).
+    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+        self.validate_booster()?;
+        let k = members_classes(&learners)?;
+        let n = learners.len();
+        let mut own = Rng::new(seed);
+        Ok(AdaBoostOlm {
+            k,
+            loss: self.loss,
+            feasible: Interval::symmetric(self.bound()),
+            steps: self.steps(k, n),
+            weight_bounds: (1..=n)
+                .map(|i| self.loss.weight_bound(i, k, self.bound()))
+                .collect(),
+            expert_selection: self.expert_selection,
+            vote_rule: self.vote_rule,
+            tie_break: self.tie_break,
+            scales: self.weight_scale.draw(n, &mut own),
+            learners,
+            alpha: vec![0.0; n],
+            hedge: Hedge::new(n, self.hedge_rate),
+            rows: 0,
+            rng: own,
+            work: Workspace::default(),
+        })
     }
 }
 

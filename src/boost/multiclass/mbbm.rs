@@ -32,10 +32,10 @@ use serde::{Deserialize, Serialize};
 
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
-use crate::boost::{VoteRule, WeightScale, build_members, learnable, members_classes};
+use crate::boost::{BoosterConfig, VoteRule, WeightScale, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax_tie};
-use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ensemble};
+use crate::core::{ClassId, Rng};
+use crate::learner::{Classifier, Ensemble};
 use crate::{Error, Result};
 
 /// How OnlineMBBM normalises the weight `w = Σ_l (C[y][l] − C[y][y])` it passes on.
@@ -95,39 +95,6 @@ impl<W> OnlineMbbmConfig<W> {
             weak,
         }
     }
-
-    fn validate_booster(&self) -> Result<()> {
-        if self.n_learners == 0 {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        }
-        if !(self.gamma > 0.0 && self.gamma < 1.0) {
-            return Err(Error::config("gamma", "must be in (0, 1)"));
-        }
-        if !(self.epsilon_prune >= 0.0 && self.epsilon_prune < 1.0) {
-            return Err(Error::config("epsilon_prune", "must be in [0, 1)"));
-        }
-        self.weight_scale.validate()
-    }
-
-    /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG.
-    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OnlineMbbm<L>> {
-        self.validate_booster()?;
-        let k = members_classes(&learners)?;
-        let mut rng = Rng::new(seed);
-        Ok(OnlineMbbm {
-            k,
-            gamma: self.gamma,
-            vote_rule: self.vote_rule,
-            weight_norm: self.weight_norm,
-            tie_break: self.tie_break,
-            epsilon_prune: self.epsilon_prune,
-            scales: self.weight_scale.draw(learners.len(), &mut rng),
-            learners,
-            rng,
-            engine: Engine::default(),
-            work: Workspace::default(),
-        })
-    }
 }
 
 impl<W: fmt::Display> fmt::Display for OnlineMbbmConfig<W> {
@@ -143,23 +110,6 @@ impl<W: fmt::Display> fmt::Display for OnlineMbbmConfig<W> {
             self.epsilon_prune,
             self.weak
         )
-    }
-}
-
-impl<W: Config> Config for OnlineMbbmConfig<W> {
-    type Model = OnlineMbbm<W::Model>;
-
-    fn validate(&self) -> Result<()> {
-        self.validate_booster()?;
-        self.weak.validate()
-    }
-
-    /// Member `i` is built with child stream `i` of a seed drawn from `rng`, which also seeds
-    /// the booster's own generator.
-    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
-        self.validate()?;
-        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
-        self.assemble(learners, seed)
     }
 }
 
@@ -188,6 +138,52 @@ struct Workspace {
     classes: Vec<(f64, i64)>,
     /// The final vote counts as `f64`, for the tie rule.
     votes: Vec<f64>,
+}
+
+impl<W> BoosterConfig for OnlineMbbmConfig<W> {
+    type Weak = W;
+    type Over<L: Classifier> = OnlineMbbm<L>;
+
+    fn weak(&self) -> &W {
+        &self.weak
+    }
+
+    fn n_members(&self) -> usize {
+        self.n_learners
+    }
+
+    fn validate_booster(&self) -> Result<()> {
+        if self.n_learners == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
+        if !(self.gamma > 0.0 && self.gamma < 1.0) {
+            return Err(Error::config("gamma", "must be in (0, 1)"));
+        }
+        if !(self.epsilon_prune >= 0.0 && self.epsilon_prune < 1.0) {
+            return Err(Error::config("epsilon_prune", "must be in [0, 1)"));
+        }
+        self.weight_scale.validate()
+    }
+
+    /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG.
+    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+        self.validate_booster()?;
+        let k = members_classes(&learners)?;
+        let mut rng = Rng::new(seed);
+        Ok(OnlineMbbm {
+            k,
+            gamma: self.gamma,
+            vote_rule: self.vote_rule,
+            weight_norm: self.weight_norm,
+            tie_break: self.tie_break,
+            epsilon_prune: self.epsilon_prune,
+            scales: self.weight_scale.draw(learners.len(), &mut rng),
+            learners,
+            rng,
+            engine: Engine::default(),
+            work: Workspace::default(),
+        })
+    }
 }
 
 /// The OnlineMBBM booster over weak learners `L`. Build it from an [`OnlineMbbmConfig`].

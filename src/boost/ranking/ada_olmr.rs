@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 use super::{LabelSplit, learn_relevant};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
-use crate::boost::{ExpertSelection, WeightScale, build_members, members_classes};
+use crate::boost::{BoosterConfig, ExpertSelection, WeightScale, members_classes};
+use crate::core::Rng;
 use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
-use crate::core::{Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ensemble, Ranker};
+use crate::learner::{Classifier, Ensemble, Ranker};
 use crate::{Error, Result};
 
 /// Hyper-parameters of [`AdaOlmr`] (ALGORITHMS.md §6).
@@ -58,6 +58,45 @@ impl<W> AdaOlmrConfig<W> {
             weak,
         }
     }
+}
+
+impl<W: fmt::Display> fmt::Display for AdaOlmrConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "AdaOLMR(N={}, alpha in [-{b}, {b}], eta0={}, hedge={:?}, weight scale={}) over {}",
+            self.n_learners,
+            self.eta0,
+            self.expert_selection,
+            self.weight_scale,
+            self.weak,
+            b = self.alpha_bound,
+        )
+    }
+}
+
+/// Per-row buffers, reused so that the streaming path allocates nothing.
+#[derive(Debug, Clone, Default)]
+struct Workspace {
+    s: Vec<f64>,
+    h: Vec<f64>,
+    c: Vec<f64>,
+    c_next: Vec<f64>,
+    split: LabelSplit,
+    mask: Vec<bool>,
+}
+
+impl<W> BoosterConfig for AdaOlmrConfig<W> {
+    type Weak = W;
+    type Over<L: Classifier> = AdaOlmr<L>;
+
+    fn weak(&self) -> &W {
+        &self.weak
+    }
+
+    fn n_members(&self) -> usize {
+        self.n_learners
+    }
 
     fn validate_booster(&self) -> Result<()> {
         if self.n_learners == 0 {
@@ -78,7 +117,7 @@ impl<W> AdaOlmrConfig<W> {
 
     /// Assembles a booster over learners built elsewhere; `seed` seeds its own generator
     /// (weight scales, expert draws).
-    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<AdaOlmr<L>> {
+    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         let k = members_classes(&learners)?;
         let n = learners.len();
@@ -98,47 +137,6 @@ impl<W> AdaOlmrConfig<W> {
             work: Workspace::default(),
         })
     }
-}
-
-impl<W: fmt::Display> fmt::Display for AdaOlmrConfig<W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "AdaOLMR(N={}, alpha in [-{b}, {b}], eta0={}, hedge={:?}, weight scale={}) over {}",
-            self.n_learners,
-            self.eta0,
-            self.expert_selection,
-            self.weight_scale,
-            self.weak,
-            b = self.alpha_bound,
-        )
-    }
-}
-
-impl<W: Config> Config for AdaOlmrConfig<W> {
-    type Model = AdaOlmr<W::Model>;
-
-    fn validate(&self) -> Result<()> {
-        self.validate_booster()?;
-        self.weak.validate()
-    }
-
-    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
-        self.validate()?;
-        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
-        self.assemble(learners, seed)
-    }
-}
-
-/// Per-row buffers, reused so that the streaming path allocates nothing.
-#[derive(Debug, Clone, Default)]
-struct Workspace {
-    s: Vec<f64>,
-    h: Vec<f64>,
-    c: Vec<f64>,
-    c_next: Vec<f64>,
-    split: LabelSplit,
-    mask: Vec<bool>,
 }
 
 /// The Ada.OLMR ranker over weak learners `L`. Build it from an [`AdaOlmrConfig`].

@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use super::potential::{PairLoss, WalkTables};
 use super::{LabelSplit, learn_relevant};
-use crate::boost::{WeightScale, build_members, members_classes};
-use crate::core::{Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ensemble, Ranker};
+use crate::boost::{BoosterConfig, WeightScale, members_classes};
+use crate::core::Rng;
+use crate::learner::{Classifier, Ensemble, Ranker};
 use crate::{Error, Result};
 
 /// The loss whose potentials OnlineBMR uses ([JT] §3.1).
@@ -84,6 +84,45 @@ impl<W> OnlineBmrConfig<W> {
     fn norm(&self) -> f64 {
         self.weight_norm.unwrap_or(self.loss.weight_bound())
     }
+}
+
+impl<W: fmt::Display> fmt::Display for OnlineBmrConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "OnlineBMR(N={}, gamma={}, loss={:?}, weight norm={}, weight scale={}) over {}",
+            self.n_learners,
+            self.gamma,
+            self.loss,
+            self.norm(),
+            self.weight_scale,
+            self.weak
+        )
+    }
+}
+
+/// Per-row buffers and the lazily built pair tables (derived data, not persisted).
+#[derive(Debug, Clone, Default)]
+struct Workspace {
+    s: Vec<f64>,
+    h: Vec<f64>,
+    c: Vec<f64>,
+    split: LabelSplit,
+    mask: Vec<bool>,
+    tables: Option<WalkTables>,
+}
+
+impl<W> BoosterConfig for OnlineBmrConfig<W> {
+    type Weak = W;
+    type Over<L: Classifier> = OnlineBmr<L>;
+
+    fn weak(&self) -> &W {
+        &self.weak
+    }
+
+    fn n_members(&self) -> usize {
+        self.n_learners
+    }
 
     fn validate_booster(&self) -> Result<()> {
         if self.n_learners == 0 {
@@ -102,7 +141,7 @@ impl<W> OnlineBmrConfig<W> {
     }
 
     /// Assembles a booster over learners built elsewhere; `seed` seeds the weight scales.
-    pub fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OnlineBmr<L>> {
+    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         let k = members_classes(&learners)?;
         let mut own = Rng::new(seed);
@@ -118,47 +157,6 @@ impl<W> OnlineBmrConfig<W> {
             work: Workspace::default(),
         })
     }
-}
-
-impl<W: fmt::Display> fmt::Display for OnlineBmrConfig<W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "OnlineBMR(N={}, gamma={}, loss={:?}, weight norm={}, weight scale={}) over {}",
-            self.n_learners,
-            self.gamma,
-            self.loss,
-            self.norm(),
-            self.weight_scale,
-            self.weak
-        )
-    }
-}
-
-impl<W: Config> Config for OnlineBmrConfig<W> {
-    type Model = OnlineBmr<W::Model>;
-
-    fn validate(&self) -> Result<()> {
-        self.validate_booster()?;
-        self.weak.validate()
-    }
-
-    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
-        self.validate()?;
-        let (learners, seed) = build_members(&self.weak, self.n_learners, spec, rng)?;
-        self.assemble(learners, seed)
-    }
-}
-
-/// Per-row buffers and the lazily built pair tables (derived data, not persisted).
-#[derive(Debug, Clone, Default)]
-struct Workspace {
-    s: Vec<f64>,
-    h: Vec<f64>,
-    c: Vec<f64>,
-    split: LabelSplit,
-    mask: Vec<bool>,
-    tables: Option<WalkTables>,
 }
 
 /// The OnlineBMR ranker over weak learners `L`. Build it from an [`OnlineBmrConfig`].
