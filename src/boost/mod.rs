@@ -2,6 +2,43 @@
 //! One file per algorithm, its module docs citing the paper and equations; the small pieces
 //! they share ([`hedge`], [`ogd`], the types below) live here.
 
+/// [`Ensemble`](crate::learner::Ensemble) for a booster whose members are the field
+/// `$field`, with the parts it has: a row counter, member weights (cloned from a field) and
+/// Hedge's experts; any other item is written after a `;`.
+macro_rules! ensemble {
+    (
+        $t:ident<L $(: $bound:path)?> over $field:ident
+        $(, rows $rows:ident)? $(, weights $weights:ident)? $(, hedge $hedge:ident)?
+        $(; $($extra:item)*)?
+    ) => {
+        impl<L $(: $bound)?> $crate::learner::Ensemble for $t<L> {
+            type Member = L;
+
+            fn members(&self) -> &[L] {
+                &self.$field
+            }
+
+            fn members_mut(&mut self) -> &mut [L] {
+                &mut self.$field
+            }
+
+            $(fn rows_learnt(&self) -> Option<u64> {
+                Some(self.$rows)
+            })?
+
+            $(fn member_weights(&self) -> Option<Vec<f64>> {
+                Some(self.$weights.clone())
+            })?
+
+            $(fn expert_probabilities(&self) -> Option<Vec<f64>> {
+                Some(self.$hedge.probabilities().to_vec())
+            })?
+
+            $($($extra)*)?
+        }
+    };
+}
+
 pub mod binary;
 pub mod hedge;
 pub mod multiclass;

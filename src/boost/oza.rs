@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::boost::{BoosterConfig, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
-use crate::learner::{Classifier, Ensemble};
+use crate::learner::Classifier;
 use crate::{Error, Result};
 
 /// The normaliser of OzaBoost's `λ` update.
@@ -303,17 +303,7 @@ impl<L: Classifier> OzaBoost<L> {
     }
 }
 
-impl<L: Classifier> Ensemble for OzaBoost<L> {
-    type Member = L;
-
-    fn members(&self) -> &[L] {
-        &self.learners
-    }
-
-    fn members_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
+ensemble!(OzaBoost<L: Classifier> over learners;
     /// The effective vote weights: a model the zero-error policy stops at, and every later
     /// one, weigh 0.
     fn member_weights(&self) -> Option<Vec<f64>> {
@@ -328,7 +318,7 @@ impl<L: Classifier> Ensemble for OzaBoost<L> {
                 .collect(),
         )
     }
-}
+);
 
 impl<L: Classifier> Classifier for OzaBoost<L> {
     fn n_classes(&self) -> usize {

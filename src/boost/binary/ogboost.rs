@@ -15,7 +15,7 @@ use super::{WeakOutput, class_of, require_binary, sign_of, write_proba};
 use crate::boost::{BoosterConfig, learnable, members_classes};
 use crate::core::ClassId;
 use crate::core::math::sigmoid;
-use crate::learner::{Classifier, Config, Ensemble};
+use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 
 /// The margin loss `ℓ(z)` of OGBoost.
@@ -160,17 +160,7 @@ impl<L: Classifier> OgBoost<L> {
     }
 }
 
-impl<L> Ensemble for OgBoost<L> {
-    type Member = L;
-
-    fn members(&self) -> &[L] {
-        &self.learners
-    }
-
-    fn members_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-}
+ensemble!(OgBoost<L> over learners);
 
 impl<L: Classifier> Classifier for OgBoost<L> {
     fn n_classes(&self) -> usize {

@@ -19,7 +19,7 @@ use super::{WeakOutput, class_of, require_binary, sign_of, smooth_weight, write_
 use crate::boost::ogd::project_to_simplex;
 use crate::boost::{BoosterConfig, WeightScale, learnable, members_classes};
 use crate::core::{ClassId, Rng};
-use crate::learner::{Classifier, Config, Ensemble};
+use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 
 /// How OSBoost combines its learners' hypotheses.
@@ -306,29 +306,11 @@ impl<L: Classifier> OsBoost<L> {
     }
 }
 
-impl<L: Classifier> Ensemble for OsBoost<L> {
-    type Member = L;
-
-    fn members(&self) -> &[L] {
-        &self.learners
-    }
-
-    fn members_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
-    fn rows_learnt(&self) -> Option<u64> {
-        Some(self.rows)
-    }
-
-    fn member_weights(&self) -> Option<Vec<f64>> {
-        Some(self.alpha.clone())
-    }
-
+ensemble!(OsBoost<L: Classifier> over learners, rows rows, weights alpha;
     fn expert_probabilities(&self) -> Option<Vec<f64>> {
         matches!(self.combiner, Combiner::Exp { .. }).then(|| self.exp_distribution())
     }
-}
+);
 
 impl<L: Classifier> Classifier for OsBoost<L> {
     fn n_classes(&self) -> usize {

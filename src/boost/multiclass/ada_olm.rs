@@ -25,7 +25,7 @@ use crate::boost::{
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
-use crate::learner::{Classifier, Ensemble};
+use crate::learner::Classifier;
 use crate::{Error, Result};
 
 /// Hyper-parameters of [`AdaBoostOlm`] (ALGORITHMS.md §3.1), generic over the weak learner's
@@ -386,29 +386,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
     }
 }
 
-impl<L> Ensemble for AdaBoostOlm<L> {
-    type Member = L;
-
-    fn members(&self) -> &[L] {
-        &self.learners
-    }
-
-    fn members_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
-    fn rows_learnt(&self) -> Option<u64> {
-        Some(self.rows)
-    }
-
-    fn member_weights(&self) -> Option<Vec<f64>> {
-        Some(self.alpha.clone())
-    }
-
-    fn expert_probabilities(&self) -> Option<Vec<f64>> {
-        Some(self.hedge.probabilities().to_vec())
-    }
-}
+ensemble!(AdaBoostOlm<L> over learners, rows rows, weights alpha, hedge hedge);
 
 impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     fn n_classes(&self) -> usize {

@@ -35,7 +35,7 @@ use super::potential::{PotentialEngine, WEIGHT_NOISE};
 use crate::boost::{BoosterConfig, VoteRule, WeightScale, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
-use crate::learner::{Classifier, Ensemble};
+use crate::learner::Classifier;
 use crate::{Error, Result};
 
 /// How OnlineMBBM normalises the weight `w = Σ_l (C[y][l] − C[y][y])` it passes on.
@@ -419,17 +419,7 @@ enum Members<'a, L> {
     Learn(&'a mut [L], ClassId, f64),
 }
 
-impl<L> Ensemble for OnlineMbbm<L> {
-    type Member = L;
-
-    fn members(&self) -> &[L] {
-        &self.learners
-    }
-
-    fn members_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-}
+ensemble!(OnlineMbbm<L> over learners);
 
 impl<L: Classifier> Classifier for OnlineMbbm<L> {
     fn n_classes(&self) -> usize {

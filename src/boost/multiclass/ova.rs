@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
 use crate::core::math::{TieBreak, argmax_tie, normalize};
 use crate::core::{ClassId, ClassSet, Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ensemble};
+use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 
 /// Class of a binary learner for "the label is `j`".
@@ -107,18 +107,8 @@ pub struct BinaryBundle<L> {
     rng: Rng,
 }
 
-/// The binary learners, learner `j` for class `j`.
-impl<L> Ensemble for BinaryBundle<L> {
-    type Member = L;
-
-    fn members(&self) -> &[L] {
-        &self.members
-    }
-
-    fn members_mut(&mut self) -> &mut [L] {
-        &mut self.members
-    }
-}
+// The binary learners, learner `j` for class `j`.
+ensemble!(BinaryBundle<L> over members);
 
 impl<L: Classifier> Classifier for BinaryBundle<L> {
     fn n_classes(&self) -> usize {

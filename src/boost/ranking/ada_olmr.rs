@@ -19,7 +19,7 @@ use crate::boost::ogd::Interval;
 use crate::boost::{BoosterConfig, ExpertSelection, WeightScale, members_classes};
 use crate::core::Rng;
 use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
-use crate::learner::{Classifier, Ensemble, Ranker};
+use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
 /// Hyper-parameters of [`AdaOlmr`] (ALGORITHMS.md §6).
@@ -292,29 +292,7 @@ impl<L: Classifier> AdaOlmr<L> {
     }
 }
 
-impl<L> Ensemble for AdaOlmr<L> {
-    type Member = L;
-
-    fn members(&self) -> &[L] {
-        &self.learners
-    }
-
-    fn members_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
-    fn rows_learnt(&self) -> Option<u64> {
-        Some(self.rows)
-    }
-
-    fn member_weights(&self) -> Option<Vec<f64>> {
-        Some(self.alpha.clone())
-    }
-
-    fn expert_probabilities(&self) -> Option<Vec<f64>> {
-        Some(self.hedge.probabilities().to_vec())
-    }
-}
+ensemble!(AdaOlmr<L> over learners, rows rows, weights alpha, hedge hedge);
 
 impl<L: Classifier> Ranker for AdaOlmr<L> {
     fn n_labels(&self) -> usize {

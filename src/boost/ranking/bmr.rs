@@ -17,7 +17,7 @@ use super::potential::{PairLoss, WalkTables};
 use super::{LabelSplit, learn_relevant};
 use crate::boost::{BoosterConfig, WeightScale, members_classes};
 use crate::core::Rng;
-use crate::learner::{Classifier, Ensemble, Ranker};
+use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
 /// The loss whose potentials OnlineBMR uses ([JT] §3.1).
@@ -236,21 +236,7 @@ impl<L: Classifier> OnlineBmr<L> {
     }
 }
 
-impl<L> Ensemble for OnlineBmr<L> {
-    type Member = L;
-
-    fn members(&self) -> &[L] {
-        &self.learners
-    }
-
-    fn members_mut(&mut self) -> &mut [L] {
-        &mut self.learners
-    }
-
-    fn rows_learnt(&self) -> Option<u64> {
-        Some(self.rows)
-    }
-}
+ensemble!(OnlineBmr<L> over learners, rows rows);
 
 impl<L: Classifier> Ranker for OnlineBmr<L> {
     fn n_labels(&self) -> usize {
