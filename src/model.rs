@@ -7,11 +7,10 @@
 //! [`Structure`]. Generics inside, enums at the edge: the per-row hot path of each model is
 //! static, and an enum match per row is all the choice costs.
 //!
-//! A declarative macro rather than a descriptor trait because three of the derived items are
-//! *enums* (a trait cannot add a variant) and serde's tags must be literal. What a row cannot
-//! say lives beside each algorithm's code: its config type, defaults and presets, and its
-//! [`crate::learner::Ensemble`] impl, through which every booster gets tree access and an
-//! `inspect` summary.
+//! A declarative macro rather than a descriptor trait: three of the derived items are enums
+//! (a trait cannot add a variant) and serde's tags must be literals. What a row cannot say
+//! lives beside each algorithm's code: its config, defaults and presets, and its
+//! [`crate::learner::Ensemble`] impl (tree access and an `inspect` summary).
 //!
 //! Adding an algorithm: write its file (config, model, `Config`, `Classifier`, `Ensemble`),
 //! then add one row here. The contract, golden-prediction and checkpoint tests iterate
@@ -237,48 +236,6 @@ impl Ranker for Model {
     }
 }
 
-impl ModelConfig {
-    /// A config from JSON that names its algorithm and only what differs from that
-    /// algorithm's defaults: `{"algorithm": "ada-olm"}` is a whole config, and
-    /// `{"algorithm": "ada-olm", "n_learners": 20}` changes one field. Nested objects merge the
-    /// same way, so a weak learner's single field can be changed too; an object naming another
-    /// variant (`{"weak": {"learner": "naive-bayes"}}`) replaces the default's. A complete
-    /// config, as reports and checkpoints write it, reads back as itself. Unknown fields are
-    /// errors.
-    pub fn from_json(mut value: serde_json::Value) -> Result<Self> {
-        let invalid = |message: String| Error::config("config", message);
-        let name = value
-            .as_object_mut()
-            .and_then(|o| o.remove("algorithm"))
-            .and_then(|n| n.as_str().map(str::to_string))
-            .ok_or_else(|| invalid("a config is an object naming its \"algorithm\"".into()))?;
-        let defaults = match name.as_str() {
-            // A scaled model wraps another config; the scaling has no default (it is what
-            // the wrapper is for).
-            "scaled" => {
-                let inner = value.as_object_mut().and_then(|o| o.remove("model"));
-                let model = ModelConfig::from_json(inner.unwrap_or_default())?;
-                serde_json::json!({"algorithm": "scaled", "model": model})
-            }
-            name => serde_json::to_value(name.parse::<Algorithm>()?.default_config())
-                .expect("configs serialize"),
-        };
-        let merged = catalogue::merge(defaults, value, &weak_defaults);
-        serde_json::from_value(merged).map_err(|e| invalid(e.to_string()))
-    }
-}
-
-/// The defaults of weak learner `name` where a partial config switches to it.
-fn weak_defaults(tag: &str, name: &str) -> Option<serde_json::Value> {
-    let weak: WeakLearnerConfig = match (tag, name) {
-        ("learner", "hoeffding") => paper_tree(),
-        ("learner", "naive-bayes") => NaiveBayesConfig::default().into(),
-        ("learner", "perceptron") => PerceptronConfig::default().into(),
-        _ => return None,
-    };
-    Some(serde_json::to_value(weak).expect("configs serialize"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,55 +246,5 @@ mod tests {
         assert!(matches!(err, Error::UnknownAlgorithm { .. }));
         assert!(err.to_string().contains("ada-olm"), "{err}");
         assert_eq!("ada-olm".parse::<Algorithm>().unwrap(), Algorithm::AdaOlm);
-    }
-
-    #[test]
-    fn every_default_config_names_its_algorithm_and_round_trips() {
-        for &algorithm in Algorithm::ALL {
-            let config = algorithm.default_config();
-            assert_eq!(config.algorithm(), algorithm);
-            config.validate().unwrap();
-            let json = serde_json::to_value(&config).unwrap();
-            let back = ModelConfig::from_json(json.clone()).unwrap();
-            assert_eq!(back, config, "{algorithm}");
-            let named = ModelConfig::from_json(serde_json::json!({"algorithm": algorithm.name()}));
-            // OSBoost's three algorithms share the tag `osboost`; the name picks the combiner.
-            assert_eq!(named.unwrap(), config, "{algorithm}");
-        }
-    }
-
-    #[test]
-    fn a_partial_config_changes_only_what_it_names() {
-        let json = serde_json::json!({"algorithm": "ada-olm", "n_learners": 7,
-            "weak": {"grace_period": 50.0}});
-        let ModelConfig::AdaOlm(c) = ModelConfig::from_json(json).unwrap() else {
-            panic!("ada-olm");
-        };
-        assert_eq!(c.n_learners, 7);
-        let WeakLearnerConfig::Hoeffding(tree) = &c.weak else {
-            panic!("a tree");
-        };
-        assert_eq!(tree.grace_period, 50.0);
-        assert_eq!(
-            tree.randomized,
-            HoeffdingTreeConfig::jgt_paper().randomized,
-            "the rest of the preset stays"
-        );
-        let other = serde_json::json!({"algorithm": "oza", "weak": {"learner": "naive-bayes"}});
-        let ModelConfig::Oza(c) = ModelConfig::from_json(other).unwrap() else {
-            panic!("oza");
-        };
-        assert_eq!(
-            c.weak,
-            WeakLearnerConfig::NaiveBayes(NaiveBayesConfig::default())
-        );
-        let scaled = serde_json::json!({"algorithm": "scaled", "scaling": "min-max",
-            "model": {"algorithm": "osboost-exp", "n_learners": 3}});
-        let ModelConfig::Scaled(c) = ModelConfig::from_json(scaled).unwrap() else {
-            panic!("scaled");
-        };
-        assert_eq!(c.model.algorithm(), Algorithm::OsBoostExp);
-        let unknown = serde_json::json!({"algorithm": "mbbm", "n_learner": 7});
-        assert!(ModelConfig::from_json(unknown).is_err());
     }
 }
