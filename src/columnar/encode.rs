@@ -18,6 +18,7 @@ use arrow::array::{Array, AsArray};
 use arrow::compute::cast;
 use arrow::datatypes::DataType;
 
+use super::input::nominal_type;
 use super::input::{Table, read_table};
 use super::label_sets::{
     LabelSetLayout, LabelSetReader, collect_list_labels, flag_column, label_set_layout,
@@ -56,18 +57,6 @@ pub fn load_stream(paths: &[PathBuf], label: &str, enc: &Encodings) -> Result<Da
         .map(|p| read_table(p))
         .collect::<Result<Vec<_>>>()?;
     encode_tables(&tables, label, enc)
-}
-
-/// Whether a column of this type is nominal (`Some(true)`), numeric (`Some(false)`) or
-/// neither (`None`).
-pub(crate) fn nominal_type(t: &DataType) -> Option<bool> {
-    match t {
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Some(true),
-        DataType::Dictionary(_, v) => nominal_type(v).filter(|&n| n),
-        DataType::Null | DataType::Boolean => Some(false),
-        t if t.is_numeric() => Some(false),
-        _ => None,
-    }
 }
 
 /// Encodes tables that share their columns into one stream.

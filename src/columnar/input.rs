@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::csv::reader::{Format, ReaderBuilder};
-use arrow::datatypes::{Schema, SchemaRef};
+use arrow::datatypes::{DataType, Schema, SchemaRef};
 use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -172,5 +172,17 @@ fn csv_error(path: &Path, schema: Option<&Schema>, e: ArrowError) -> Error {
         line,
         column,
         message,
+    }
+}
+
+/// Whether a column of this type is nominal (`Some(true)`), numeric (`Some(false)`) or
+/// neither (`None`).
+pub(crate) fn nominal_type(t: &DataType) -> Option<bool> {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Some(true),
+        DataType::Dictionary(_, v) => nominal_type(v).filter(|&n| n),
+        DataType::Null | DataType::Boolean => Some(false),
+        t if t.is_numeric() => Some(false),
+        _ => None,
     }
 }

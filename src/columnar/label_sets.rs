@@ -24,7 +24,7 @@ use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, Float64Type, Schema};
 use arrow::record_batch::RecordBatch;
 
-use super::encode::nominal_type;
+use super::input::nominal_type;
 use crate::core::StreamSpec;
 use crate::{Error, Result};
 

@@ -10,9 +10,9 @@ mod output;
 mod rows;
 
 pub use crate::core::{Encodings, OperatorStats, Ordinal};
-#[cfg(feature = "sql")]
-pub(crate) use encode::nominal_type;
 pub use encode::{Encoded, encode_tables, encode_with_spec, load_stream};
+#[cfg(feature = "sql")]
+pub(crate) use input::nominal_type;
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 pub use keyed::{KeyedOperator, OperatorFactory};
 pub use label_sets::{LabelSetLayout, LabelSetReader, flag_column, label_set_layout};

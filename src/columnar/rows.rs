@@ -19,7 +19,7 @@ use arrow::compute::cast;
 use arrow::datatypes::{DataType, Float64Type, Schema};
 use arrow::record_batch::RecordBatch;
 
-use super::encode::nominal_type;
+use super::input::nominal_type;
 use crate::core::Encodings;
 use crate::core::{FeatureKind, MAX_CATEGORY_CODE, StreamSpec};
 use crate::{Error, Result};

@@ -3,35 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::observer::Observer;
-use crate::core::{is_present, nominal_code};
+pub use super::split::{Branch, SplitTest};
 
 /// Index of a node in the tree's arena.
 pub type NodeId = u32;
-
-/// The test of a split node. `feature` is the column index in the row. Kept to 16 bytes:
-/// routing reads one [`Link`] per level, so its size is what a row's descent costs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub enum SplitTest {
-    /// `x_j ≤ threshold` → branch 0, else branch 1.
-    Numeric {
-        /// Column index.
-        feature: u32,
-        /// Threshold.
-        threshold: f64,
-    },
-    /// One branch per category code.
-    Multiway {
-        /// Column index.
-        feature: u32,
-    },
-    /// `x_j == value` → branch 0, else branch 1.
-    Binary {
-        /// Column index.
-        feature: u32,
-        /// The category code tested.
-        value: u32,
-    },
-}
 
 /// Sentinel of [`Link`] child slots: the branch has no child yet.
 pub const NO_CHILD: NodeId = NodeId::MAX;
@@ -56,45 +31,6 @@ impl Link {
         first: 0,
         len: 0,
     };
-}
-
-/// Where a row goes at a split node.
-pub enum Branch {
-    /// Into child slot `i` (which may not exist yet).
-    Child(usize),
-    /// The tested value is missing.
-    Missing,
-}
-
-impl SplitTest {
-    /// Column index the test reads.
-    #[inline]
-    pub fn feature(&self) -> usize {
-        match *self {
-            SplitTest::Numeric { feature, .. }
-            | SplitTest::Multiway { feature }
-            | SplitTest::Binary { feature, .. } => feature as usize,
-        }
-    }
-
-    /// The branch row `x` takes.
-    #[inline]
-    pub fn branch(&self, x: &[f64]) -> Branch {
-        let v = x[self.feature()];
-        match *self {
-            SplitTest::Numeric { threshold, .. } => {
-                if !is_present(v) {
-                    Branch::Missing
-                } else {
-                    Branch::Child(usize::from(v > threshold))
-                }
-            }
-            SplitTest::Multiway { .. } => nominal_code(v).map_or(Branch::Missing, Branch::Child),
-            SplitTest::Binary { value, .. } => nominal_code(v).map_or(Branch::Missing, |code| {
-                Branch::Child(usize::from(code != value as usize))
-            }),
-        }
-    }
 }
 
 /// A node: a split or a leaf.

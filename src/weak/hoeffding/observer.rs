@@ -3,8 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::node::SplitTest;
-use super::split::SplitCriterion;
+use super::split::{SplitCriterion, SplitTest};
 use crate::core::math::normal_cdf;
 
 /// How the variance of a weighted Gaussian estimator is read (WEAK_LEARNERS.md §1.3).

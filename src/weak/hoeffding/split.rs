@@ -1,6 +1,8 @@
-//! Split criteria and the Hoeffding bound (WEAK_LEARNERS.md §1.6–1.7).
+//! Split criteria, the Hoeffding bound (WEAK_LEARNERS.md §1.6–1.7), and the tests of split nodes.
 
 use serde::{Deserialize, Serialize};
+
+use crate::core::{is_present, nominal_code};
 
 /// How the merit of a candidate split is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -106,5 +108,69 @@ mod tests {
         let b = [[5.0, 0.0], [0.0, 5.0]];
         let m = SplitCriterion::Gini.merit(&pre, b.iter().map(|v| &v[..]), 0.01);
         assert!((m - 0.5).abs() < 1e-15);
+    }
+}
+
+/// The test of a split node. `feature` is the column index in the row. Kept to 16 bytes:
+/// routing reads one [`Link`] per level, so its size is what a row's descent costs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum SplitTest {
+    /// `x_j ≤ threshold` → branch 0, else branch 1.
+    Numeric {
+        /// Column index.
+        feature: u32,
+        /// Threshold.
+        threshold: f64,
+    },
+    /// One branch per category code.
+    Multiway {
+        /// Column index.
+        feature: u32,
+    },
+    /// `x_j == value` → branch 0, else branch 1.
+    Binary {
+        /// Column index.
+        feature: u32,
+        /// The category code tested.
+        value: u32,
+    },
+}
+
+/// Where a row goes at a split node.
+pub enum Branch {
+    /// Into child slot `i` (which may not exist yet).
+    Child(usize),
+    /// The tested value is missing.
+    Missing,
+}
+
+impl SplitTest {
+    /// Column index the test reads.
+    #[inline]
+    pub fn feature(&self) -> usize {
+        match *self {
+            SplitTest::Numeric { feature, .. }
+            | SplitTest::Multiway { feature }
+            | SplitTest::Binary { feature, .. } => feature as usize,
+        }
+    }
+
+    /// The branch row `x` takes.
+    #[inline]
+    pub fn branch(&self, x: &[f64]) -> Branch {
+        let v = x[self.feature()];
+        match *self {
+            SplitTest::Numeric { threshold, .. } => {
+                if !is_present(v) {
+                    Branch::Missing
+                } else {
+                    Branch::Child(usize::from(v > threshold))
+                }
+            }
+            SplitTest::Multiway { .. } => nominal_code(v).map_or(Branch::Missing, Branch::Child),
+            SplitTest::Binary { value, .. } => nominal_code(v).map_or(Branch::Missing, |code| {
+                Branch::Child(usize::from(code != value as usize))
+            }),
+        }
     }
 }
