@@ -44,8 +44,12 @@ def flags(algo, weak, variant):
         single = "perceptron" if weak == "P" else "naive-bayes"
         return ["--algo", single, "--scale", "min-max"]
     output, _, resample = variant.partition("+")
-    return ["--algo", algo, "--weak", WEAK[weak], "--gamma", "0.1", "--scale", "min-max",
-            "--preset", "default", "--weak-output", output, "--resample", resample or "none"]
+    common = ["--algo", algo, "--weak", WEAK[weak], "--scale", "min-max", "--preset", "default",
+              "--resample", resample or "none"]
+    # Only the boosters that have these knobs take them (the command refuses the others).
+    gamma = ["--gamma", "0.1"] if algo.startswith("osboost") else []
+    reads = ["--weak-output", output] if algo in READS_OUTPUT else []
+    return common + gamma + reads
 
 
 def main():

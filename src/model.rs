@@ -17,7 +17,6 @@
 //! [`Algorithm::ALL`], so the new row is tested without being listed again.
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +27,7 @@ use crate::boost::multiclass::{
 };
 use crate::boost::oza::{OzaBoost, OzaBoostConfig};
 use crate::boost::ranking::{self, AdaOlmr, AdaOlmrConfig, OnlineBmr, OnlineBmrConfig};
+use crate::boost::{Knob, Tune};
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config, EnsembleSummary, Ranker};
 use crate::scaling::{Scaled, ScaledConfig};
@@ -35,7 +35,7 @@ use crate::weak::{
     HoeffdingTree, HoeffdingTreeConfig, NaiveBayes, NaiveBayesConfig, Perceptron, PerceptronConfig,
     Structure, WeakLearner, WeakLearnerConfig,
 };
-use crate::{Error, Result};
+use crate::Result;
 
 #[macro_use]
 mod catalogue;
@@ -115,28 +115,6 @@ fn osboost_algorithm(combiner: Combiner) -> Algorithm {
     }
 }
 
-impl fmt::Display for Algorithm {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Algorithm {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self> {
-        let known = || Algorithm::ALL.iter().map(|a| a.name()).collect::<Vec<_>>();
-        Algorithm::ALL
-            .iter()
-            .copied()
-            .find(|a| a.name() == s)
-            .ok_or_else(|| Error::UnknownAlgorithm {
-                name: s.to_string(),
-                known: known().join(", "),
-            })
-    }
-}
-
 impl fmt::Display for ModelConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         dispatch_config!(self, c => c.fmt(f))
@@ -153,6 +131,12 @@ impl Config for ModelConfig {
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Model> {
         // Each variant of the config builds the same variant of the model.
         Ok(dispatch_config!(self, c => c.build_with_rng(spec, rng)?.into()))
+    }
+}
+
+impl Tune for ModelConfig {
+    fn tune(&mut self, knob: &Knob) -> bool {
+        dispatch_config!(self, c => c.tune(knob))
     }
 }
 
@@ -239,6 +223,7 @@ impl Ranker for Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
 
     #[test]
     fn unknown_algorithm_is_a_typed_error() {

@@ -13,6 +13,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
+use crate::boost::{Knob, Tune};
 use crate::core::{ClassId, Rng, StreamSpec, is_present};
 use crate::learner::{Classifier, Config, EnsembleSummary, Ranker};
 use crate::weak::{HoeffdingTree, Structure};
@@ -103,6 +104,13 @@ impl<C: Config> Config for ScaledConfig<C> {
             stats: vec![Running::default(); spec.n_features()],
             model: Box::new(self.model.build_with_rng(spec, rng)?),
         })
+    }
+}
+
+/// The knobs are the wrapped model's.
+impl<C: Tune> Tune for ScaledConfig<C> {
+    fn tune(&mut self, knob: &Knob) -> bool {
+        self.model.tune(knob)
     }
 }
 

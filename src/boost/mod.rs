@@ -41,10 +41,13 @@ macro_rules! ensemble {
 
 pub mod binary;
 pub mod hedge;
+mod knob;
 pub mod multiclass;
 pub mod ogd;
 pub mod oza;
 pub mod ranking;
+
+pub use knob::{Knob, Tune};
 
 use std::fmt::Display;
 

@@ -16,7 +16,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{BoosterConfig, learnable, members_classes};
+use crate::boost::{BoosterConfig, Knob, Tune, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -54,6 +54,28 @@ pub enum ZeroErrorPolicy {
     River,
     /// Such models have weight 0; later models still vote.
     Skip,
+}
+
+/// Which OzaBoost: MOA's, or River's `AdaBoostClassifier`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum OzaVariant {
+    /// MOA's OzaBoost: `λ` normalised by all rows seen; models with error 0 or above 1/2 end
+    /// the vote.
+    Moa,
+    /// River's: Oza's `λ` update; such models vote with weight 1.
+    River,
+}
+
+impl OzaVariant {
+    /// Sets the parameters that tell the two apart.
+    pub fn apply<W>(self, config: &mut OzaBoostConfig<W>) {
+        let (lambda_update, zero_error) = match self {
+            OzaVariant::Moa => (LambdaUpdate::Moa, ZeroErrorPolicy::Stop),
+            OzaVariant::River => (LambdaUpdate::Oza, ZeroErrorPolicy::River),
+        };
+        (config.lambda_update, config.zero_error) = (lambda_update, zero_error);
+    }
 }
 
 /// Hyper-parameters of [`OzaBoost`] (ALGORITHMS.md §9), generic over the weak learner's
@@ -96,11 +118,9 @@ impl<W> OzaBoostConfig<W> {
     /// River's `AdaBoostClassifier`: Oza's `λ` update, and models with `ε ∉ (0, 1/2]` vote
     /// with weight 1.
     pub fn river(weak: W) -> Self {
-        OzaBoostConfig {
-            lambda_update: LambdaUpdate::Oza,
-            zero_error: ZeroErrorPolicy::River,
-            ..OzaBoostConfig::new(weak)
-        }
+        let mut config = OzaBoostConfig::new(weak);
+        OzaVariant::River.apply(&mut config);
+        config
     }
 }
 
@@ -162,6 +182,18 @@ impl<W> BoosterConfig for OzaBoostConfig<W> {
             seen: 0.0,
             rng: Rng::new(seed),
         })
+    }
+}
+
+impl<W: Tune> Tune for OzaBoostConfig<W> {
+    fn tune(&mut self, knob: &Knob) -> bool {
+        match knob {
+            Knob::Learners(n) => self.n_learners = *n,
+            Knob::OzaVariant(variant) => variant.apply(self),
+            Knob::ZeroError(z) => self.zero_error = *z,
+            _ => return self.weak.tune(knob),
+        }
+        true
     }
 }
 

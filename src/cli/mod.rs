@@ -2,6 +2,7 @@
 //! assembled from their configs ([`crate::model`]); evaluation is [`crate::eval`]'s.
 
 mod inspect;
+mod model_flags;
 mod replay;
 mod report;
 #[cfg(feature = "sql")]

@@ -2,6 +2,9 @@
 //! dispatch, the capabilities a row declares, and the merge of a partial JSON config over an
 //! algorithm's defaults.
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::Serialize;
 
 use super::{Algorithm, ModelConfig, paper_tree};
@@ -37,6 +40,28 @@ pub struct Capabilities {
     pub role: Role,
     /// The streams it learns.
     pub learns: Learns,
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let known = || Algorithm::ALL.iter().map(|a| a.name()).collect::<Vec<_>>();
+        Algorithm::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| Error::UnknownAlgorithm {
+                name: s.to_string(),
+                known: known().join(", "),
+            })
+    }
 }
 
 /// `defaults` with `over` laid on top: objects merge key by key, anything else in `over`

@@ -12,7 +12,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, write_proba};
-use crate::boost::{BoosterConfig, learnable, members_classes};
+use crate::boost::{BoosterConfig, Knob, Tune, learnable, members_classes};
 use crate::core::ClassId;
 use crate::core::math::sigmoid;
 use crate::learner::{Classifier, Config};
@@ -137,6 +137,17 @@ impl<W> BoosterConfig for OgBoostConfig<W> {
             errors: vec![0.0; n],
             best: vec![0; n / self.per_selector],
         })
+    }
+}
+
+impl<W: Tune> Tune for OgBoostConfig<W> {
+    fn tune(&mut self, knob: &Knob) -> bool {
+        match knob {
+            Knob::Learners(n) => self.n_selectors = *n,
+            Knob::WeakOutput(o) => self.weak_output = *o,
+            _ => return self.weak.tune(knob),
+        }
+        true
     }
 }
 

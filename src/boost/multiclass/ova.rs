@@ -16,6 +16,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
+use crate::boost::{Knob, Tune};
 use crate::core::math::{TieBreak, argmax_tie, normalize};
 use crate::core::{ClassId, ClassSet, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
@@ -68,6 +69,13 @@ impl<W> BinaryBundleConfig<W> {
 impl<W: fmt::Display> fmt::Display for BinaryBundleConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "OneVsAll(k x {})", self.binary)
+    }
+}
+
+/// Every knob is the binary learner's (one-vs-all's boosters, AdaOVA's weak learners).
+impl<W: Tune> Tune for BinaryBundleConfig<W> {
+    fn tune(&mut self, knob: &Knob) -> bool {
+        self.binary.tune(knob)
     }
 }
 

@@ -128,7 +128,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             (model, stream, encoded)
         }
         None => {
-            let config = args.model_config()?;
+            let config = args.model.model_config()?;
             config.validate()?;
             let encodings = Encodings {
                 nominal: args.nominal.clone(),
