@@ -20,6 +20,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::Result;
 use crate::boost::binary::{Combiner, OgBoost, OgBoostConfig, OsBoost, OsBoostConfig};
 use crate::boost::multiclass::{
     AdaBoostOlm, AdaBoostOlmConfig, BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig,
@@ -35,7 +36,6 @@ use crate::weak::{
     HoeffdingTree, HoeffdingTreeConfig, NaiveBayes, NaiveBayesConfig, Perceptron, PerceptronConfig,
     Structure, WeakLearner, WeakLearnerConfig,
 };
-use crate::Result;
 
 #[macro_use]
 mod catalogue;

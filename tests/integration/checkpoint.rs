@@ -583,3 +583,21 @@ fn checkpoints_written_by_earlier_builds_load_and_continue_exactly() {
         assert_eq!(digest.hex(), recorded, "{name}");
     }
 }
+
+/// Every algorithm of the catalogue, at its defaults, resumes from a checkpoint bit for bit
+/// (binary ones on a two-class stream): a new row is checked without being listed here.
+#[test]
+fn every_algorithm_of_the_catalogue_resumes_exactly() {
+    use streamboost::model::{Algorithm, Learns};
+    let car = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
+    let binary = synth::mixed_binary(1200, 0.05, 0.1, 3);
+    for &algorithm in Algorithm::ALL {
+        let config = crate::contract::catalogue_config(algorithm, 6);
+        let data = match algorithm.capabilities().learns {
+            Learns::Binary => &binary,
+            Learns::Multiclass | Learns::Ranking => &car,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        assert_resume_is_exact(&config, data, dir.path());
+    }
+}

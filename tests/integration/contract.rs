@@ -9,10 +9,11 @@ use streamboost::boost::multiclass::{
 };
 use streamboost::boost::oza::{OzaBoostConfig, OzaVote};
 use streamboost::boost::{ExpertSelection, VoteRule, WeightScale};
+use streamboost::boost::{Knob, Tune};
 use streamboost::core::Dataset;
 use streamboost::core::math::TieBreak;
 use streamboost::learner::Ensemble;
-use streamboost::model::{Model, ModelConfig};
+use streamboost::model::{Algorithm, Learns, Model, ModelConfig};
 use streamboost::synth;
 use streamboost::weak::hoeffding::{LeafPrediction, MissingPolicy};
 use streamboost::weak::{
@@ -524,4 +525,35 @@ fn rankers_as_classifiers() {
             ..AdaOlmrConfig::new(HoeffdingTreeConfig::jgt_paper())
         },
     );
+}
+
+/// An algorithm of the catalogue at its defaults, with `n` learners if it is a booster.
+pub fn catalogue_config(algorithm: Algorithm, n: usize) -> ModelConfig {
+    let mut config = algorithm.default_config();
+    if algorithm.is_booster() {
+        assert!(
+            config.tune(&Knob::Learners(n)),
+            "{algorithm} has a learner count"
+        );
+    }
+    config
+}
+
+/// Every algorithm of the catalogue, at its defaults: a new row is checked without being
+/// listed here.
+#[test]
+fn every_algorithm_of_the_catalogue_honours_the_contract() {
+    for &algorithm in Algorithm::ALL {
+        let config = catalogue_config(algorithm, 5);
+        let name = algorithm.name();
+        match algorithm.capabilities().learns {
+            Learns::Binary => check_contract_on(
+                name,
+                &config,
+                &synth::mixed_binary(600, 0.05, 0.1, 11),
+                &synth::mixed_binary(3000, 0.0, 0.0, 4),
+            ),
+            Learns::Multiclass | Learns::Ranking => check_contract(name, &config),
+        }
+    }
 }
