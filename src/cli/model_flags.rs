@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
 use crate::boost::binary::WeakOutput;
@@ -85,11 +86,8 @@ pub enum ScaleArg {
 /// The flags that describe a model.
 #[derive(Debug, Args)]
 pub struct ModelFlags {
-    /// Algorithm: hoeffding, naive-bayes, perceptron (single learners); ada-olm, mbbm, oza,
-    /// ova, ada-ova (multiclass); osboost, osboost-ocp, osboost-exp, ogboost
-    /// (binary); bmr, ada-olmr (multi-label rankers). Each runs at its own defaults; the
-    /// flags below change them.
-    #[arg(long, default_value = "ada-olm", value_parser = parse_algorithm)]
+    /// Algorithm; each runs at its own defaults, which the flags below change.
+    #[arg(long, default_value = "ada-olm", value_parser = algorithm_parser())]
     pub algo: Algorithm,
     /// The model as a JSON config (the `config` of `sql --model`): its algorithm and what
     /// differs from that algorithm's defaults, e.g. `{"algorithm": "ada-olm", "n_learners":
@@ -169,8 +167,12 @@ pub struct ModelFlags {
     pub expert: Option<ExpertSelection>,
 }
 
-fn parse_algorithm(s: &str) -> std::result::Result<Algorithm, String> {
-    s.parse().map_err(|e: Error| e.to_string())
+/// `--algo`'s values, with their help, from the catalogue.
+fn algorithm_parser() -> impl TypedValueParser<Value = Algorithm> {
+    let names = Algorithm::ALL
+        .iter()
+        .map(|a| PossibleValue::new(a.name()).help(a.about()));
+    PossibleValuesParser::new(names).map(|name| name.parse().expect("a catalogue name"))
 }
 
 fn parse_weight_scale(s: &str) -> std::result::Result<WeightScale, String> {

@@ -84,7 +84,7 @@ fn unknown_algorithm() {
         .assert()
         .failure()
         .stderr(
-            predicate::str::contains("unknown algorithm `adaboost`")
+            predicate::str::contains("invalid value 'adaboost' for '--algo")
                 .and(predicate::str::contains("ada-olm")),
         );
 }
