@@ -21,6 +21,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
+use crate::boost::bagging::{OzaBag, OzaBagConfig};
 use crate::boost::binary::{Combiner, OgBoost, OgBoostConfig, OsBoost, OsBoostConfig};
 use crate::boost::multiclass::{
     AdaBoostOlm, AdaBoostOlmConfig, BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig,
@@ -82,6 +83,10 @@ catalogue! {
         /// Adaboost.OLM over bundles of binary learners ([JGT-App] E).
         AdaOva = "ada-ova" (Booster, Multiclass)
             => AdaBoostOlmConfig::new(BinaryBundleConfig::new(paper_tree())),
+    }
+    OzaBag("oza-bag"): OzaBagConfig<WeakLearnerConfig> => OzaBag<WeakLearner>, classifier {
+        /// Oza's online bagging (MOA's OzaBag): the ensemble boosting is measured against.
+        OzaBag = "oza-bag" (Booster, Multiclass) => OzaBagConfig::new(paper_tree()),
     }
     OsBoost("osboost"): OsBoostConfig<WeakLearnerConfig> => OsBoost<WeakLearner>, classifier
         by |c| osboost_algorithm(c.combiner), |m| osboost_algorithm(m.combiner()); {

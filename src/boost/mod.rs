@@ -39,6 +39,7 @@ macro_rules! ensemble {
     };
 }
 
+pub mod bagging;
 pub mod binary;
 pub mod hedge;
 mod knob;

@@ -1,0 +1,218 @@
+//! Online bagging of Oza & Russell (2001), "Online Bagging and Boosting" (MOA's `OzaBag`,
+//! River's `BaggingClassifier`): the ensemble that online boosting is measured against.
+//!
+//! A bootstrap sample of `n` rows holds each row `K ~ Binomial(n, 1/n)` times, which tends
+//! to `Poisson(1)` as `n` grows; online, each member learns each labelled row `K ~ Poisson(λ)`
+//! times, independently of the other members, as one row of weight `K·w` (a weighted
+//! learner's `K` copies). The ensemble predicts the mean of its members' class
+//! probabilities, each normalised first (MOA's vote), and its class is the most probable,
+//! ties to the lowest index. `λ = 1` is the bootstrap; a larger `λ` resamples more (the
+//! "leveraging" direction of Bifet et al. 2010).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::boost::{BoosterConfig, Knob, Tune, learnable, members_classes};
+use crate::core::math::{argmax, normalize};
+use crate::core::{ClassId, Rng};
+use crate::learner::Classifier;
+use crate::{Error, Result};
+
+/// Hyper-parameters of [`OzaBag`], generic over the weak learner's config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OzaBagConfig<W> {
+    /// Number of members (MOA's and River's default: 10).
+    pub n_learners: usize,
+    /// `λ`: each member learns a row `K ~ Poisson(λ)` times.
+    pub lambda: f64,
+    /// The members' config.
+    pub weak: W,
+}
+
+impl<W> OzaBagConfig<W> {
+    /// MOA's defaults: 10 members, `λ = 1`.
+    pub fn new(weak: W) -> Self {
+        OzaBagConfig {
+            n_learners: 10,
+            lambda: 1.0,
+            weak,
+        }
+    }
+}
+
+impl<W: fmt::Display> fmt::Display for OzaBagConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "OzaBag(M={}, lambda={}) over {}",
+            self.n_learners, self.lambda, self.weak
+        )
+    }
+}
+
+impl<W> BoosterConfig for OzaBagConfig<W> {
+    type Weak = W;
+    type Over<L: Classifier> = OzaBag<L>;
+
+    fn weak(&self) -> &W {
+        &self.weak
+    }
+
+    fn n_members(&self) -> usize {
+        self.n_learners
+    }
+
+    fn validate_booster(&self) -> Result<()> {
+        if self.n_learners == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
+        if !(self.lambda > 0.0 && self.lambda.is_finite()) {
+            return Err(Error::config("lambda", "must be > 0"));
+        }
+        Ok(())
+    }
+
+    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OzaBag<L>> {
+        self.validate_booster()?;
+        Ok(OzaBag {
+            k: members_classes(&learners)?,
+            lambda: self.lambda,
+            learners,
+            rng: Rng::new(seed),
+        })
+    }
+}
+
+impl<W: Tune> Tune for OzaBagConfig<W> {
+    fn tune(&mut self, knob: &Knob) -> bool {
+        match knob {
+            Knob::Learners(n) => self.n_learners = *n,
+            _ => return self.weak.tune(knob),
+        }
+        true
+    }
+}
+
+/// Oza's online bagging over members `L`. Build it from an [`OzaBagConfig`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OzaBag<L> {
+    k: usize,
+    lambda: f64,
+    learners: Vec<L>,
+    /// Draws the members' replication counts.
+    rng: Rng,
+}
+
+ensemble!(OzaBag<L> over learners);
+
+impl<L: Classifier> OzaBag<L> {
+    /// Adds member probabilities `p`, normalised, to `sum`.
+    fn vote(p: &mut [f64], sum: &mut [f64]) {
+        normalize(p);
+        sum.iter_mut().zip(p.iter()).for_each(|(s, p)| *s += p);
+    }
+
+    /// The mean vote in `sum` as class probabilities in `out`; returns the class.
+    fn finish(&self, sum: &[f64], out: &mut [f64]) -> ClassId {
+        let n = self.learners.len() as f64;
+        out.iter_mut().zip(sum).for_each(|(o, s)| *o = s / n);
+        argmax(out)
+    }
+}
+
+impl<L: Classifier> Classifier for OzaBag<L> {
+    fn n_classes(&self) -> usize {
+        self.k
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        let Some((y, w)) = learnable(Some(y), weight, self.k) else {
+            return;
+        };
+        for learner in &mut self.learners {
+            let copies = self.rng.poisson(self.lambda);
+            if copies > 0 {
+                learner.learn(x, y, w * copies as f64);
+            }
+        }
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        let (mut p, mut sum) = (vec![0.0; self.k], vec![0.0; self.k]);
+        for learner in &self.learners {
+            learner.predict_proba(x, &mut p);
+            Self::vote(&mut p, &mut sum);
+        }
+        self.finish(&sum, out);
+    }
+
+    /// Each member predicts the row before it learns it, so the vote is the one
+    /// [`Classifier::predict_proba`] gives before learning, and every member is read once.
+    fn learn_predict(
+        &mut self,
+        x: &[f64],
+        y: Option<ClassId>,
+        weight: f64,
+        out: &mut [f64],
+    ) -> ClassId {
+        let target = learnable(y, weight, self.k);
+        let (mut p, mut sum) = (vec![0.0; self.k], vec![0.0; self.k]);
+        for learner in &mut self.learners {
+            match target {
+                Some((y, w)) => {
+                    let copies = self.rng.poisson(self.lambda);
+                    learner.learn_predict(x, Some(y), w * copies as f64, &mut p);
+                }
+                None => learner.predict_proba(x, &mut p),
+            }
+            Self::vote(&mut p, &mut sum);
+        }
+        self.finish(&sum, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::StreamSpec;
+    use crate::learner::Config;
+    use crate::weak::NaiveBayesConfig;
+
+    #[test]
+    fn members_see_poisson_copies_and_the_vote_is_their_mean() {
+        let spec = StreamSpec::numeric(1, 2).unwrap();
+        let config = OzaBagConfig::new(NaiveBayesConfig::default());
+        let mut bag = config.build(&spec, 3).unwrap();
+        let mut out = [0.0; 2];
+        for i in 0..400 {
+            let x = [(i % 2) as f64];
+            bag.learn_predict(&x, Some(i % 2), 1.0, &mut out);
+        }
+        // Each member's total weight is a sum of 400 Poisson(1) draws: near 400, and the
+        // members differ (independent draws).
+        let totals: Vec<f64> = bag
+            .learners
+            .iter()
+            .map(|m| m.class_weights().iter().sum())
+            .collect();
+        assert!(
+            totals.iter().all(|&t| (300.0..500.0).contains(&t)),
+            "{totals:?}"
+        );
+        assert!(totals.windows(2).any(|w| w[0] != w[1]), "{totals:?}");
+
+        let mut mean = [0.0; 2];
+        let mut p = [0.0; 2];
+        for m in &bag.learners {
+            m.predict_proba(&[1.0], &mut p);
+            normalize(&mut p);
+            mean.iter_mut().zip(p).for_each(|(a, b)| *a += b);
+        }
+        mean.iter_mut().for_each(|a| *a /= 10.0);
+        bag.predict_proba(&[1.0], &mut out);
+        assert_eq!(out, mean);
+        assert_eq!(argmax(&out), 1);
+    }
+}
