@@ -57,6 +57,8 @@ pub mod weak;
 pub mod checkpoint;
 #[cfg(feature = "columnar")]
 pub mod columnar;
+#[cfg(feature = "columnar")]
+pub mod replay;
 
 #[cfg(feature = "stream")]
 pub mod stream;

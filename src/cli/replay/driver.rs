@@ -1,107 +1,29 @@
-//! The replay driver: reads the inputs, builds or loads the model, replays the rows
-//! test-then-train through [`crate::eval`], and saves checkpoints by a [`CheckpointPolicy`].
+//! `streamboost replay`'s driver: reads the inputs, starts a [`Session`] and replays it,
+//! collecting what the report and the output files need.
 
 use std::path::{Path, PathBuf};
 
 use super::ReplayArgs;
-use crate::checkpoint::{self, StreamState};
+use crate::Result;
 use crate::cli::report::{self, Outputs, RunInfo};
-use crate::columnar::{
-    Encoded, Encodings, OperatorStats, Predictions, RankedPredictions, Table, encode_tables,
-    encode_with_spec, read_csv_bytes, read_table,
-};
-use crate::core::Rng;
+use crate::columnar::{Predictions, RankedPredictions, Table, read_csv_bytes, read_table};
+use crate::core::Encodings;
 use crate::eval::Prequential;
-use crate::learner::Config;
 use crate::model::Model;
-use crate::{Error, Result};
+use crate::replay::{self, CheckpointPolicy, Checkpointer, Session};
 
 /// The data set replayed when no `--input` is given: UCI Car Evaluation (1,728 rows,
 /// 6 nominal features, 4 classes), rows in a fixed random order (see `data/README.md`).
 const BUNDLED_NAME: &str = "data/car.csv (bundled)";
 const BUNDLED_CSV: &[u8] = include_bytes!("../../../data/car.csv");
 
-/// Where and how often a replay saves its model.
-pub struct CheckpointPolicy {
-    /// The checkpoint file, replaced atomically at each save.
-    pub path: PathBuf,
-    /// Also save after every this many rows (else only at the end).
-    pub every: Option<u64>,
-}
-
-/// What every replayed row does besides being scored: progress, the stream's counters and
-/// the periodic checkpoint.
-struct Bookkeeping<'a> {
-    checkpoint: Option<CheckpointPolicy>,
-    stream: StreamState,
-    unknown_label_rows: &'a [usize],
-    progress: report::Progress,
-    saved_at: Option<usize>,
-}
-
-impl Bookkeeping<'_> {
-    fn after_row(
-        &mut self,
-        position: usize,
-        row: usize,
-        labelled: bool,
-        model: &mut Model,
-    ) -> Result<()> {
-        self.progress.row(position as u64 + 1);
-        self.stream.stats.rows_seen += 1;
-        if labelled {
-            self.stream.stats.rows_learnt += 1;
-        } else if self.unknown_label_rows.binary_search(&row).is_ok() {
-            self.stream.stats.unknown_labels += 1;
-        }
-        if let Some(CheckpointPolicy {
-            path,
-            every: Some(every),
-        }) = &self.checkpoint
-            && (position as u64 + 1).is_multiple_of(*every)
-        {
-            checkpoint::save(path, model, &self.stream)?;
-            self.saved_at = Some(position);
-        }
-        Ok(())
-    }
-
-    /// Saves the final checkpoint unless the last row already did.
-    fn finish(&mut self, rows: usize, model: &mut Model) -> Result<()> {
-        self.progress.finish();
-        if let Some(CheckpointPolicy { path, .. }) = &self.checkpoint {
-            if self.saved_at != rows.checked_sub(1) {
-                checkpoint::save(path, model, &self.stream)?;
-            }
-            eprintln!(
-                "saved    {} ({} rows seen)",
-                path.display(),
-                self.stream.stats.rows_seen
-            );
-        }
-        Ok(())
-    }
-}
-
-/// The replay order: file order, or a seeded shuffle within the training part and within
-/// the test part (the test rows stay after the training rows).
-fn replay_order(n: usize, test_start: Option<usize>, shuffle: Option<u64>) -> Option<Vec<usize>> {
-    shuffle.map(|seed| {
-        let mut order: Vec<usize> = (0..n).collect();
-        let mut rng = Rng::new(seed);
-        let split = test_start.unwrap_or(n).min(n);
-        let (train, test) = order.split_at_mut(split);
-        rng.shuffle(train);
-        rng.shuffle(test);
-        order
-    })
-}
-
 /// Runs `streamboost replay`.
 pub fn run(args: &ReplayArgs) -> Result<()> {
-    if args.checkpoint_every == Some(0) {
-        return Err(Error::config("checkpoint_every", "must be >= 1"));
-    }
+    let policy = args.save.clone().map(|path| CheckpointPolicy {
+        path,
+        every: args.checkpoint_every,
+    });
+    policy.as_ref().map_or(Ok(()), CheckpointPolicy::validate)?;
     let (tables, inputs, test_start) = read_inputs(args)?;
     let outputs = Outputs {
         report: args.report.clone(),
@@ -115,47 +37,34 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         test_start,
     };
     evaluation.validate()?;
-    let (mut model, stream, encoded) = match &args.load {
+    let session = match &args.load {
         Some(path) => {
-            let (model, stream) = checkpoint::load(path)?;
-            let encoded = encode_with_spec(&tables, &stream.spec, &stream.label, &stream.encodings)
-                .map_err(|e| checkpoint::not_fitting(path, e))?;
-            eprintln!(
-                "resumed  {} ({} rows seen)",
-                path.display(),
-                stream.stats.rows_seen
-            );
-            (model, stream, encoded)
+            let session = Session::resume(&tables, path)?;
+            let seen = session.stream.stats.rows_seen;
+            eprintln!("resumed  {} ({seen} rows seen)", path.display());
+            session
         }
         None => {
-            let config = args.model.model_config()?;
-            config.validate()?;
             let encodings = Encodings {
                 nominal: args.nominal.clone(),
                 ordinal: args.ordinal.clone(),
             };
-            let data = encode_tables(&tables, &args.label, &encodings)?;
-            let model = config.build(data.spec(), args.seed)?;
-            let stream = StreamState {
-                config,
-                spec: data.spec().clone(),
-                encodings,
-                label: args.label.clone(),
-                stats: OperatorStats::default(),
-            };
-            let encoded = Encoded {
-                data,
-                unknown_label_rows: Vec::new(),
-            };
-            (model, stream, encoded)
+            let config = args.model.model_config()?;
+            Session::fresh(&tables, config, args.seed, &args.label, encodings)?
         }
     };
+    let Session {
+        mut model,
+        stream,
+        encoded,
+    } = session;
+    let mut checkpointer = Checkpointer::new(policy, &stream, &encoded.unknown_label_rows);
     let data = &encoded.data;
     let before = stream.stats;
     let config = stream.config.clone();
     let spec = data.spec();
     let n_nominal = spec.features.iter().filter(|f| f.is_nominal()).count();
-    let order = replay_order(data.len(), test_start, args.shuffle);
+    let order = replay::order(data.len(), test_start, args.shuffle);
 
     eprintln!("model    {config}");
     let seed = args.load.is_none().then_some(args.seed);
@@ -192,20 +101,12 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         );
     }
 
-    let mut book = Bookkeeping {
-        checkpoint: args.save.clone().map(|path| CheckpointPolicy {
-            path,
-            every: args.checkpoint_every,
-        }),
-        stream: StreamState {
-            spec: spec.clone(),
-            ..stream
-        },
-        unknown_label_rows: &encoded.unknown_label_rows,
-        progress: report::Progress::new(data.len() as u64, args.quiet),
-        saved_at: None,
+    let progress = report::Progress::new(data.len() as u64, args.quiet);
+    let mut after_row = |position: usize, row: usize, labelled: bool, model: &mut Model| {
+        progress.row(position as u64 + 1);
+        checkpointer.after_row(position, row, labelled, model)
     };
-    let encodings = book.stream.encodings.clone();
+    let encodings = stream.encodings.clone();
     let run = RunInfo {
         algorithm: config.algorithm(),
         model: config.to_string(),
@@ -235,9 +136,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
                     row.predicted,
                 );
             }
-            book.after_row(row.position, row.row, row.relevant.is_some(), model)
+            after_row(row.position, row.row, row.relevant.is_some(), model)
         })?;
-        book.finish(data.len(), &mut model)?;
+        finish(&progress, checkpointer.finish(data.len(), &mut model)?);
         report::print_ranking_summary(&report);
         let points = report.curve.iter();
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
@@ -257,19 +158,27 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             p.predictions.push(class_names[outcome.predicted].clone());
             p.probabilities.extend_from_slice(outcome.proba);
         }
-        book.after_row(
+        after_row(
             outcome.position,
             outcome.row,
             outcome.label.is_some(),
             model,
         )
     })?;
-    book.finish(data.len(), &mut model)?;
+    finish(&progress, checkpointer.finish(data.len(), &mut model)?);
     report::print_summary(&report);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
     let predictions = predictions.map(|p| p.to_batch()).transpose()?;
     report::write_outputs(&outputs, &run, &report, "accuracy", points, predictions)
+}
+
+/// Ends the progress display and says where the model was saved.
+fn finish(progress: &report::Progress, saved: Option<(&Path, u64)>) {
+    progress.finish();
+    if let Some((path, seen)) = saved {
+        eprintln!("saved    {} ({seen} rows seen)", path.display());
+    }
 }
 
 /// The input tables then the test tables, their names, and the row where the test part

@@ -1,0 +1,174 @@
+//! Replaying a logged stream: tables encoded as a fresh model's stream or as the continuation
+//! of a checkpoint's, replayed in file or seeded order by [`crate::eval::Prequential`], with
+//! the stream's counters kept and the model saved by a [`CheckpointPolicy`]. The command
+//! line's `replay` is this module plus flags and presentation.
+//!
+//! Streaming semantics: every row is scored once and learnt at most once (rows whose label
+//! is unknown to a resumed model are scored and counted, not learnt). A checkpoint is written
+//! between rows, atomically, so a crash leaves the previous one; it records the rows seen, so
+//! a replay of the remaining rows from it continues bit for bit where the saved model stopped.
+//! Nothing is buffered beyond the encoded input: the caller sees each row as it is replayed.
+
+use std::path::{Path, PathBuf};
+
+use crate::checkpoint::{self, StreamState};
+use crate::columnar::{Encoded, Table, encode_tables, encode_with_spec};
+use crate::core::{Encodings, OperatorStats, Rng};
+use crate::learner::Config;
+use crate::model::{Model, ModelConfig};
+use crate::{Error, Result};
+
+/// Where and how often a replay saves its model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckpointPolicy {
+    /// The checkpoint file, replaced atomically at each save.
+    pub path: PathBuf,
+    /// Also save after every this many rows (else only at the end).
+    pub every: Option<u64>,
+}
+
+impl CheckpointPolicy {
+    /// Checks the period.
+    pub fn validate(&self) -> Result<()> {
+        if self.every == Some(0) {
+            return Err(Error::config("checkpoint_every", "must be >= 1"));
+        }
+        Ok(())
+    }
+}
+
+/// A model and the stream it replays: built fresh, or resumed from a checkpoint.
+pub struct Session {
+    /// The model.
+    pub model: Model,
+    /// Its config, features, classes, encodings and counters (what a checkpoint holds).
+    pub stream: StreamState,
+    /// The rows to replay.
+    pub encoded: Encoded,
+}
+
+impl Session {
+    /// A fresh model of `config` (seeded with `seed`) over `tables`, labelled by `label`.
+    pub fn fresh(
+        tables: &[Table],
+        config: ModelConfig,
+        seed: u64,
+        label: &str,
+        encodings: Encodings,
+    ) -> Result<Self> {
+        config.validate()?;
+        let data = encode_tables(tables, label, &encodings)?;
+        let model = config.build(data.spec(), seed)?;
+        let stream = StreamState {
+            config,
+            spec: data.spec().clone(),
+            encodings,
+            label: label.to_string(),
+            stats: OperatorStats::default(),
+        };
+        let encoded = Encoded {
+            data,
+            unknown_label_rows: Vec::new(),
+        };
+        Ok(Session {
+            model,
+            stream,
+            encoded,
+        })
+    }
+
+    /// The model saved at `path`, to continue over `tables` (the rows after those it saw).
+    pub fn resume(tables: &[Table], path: &Path) -> Result<Self> {
+        let (model, stream) = checkpoint::load(path)?;
+        let encoded = encode_with_spec(tables, &stream.spec, &stream.label, &stream.encodings)
+            .map_err(|e| checkpoint::not_fitting(path, e))?;
+        // The stream's spec grows with the categories these rows reveal.
+        let stream = StreamState {
+            spec: encoded.data.spec().clone(),
+            ..stream
+        };
+        Ok(Session {
+            model,
+            stream,
+            encoded,
+        })
+    }
+}
+
+/// Counts the rows of a replay and saves its model by a [`CheckpointPolicy`].
+pub struct Checkpointer<'a> {
+    policy: Option<CheckpointPolicy>,
+    stream: StreamState,
+    unknown_label_rows: &'a [usize],
+    saved_at: Option<usize>,
+}
+
+impl<'a> Checkpointer<'a> {
+    /// The counters and checkpoints of a replay of `stream`'s rows, whose rows
+    /// `unknown_label_rows` have a label outside the model's classes.
+    pub fn new(
+        policy: Option<CheckpointPolicy>,
+        stream: &StreamState,
+        unknown_label_rows: &'a [usize],
+    ) -> Self {
+        Checkpointer {
+            policy,
+            stream: stream.clone(),
+            unknown_label_rows,
+            saved_at: None,
+        }
+    }
+
+    /// After the row at replay `position` (row `row` of the data) was scored, and learnt if
+    /// `labelled`.
+    pub fn after_row(
+        &mut self,
+        position: usize,
+        row: usize,
+        labelled: bool,
+        model: &mut Model,
+    ) -> Result<()> {
+        self.stream.stats.rows_seen += 1;
+        if labelled {
+            self.stream.stats.rows_learnt += 1;
+        } else if self.unknown_label_rows.binary_search(&row).is_ok() {
+            self.stream.stats.unknown_labels += 1;
+        }
+        if let Some(CheckpointPolicy {
+            path,
+            every: Some(every),
+        }) = &self.policy
+            && (position as u64 + 1).is_multiple_of(*every)
+        {
+            checkpoint::save(path, model, &self.stream)?;
+            self.saved_at = Some(position);
+        }
+        Ok(())
+    }
+
+    /// At the end of `rows` rows: saves the final checkpoint unless the last row already did,
+    /// and returns where, with the rows the model has seen.
+    pub fn finish(&mut self, rows: usize, model: &mut Model) -> Result<Option<(&Path, u64)>> {
+        let Some(CheckpointPolicy { path, .. }) = &self.policy else {
+            return Ok(None);
+        };
+        if self.saved_at != rows.checked_sub(1) {
+            checkpoint::save(path, model, &self.stream)?;
+        }
+        Ok(Some((path, self.stream.stats.rows_seen)))
+    }
+}
+
+/// The replay order: file order (`None`), or a seeded shuffle within the training part and
+/// within the test part (the test rows stay after the training rows).
+pub fn order(n: usize, test_start: Option<usize>, shuffle: Option<u64>) -> Option<Vec<usize>> {
+    shuffle.map(|seed| {
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut rng = Rng::new(seed);
+        let split = test_start.unwrap_or(n).min(n);
+        let (train, test) = order.split_at_mut(split);
+        rng.shuffle(train);
+        rng.shuffle(test);
+        order
+    })
+}
