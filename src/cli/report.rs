@@ -1,14 +1,13 @@
 //! What a replay writes: the summary on stdout, the JSON report, the learning curve, the
 //! predictions, and progress on stderr.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::columnar::{Encodings, write_batch};
-use crate::eval::{PrequentialReport, RankingReport, RankingSummary};
 use crate::model::{Algorithm, ModelConfig};
 use crate::{Error, Result};
 
@@ -99,99 +98,10 @@ fn write_text(path: &Path, text: &str) -> Result<()> {
     })
 }
 
-fn fmt_opt(v: Option<f64>) -> String {
-    v.map_or("n/a".to_string(), |v| format!("{v:.4}"))
-}
-
-pub fn print_ranking_summary(r: &RankingReport) {
-    let mut out = std::io::stdout().lock();
-    let line = |out: &mut std::io::StdoutLock<'_>, name: &str, m: &RankingSummary| {
-        let _ = writeln!(
-            out,
-            "{name:<15} rank loss {}   hamming {}   one-error {}   coverage {}   avg precision {}   ({} rows)",
-            fmt_opt(m.rank_loss),
-            fmt_opt(m.hamming_loss),
-            fmt_opt(m.one_error),
-            fmt_opt(m.coverage),
-            fmt_opt(m.average_precision),
-            m.rows
-        );
-    };
-    let _ = writeln!(
-        out,
-        "rows            {} ({} labelled)",
-        r.rows, r.cumulative.rows
-    );
-    line(&mut out, "all", &r.cumulative);
-    line(
-        &mut out,
-        &format!("final {:>3}%", (r.final_fraction * 100.0).round()),
-        &r.last,
-    );
-    if let Some(test) = &r.test {
-        line(&mut out, "test", test);
-    }
-    let _ = writeln!(
-        out,
-        "throughput      {:.0} rows/s ({:.3} s)",
-        r.throughput.rows_per_second, r.throughput.seconds
-    );
-}
-
-pub fn print_summary(r: &PrequentialReport) {
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
-        "rows            {} ({} labelled)",
-        r.rows, r.cumulative.rows
-    );
-    let _ = writeln!(
-        out,
-        "accuracy        {}   kappa {}",
-        fmt_opt(r.cumulative.accuracy),
-        fmt_opt(r.cumulative.kappa)
-    );
-    let _ = writeln!(
-        out,
-        "final {:>3}%      {}   kappa {}   ({} rows)",
-        (r.final_fraction.fraction * 100.0).round(),
-        fmt_opt(r.final_fraction.accuracy),
-        fmt_opt(r.final_fraction.kappa),
-        r.final_fraction.rows
-    );
-    if let Some(test) = &r.test {
-        let _ = writeln!(
-            out,
-            "test            {}   kappa {}   ({} rows)",
-            fmt_opt(test.accuracy),
-            fmt_opt(test.kappa),
-            test.rows
-        );
-    }
-    let _ = writeln!(
-        out,
-        "throughput      {:.0} rows/s ({:.3} s)",
-        r.throughput.rows_per_second, r.throughput.seconds
-    );
-    let width = r
-        .per_class
-        .iter()
-        .map(|c| c.class.len())
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    let _ = writeln!(
-        out,
-        "{:<width$}  precision  recall      f1  support",
-        "class"
-    );
-    for c in &r.per_class {
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:>9.4}  {:>6.4}  {:>6.4}  {:>7}",
-            c.class, c.precision, c.recall, c.f1, c.support
-        );
-    }
+/// Prints a report's summary on stdout (a closed pipe ends the output, not the run).
+pub fn print(report: &impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = write!(std::io::stdout().lock(), "{report}");
 }
 
 /// A progress bar on a terminal, plain lines every 10% otherwise.

@@ -1,6 +1,7 @@
 //! Prequential evaluation (test-then-train; Dawid 1984, Gama et al. 2013): every row is
 //! predicted before its label is used, then learnt. This is the protocol of all three papers.
 
+use std::fmt;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -136,6 +137,13 @@ pub struct Throughput {
     pub seconds: f64,
     /// Rows per second.
     pub rows_per_second: f64,
+}
+
+impl fmt::Display for Throughput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (rate, seconds) = (self.rows_per_second, self.seconds);
+        write!(f, "throughput      {rate:.0} rows/s ({seconds:.3} s)")
+    }
 }
 
 /// One point of the learning curve.
@@ -299,5 +307,49 @@ impl Prequential {
             curve,
             throughput: Throughput::of(n, seconds),
         })
+    }
+}
+
+/// `v` to four decimals, or `n/a`.
+pub(crate) fn fmt_opt(v: Option<f64>) -> String {
+    v.map_or("n/a".to_string(), |v| format!("{v:.4}"))
+}
+
+/// The summary `streamboost replay` prints: accuracy and kappa overall, over the final
+/// fraction and the test part, throughput, and per-class precision, recall and F1.
+impl fmt::Display for PrequentialReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (all, tail) = (&self.cumulative, &self.final_fraction);
+        writeln!(f, "rows            {} ({} labelled)", self.rows, all.rows)?;
+        let (accuracy, kappa) = (fmt_opt(all.accuracy), fmt_opt(all.kappa));
+        writeln!(f, "accuracy        {accuracy}   kappa {kappa}")?;
+        writeln!(
+            f,
+            "final {:>3}%      {}   kappa {}   ({} rows)",
+            (tail.fraction * 100.0).round(),
+            fmt_opt(tail.accuracy),
+            fmt_opt(tail.kappa),
+            tail.rows
+        )?;
+        if let Some(test) = &self.test {
+            let (accuracy, kappa) = (fmt_opt(test.accuracy), fmt_opt(test.kappa));
+            writeln!(
+                f,
+                "test            {accuracy}   kappa {kappa}   ({} rows)",
+                test.rows
+            )?;
+        }
+        writeln!(f, "{}", self.throughput)?;
+        let width = self.per_class.iter().map(|c| c.class.len()).max();
+        let width = width.unwrap_or(5).max(5);
+        writeln!(f, "{:<width$}  precision  recall      f1  support", "class")?;
+        for c in &self.per_class {
+            writeln!(
+                f,
+                "{:<width$}  {:>9.4}  {:>6.4}  {:>6.4}  {:>7}",
+                c.class, c.precision, c.recall, c.f1, c.support
+            )?;
+        }
+        Ok(())
     }
 }

@@ -11,11 +11,14 @@
 //!   are undefined otherwise). Ranks are expected ranks under random tie-breaking:
 //!   `rank(l) = 1 + #{j : s_j > s_l} + ½·#{j ≠ l : s_j = s_l}`.
 
+use std::fmt;
+
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use super::prequential::Layout;
+use super::prequential::fmt_opt;
 use super::{Prequential, Throughput};
 use crate::boost::ranking::{LabelSplit, TIE_EPS};
 use crate::core::Dataset;
@@ -292,6 +295,37 @@ impl Prequential {
             curve,
             throughput: Throughput::of(n, seconds),
         })
+    }
+}
+
+/// The summary `streamboost replay` prints for a multi-label stream: the ranking metrics
+/// overall, over the final fraction and the test part, and throughput.
+impl fmt::Display for RankingReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line = |f: &mut fmt::Formatter<'_>, name: &str, m: &RankingSummary| {
+            writeln!(
+                f,
+                "{name:<15} rank loss {}   hamming {}   one-error {}   coverage {}   avg precision {}   ({} rows)",
+                fmt_opt(m.rank_loss),
+                fmt_opt(m.hamming_loss),
+                fmt_opt(m.one_error),
+                fmt_opt(m.coverage),
+                fmt_opt(m.average_precision),
+                m.rows
+            )
+        };
+        writeln!(
+            f,
+            "rows            {} ({} labelled)",
+            self.rows, self.cumulative.rows
+        )?;
+        line(f, "all", &self.cumulative)?;
+        let tail = format!("final {:>3}%", (self.final_fraction * 100.0).round());
+        line(f, &tail, &self.last)?;
+        if let Some(test) = &self.test {
+            line(f, "test", test)?;
+        }
+        writeln!(f, "{}", self.throughput)
     }
 }
 

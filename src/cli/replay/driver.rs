@@ -139,7 +139,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             after_row(row.position, row.row, row.relevant.is_some(), model)
         })?;
         finish(&progress, checkpointer.finish(data.len(), &mut model)?);
-        report::print_ranking_summary(&report);
+        report::print(&report);
         let points = report.curve.iter();
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
         let predictions = predictions.map(|p| p.to_batch()).transpose()?;
@@ -166,7 +166,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         )
     })?;
     finish(&progress, checkpointer.finish(data.len(), &mut model)?);
-    report::print_summary(&report);
+    report::print(&report);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
     let predictions = predictions.map(|p| p.to_batch()).transpose()?;
