@@ -65,9 +65,6 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
     }
 
     fn validate_booster(&self) -> Result<()> {
-        if self.n_learners == 0 {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        }
         if !(self.lambda > 0.0 && self.lambda.is_finite()) {
             return Err(Error::config("lambda", "must be > 0"));
         }

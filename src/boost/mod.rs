@@ -89,7 +89,8 @@ pub trait BoosterConfig {
         self.weak().clone()
     }
 
-    /// Checks the booster's own parameters (not the weak learner's).
+    /// Checks the booster's own parameters (not the weak learner's; the member count is
+    /// checked for every booster by [`Config::validate`]).
     fn validate_booster(&self) -> Result<()>;
 
     /// Assembles the booster over members built elsewhere (any [`Classifier`]); `seed`
@@ -106,6 +107,9 @@ where
     type Model = B::Over<<B::Weak as Config>::Model>;
 
     fn validate(&self) -> Result<()> {
+        if self.n_members() == 0 {
+            return Err(Error::config("n_learners", "must be >= 1"));
+        }
         self.validate_booster()?;
         self.weak().validate()
     }

@@ -16,11 +16,11 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::Result;
 use crate::boost::{BoosterConfig, Knob, Tune, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
-use crate::{Error, Result};
 
 /// The normaliser of OzaBoost's `λ` update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,9 +158,6 @@ impl<W> BoosterConfig for OzaBoostConfig<W> {
     }
 
     fn validate_booster(&self) -> Result<()> {
-        if self.n_learners == 0 {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        }
         Ok(())
     }
 

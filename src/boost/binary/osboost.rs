@@ -129,9 +129,6 @@ impl<W> BoosterConfig for OsBoostConfig<W> {
     }
 
     fn validate_booster(&self) -> Result<()> {
-        if self.n_learners == 0 {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        }
         if !(self.gamma > 0.0 && self.gamma < 0.5) {
             return Err(Error::config("gamma", "must be in (0, 1/2)"));
         }

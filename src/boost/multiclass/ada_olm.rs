@@ -171,9 +171,6 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
     }
 
     fn validate_booster(&self) -> Result<()> {
-        if self.n_learners == 0 {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        }
         if self
             .alpha_bound
             .is_some_and(|b| !(b > 0.0 && b.is_finite()))

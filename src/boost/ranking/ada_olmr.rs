@@ -99,9 +99,6 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
     }
 
     fn validate_booster(&self) -> Result<()> {
-        if self.n_learners == 0 {
-            return Err(Error::config("n_learners", "must be >= 1"));
-        }
         let positive = |v: f64| v > 0.0 && v.is_finite();
         if !positive(self.alpha_bound) {
             return Err(Error::config("alpha_bound", "must be > 0"));
