@@ -4,23 +4,51 @@
 //! online learner that predicts each row before its label is revealed, then learns from it.
 //!
 //! ## Layers
+//! Each layer uses only those above it in this table; the import graph has no circles.
+//!
 //! | module | what | feature |
 //! |---|---|---|
-//! | [`core`] | rows, feature schemas, class sets, the seeded RNG, numeric helpers | always |
-//! | [`learner`] | the [`Classifier`] and [`Config`] contracts | always |
-//! | [`weak`] | weak learners: the weighted Hoeffding tree | always |
-//! | [`boost`] | boosters, generic over their weak learner: Adaboost.OLM, Hedge, OGD | always |
+//! | [`core`] | rows, feature schemas, class sets, encodings, the seeded RNG, numeric helpers | always |
+//! | [`learner`] | the contracts: [`Classifier`], [`Ranker`], [`Config`], [`learner::Ensemble`] | always |
+//! | [`weak`] | weak learners (Hoeffding tree, naive Bayes, perceptron) and [`weak::Structure`] | always |
+//! | [`boost`] | boosters, generic over their weak learner; [`boost::BoosterConfig`], [`boost::Knob`] | always |
+//! | [`scaling`] | online feature scaling in front of any model | always |
+//! | [`model`] | **the algorithm catalogue**: every algorithm by name, one enum over the models | always |
 //! | [`eval`] | the prequential (test-then-train) driver, metrics and reports | always |
-//! | [`model`] | algorithms chosen by name: one enum over the monomorphized models | always |
 //! | [`synth`] | seeded synthetic streams for tests and examples | always |
-//! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows | `columnar` |
+//! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows, the operator | `columnar` |
 //! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
+//! | `replay` | a logged stream replayed through a model, checkpointed by policy | `columnar` |
 //! | `stream` | the operator over an async stream of record batches | `stream` |
 //! | `sql` | DataFusion SQL functions over named models | `sql` |
-//! | `cli` | the `streamboost` command | `cli` (default) |
+//! | `cli` | the `streamboost` command: flags and presentation only | `cli` (default) |
 //!
 //! Algorithms never see Arrow: everything above `columnar` builds with
-//! `--no-default-features`.
+//! `--no-default-features`, and `sql` builds without `cli`.
+//!
+//! ## The catalogue, and adding an algorithm
+//! [`model`] lists every algorithm once, one macro row each: its name, what it is
+//! ([`model::Capabilities`]), its config and model types and its default config. The
+//! [`model::Algorithm`], [`model::ModelConfig`] and [`model::Model`] enums, `--algo`'s values
+//! and help, checkpoints' and reports' tags and the dispatch all derive from that row. What a
+//! row cannot say lives beside the algorithm's code:
+//!
+//! * its config type, with its defaults and presets as constructors, implementing
+//!   [`boost::BoosterConfig`] (own parameters and `assemble`; validation and the seeded
+//!   construction of the members come from one blanket [`Config`] impl) and
+//!   [`boost::Tune`] (which of the shared [`boost::Knob`]s, the command line's model flags,
+//!   it takes);
+//! * its model, implementing [`Classifier`] (or [`Ranker`]) and [`learner::Ensemble`]
+//!   (through the `ensemble!` macro), which gives it tree access for checkpoints and an
+//!   `inspect` summary.
+//!
+//! So a new booster is its file, a `pub mod` line, and one catalogue row. The contract and
+//! checkpoint suites iterate the catalogue, so it is tested without being listed; a JSON
+//! config naming it (`{"algorithm": "name"}`) and `--algo name` work at once.
+//!
+//! A declarative macro rather than a descriptor trait, because the catalogue's products are
+//! enums (a trait cannot add variants) with literal serde tags; the traits carry everything
+//! else, so the macro stays a list.
 //!
 //! ## Quickstart
 //! ```

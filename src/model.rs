@@ -1,6 +1,6 @@
 //! The algorithm catalogue: every algorithm chosen by name at run time, in one list.
 //!
-//! [`catalogue!`] below is the only place that lists them. From each row it derives the
+//! `catalogue!` below is the only place that lists them. From each row it derives the
 //! [`Algorithm`] enum (names, help text, capabilities, the default config), the serde-tagged
 //! [`ModelConfig`] enum that configs, reports and checkpoints hold, the [`Model`] enum over
 //! the monomorphized models, and the dispatch of [`Classifier`], [`Ranker`] and
