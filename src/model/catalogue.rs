@@ -67,7 +67,9 @@ impl FromStr for Algorithm {
 /// `defaults` with `over` laid on top: objects merge key by key, anything else in `over`
 /// replaces what is in `defaults`. An object whose variant tag (`learner`) differs from the
 /// default's is another variant: it is laid over that variant's defaults, as
-/// `variant_defaults(tag, name)` gives them, instead of the default's object.
+/// `variant_defaults(tag, name)` gives them, instead of the default's object. So is a
+/// one-key object (an externally tagged variant, `{"uniform-random": [5, 200]}`) whose key
+/// differs from the default's.
 pub(crate) fn merge(
     defaults: serde_json::Value,
     over: serde_json::Value,
@@ -80,6 +82,12 @@ pub(crate) fn merge(
                 let name = over.get(*tag)?.as_str()?;
                 (base.get(*tag).and_then(Value::as_str) != Some(name)).then_some((*tag, name))
             });
+            // An externally tagged enum is an object of one key: another key is another
+            // variant, which replaces the default's.
+            let other_variant = base.len() == 1 && over.len() == 1 && over.keys().ne(base.keys());
+            if other_variant {
+                return Value::Object(over);
+            }
             if let Some((tag, name)) = retagged {
                 return match variant_defaults(tag, name) {
                     Some(other) => merge(other, Value::Object(over), variant_defaults),
@@ -383,6 +391,15 @@ mod tests {
             tree.randomized,
             HoeffdingTreeConfig::jgt_paper().randomized,
             "the rest of the preset stays"
+        );
+        let scale =
+            serde_json::json!({"algorithm": "mbbm", "weight_scale": {"uniform-random": [5, 200]}});
+        let ModelConfig::Mbbm(c) = ModelConfig::from_json(scale).unwrap() else {
+            panic!("mbbm");
+        };
+        assert_eq!(
+            c.weight_scale,
+            crate::boost::WeightScale::UniformRandom(5.0, 200.0)
         );
         let other = serde_json::json!({"algorithm": "oza", "weak": {"learner": "naive-bayes"}});
         let ModelConfig::Oza(c) = ModelConfig::from_json(other).unwrap() else {
