@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{BoosterConfig, Knob, Tune, learnable, members_classes};
+use crate::boost::{BoosterConfig, learnable, members_classes};
 use crate::core::math::{argmax, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -82,15 +82,7 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
     }
 }
 
-impl<W: Tune> Tune for OzaBagConfig<W> {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        match knob {
-            Knob::Learners(n) => self.n_learners = *n,
-            _ => return self.weak.tune(knob),
-        }
-        true
-    }
-}
+tune!(OzaBagConfig { Learners => n_learners });
 
 /// Oza's online bagging over members `L`. Build it from an [`OzaBagConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

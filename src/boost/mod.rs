@@ -39,6 +39,22 @@ macro_rules! ensemble {
     };
 }
 
+/// [`Tune`] for a booster config `$t<W>` from a table of the [`Knob`]s it takes and the
+/// fields they set; any other knob goes to its weak learner's config (field `weak`).
+macro_rules! tune {
+    ($t:ident { $($knob:ident => $field:ident),* $(,)? }) => {
+        impl<W: $crate::boost::Tune> $crate::boost::Tune for $t<W> {
+            fn tune(&mut self, knob: &$crate::boost::Knob) -> bool {
+                match knob {
+                    $($crate::boost::Knob::$knob(value) => self.$field = value.clone(),)*
+                    _ => return self.weak.tune(knob),
+                }
+                true
+            }
+        }
+    };
+}
+
 pub mod bagging;
 pub mod binary;
 pub mod hedge;

@@ -12,7 +12,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, write_proba};
-use crate::boost::{BoosterConfig, Knob, Tune, learnable, members_classes};
+use crate::boost::{BoosterConfig, learnable, members_classes};
 use crate::core::ClassId;
 use crate::core::math::sigmoid;
 use crate::learner::{Classifier, Config};
@@ -140,16 +140,7 @@ impl<W> BoosterConfig for OgBoostConfig<W> {
     }
 }
 
-impl<W: Tune> Tune for OgBoostConfig<W> {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        match knob {
-            Knob::Learners(n) => self.n_selectors = *n,
-            Knob::WeakOutput(o) => self.weak_output = *o,
-            _ => return self.weak.tune(knob),
-        }
-        true
-    }
-}
+tune!(OgBoostConfig { Learners => n_selectors, WeakOutput => weak_output });
 
 /// Online GradientBoost over binary weak learners `L`. Build it from an [`OgBoostConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

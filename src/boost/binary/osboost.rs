@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, smooth_weight, write_proba};
 use crate::boost::ogd::project_to_simplex;
-use crate::boost::{BoosterConfig, Knob, Tune, WeightScale, learnable, members_classes};
+use crate::boost::{BoosterConfig, WeightScale, learnable, members_classes};
 use crate::core::{ClassId, Rng};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
@@ -161,18 +161,12 @@ impl<W> BoosterConfig for OsBoostConfig<W> {
     }
 }
 
-impl<W: Tune> Tune for OsBoostConfig<W> {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        match knob {
-            Knob::Learners(n) => self.n_learners = *n,
-            Knob::Gamma(g) => self.gamma = *g,
-            Knob::WeightScale(w) => self.weight_scale = *w,
-            Knob::WeakOutput(o) => self.weak_output = *o,
-            _ => return self.weak.tune(knob),
-        }
-        true
-    }
-}
+tune!(OsBoostConfig {
+    Learners => n_learners,
+    Gamma => gamma,
+    WeightScale => weight_scale,
+    WeakOutput => weak_output,
+});
 
 /// The OSBoost family over binary weak learners `L`. Build it from an [`OsBoostConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -21,7 +21,7 @@ use super::cost::{PairwiseCosts, Surrogate};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
 use crate::boost::{
-    BoosterConfig, ExpertSelection, Knob, Tune, VoteRule, WeightScale, learnable, members_classes,
+    BoosterConfig, ExpertSelection, VoteRule, WeightScale, learnable, members_classes,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
@@ -216,19 +216,13 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
     }
 }
 
-impl<W: Tune> Tune for AdaBoostOlmConfig<W> {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        match knob {
-            Knob::Learners(n) => self.n_learners = *n,
-            Knob::WeightScale(w) => self.weight_scale = *w,
-            Knob::Surrogate(loss) => self.loss = *loss,
-            Knob::Expert(e) => self.expert_selection = *e,
-            Knob::Vote(v) => self.vote_rule = *v,
-            _ => return self.weak.tune(knob),
-        }
-        true
-    }
-}
+tune!(AdaBoostOlmConfig {
+    Learners => n_learners,
+    WeightScale => weight_scale,
+    Surrogate => loss,
+    Expert => expert_selection,
+    Vote => vote_rule,
+});
 
 /// The Adaboost.OLM booster over weak learners `L`. Build it from an [`AdaBoostOlmConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
-use crate::boost::{BoosterConfig, Knob, Tune, VoteRule, WeightScale, learnable, members_classes};
+use crate::boost::{BoosterConfig, VoteRule, WeightScale, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -183,20 +183,14 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
     }
 }
 
-impl<W: Tune> Tune for OnlineMbbmConfig<W> {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        match knob {
-            Knob::Learners(n) => self.n_learners = *n,
-            Knob::Gamma(g) => self.gamma = *g,
-            Knob::WeightScale(w) => self.weight_scale = *w,
-            Knob::Vote(v) => self.vote_rule = *v,
-            Knob::WeightNorm(norm) => self.weight_norm = *norm,
-            Knob::EpsilonPrune(e) => self.epsilon_prune = *e,
-            _ => return self.weak.tune(knob),
-        }
-        true
-    }
-}
+tune!(OnlineMbbmConfig {
+    Learners => n_learners,
+    Gamma => gamma,
+    WeightScale => weight_scale,
+    Vote => vote_rule,
+    WeightNorm => weight_norm,
+    EpsilonPrune => epsilon_prune,
+});
 
 /// The OnlineMBBM booster over weak learners `L`. Build it from an [`OnlineMbbmConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::{LabelSplit, learn_relevant};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
-use crate::boost::{BoosterConfig, ExpertSelection, Knob, Tune, WeightScale, members_classes};
+use crate::boost::{BoosterConfig, ExpertSelection, WeightScale, members_classes};
 use crate::core::Rng;
 use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
 use crate::learner::{Classifier, Ranker};
@@ -136,17 +136,11 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
     }
 }
 
-impl<W: Tune> Tune for AdaOlmrConfig<W> {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        match knob {
-            Knob::Learners(n) => self.n_learners = *n,
-            Knob::WeightScale(w) => self.weight_scale = *w,
-            Knob::Expert(e) => self.expert_selection = *e,
-            _ => return self.weak.tune(knob),
-        }
-        true
-    }
-}
+tune!(AdaOlmrConfig {
+    Learners => n_learners,
+    WeightScale => weight_scale,
+    Expert => expert_selection,
+});
 
 /// The Ada.OLMR ranker over weak learners `L`. Build it from an [`AdaOlmrConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

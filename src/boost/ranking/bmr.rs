@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::potential::{PairLoss, WalkTables};
 use super::{LabelSplit, learn_relevant};
-use crate::boost::{BoosterConfig, Knob, Tune, WeightScale, members_classes};
+use crate::boost::{BoosterConfig, WeightScale, members_classes};
 use crate::core::Rng;
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
@@ -156,18 +156,12 @@ impl<W> BoosterConfig for OnlineBmrConfig<W> {
     }
 }
 
-impl<W: Tune> Tune for OnlineBmrConfig<W> {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        match knob {
-            Knob::Learners(n) => self.n_learners = *n,
-            Knob::Gamma(g) => self.gamma = *g,
-            Knob::WeightScale(w) => self.weight_scale = *w,
-            Knob::RankingLoss(loss) => self.loss = *loss,
-            _ => return self.weak.tune(knob),
-        }
-        true
-    }
-}
+tune!(OnlineBmrConfig {
+    Learners => n_learners,
+    Gamma => gamma,
+    WeightScale => weight_scale,
+    RankingLoss => loss,
+});
 
 /// The OnlineBMR ranker over weak learners `L`. Build it from an [`OnlineBmrConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
