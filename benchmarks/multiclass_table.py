@@ -86,9 +86,13 @@ EXTRA_SETS = ["optdigits", "pendigits", "satimage", "movement_partial"]
 def replay(binary, path, flags, shuffle):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
+        # Boosters get 100 jgt-paper trees unless the flags say otherwise; the command refuses
+        # flags a single learner has no use for.
+        single = flags[flags.index("--algo") + 1] in ("hoeffding", "naive-bayes", "perceptron")
+        booster = [] if single else ["--learners", "100"] + (
+            [] if "--preset" in flags else ["--preset", "jgt-paper"])
         subprocess.run([binary, "replay", "--input", path, "--shuffle", str(shuffle), "--seed",
-                        str(shuffle), "--learners", "100", "-q", "--report", report]
-                       + (flags if "--preset" in flags else flags + ["--preset", "jgt-paper"]),
+                        str(shuffle), "-q", "--report", report] + flags + booster,
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         r = json.load(open(report))
     return {"final": r["final_fraction"]["accuracy"], "whole": r["cumulative"]["accuracy"],

@@ -220,13 +220,20 @@ impl ModelFlags {
     /// Oza variant before its zero-error policy).
     fn knobs(&self) -> Vec<Knob> {
         let tree_given = self.preset.is_some() || self.features_per_tree.is_some();
-        let weak_given = self.weak.is_some() || self.resample.is_some() || tree_given;
+        let kind_given = self.weak.is_some() || self.resample.is_some();
+        // A single learner takes its own kind of knob; a booster takes its weak learner whole.
         let single = match self.algo {
-            Algorithm::Hoeffding => tree_given.then(|| Knob::Tree(self.tree())),
-            Algorithm::Perceptron => self
+            a if a.is_booster() => (kind_given || tree_given || self.perceptron_init.is_some())
+                .then(|| Knob::Weak(self.weak())),
+            Algorithm::Hoeffding if tree_given => Some(Knob::Tree(self.tree())),
+            Algorithm::Perceptron if self.perceptron_init.is_some() => {
+                Some(Knob::Perceptron(self.perceptron()))
+            }
+            _ if kind_given => Some(Knob::Weak(self.weak())),
+            _ if tree_given => Some(Knob::Tree(self.tree())),
+            _ => self
                 .perceptron_init
                 .map(|_| Knob::Perceptron(self.perceptron())),
-            _ => (weak_given || self.perceptron_init.is_some()).then(|| Knob::Weak(self.weak())),
         };
         [
             single,
@@ -340,5 +347,12 @@ mod tests {
             "{err}"
         );
         assert!(config(&["--algo", "bmr", "--loss", "logistic"]).is_err());
+        let err = config(&["--algo", "perceptron", "--preset", "moa"]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("--preset does not apply to perceptron"),
+            "{err}"
+        );
+        assert!(config(&["--algo", "naive-bayes", "--learners", "3"]).is_err());
     }
 }
