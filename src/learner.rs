@@ -136,8 +136,7 @@ pub trait Config: Clone + Display + Serialize + DeserializeOwned + Send + Sync +
 
 /// A booster seen as the ensemble it is: its members, in order, and what it has learnt of
 /// them. Implemented once per booster beside its algorithm; through it every booster gets
-/// tree access (checkpoints), an `inspect` summary and the contract tests' member checks
-/// without being listed anywhere else.
+/// tree access (checkpoints) and an `inspect` summary without being listed anywhere else.
 pub trait Ensemble {
     /// A member: a weak learner, or an inner booster (one-vs-all's per-class boosters).
     type Member;

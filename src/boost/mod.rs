@@ -1,6 +1,12 @@
 //! Boosters: generic over their weak learner, each itself a [`crate::Classifier`].
 //! One file per algorithm, its module docs citing the paper and equations; the small pieces
 //! they share ([`hedge`], [`ogd`], the types below) live here.
+//!
+//! A booster's file holds its algorithm and three short declarations: its config's
+//! [`BoosterConfig`] (own parameters and `assemble`; validation and the members' seeded
+//! construction are written once, in the blanket [`Config`] impl), a `tune!` table of the
+//! [`Knob`]s it takes, and an `ensemble!` line giving [`crate::learner::Ensemble`] (tree access
+//! and an `inspect` summary).
 
 /// [`Ensemble`](crate::learner::Ensemble) for a booster whose members are the field
 /// `$field`, with the parts it has: a row counter, member weights (cloned from a field) and
