@@ -17,7 +17,7 @@ use streamboost::model::{Algorithm, Learns, Model, ModelConfig};
 use streamboost::synth;
 use streamboost::weak::hoeffding::{LeafPrediction, MissingPolicy};
 use streamboost::weak::{
-    HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig,
+    HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, Structure, WeakLearnerConfig,
 };
 use streamboost::{Classifier, Config};
 
@@ -554,6 +554,18 @@ fn every_algorithm_of_the_catalogue_honours_the_contract() {
                 &synth::mixed_binary(3000, 0.0, 0.0, 4),
             ),
             Learns::Multiclass | Learns::Ranking => check_contract(name, &config),
+        }
+        // Every booster is an ensemble `inspect` can summarise; a single learner is not.
+        let data = synth::mixed_binary(50, 0.0, 0.0, 1);
+        let mut model = config.build(data.spec(), 1).unwrap();
+        let mut p = [0.0; 2];
+        (0..data.len())
+            .for_each(|i| _ = model.learn_predict(data.row(i), data.label(i), 1.0, &mut p));
+        let summary = Structure::ensemble(&model);
+        assert_eq!(summary.is_some(), algorithm.is_booster(), "{name}");
+        if let Some(s) = summary {
+            assert!(s.members >= 2, "{name}: {s:?}");
+            assert!(s.rows_learnt.is_none_or(|r| r == 50), "{name}: {s:?}");
         }
     }
 }
