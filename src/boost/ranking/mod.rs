@@ -200,11 +200,11 @@ pub(crate) fn singleton(mask: &mut Vec<bool>, y: ClassId, k: usize) {
     mask[y] = true;
 }
 
-/// `Ranker` is implemented for the single learners through
-/// [`learn_labels_as_classifier`].
+/// `Ranker` for the learners and boosters that are classifiers, through
+/// [`learn_labels_as_classifier`]: their class probabilities are their scores.
 macro_rules! ranker_via_classifier {
-    ($($t:ty),*) => {$(
-        impl Ranker for $t {
+    ($(<$($g:ident),*> $t:ty),* $(,)?) => {$(
+        impl<$($g: Classifier),*> Ranker for $t {
             fn n_labels(&self) -> usize {
                 self.n_classes()
             }
@@ -220,43 +220,24 @@ macro_rules! ranker_via_classifier {
     )*};
 }
 
-ranker_via_classifier!(
-    crate::weak::WeakLearner,
-    crate::weak::HoeffdingTree,
-    crate::weak::NaiveBayes,
-    crate::weak::Perceptron
-);
-
-/// The same for the multiclass and binary boosters, over any learner.
-macro_rules! generic_ranker_via_classifier {
-    ($($t:ident),*) => {$(
-        impl<L: Classifier> Ranker for $t<L> {
-            fn n_labels(&self) -> usize {
-                self.n_classes()
-            }
-
-            fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
-                learn_labels_as_classifier(self, x, relevant, weight);
-            }
-
-            fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
-                self.predict_proba(x, out);
-            }
-        }
-    )*};
-}
-
+use crate::boost::bagging::OzaBag;
 use crate::boost::binary::{OgBoost, OsBoost};
 use crate::boost::multiclass::{AdaBoostOlm, BinaryBundle, OnlineMbbm};
 use crate::boost::oza::OzaBoost;
+use crate::weak::{HoeffdingTree, NaiveBayes, Perceptron, WeakLearner};
 
-generic_ranker_via_classifier!(
-    AdaBoostOlm,
-    OnlineMbbm,
-    OzaBoost,
-    BinaryBundle,
-    OsBoost,
-    OgBoost
+ranker_via_classifier!(
+    <> WeakLearner,
+    <> HoeffdingTree,
+    <> NaiveBayes,
+    <> Perceptron,
+    <L> AdaBoostOlm<L>,
+    <L> OnlineMbbm<L>,
+    <L> OzaBoost<L>,
+    <L> BinaryBundle<L>,
+    <L> OsBoost<L>,
+    <L> OgBoost<L>,
+    <L> OzaBag<L>,
 );
 
 #[cfg(test)]
