@@ -53,16 +53,7 @@ impl<W: fmt::Display> fmt::Display for OzaBagConfig<W> {
 }
 
 impl<W> BoosterConfig for OzaBagConfig<W> {
-    type Weak = W;
-    type Over<L: Classifier> = OzaBag<L>;
-
-    fn weak(&self) -> &W {
-        &self.weak
-    }
-
-    fn n_members(&self) -> usize {
-        self.n_learners
-    }
+    booster_members!(OzaBag, n_learners);
 
     fn validate_booster(&self) -> Result<()> {
         if !(self.lambda > 0.0 && self.lambda.is_finite()) {

@@ -61,6 +61,23 @@ macro_rules! tune {
     };
 }
 
+/// The parts of a [`BoosterConfig`] impl every booster config writes the same way: the weak
+/// learner is the field `weak`, the member count the field `$count`, the booster `$over<L>`.
+macro_rules! booster_members {
+    ($over:ident, $count:ident) => {
+        type Weak = W;
+        type Over<L: $crate::Classifier> = $over<L>;
+
+        fn weak(&self) -> &W {
+            &self.weak
+        }
+
+        fn n_members(&self) -> usize {
+            self.$count
+        }
+    };
+}
+
 pub mod bagging;
 pub mod binary;
 pub mod hedge;

@@ -146,16 +146,7 @@ impl<W: fmt::Display> fmt::Display for OzaBoostConfig<W> {
 }
 
 impl<W> BoosterConfig for OzaBoostConfig<W> {
-    type Weak = W;
-    type Over<L: Classifier> = OzaBoost<L>;
-
-    fn weak(&self) -> &W {
-        &self.weak
-    }
-
-    fn n_members(&self) -> usize {
-        self.n_learners
-    }
+    booster_members!(OzaBoost, n_learners);
 
     fn validate_booster(&self) -> Result<()> {
         Ok(())

@@ -110,16 +110,7 @@ impl<W: fmt::Display> fmt::Display for OsBoostConfig<W> {
 }
 
 impl<W> BoosterConfig for OsBoostConfig<W> {
-    type Weak = W;
-    type Over<L: Classifier> = OsBoost<L>;
-
-    fn weak(&self) -> &W {
-        &self.weak
-    }
-
-    fn n_members(&self) -> usize {
-        self.n_learners
-    }
+    booster_members!(OsBoost, n_learners);
 
     fn member_config(&self) -> W
     where

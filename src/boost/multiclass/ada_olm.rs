@@ -159,16 +159,7 @@ impl Workspace {
 }
 
 impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
-    type Weak = W;
-    type Over<L: Classifier> = AdaBoostOlm<L>;
-
-    fn weak(&self) -> &W {
-        &self.weak
-    }
-
-    fn n_members(&self) -> usize {
-        self.n_learners
-    }
+    booster_members!(AdaBoostOlm, n_learners);
 
     fn validate_booster(&self) -> Result<()> {
         if self

@@ -87,16 +87,7 @@ struct Workspace {
 }
 
 impl<W> BoosterConfig for AdaOlmrConfig<W> {
-    type Weak = W;
-    type Over<L: Classifier> = AdaOlmr<L>;
-
-    fn weak(&self) -> &W {
-        &self.weak
-    }
-
-    fn n_members(&self) -> usize {
-        self.n_learners
-    }
+    booster_members!(AdaOlmr, n_learners);
 
     fn validate_booster(&self) -> Result<()> {
         let positive = |v: f64| v > 0.0 && v.is_finite();

@@ -113,16 +113,7 @@ struct Workspace {
 }
 
 impl<W> BoosterConfig for OnlineBmrConfig<W> {
-    type Weak = W;
-    type Over<L: Classifier> = OnlineBmr<L>;
-
-    fn weak(&self) -> &W {
-        &self.weak
-    }
-
-    fn n_members(&self) -> usize {
-        self.n_learners
-    }
+    booster_members!(OnlineBmr, n_learners);
 
     fn validate_booster(&self) -> Result<()> {
         if !(self.gamma > 0.0 && self.gamma < 1.0) {
