@@ -69,6 +69,19 @@ pub enum Error {
         available: Vec<String>,
     },
 
+    /// Two columns share a name: looking columns up by name would silently read the first.
+    #[error("{}: columns {first} and {second} are both named `{column}`", file.display())]
+    DuplicateColumn {
+        /// The file (or stream).
+        file: PathBuf,
+        /// The repeated name.
+        column: String,
+        /// 1-based position of its first column.
+        first: usize,
+        /// 1-based position of the next column with that name.
+        second: usize,
+    },
+
     /// A column has a type that cannot be a feature or a label.
     #[error("{}: column `{column}` has type {data_type}, which is neither numeric nor categorical", file.display())]
     UnsupportedColumnType {
@@ -195,6 +208,26 @@ impl Error {
             field,
             reason: reason.into(),
         }
+    }
+
+    /// [`Error::DuplicateColumn`] for the first name `schema` repeats, if any.
+    #[cfg(feature = "columnar")]
+    pub fn check_unique_columns(
+        file: impl Into<PathBuf>,
+        schema: &arrow::datatypes::Schema,
+    ) -> Result<()> {
+        let mut seen = std::collections::HashMap::new();
+        for (i, field) in schema.fields().iter().enumerate() {
+            if let Some(first) = seen.insert(field.name().as_str(), i) {
+                return Err(Error::DuplicateColumn {
+                    file: file.into(),
+                    column: field.name().clone(),
+                    first: first + 1,
+                    second: i + 1,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// [`Error::MissingColumn`] for `column`, listing the columns of `schema`.

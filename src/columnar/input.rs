@@ -105,6 +105,7 @@ fn read_csv_from<R: std::io::Read>(path: &Path, open: impl Fn() -> Result<R>) ->
             file: path.to_path_buf(),
         });
     }
+    Error::check_unique_columns(path, &schema)?;
     let schema = Arc::new(schema);
     let reader = ReaderBuilder::new(schema.clone())
         .with_format(format)
@@ -130,6 +131,7 @@ fn read_parquet(path: &Path) -> Result<Table> {
         .map_err(|e| format_error(&e))?
         .with_batch_size(BATCH_ROWS);
     let schema = builder.schema().clone();
+    Error::check_unique_columns(path, &schema)?;
     let batches = builder
         .build()
         .map_err(|e| format_error(&e))?

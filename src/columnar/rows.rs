@@ -57,6 +57,8 @@ impl RowEncoder {
         source: impl Into<PathBuf>,
     ) -> Result<Self> {
         let source = source.into();
+        // A feature is found by name: a repeated name would read its first column only.
+        Error::check_unique_columns(source.clone(), schema)?;
         let mut columns = Vec::with_capacity(spec.n_features());
         let mut coders = Vec::with_capacity(spec.n_features());
         for feature in &spec.features {

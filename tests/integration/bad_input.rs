@@ -243,3 +243,50 @@ fn ordinal_columns_are_ranked_and_unlisted_levels_are_named() {
         .failure()
         .stderr(predicate::str::contains("--ordinal"));
 }
+
+#[test]
+fn a_repeated_column_name_is_refused_naming_both_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let car = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv"),
+    )
+    .unwrap();
+    let (header, rows) = car.split_once('\n').unwrap();
+    assert!(
+        header.starts_with("buying,") && header.contains(",safety,"),
+        "{header}"
+    );
+    // A second `buying` where `safety` was, and a second `label`.
+    for (name, header, column, first, second) in [
+        (
+            "twice.csv",
+            header.replace("safety", "buying"),
+            "buying",
+            1,
+            6,
+        ),
+        (
+            "labels.csv",
+            header.replace("buying", "label"),
+            "label",
+            1,
+            7,
+        ),
+    ] {
+        let path = write(&dir, name, &format!("{header}\n{rows}"));
+        let err = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap_err();
+        assert!(
+            matches!(&err, Error::DuplicateColumn { column: c, first: f, second: s, .. }
+                if c == column && *f == first && *s == second),
+            "{err}"
+        );
+        streamboost()
+            .args(["replay", "--input"])
+            .arg(&path)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(format!(
+                "columns {first} and {second} are both named `{column}`"
+            )));
+    }
+}

@@ -247,3 +247,46 @@ mod stream {
         );
     }
 }
+
+/// A stream whose schema repeats a column name is refused by the operator too, naming both
+/// positions: the features are found by name.
+#[test]
+fn a_schema_with_a_repeated_column_name_is_refused() {
+    use std::sync::Arc;
+
+    use arrow::datatypes::{Field, Schema};
+    let path = bundled_car();
+    let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
+    let table = read_table(&path).unwrap();
+    let mut fields: Vec<Field> = table
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields[5] = fields[0].clone();
+    let model = streamboost::weak::HoeffdingTreeConfig::default()
+        .build(data.spec(), 1)
+        .unwrap();
+    let err = BoostOperator::new(
+        model,
+        data.spec(),
+        Arc::new(Schema::new(fields)),
+        "label",
+        &Encodings::default(),
+        "stream",
+    )
+    .err()
+    .expect("refused");
+    assert!(
+        matches!(
+            &err,
+            streamboost::Error::DuplicateColumn {
+                first: 1,
+                second: 6,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
