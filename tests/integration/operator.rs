@@ -268,16 +268,16 @@ fn a_schema_with_a_repeated_column_name_is_refused() {
     let model = streamboost::weak::HoeffdingTreeConfig::default()
         .build(data.spec(), 1)
         .unwrap();
-    let err = BoostOperator::new(
+    let Err(err) = BoostOperator::new(
         model,
         data.spec(),
         Arc::new(Schema::new(fields)),
         "label",
         &Encodings::default(),
         "stream",
-    )
-    .err()
-    .expect("refused");
+    ) else {
+        panic!("a repeated column name must be refused");
+    };
     assert!(
         matches!(
             &err,
