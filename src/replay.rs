@@ -28,10 +28,27 @@ pub struct CheckpointPolicy {
 }
 
 impl CheckpointPolicy {
-    /// Checks the period.
+    /// Checks the period, and that the file can be written where it is named (its directory
+    /// exists, it is not a directory), so that a bad path fails before the first row rather
+    /// than after the whole stream.
     pub fn validate(&self) -> Result<()> {
         if self.every == Some(0) {
             return Err(Error::config("checkpoint_every", "must be >= 1"));
+        }
+        let unwritable = |why: &str| Error::Io {
+            path: self.path.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, why.to_string()),
+        };
+        let dir = self.path.parent().filter(|d| !d.as_os_str().is_empty());
+        if !dir.unwrap_or(Path::new(".")).is_dir() {
+            return Err(unwritable(
+                "cannot save a checkpoint here: its directory does not exist",
+            ));
+        }
+        if self.path.is_dir() {
+            return Err(unwritable(
+                "cannot save a checkpoint here: it is a directory",
+            ));
         }
         Ok(())
     }

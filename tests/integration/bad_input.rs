@@ -290,3 +290,29 @@ fn a_repeated_column_name_is_refused_naming_both_positions() {
             )));
     }
 }
+
+#[test]
+fn a_checkpoint_path_that_cannot_be_written_fails_before_the_first_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("nodir").join("ck.parquet");
+    let predictions = dir.path().join("p.csv");
+    streamboost()
+        .args(["replay", "-q", "--algo", "hoeffding", "--save"])
+        .arg(&save)
+        .arg("--predictions")
+        .arg(&predictions)
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("ck.parquet")
+                .and(predicate::str::contains("directory does not exist")),
+        )
+        // Refused up front: nothing was replayed, so no summary was printed.
+        .stdout(predicate::str::contains("accuracy").not());
+    streamboost()
+        .args(["replay", "-q", "--algo", "hoeffding", "--save"])
+        .arg(dir.path())
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("it is a directory"));
+}

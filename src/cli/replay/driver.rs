@@ -138,12 +138,15 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             }
             after_row(row.position, row.row, row.relevant.is_some(), model)
         })?;
-        finish(&progress, checkpointer.finish(data.len(), &mut model)?);
+        // A failed final save is reported after the other outputs are written.
+        let saved = checkpointer.finish(data.len(), &mut model);
+        finish(&progress, saved.as_ref().ok().copied().flatten());
         report::print(&report);
         let points = report.curve.iter();
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
         let predictions = predictions.map(|p| p.to_batch()).transpose()?;
-        return report::write_outputs(&outputs, &run, &report, "rank_loss", points, predictions);
+        report::write_outputs(&outputs, &run, &report, "rank_loss", points, predictions)?;
+        return saved.map(|_| ());
     }
 
     let class_names = spec.classes.names();
@@ -165,12 +168,14 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             model,
         )
     })?;
-    finish(&progress, checkpointer.finish(data.len(), &mut model)?);
+    let saved = checkpointer.finish(data.len(), &mut model);
+    finish(&progress, saved.as_ref().ok().copied().flatten());
     report::print(&report);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
     let predictions = predictions.map(|p| p.to_batch()).transpose()?;
-    report::write_outputs(&outputs, &run, &report, "accuracy", points, predictions)
+    report::write_outputs(&outputs, &run, &report, "accuracy", points, predictions)?;
+    saved.map(|_| ())
 }
 
 /// Ends the progress display and says where the model was saved.
