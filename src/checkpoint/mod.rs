@@ -15,8 +15,10 @@
 //! point leaves the previous checkpoint intact. Loading checks, in order: that the file ends
 //! with a Parquet footer (else [`Error::TruncatedCheckpoint`]); that the footer decodes and
 //! names a format this build reads ([`Error::CheckpointVersion`]); that the node table's
-//! values match their checksum and every tree's nodes form a valid tree
-//! ([`Error::CorruptCheckpoint`]). Floats are stored exactly, so a loaded model continues
+//! values and the state match their checksum, that every metadata field derived from them
+//! (algorithm, config, fingerprint, rows seen and learnt, tree and node counts) says what
+//! they say, and that every tree's nodes form a valid tree ([`Error::CorruptCheckpoint`]).
+//! [`read_metadata`] reads the footer alone and checks none of this; `inspect` loads too. Floats are stored exactly, so a loaded model continues
 //! bit for bit where the saved one stopped.
 
 pub mod nodes;
@@ -141,19 +143,12 @@ pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Meta
     let mut hasher = XxHash64::with_seed(0);
     nodes::digest(&table, &mut hasher);
     hasher.write(head.as_bytes());
-    let meta = Metadata {
-        format_version: FORMAT_VERSION,
-        compatible_from: COMPATIBLE_FROM,
-        crate_version: env!("CARGO_PKG_VERSION").to_string(),
-        algorithm: model.algorithm().to_string(),
-        config: serde_json::to_value(&stream.config).expect("configs serialize"),
-        fingerprint: fingerprint(&stream.spec, &stream.label),
-        rows_seen: stream.stats.rows_seen,
-        rows_learnt: stream.stats.rows_learnt,
-        trees: model.trees().len() as u64,
-        nodes: table.num_rows() as u64,
-        digest: format!("{:016x}", hasher.finish()),
-    };
+    let meta = Metadata::of(
+        model,
+        stream,
+        table.num_rows(),
+        format!("{:016x}", hasher.finish()),
+    );
     let mut kv = meta.to_key_values();
     kv.push(KeyValue::new(format!("{KEY_PREFIX}state"), head));
     let props = WriterProperties::builder()
@@ -203,12 +198,31 @@ pub fn load(path: &Path) -> Result<(Model, StreamState)> {
     if fingerprint(&stream.spec, &stream.label) != meta.fingerprint {
         return Err(corrupt("the stream does not match its fingerprint".into()));
     }
-    if model.n_classes() != stream.spec.n_classes()
-        || model.algorithm().to_string() != meta.algorithm
-    {
-        return Err(corrupt(
-            "the model does not match its stream or algorithm".into(),
-        ));
+    if model.n_classes() != stream.spec.n_classes() {
+        return Err(corrupt("the model does not match its stream".into()));
+    }
+    // The metadata repeats what the checksummed state says; a field that disagrees was
+    // edited or damaged after the write.
+    let expected = Metadata::of(&model, &stream, table.num_rows(), meta.digest.clone());
+    let (found, expected) = (meta.to_key_values(), expected.to_key_values());
+    let derived = [
+        "algorithm",
+        "config",
+        "fingerprint",
+        "rows_seen",
+        "rows_learnt",
+        "trees",
+    ];
+    for (f, e) in found.iter().zip(&expected) {
+        let key = f.key.trim_start_matches(KEY_PREFIX);
+        if (derived.contains(&key) || key == "nodes") && f.value != e.value {
+            return Err(corrupt(format!(
+                "metadata `{}` is {}, but the checksummed state says {}",
+                f.key,
+                f.value.as_deref().unwrap_or(""),
+                e.value.as_deref().unwrap_or("")
+            )));
+        }
     }
     let n_trees = model.trees().len();
     let arenas = nodes::from_batch(&table, n_trees, &stream.spec).map_err(corrupt)?;
@@ -225,6 +239,24 @@ pub fn read_metadata(path: &Path) -> Result<Metadata> {
 }
 
 impl Metadata {
+    /// The metadata of `model` with `stream`'s state, a node table of `nodes` rows and
+    /// checksum `digest`, as this build writes it.
+    fn of(model: &Model, stream: &StreamState, nodes: usize, digest: String) -> Metadata {
+        Metadata {
+            format_version: FORMAT_VERSION,
+            compatible_from: COMPATIBLE_FROM,
+            crate_version: env!("CARGO_PKG_VERSION").to_string(),
+            algorithm: model.algorithm().to_string(),
+            config: serde_json::to_value(&stream.config).expect("configs serialize"),
+            fingerprint: fingerprint(&stream.spec, &stream.label),
+            rows_seen: stream.stats.rows_seen,
+            rows_learnt: stream.stats.rows_learnt,
+            trees: model.trees().len() as u64,
+            nodes: nodes as u64,
+            digest,
+        }
+    }
+
     fn to_key_values(&self) -> Vec<KeyValue> {
         let entries = [
             ("format_version", self.format_version.to_string()),

@@ -266,6 +266,22 @@ fn future_versions_and_edited_metadata_are_refused() {
     );
     assert!(checkpoint::read_metadata(&path).is_err());
 
+    // A metadata field that no longer says what the checksummed state says.
+    let rows_seen = checkpoint::read_metadata(&good).unwrap().rows_seen;
+    for (key, value) in [
+        ("streamboost.rows_seen", (rows_seen + 1000).to_string()),
+        ("streamboost.algorithm", "mbbm".to_string()),
+        ("streamboost.trees", "3".to_string()),
+    ] {
+        with_metadata(&good, &path, key, &value);
+        let err = checkpoint::load(&path).unwrap_err();
+        assert!(
+            matches!(&err, Error::CorruptCheckpoint { detail, .. }
+                if detail.contains(key) && detail.contains("checksummed state")),
+            "{key}: {err}"
+        );
+    }
+
     // The state no longer matches its checksum.
     with_metadata(&good, &path, "streamboost.digest", "0000000000000000");
     let err = checkpoint::load(&path).unwrap_err();
