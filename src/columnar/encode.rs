@@ -128,6 +128,11 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
             _ => Some(label),
         };
         check_columns(table, first, &columns, &feature_cols, &kinds, target, enc)?;
+        for (f, &i) in feature_cols.iter().enumerate() {
+            if kinds[f] == Kind::Nominal && !enc.nominal.contains(&columns[i]) {
+                refuse_stray_words(table, i)?;
+            }
+        }
     }
 
     // Categories and classes, in order of first appearance.
@@ -380,6 +385,45 @@ fn check_columns(
 }
 
 /// A column's values as optional strings (nulls are `None`).
+/// A text column whose present values are numbers but for a few (at most one in a hundred)
+/// holds stray words, not categories (`oops`, `1e308*10`): read as nominal, the whole column
+/// would silently change kind. It is refused, naming the first such cell; `--nominal COL`
+/// (or [`Encodings::nominal`]) reads such a column as categories on purpose.
+fn refuse_stray_words(table: &Table, column: usize) -> Result<()> {
+    let (mut numbers, mut words, mut first_word) = (0u64, 0u64, None);
+    let mut row = 0u64;
+    for batch in &table.batches {
+        for value in strings(batch.column(column)) {
+            match value.filter(|v| !v.is_empty()) {
+                Some(v) if v.trim().parse::<f64>().is_ok() => numbers += 1,
+                Some(v) => {
+                    words += 1;
+                    first_word.get_or_insert((row, v));
+                }
+                None => {}
+            }
+            row += 1;
+        }
+    }
+    match first_word {
+        Some((row, word)) if words * 100 <= numbers + words => {
+            let name = table.schema.field(column).name().clone();
+            Err(Error::MalformedRow {
+                file: table.path.clone(),
+                // The header is line 1.
+                line: Some(row + 2),
+                message: format!(
+                    "`{word}` in a column of numbers ({numbers} of its {} values); fix the \
+                     cell, or declare the column nominal (--nominal {name}) if it holds categories",
+                    numbers + words
+                ),
+                column: Some(name),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
 fn strings(column: &dyn Array) -> Vec<Option<String>> {
     let utf8 = cast(column, &DataType::Utf8).expect("every supported type casts to Utf8");
     utf8.as_string::<i32>()

@@ -316,3 +316,45 @@ fn a_checkpoint_path_that_cannot_be_written_fails_before_the_first_row() {
         .failure()
         .stderr(predicate::str::contains("it is a directory"));
 }
+
+#[test]
+fn a_stray_word_in_a_numeric_column_is_refused_not_read_as_categories() {
+    let dir = tempfile::tempdir().unwrap();
+    for stray in ["oops", "1e308*10"] {
+        let mut csv = String::from("x,y,label\n");
+        for i in 0..400 {
+            let x = if i == 300 {
+                stray.to_string()
+            } else {
+                format!("{}", i % 7)
+            };
+            csv += &format!("{x},{},{}\n", i % 3, if i % 2 == 0 { "a" } else { "b" });
+        }
+        let path = write(&dir, "stray.csv", &csv);
+        let err = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap_err();
+        assert!(
+            matches!(&err, Error::MalformedRow { line: Some(302), column: Some(c), message, .. }
+                if c == "x" && message.contains(stray)),
+            "{err}"
+        );
+        streamboost()
+            .args(["replay", "-q", "--algo", "hoeffding", "--input"])
+            .arg(&path)
+            .assert()
+            .failure()
+            .stderr(
+                predicate::str::contains("line 302").and(predicate::str::contains("--nominal x")),
+            );
+        // Declared nominal, the column is read as categories.
+        let nominal = Encodings {
+            nominal: vec!["x".into()],
+            ..Encodings::default()
+        };
+        let data = load_stream(&[path], "label", &nominal).unwrap();
+        assert!(data.spec().features[0].is_nominal());
+    }
+    // A column of categories, some of which look like numbers, stays nominal (car's doors:
+    // 2, 3, 4 and 5more).
+    let car = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
+    load_stream(&[car], "label", &Encodings::default()).unwrap();
+}
