@@ -329,11 +329,14 @@ fn open(
     };
     let mut file = File::open(path).map_err(io)?;
     check_footer(path, &mut file)?;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| Error::CorruptCheckpoint {
-            file: path.to_path_buf(),
-            detail: format!("unreadable footer: {e}"),
-        })?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(
+        file,
+        crate::columnar::parquet_options(),
+    )
+    .map_err(|e| Error::CorruptCheckpoint {
+        file: path.to_path_buf(),
+        detail: format!("unreadable footer: {e}"),
+    })?;
     let kv: HashMap<String, String> = builder
         .metadata()
         .file_metadata()

@@ -8,7 +8,7 @@ use arrow::csv::reader::{Format, ReaderBuilder};
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 
 use crate::{Error, Result};
 
@@ -127,7 +127,7 @@ fn read_parquet(path: &Path) -> Result<Table> {
         file: path.to_path_buf(),
         message: format!("not a readable Parquet file: {e}"),
     };
-    let builder = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(open(path)?, options())
         .map_err(|e| format_error(&e))?
         .with_batch_size(BATCH_ROWS);
     let schema = builder.schema().clone();
@@ -142,6 +142,13 @@ fn read_parquet(path: &Path) -> Result<Table> {
         schema,
         batches,
     })
+}
+
+/// How streamboost reads Parquet: the Arrow schema is derived from the Parquet schema, not
+/// decoded from the footer's embedded `ARROW:schema` (an IPC message the decoder trusts: a
+/// damaged one makes arrow-ipc panic instead of failing).
+pub(crate) fn options() -> ArrowReaderOptions {
+    ArrowReaderOptions::new().with_skip_arrow_metadata(true)
 }
 
 /// Turns an arrow-csv error into [`Error::MalformedRow`] with the line and column it names.
