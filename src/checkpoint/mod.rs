@@ -167,6 +167,10 @@ pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Meta
 
 /// Loads a checkpoint: the model, ready to continue, and its stream state.
 pub fn load(path: &Path) -> Result<(Model, StreamState)> {
+    crate::columnar::without_panics(path, || load_checked(path))
+}
+
+fn load_checked(path: &Path) -> Result<(Model, StreamState)> {
     let (meta, kv, builder) = open(path)?;
     let corrupt = |detail: String| Error::CorruptCheckpoint {
         file: path.to_path_buf(),
@@ -235,7 +239,7 @@ pub fn load(path: &Path) -> Result<(Model, StreamState)> {
 
 /// Reads a checkpoint's metadata without loading the model.
 pub fn read_metadata(path: &Path) -> Result<Metadata> {
-    open(path).map(|(meta, _, _)| meta)
+    crate::columnar::without_panics(path, || open(path).map(|(meta, _, _)| meta))
 }
 
 impl Metadata {

@@ -123,6 +123,10 @@ fn read_csv_from<R: std::io::Read>(path: &Path, open: impl Fn() -> Result<R>) ->
 }
 
 fn read_parquet(path: &Path) -> Result<Table> {
+    without_panics(path, || read_parquet_checked(path))
+}
+
+fn read_parquet_checked(path: &Path) -> Result<Table> {
     let format_error = |e: &dyn std::fmt::Display| Error::Format {
         file: path.to_path_buf(),
         message: format!("not a readable Parquet file: {e}"),
@@ -141,6 +145,22 @@ fn read_parquet(path: &Path) -> Result<Table> {
         path: path.to_path_buf(),
         schema,
         batches,
+    })
+}
+
+/// Runs a dependency's file reader, turning a panic inside it (a decoder trusting a damaged
+/// file) into [`Error::Format`] naming the file: a bad file is an error, never a crash.
+pub(crate) fn without_panics<T>(path: &Path, read: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|panic| {
+        let detail = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("no message");
+        Err(Error::Format {
+            file: path.to_path_buf(),
+            message: format!("the file reader failed on damaged contents: {detail}"),
+        })
     })
 }
 
@@ -193,5 +213,22 @@ pub(crate) fn nominal_type(t: &DataType) -> Option<bool> {
         DataType::Null | DataType::Boolean => Some(false),
         t if t.is_numeric() => Some(false),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_reader_is_a_typed_error_naming_the_file() {
+        let path = Path::new("damaged.parquet");
+        let err = without_panics::<()>(path, || panic!("Type NONE not supported")).unwrap_err();
+        assert!(
+            matches!(&err, Error::Format { file, message }
+                if file == path && message.contains("Type NONE not supported")),
+            "{err}"
+        );
+        assert_eq!(without_panics(path, || Ok(7)).unwrap(), 7);
     }
 }
