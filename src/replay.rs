@@ -86,6 +86,7 @@ impl Session {
         let encoded = Encoded {
             data,
             unknown_label_rows: Vec::new(),
+            unknown_labels: Vec::new(),
         };
         Ok(Session {
             model,

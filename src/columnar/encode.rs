@@ -74,6 +74,9 @@ pub struct Encoded {
     /// Rows (0-based, ascending) whose label is not in the class set: kept as rows to
     /// score only.
     pub unknown_label_rows: Vec<usize>,
+    /// Those rows' labels as the input spells them (multiclass streams; empty for label
+    /// sets), so that what was not learnt is still reported as it was.
+    pub unknown_labels: Vec<String>,
 }
 
 /// The feature schema and class set of tables that share their columns: categories and
@@ -239,7 +242,7 @@ pub fn encode_with_spec(
     let n: usize = tables.iter().map(Table::n_rows).sum();
     let mut values = Vec::with_capacity(n * d);
     let mut labels = Vec::with_capacity(n);
-    let mut unknown_label_rows = Vec::new();
+    let (mut unknown_label_rows, mut unknown_labels) = (Vec::new(), Vec::new());
     let mut batch_values = Vec::new();
     for table in tables {
         let label_index = table
@@ -252,8 +255,9 @@ pub fn encode_with_spec(
             values.extend_from_slice(&batch_values);
             for v in strings(batch.column(label_index)) {
                 let y = v.as_deref().and_then(|v| class_ids.get(v).copied());
-                if v.is_some() && y.is_none() {
+                if let (Some(v), None) = (&v, y) {
                     unknown_label_rows.push(labels.len());
+                    unknown_labels.push(v.clone());
                 }
                 labels.push(y);
             }
@@ -264,6 +268,7 @@ pub fn encode_with_spec(
     Ok(Encoded {
         data: Dataset::from_parts(grown, values, labels)?,
         unknown_label_rows,
+        unknown_labels,
     })
 }
 
@@ -325,6 +330,7 @@ fn encode_label_sets(
     Ok(Encoded {
         data: Dataset::from_label_sets(grown_spec(spec, &encoder), values, sets)?,
         unknown_label_rows,
+        unknown_labels: Vec::new(),
     })
 }
 

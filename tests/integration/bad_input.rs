@@ -358,3 +358,47 @@ fn a_stray_word_in_a_numeric_column_is_refused_not_read_as_categories() {
     let car = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
     load_stream(&[car], "label", &Encodings::default()).unwrap();
 }
+
+#[test]
+fn after_load_a_label_outside_the_classes_is_reported_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let car = std::fs::read_to_string(root.join("data/car.csv")).unwrap();
+    let mut lines = car.lines();
+    let mut csv = format!("{}\n", lines.next().unwrap());
+    for (i, line) in lines.skip(1000).take(20).enumerate() {
+        let (features, _) = line.rsplit_once(',').unwrap();
+        let label = if i % 4 == 0 { "excellent" } else { "unacc" };
+        csv += &format!("{features},{label}\n");
+    }
+    let input = write(&dir, "rest.csv", &csv);
+    let predictions = dir.path().join("p.csv");
+    streamboost()
+        .args(["replay", "-q", "--load"])
+        .arg(root.join("tests/fixtures/checkpoint_v1_oza.parquet"))
+        .arg("--input")
+        .arg(&input)
+        .arg("--predictions")
+        .arg(&predictions)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "5 rows have a label outside the model's classes",
+        ));
+    let written = std::fs::read_to_string(&predictions).unwrap();
+    let labels: Vec<&str> = written
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        labels.iter().filter(|&&l| l == "excellent").count(),
+        5,
+        "{written}"
+    );
+    assert_eq!(
+        labels.iter().filter(|&&l| l == "unacc").count(),
+        15,
+        "{written}"
+    );
+}

@@ -157,7 +157,20 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let report = evaluation.run_with(&mut model, data, order.as_deref(), |outcome, model| {
         if let Some(p) = predictions.as_mut() {
             p.rows.push(before.rows_seen + outcome.row as u64);
-            p.labels.push(outcome.label.map(|y| class_names[y].clone()));
+            // A label outside the model's classes is written as the input spells it.
+            let unknown = || {
+                let i = encoded
+                    .unknown_label_rows
+                    .binary_search(&outcome.row)
+                    .ok()?;
+                encoded.unknown_labels.get(i).cloned()
+            };
+            p.labels.push(
+                outcome
+                    .label
+                    .map(|y| class_names[y].clone())
+                    .or_else(unknown),
+            );
             p.predictions.push(class_names[outcome.predicted].clone());
             p.probabilities.extend_from_slice(outcome.proba);
         }
