@@ -10,8 +10,9 @@
 //!   JSON (booster vectors such as α and Hedge's weights, weight scales, counters, the RNG
 //!   state, the stream's features with every category seen so far, the column encodings).
 //!
-//! Writes are atomic: the file is written beside the target as `<name>.partial`, flushed to
-//! disk, then renamed over the target, and the directory entry is flushed. A crash at any
+//! Writes are atomic: the file is written beside the target as `<name>.<pid>-<n>.partial`
+//! (unique per writer, so concurrent writers never share it), flushed to disk, then renamed
+//! over the target, and the directory entry is flushed. A crash at any
 //! point leaves the previous checkpoint intact. Loading checks, in order: that the file ends
 //! with a Parquet footer (else [`Error::TruncatedCheckpoint`]); that the footer decodes and
 //! names a format this build reads ([`Error::CheckpointVersion`]); that the node table's
@@ -28,6 +29,7 @@ use std::fs::File;
 use std::hash::Hasher;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow::compute::concat_batches;
 use parquet::arrow::ArrowWriter;
@@ -444,15 +446,56 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> Error {
     }
 }
 
-/// The temporary file a checkpoint is written to before it replaces `path`.
+/// The temporary file one write of a checkpoint goes to before it replaces `path`:
+/// `<name>.<pid>-<n>.partial`, unique to the process and the write, so that two writers of
+/// the same path never share it.
 pub fn partial_path(path: &Path) -> PathBuf {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
     let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".partial");
+    name.push(format!(".{}-{n}.partial", std::process::id()));
     path.with_file_name(name)
 }
 
+/// The temporary files of writes of `path` that were left behind (a writer killed mid-write;
+/// never read), with the id of the process that wrote each.
+pub fn partial_files(path: &Path) -> Vec<(u32, PathBuf)> {
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| {
+            let file = e.ok()?.file_name().into_string().ok()?;
+            let writer = file.strip_prefix(&name)?.strip_prefix('.')?;
+            let (pid, _) = writer.strip_suffix(".partial")?.split_once('-')?;
+            Some((pid.parse().ok()?, dir.join(&file)))
+        })
+        .collect()
+}
+
+/// Removes the temporary files of `path`'s writers that no longer run (Linux, where a
+/// process's liveness can be read from `/proc`; elsewhere they are left).
+fn remove_dead_writers_files(path: &Path) {
+    if cfg!(target_os = "linux") {
+        for (pid, file) in partial_files(path) {
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_file(file);
+            }
+        }
+    }
+}
+
 /// Writes `path` through `write` so that `path` is either its old contents or the complete
-/// new ones: write `<path>.partial`, flush it to disk, rename it over `path`, flush the
+/// new ones: write a [`partial_path`], flush it to disk, rename it over `path`, flush the
 /// directory entry.
 fn write_atomically(path: &Path, write: impl FnOnce(File) -> Result<()>) -> Result<()> {
     let io = |p: &Path| {
@@ -465,6 +508,7 @@ fn write_atomically(path: &Path, write: impl FnOnce(File) -> Result<()>) -> Resu
     file.sync_all().map_err(io(&partial))?;
     drop(file);
     std::fs::rename(&partial, path).map_err(io(path))?;
+    remove_dead_writers_files(path);
     #[cfg(unix)]
     {
         let dir = match path.parent() {

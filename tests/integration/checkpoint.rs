@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
 use streamboost::boost::{VoteRule, WeightScale};
-use streamboost::checkpoint::{self, StreamState, partial_path};
+use streamboost::checkpoint::{self, StreamState, partial_files};
 use streamboost::columnar::{Encodings, OperatorStats, load_stream};
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
@@ -129,7 +129,7 @@ fn a_checkpoint_is_a_queryable_node_table_with_its_metadata() {
     assert_eq!(meta.format_version, checkpoint::FORMAT_VERSION);
     assert_eq!(meta.algorithm, "ada-olm");
     assert_eq!(meta.trees, 5);
-    assert!(!partial_path(&path).exists());
+    assert!(partial_files(&path).is_empty());
 
     // Plain Parquet: one row per node, the trees' sizes add up.
     let table = streamboost::columnar::read_table(&path).unwrap();
@@ -461,13 +461,14 @@ mod process {
             while start.elapsed() < delay {
                 std::thread::sleep(Duration::from_millis(5));
             }
+            let writer = child.id();
             child.kill().unwrap();
             child.wait().unwrap();
             let (_, stream) = checkpoint::load(&path)
                 .unwrap_or_else(|e| panic!("after a kill at {delay:?}: {e}"));
             rows_seen.push(stream.stats.rows_seen);
             // A partial file left behind: the kill came between its creation and its rename.
-            mid_write += usize::from(partial_path(&path).exists());
+            mid_write += usize::from(partial_files(&path).iter().any(|(pid, _)| *pid == writer));
         }
         // The writers got far enough to replace the file with their own checkpoints.
         assert!(rows_seen.iter().any(|&r| r != 500), "{rows_seen:?}");
@@ -654,4 +655,30 @@ fn a_damaged_embedded_arrow_schema_never_panics() {
         let (model, _) = loaded.unwrap();
         assert_eq!(serde_json::to_string(&model).unwrap(), expected);
     }
+}
+
+/// Writers saving the same path at once each write their own temporary file: every save
+/// succeeds and the file left is one of them, whole. They shared one `.partial` name before,
+/// and one writer's rename found the other's file gone.
+#[test]
+fn concurrent_writers_of_one_path_never_collide() {
+    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
+    let config = booster(3, HoeffdingTreeConfig::jgt_paper());
+    let mut model = config.build(data.spec(), 1).unwrap();
+    replay(&mut model, &data, &(0..300).collect::<Vec<_>>());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.parquet");
+    let stream = state(&config, &data, 300);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            let (mut model, path, stream) = (model.clone(), &path, &stream);
+            scope.spawn(move || {
+                for _ in 0..15 {
+                    checkpoint::save(path, &mut model, stream).unwrap();
+                }
+            });
+        }
+    });
+    checkpoint::load(&path).unwrap();
+    assert!(partial_files(&path).is_empty());
 }
