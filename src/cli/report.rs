@@ -1,5 +1,5 @@
-//! What a replay writes: the summary on stdout, the JSON report, the learning curve, the
-//! predictions, and progress on stderr.
+//! What a replay writes at its end: the summary on stdout, the JSON report and the learning
+//! curve; and its progress on stderr. The predictions are written as rows are scored.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use crate::columnar::{Encodings, write_batch};
+use crate::columnar::Encodings;
 use crate::model::{Algorithm, ModelConfig};
 use crate::{Error, Result};
 
@@ -17,8 +17,6 @@ pub struct Outputs {
     pub report: Option<PathBuf>,
     /// The learning curve (CSV).
     pub curve: Option<PathBuf>,
-    /// Every row's prediction (CSV or Parquet).
-    pub predictions: Option<PathBuf>,
 }
 
 /// The JSON report: what ran, then the prequential metrics.
@@ -50,24 +48,20 @@ pub struct RunInfo<'a> {
     pub unknown_labels: usize,
 }
 
-/// Writes the files a replay was asked for: the JSON report (`run` and `metrics`), the
-/// learning curve of `metric` and the predictions.
+/// Writes the files a replay was asked for at its end: the JSON report (`run` and `metrics`)
+/// and the learning curve of `metric` (the predictions are written as the rows are scored).
 pub fn write_outputs<R: Serialize>(
     outputs: &Outputs,
     run: &RunInfo,
     metrics: &R,
     metric: &str,
     curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
-    predictions: Option<arrow::record_batch::RecordBatch>,
 ) -> Result<()> {
     if let Some(path) = &outputs.report {
         write_json(path, &RunReport { run, metrics })?;
     }
     if let Some(path) = &outputs.curve {
         write_curve(path, metric, curve)?;
-    }
-    if let (Some(path), Some(batch)) = (&outputs.predictions, predictions) {
-        write_batch(path, &batch)?;
     }
     Ok(())
 }

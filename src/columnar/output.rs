@@ -1,7 +1,7 @@
 //! Writing per-row results as CSV or Parquet.
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, Float64Array, StringArray, UInt64Array};
@@ -35,6 +35,26 @@ impl Predictions {
             classes: classes.to_vec(),
             ..Predictions::default()
         }
+    }
+
+    /// Rows held.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no row is held.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows held as a batch ([`Predictions::to_batch`]), which are then let go.
+    pub fn take_batch(&mut self) -> Result<RecordBatch> {
+        let batch = self.to_batch()?;
+        self.rows.clear();
+        self.labels.clear();
+        self.predictions.clear();
+        self.probabilities.clear();
+        Ok(batch)
     }
 
     /// The predictions as a record batch with columns `row`, `label`, `prediction`, then
@@ -118,6 +138,26 @@ impl RankedPredictions {
         self.scores.extend_from_slice(scores);
     }
 
+    /// Rows held.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no row is held.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows held as a batch ([`RankedPredictions::to_batch`]), which are then let go.
+    pub fn take_batch(&mut self) -> Result<RecordBatch> {
+        let batch = self.to_batch()?;
+        self.rows.clear();
+        self.relevant.clear();
+        self.predicted.clear();
+        self.scores.clear();
+        Ok(batch)
+    }
+
     /// The rankings as a record batch with columns `row`, `relevant`, `predicted`, then
     /// `score_<label>` per label.
     pub fn to_batch(&self) -> Result<RecordBatch> {
@@ -154,28 +194,86 @@ impl RankedPredictions {
 
 /// Writes a batch to `path`, as Parquet if the extension says so, else as CSV with a header.
 pub fn write_batch(path: &Path, batch: &RecordBatch) -> Result<()> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let format_error = |e: &dyn std::fmt::Display| Error::Format {
-        file: path.to_path_buf(),
-        message: e.to_string(),
-    };
-    let file = File::create(path).map_err(io)?;
-    match FileFormat::of(path) {
-        FileFormat::Csv => {
-            let mut writer = arrow::csv::WriterBuilder::new()
-                .with_header(true)
-                .build(file);
-            writer.write(batch).map_err(|e| format_error(&e))?;
-        }
-        FileFormat::Parquet => {
-            let mut writer =
-                ArrowWriter::try_new(file, batch.schema(), None).map_err(|e| format_error(&e))?;
-            writer.write(batch).map_err(|e| format_error(&e))?;
-            writer.close().map_err(|e| format_error(&e))?;
+    let mut writer = BatchWriter::create(path)?;
+    writer.write(batch)?;
+    writer.finish()
+}
+
+/// Writes record batches to a file as they come, as Parquet if the extension says so, else
+/// as CSV with a header: nothing is held beyond the batch being written. The file is created
+/// at once (so a path that cannot be written fails before any work); CSV rows written before
+/// a crash stay readable, Parquet row groups need the footer [`BatchWriter::finish`] writes.
+pub struct BatchWriter {
+    path: PathBuf,
+    state: Writing,
+}
+
+enum Writing {
+    /// The file, before the first batch gives the schema.
+    Created(File),
+    Csv(Box<arrow::csv::Writer<File>>),
+    Parquet(Box<ArrowWriter<File>>),
+}
+
+impl BatchWriter {
+    /// Creates (or truncates) `path`.
+    pub fn create(path: &Path) -> Result<Self> {
+        let file = File::create(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(BatchWriter {
+            path: path.to_path_buf(),
+            state: Writing::Created(file),
+        })
+    }
+
+    fn format_error(&self, e: impl std::fmt::Display) -> Error {
+        Error::Format {
+            file: self.path.clone(),
+            message: e.to_string(),
         }
     }
-    Ok(())
+
+    /// Appends `batch` (every batch has the first one's schema).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if let Writing::Created(file) = &self.state {
+            let file = file.try_clone().map_err(|source| Error::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+            self.state = match FileFormat::of(&self.path) {
+                FileFormat::Csv => Writing::Csv(Box::new(
+                    arrow::csv::WriterBuilder::new()
+                        .with_header(true)
+                        .build(file),
+                )),
+                FileFormat::Parquet => Writing::Parquet(Box::new(
+                    ArrowWriter::try_new(file, batch.schema(), None)
+                        .map_err(|e| self.format_error(e))?,
+                )),
+            };
+        }
+        let written = match &mut self.state {
+            Writing::Csv(w) => w.write(batch).map_err(|e| e.to_string()),
+            // One row group per batch: the writer holds no more than a batch in memory.
+            Writing::Parquet(w) => w
+                .write(batch)
+                .and_then(|()| w.flush())
+                .map_err(|e| e.to_string()),
+            Writing::Created(_) => unreachable!("a writer was made above"),
+        };
+        written.map_err(|e| self.format_error(e))
+    }
+
+    /// Ends the file (Parquet's footer); a file that got no batch is left empty.
+    pub fn finish(self) -> Result<()> {
+        match self.state {
+            Writing::Parquet(w) => w.close().map(|_| ()).map_err(|e| Error::Format {
+                file: self.path.clone(),
+                message: e.to_string(),
+            }),
+            Writing::Csv(_) | Writing::Created(_) => Ok(()),
+        }
+    }
 }

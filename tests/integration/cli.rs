@@ -267,3 +267,58 @@ fn a_config_file_naming_only_what_differs_is_the_same_model_as_the_flags() {
             predicates::str::contains("model.json").and(predicates::str::contains("n_lerners")),
         );
 }
+
+/// Predictions are written in pieces as rows are scored (more rows than one piece here), and
+/// the file holds every row, in replay order, as CSV and as Parquet.
+#[test]
+fn predictions_are_written_as_they_are_scored_and_hold_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("long.csv");
+    let mut csv = String::from("x,c,label\n");
+    for i in 0..20_000u32 {
+        csv += &format!(
+            "{},{},{}\n",
+            i % 97,
+            ["a", "b", "c"][(i % 3) as usize],
+            i % 2
+        );
+    }
+    std::fs::write(&input, csv).unwrap();
+    for name in ["p.csv", "p.parquet"] {
+        let path = dir.path().join(name);
+        streamboost()
+            .args([
+                "replay",
+                "-q",
+                "--algo",
+                "hoeffding",
+                "--shuffle",
+                "3",
+                "--input",
+            ])
+            .arg(&input)
+            .arg("--predictions")
+            .arg(&path)
+            .assert()
+            .success();
+        let table = streamboost::columnar::read_table(&path).unwrap();
+        assert_eq!(table.n_rows(), 20_000, "{name}");
+        let mut rows: Vec<u64> = table
+            .batches
+            .iter()
+            .flat_map(|b| {
+                let rows = arrow::compute::cast(b.column(0), &arrow::datatypes::DataType::UInt64);
+                let rows = rows.unwrap();
+                let rows = rows.as_any().downcast_ref::<arrow::array::UInt64Array>();
+                rows.unwrap().values().to_vec()
+            })
+            .collect();
+        rows.sort_unstable();
+        assert!(rows.iter().copied().eq(0..20_000), "{name}: every row once");
+    }
+    // Parquet: one row group per piece of 8,192 rows.
+    let parquet = std::fs::File::open(dir.path().join("p.parquet")).unwrap();
+    let reader = parquet::file::reader::SerializedFileReader::new(parquet).unwrap();
+    use parquet::file::reader::FileReader;
+    assert_eq!(reader.metadata().num_row_groups(), 3);
+}

@@ -6,7 +6,11 @@ use std::path::{Path, PathBuf};
 use super::ReplayArgs;
 use crate::Result;
 use crate::cli::report::{self, Outputs, RunInfo};
-use crate::columnar::{Predictions, RankedPredictions, Table, read_csv_bytes, read_table};
+use arrow::record_batch::RecordBatch;
+
+use crate::columnar::{
+    BatchWriter, Predictions, RankedPredictions, Table, read_csv_bytes, read_table,
+};
 use crate::core::Encodings;
 use crate::eval::Prequential;
 use crate::model::Model;
@@ -28,7 +32,6 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let outputs = Outputs {
         report: args.report.clone(),
         curve: args.curve.clone(),
-        predictions: args.predictions.clone(),
     };
     let evaluation = Prequential {
         final_fraction: args.final_fraction,
@@ -123,39 +126,38 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
 
     if spec.is_multi_label() {
         let labels = spec.classes.names();
-        let mut predictions = args
-            .predictions
-            .as_ref()
-            .map(|_| RankedPredictions::new(labels));
+        let mut predictions = prediction_file(&args.predictions, RankedPredictions::new(labels))?;
         let report = evaluation.run_ranking(&mut model, data, order.as_deref(), |row, model| {
-            if let Some(p) = predictions.as_mut() {
+            if let Some((file, p)) = predictions.as_mut() {
                 p.push(
                     before.rows_seen + row.row as u64,
                     row.relevant,
                     row.scores,
                     row.predicted,
                 );
+                if p.len() >= FLUSH_ROWS {
+                    file.write(&p.take_batch()?)?;
+                }
             }
             after_row(row.position, row.row, row.relevant.is_some(), model)
         })?;
+        if let Some((file, mut p)) = predictions {
+            file_end(file, p.take_batch()?)?;
+        }
         // A failed final save is reported after the other outputs are written.
         let saved = checkpointer.finish(data.len(), &mut model);
         finish(&progress, saved.as_ref().ok().copied().flatten());
         report::print(&report);
         let points = report.curve.iter();
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
-        let predictions = predictions.map(|p| p.to_batch()).transpose()?;
-        report::write_outputs(&outputs, &run, &report, "rank_loss", points, predictions)?;
+        report::write_outputs(&outputs, &run, &report, "rank_loss", points)?;
         return saved.map(|_| ());
     }
 
     let class_names = spec.classes.names();
-    let mut predictions = args
-        .predictions
-        .as_ref()
-        .map(|_| Predictions::new(class_names));
+    let mut predictions = prediction_file(&args.predictions, Predictions::new(class_names))?;
     let report = evaluation.run_with(&mut model, data, order.as_deref(), |outcome, model| {
-        if let Some(p) = predictions.as_mut() {
+        if let Some((file, p)) = predictions.as_mut() {
             p.rows.push(before.rows_seen + outcome.row as u64);
             // A label outside the model's classes is written as the input spells it.
             let unknown = || {
@@ -173,6 +175,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             );
             p.predictions.push(class_names[outcome.predicted].clone());
             p.probabilities.extend_from_slice(outcome.proba);
+            if p.len() >= FLUSH_ROWS {
+                file.write(&p.take_batch()?)?;
+            }
         }
         after_row(
             outcome.position,
@@ -181,14 +186,34 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             model,
         )
     })?;
+    if let Some((file, mut p)) = predictions {
+        file_end(file, p.take_batch()?)?;
+    }
     let saved = checkpointer.finish(data.len(), &mut model);
     finish(&progress, saved.as_ref().ok().copied().flatten());
     report::print(&report);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
-    let predictions = predictions.map(|p| p.to_batch()).transpose()?;
-    report::write_outputs(&outputs, &run, &report, "accuracy", points, predictions)?;
+    report::write_outputs(&outputs, &run, &report, "accuracy", points)?;
     saved.map(|_| ())
+}
+
+/// Predictions are written to their file every this many rows, so that memory stays flat
+/// and a run that is killed keeps the rows it scored (CSV).
+const FLUSH_ROWS: usize = 8192;
+
+/// The `--predictions` file, created before the first row, with `rows` to hold the rows not
+/// yet written.
+fn prediction_file<P>(path: &Option<PathBuf>, rows: P) -> Result<Option<(BatchWriter, P)>> {
+    path.as_ref()
+        .map(|path| Ok((BatchWriter::create(path)?, rows)))
+        .transpose()
+}
+
+/// Writes the last rows and ends the file.
+fn file_end(mut file: BatchWriter, last: RecordBatch) -> Result<()> {
+    file.write(&last)?;
+    file.finish()
 }
 
 /// Ends the progress display and says where the model was saved.
