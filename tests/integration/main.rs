@@ -22,5 +22,5 @@ mod bad_input;
 mod cli;
 #[cfg(feature = "cli")]
 mod multi_label;
-#[cfg(feature = "sql")]
+#[cfg(all(feature = "sql", feature = "cli"))]
 mod sql;
