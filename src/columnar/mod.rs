@@ -11,9 +11,9 @@ mod rows;
 
 pub use crate::core::{Encodings, OperatorStats, Ordinal};
 pub use encode::{Encoded, encode_tables, encode_with_spec, load_stream};
-pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 #[cfg(feature = "sql")]
 pub(crate) use input::nominal_type;
+pub use input::{FileFormat, Table, read_csv_bytes, read_table};
 pub(crate) use input::{options as parquet_options, without_panics};
 pub use keyed::{KeyedOperator, OperatorFactory};
 pub use label_sets::{LabelSetLayout, LabelSetReader, flag_column, label_set_layout};
