@@ -16,8 +16,9 @@
 //! | [`model`] | **the algorithm catalogue**: every algorithm by name, one enum over the models | always |
 //! | [`eval`] | the prequential (test-then-train) driver, metrics and reports | always |
 //! | [`synth`] | seeded synthetic streams for tests and examples | always |
-//! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows, the operator | `columnar` |
+//! | `files` (private) | reading untrusted Parquet: no embedded Arrow schema, panics as errors | `columnar` |
 //! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
+//! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows, the operator | `columnar` |
 //! | `replay` | a logged stream replayed through a model, checkpointed by policy | `columnar` |
 //! | `stream` | the operator over an async stream of record batches | `stream` |
 //! | `sql` | DataFusion SQL functions over named models | `sql` |
@@ -85,6 +86,8 @@ pub mod weak;
 pub mod checkpoint;
 #[cfg(feature = "columnar")]
 pub mod columnar;
+#[cfg(feature = "columnar")]
+mod files;
 #[cfg(feature = "columnar")]
 pub mod replay;
 

@@ -43,7 +43,7 @@ use twox_hash::XxHash64;
 use crate::Classifier;
 use crate::core::{Encodings, FeatureKind, OperatorStats, StreamSpec};
 use crate::model::{Model, ModelConfig};
-use crate::{Error, Result};
+use crate::{Error, Result, files};
 
 /// The format version this build writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -169,7 +169,7 @@ pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Meta
 
 /// Loads a checkpoint: the model, ready to continue, and its stream state.
 pub fn load(path: &Path) -> Result<(Model, StreamState)> {
-    crate::columnar::without_panics(path, || load_checked(path))
+    files::without_panics(path, || load_checked(path))
 }
 
 fn load_checked(path: &Path) -> Result<(Model, StreamState)> {
@@ -241,7 +241,7 @@ fn load_checked(path: &Path) -> Result<(Model, StreamState)> {
 
 /// Reads a checkpoint's metadata without loading the model.
 pub fn read_metadata(path: &Path) -> Result<Metadata> {
-    crate::columnar::without_panics(path, || open(path).map(|(meta, _, _)| meta))
+    files::without_panics(path, || open(path).map(|(meta, _, _)| meta))
 }
 
 impl Metadata {
@@ -335,14 +335,12 @@ fn open(
     };
     let mut file = File::open(path).map_err(io)?;
     check_footer(path, &mut file)?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(
-        file,
-        crate::columnar::parquet_options(),
-    )
-    .map_err(|e| Error::CorruptCheckpoint {
-        file: path.to_path_buf(),
-        detail: format!("unreadable footer: {e}"),
-    })?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new_with_options(file, files::parquet_options())
+            .map_err(|e| Error::CorruptCheckpoint {
+                file: path.to_path_buf(),
+                detail: format!("unreadable footer: {e}"),
+            })?;
     let kv: HashMap<String, String> = builder
         .metadata()
         .file_metadata()

@@ -8,9 +8,9 @@ use arrow::csv::reader::{Format, ReaderBuilder};
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
-use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use crate::{Error, Result};
+use crate::{Error, Result, files};
 
 /// Rows per record batch when reading.
 const BATCH_ROWS: usize = 8192;
@@ -123,7 +123,7 @@ fn read_csv_from<R: std::io::Read>(path: &Path, open: impl Fn() -> Result<R>) ->
 }
 
 fn read_parquet(path: &Path) -> Result<Table> {
-    without_panics(path, || read_parquet_checked(path))
+    files::without_panics(path, || read_parquet_checked(path))
 }
 
 fn read_parquet_checked(path: &Path) -> Result<Table> {
@@ -131,9 +131,12 @@ fn read_parquet_checked(path: &Path) -> Result<Table> {
         file: path.to_path_buf(),
         message: format!("not a readable Parquet file: {e}"),
     };
-    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(open(path)?, options())
-        .map_err(|e| format_error(&e))?
-        .with_batch_size(BATCH_ROWS);
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(
+        open(path)?,
+        files::parquet_options(),
+    )
+    .map_err(|e| format_error(&e))?
+    .with_batch_size(BATCH_ROWS);
     let schema = builder.schema().clone();
     Error::check_unique_columns(path, &schema)?;
     let batches = builder
@@ -146,29 +149,6 @@ fn read_parquet_checked(path: &Path) -> Result<Table> {
         schema,
         batches,
     })
-}
-
-/// Runs a dependency's file reader, turning a panic inside it (a decoder trusting a damaged
-/// file) into [`Error::Format`] naming the file: a bad file is an error, never a crash.
-pub(crate) fn without_panics<T>(path: &Path, read: impl FnOnce() -> Result<T>) -> Result<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|panic| {
-        let detail = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("no message");
-        Err(Error::Format {
-            file: path.to_path_buf(),
-            message: format!("the file reader failed on damaged contents: {detail}"),
-        })
-    })
-}
-
-/// How streamboost reads Parquet: the Arrow schema is derived from the Parquet schema, not
-/// decoded from the footer's embedded `ARROW:schema` (an IPC message the decoder trusts: a
-/// damaged one makes arrow-ipc panic instead of failing).
-pub(crate) fn options() -> ArrowReaderOptions {
-    ArrowReaderOptions::new().with_skip_arrow_metadata(true)
 }
 
 /// Turns an arrow-csv error into [`Error::MalformedRow`] with the line and column it names.
@@ -213,22 +193,5 @@ pub(crate) fn nominal_type(t: &DataType) -> Option<bool> {
         DataType::Null | DataType::Boolean => Some(false),
         t if t.is_numeric() => Some(false),
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_panicking_reader_is_a_typed_error_naming_the_file() {
-        let path = Path::new("damaged.parquet");
-        let err = without_panics::<()>(path, || panic!("Type NONE not supported")).unwrap_err();
-        assert!(
-            matches!(&err, Error::Format { file, message }
-                if file == path && message.contains("Type NONE not supported")),
-            "{err}"
-        );
-        assert_eq!(without_panics(path, || Ok(7)).unwrap(), 7);
     }
 }

@@ -14,7 +14,6 @@ pub use encode::{Encoded, encode_tables, encode_with_spec, load_stream};
 #[cfg(feature = "sql")]
 pub(crate) use input::nominal_type;
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};
-pub(crate) use input::{options as parquet_options, without_panics};
 pub use keyed::{KeyedOperator, OperatorFactory};
 pub use label_sets::{LabelSetLayout, LabelSetReader, flag_column, label_set_layout};
 pub use operator::{
