@@ -131,11 +131,6 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
             _ => Some(label),
         };
         check_columns(table, first, &columns, &feature_cols, &kinds, target, enc)?;
-        for (f, &i) in feature_cols.iter().enumerate() {
-            if kinds[f] == Kind::Nominal && !enc.nominal.contains(&columns[i]) {
-                refuse_stray_words(table, i)?;
-            }
-        }
     }
 
     // Categories and classes, in order of first appearance.
@@ -144,15 +139,17 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
     let mut listed = Vec::new();
     for table in tables {
         let mut row_in_file = 0u64;
+        let mut census = vec![NumberCensus::default(); feature_cols.len()];
         for batch in &table.batches {
             for (f, &i) in feature_cols.iter().enumerate() {
                 if kinds[f] == Kind::Nominal {
                     // An empty string is a missing value (as in `RowEncoder`).
-                    for v in strings(batch.column(i)).iter().flatten() {
-                        if v.is_empty() {
+                    for (r, v) in strings(batch.column(i)).iter().enumerate() {
+                        let Some(v) = v.as_deref().filter(|v| !v.is_empty()) else {
                             continue;
-                        }
+                        };
                         categories[f].code(v);
+                        census[f].add(row_in_file + r as u64, v);
                     }
                 }
             }
@@ -171,6 +168,12 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
                 }
             }
             row_in_file += batch.num_rows() as u64;
+        }
+        for (f, census) in census.into_iter().enumerate() {
+            let column = feature_cols[f];
+            if !enc.nominal.contains(&columns[column]) {
+                census.refuse_stray_words(table, column)?;
+            }
         }
     }
     let class_names = match &layout {
@@ -391,42 +394,50 @@ fn check_columns(
 }
 
 /// A column's values as optional strings (nulls are `None`).
-/// A text column whose present values are numbers but for a few (at most one in a hundred)
-/// holds stray words, not categories (`oops`, `1e308*10`): read as nominal, the whole column
-/// would silently change kind. It is refused, naming the first such cell; `--nominal COL`
-/// (or [`Encodings::nominal`]) reads such a column as categories on purpose.
-fn refuse_stray_words(table: &Table, column: usize) -> Result<()> {
-    let (mut numbers, mut words, mut first_word) = (0u64, 0u64, None);
-    let mut row = 0u64;
-    for batch in &table.batches {
-        for value in strings(batch.column(column)) {
-            match value.filter(|v| !v.is_empty()) {
-                Some(v) if v.trim().parse::<f64>().is_ok() => numbers += 1,
-                Some(v) => {
-                    words += 1;
-                    first_word.get_or_insert((row, v));
-                }
-                None => {}
-            }
-            row += 1;
+/// How many of a text column's present values are numbers and how many are not, with the
+/// first that is not.
+#[derive(Debug, Clone, Default)]
+struct NumberCensus {
+    numbers: u64,
+    words: u64,
+    first_word: Option<(u64, String)>,
+}
+
+impl NumberCensus {
+    /// Counts value `v` of 0-based data row `row`.
+    fn add(&mut self, row: u64, v: &str) {
+        if v.trim().parse::<f64>().is_ok() {
+            self.numbers += 1;
+        } else {
+            self.words += 1;
+            self.first_word.get_or_insert_with(|| (row, v.to_string()));
         }
     }
-    match first_word {
-        Some((row, word)) if words * 100 <= numbers + words => {
-            let name = table.schema.field(column).name().clone();
-            Err(Error::MalformedRow {
-                file: table.path.clone(),
-                // The header is line 1.
-                line: Some(row + 2),
-                message: format!(
-                    "`{word}` in a column of numbers ({numbers} of its {} values); fix the \
-                     cell, or declare the column nominal (--nominal {name}) if it holds categories",
-                    numbers + words
-                ),
-                column: Some(name),
-            })
+
+    /// A column of numbers but for a few values (at most one in a hundred) holds stray
+    /// words, not categories (`oops`, `1e308*10`): read as nominal, the whole column would
+    /// silently change kind. It is refused, naming the first such cell; `--nominal COL` (or
+    /// [`Encodings::nominal`]) reads such a column as categories on purpose.
+    fn refuse_stray_words(self, table: &Table, column: usize) -> Result<()> {
+        let present = self.numbers + self.words;
+        match self.first_word {
+            Some((row, word)) if self.words * 100 <= present => {
+                let name = table.schema.field(column).name().clone();
+                Err(Error::MalformedRow {
+                    file: table.path.clone(),
+                    // The header is line 1.
+                    line: Some(row + 2),
+                    message: format!(
+                        "`{word}` in a column of numbers ({} of its {present} values); fix the \
+                         cell, or declare the column nominal (--nominal {name}) if it holds \
+                         categories",
+                        self.numbers
+                    ),
+                    column: Some(name),
+                })
+            }
+            _ => Ok(()),
         }
-        _ => Ok(()),
     }
 }
 
