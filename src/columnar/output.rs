@@ -37,24 +37,13 @@ impl Predictions {
         }
     }
 
-    /// Rows held.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Whether no row is held.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    /// The rows held as a batch ([`Predictions::to_batch`]), which are then let go.
-    pub fn take_batch(&mut self) -> Result<RecordBatch> {
-        let batch = self.to_batch()?;
-        self.rows.clear();
-        self.labels.clear();
-        self.predictions.clear();
-        self.probabilities.clear();
-        Ok(batch)
+    /// Records one row: its input row number, its label as the input spells it, the
+    /// prediction and its class probabilities.
+    pub fn push(&mut self, row: u64, label: Option<String>, predicted: &str, proba: &[f64]) {
+        self.rows.push(row);
+        self.labels.push(label);
+        self.predictions.push(predicted.to_string());
+        self.probabilities.extend_from_slice(proba);
     }
 
     /// The predictions as a record batch with columns `row`, `label`, `prediction`, then
@@ -138,26 +127,6 @@ impl RankedPredictions {
         self.scores.extend_from_slice(scores);
     }
 
-    /// Rows held.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Whether no row is held.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    /// The rows held as a batch ([`RankedPredictions::to_batch`]), which are then let go.
-    pub fn take_batch(&mut self) -> Result<RecordBatch> {
-        let batch = self.to_batch()?;
-        self.rows.clear();
-        self.relevant.clear();
-        self.predicted.clear();
-        self.scores.clear();
-        Ok(batch)
-    }
-
     /// The rankings as a record batch with columns `row`, `relevant`, `predicted`, then
     /// `score_<label>` per label.
     pub fn to_batch(&self) -> Result<RecordBatch> {
@@ -189,6 +158,89 @@ impl RankedPredictions {
         }
         RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
             .map_err(|e| Error::config("predictions", e.to_string()))
+    }
+}
+
+/// Per-row results held until they are written as one record batch.
+pub trait BatchRows {
+    /// Rows held.
+    fn held(&self) -> usize;
+
+    /// The rows held as a record batch.
+    fn batch(&self) -> Result<RecordBatch>;
+
+    /// Lets the rows held go (they have been written).
+    fn clear(&mut self);
+}
+
+impl BatchRows for Predictions {
+    fn held(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn batch(&self) -> Result<RecordBatch> {
+        self.to_batch()
+    }
+
+    fn clear(&mut self) {
+        self.rows.clear();
+        self.labels.clear();
+        self.predictions.clear();
+        self.probabilities.clear();
+    }
+}
+
+impl BatchRows for RankedPredictions {
+    fn held(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn batch(&self) -> Result<RecordBatch> {
+        self.to_batch()
+    }
+
+    fn clear(&mut self) {
+        self.rows.clear();
+        self.relevant.clear();
+        self.predicted.clear();
+        self.scores.clear();
+    }
+}
+
+/// Per-row results written to a file as they are produced: held `rows` go out as one batch
+/// every [`RowsWriter::FLUSH_ROWS`] rows, so memory stays flat and a run that is killed
+/// keeps what it wrote (CSV).
+pub struct RowsWriter<R> {
+    file: BatchWriter,
+    /// The rows not yet written.
+    pub rows: R,
+}
+
+impl<R: BatchRows> RowsWriter<R> {
+    /// Rows per batch written.
+    pub const FLUSH_ROWS: usize = 8192;
+
+    /// Creates `path` (at once, so a path that cannot be written fails before any work).
+    pub fn create(path: &Path, rows: R) -> Result<Self> {
+        Ok(RowsWriter {
+            file: BatchWriter::create(path)?,
+            rows,
+        })
+    }
+
+    /// Writes the rows held once there are a batch of them.
+    pub fn flush_if_full(&mut self) -> Result<()> {
+        if self.rows.held() >= Self::FLUSH_ROWS {
+            self.file.write(&self.rows.batch()?)?;
+            self.rows.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes the rows still held and ends the file.
+    pub fn finish(mut self) -> Result<()> {
+        self.file.write(&self.rows.batch()?)?;
+        self.file.finish()
     }
 }
 

@@ -1,15 +1,16 @@
 //! `streamboost replay`'s driver: reads the inputs, starts a [`Session`] and replays it,
 //! collecting what the report and the output files need.
 
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
+
+use serde::Serialize;
 
 use super::ReplayArgs;
 use crate::Result;
 use crate::cli::report::{self, Outputs, RunInfo};
-use arrow::record_batch::RecordBatch;
-
 use crate::columnar::{
-    BatchWriter, Predictions, RankedPredictions, Table, read_csv_bytes, read_table,
+    BatchRows, Predictions, RankedPredictions, RowsWriter, Table, read_csv_bytes, read_table,
 };
 use crate::core::Encodings;
 use crate::eval::Prequential;
@@ -128,37 +129,30 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         let labels = spec.classes.names();
         let mut predictions = prediction_file(&args.predictions, RankedPredictions::new(labels))?;
         let report = evaluation.run_ranking(&mut model, data, order.as_deref(), |row, model| {
-            if let Some((file, p)) = predictions.as_mut() {
-                p.push(
-                    before.rows_seen + row.row as u64,
-                    row.relevant,
-                    row.scores,
-                    row.predicted,
-                );
-                if p.len() >= FLUSH_ROWS {
-                    file.write(&p.take_batch()?)?;
-                }
+            if let Some(p) = predictions.as_mut() {
+                let number = before.rows_seen + row.row as u64;
+                p.rows.push(number, row.relevant, row.scores, row.predicted);
+                p.flush_if_full()?;
             }
             after_row(row.position, row.row, row.relevant.is_some(), model)
         })?;
-        if let Some((file, mut p)) = predictions {
-            file_end(file, p.take_batch()?)?;
-        }
-        // A failed final save is reported after the other outputs are written.
+        predictions.map_or(Ok(()), RowsWriter::finish)?;
         let saved = checkpointer.finish(data.len(), &mut model);
-        finish(&progress, saved.as_ref().ok().copied().flatten());
-        report::print(&report);
         let points = report.curve.iter();
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
-        report::write_outputs(&outputs, &run, &report, "rank_loss", points)?;
-        return saved.map(|_| ());
+        let ending = Ending {
+            saved,
+            progress: &progress,
+            outputs: &outputs,
+            run: &run,
+        };
+        return ending.write(&report, "rank_loss", points);
     }
 
     let class_names = spec.classes.names();
     let mut predictions = prediction_file(&args.predictions, Predictions::new(class_names))?;
     let report = evaluation.run_with(&mut model, data, order.as_deref(), |outcome, model| {
-        if let Some((file, p)) = predictions.as_mut() {
-            p.rows.push(before.rows_seen + outcome.row as u64);
+        if let Some(p) = predictions.as_mut() {
             // A label outside the model's classes is written as the input spells it.
             let unknown = || {
                 let i = encoded
@@ -167,17 +161,18 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
                     .ok()?;
                 encoded.unknown_labels.get(i).cloned()
             };
-            p.labels.push(
-                outcome
-                    .label
-                    .map(|y| class_names[y].clone())
-                    .or_else(unknown),
+            let label = outcome
+                .label
+                .map(|y| class_names[y].clone())
+                .or_else(unknown);
+            let number = before.rows_seen + outcome.row as u64;
+            p.rows.push(
+                number,
+                label,
+                &class_names[outcome.predicted],
+                outcome.proba,
             );
-            p.predictions.push(class_names[outcome.predicted].clone());
-            p.probabilities.extend_from_slice(outcome.proba);
-            if p.len() >= FLUSH_ROWS {
-                file.write(&p.take_batch()?)?;
-            }
+            p.flush_if_full()?;
         }
         after_row(
             outcome.position,
@@ -186,41 +181,52 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             model,
         )
     })?;
-    if let Some((file, mut p)) = predictions {
-        file_end(file, p.take_batch()?)?;
-    }
+    predictions.map_or(Ok(()), RowsWriter::finish)?;
     let saved = checkpointer.finish(data.len(), &mut model);
-    finish(&progress, saved.as_ref().ok().copied().flatten());
-    report::print(&report);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
-    report::write_outputs(&outputs, &run, &report, "accuracy", points)?;
-    saved.map(|_| ())
+    let ending = Ending {
+        saved,
+        progress: &progress,
+        outputs: &outputs,
+        run: &run,
+    };
+    ending.write(&report, "accuracy", points)
 }
 
-/// Predictions are written to their file every this many rows, so that memory stays flat
-/// and a run that is killed keeps the rows it scored (CSV).
-const FLUSH_ROWS: usize = 8192;
-
-/// The `--predictions` file, created before the first row, with `rows` to hold the rows not
-/// yet written.
-fn prediction_file<P>(path: &Option<PathBuf>, rows: P) -> Result<Option<(BatchWriter, P)>> {
+/// The `--predictions` file, created before the first row, holding `rows` until written.
+fn prediction_file<R: BatchRows>(path: &Option<PathBuf>, rows: R) -> Result<Option<RowsWriter<R>>> {
     path.as_ref()
-        .map(|path| Ok((BatchWriter::create(path)?, rows)))
+        .map(|path| RowsWriter::create(path, rows))
         .transpose()
 }
 
-/// Writes the last rows and ends the file.
-fn file_end(mut file: BatchWriter, last: RecordBatch) -> Result<()> {
-    file.write(&last)?;
-    file.finish()
+/// What is left once the rows are replayed: the outcome of the final save, and where the
+/// rest goes.
+struct Ending<'a> {
+    saved: Result<Option<(&'a Path, u64)>>,
+    progress: &'a report::Progress,
+    outputs: &'a Outputs,
+    run: &'a RunInfo<'a>,
 }
 
-/// Ends the progress display and says where the model was saved.
-fn finish(progress: &report::Progress, saved: Option<(&Path, u64)>) {
-    progress.finish();
-    if let Some((path, seen)) = saved {
-        eprintln!("saved    {} ({seen} rows seen)", path.display());
+impl Ending<'_> {
+    /// Ends the progress display, says where the model was saved, prints the summary and
+    /// writes the report and the curve of `metric`; a failed final save is reported after
+    /// them, so that it costs none of them.
+    fn write<R: Serialize + Display>(
+        self,
+        report: &R,
+        metric: &str,
+        curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
+    ) -> Result<()> {
+        self.progress.finish();
+        if let Ok(Some((path, seen))) = &self.saved {
+            eprintln!("saved    {} ({seen} rows seen)", path.display());
+        }
+        report::print(report);
+        report::write_outputs(self.outputs, self.run, report, metric, curve)?;
+        self.saved.map(|_| ())
     }
 }
 
