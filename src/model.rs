@@ -199,32 +199,6 @@ impl Classifier for Model {
     }
 }
 
-/// Rankers learn label sets natively; every other model through
-/// [`ranking::learn_labels_as_classifier`], its class probabilities being its scores.
-impl Ranker for Model {
-    fn n_labels(&self) -> usize {
-        self.n_classes()
-    }
-
-    fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
-        self.learn_label_set(x, relevant, weight);
-    }
-
-    fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
-        self.score_labels(x, out);
-    }
-
-    fn learn_predict_scores(
-        &mut self,
-        x: &[f64],
-        relevant: Option<&[bool]>,
-        weight: f64,
-        out: &mut [f64],
-    ) {
-        self.learn_score_labels(x, relevant, weight, out);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

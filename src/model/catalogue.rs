@@ -256,25 +256,30 @@ macro_rules! catalogue {
                     Model::Scaled(m) => m.model().algorithm(),
                 }
             }
+        }
 
-            /// Learns a label set: natively for a ranker, else through the singleton reduction.
-            fn learn_label_set(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
+        /// Rankers learn label sets natively; every other model through
+        /// [`ranking::learn_labels_as_classifier`], its class probabilities being its scores.
+        impl Ranker for Model {
+            fn n_labels(&self) -> usize {
+                self.n_classes()
+            }
+
+            fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
                 match self {
                     $(Model::$variant(m) => catalogue!(@ranker $kind m, learn_labels(x, relevant, weight)),)+
                     Model::Scaled(m) => m.learn_labels(x, relevant, weight),
                 }
             }
 
-            /// Scores label by label: a ranker's scores, else class probabilities.
-            fn score_labels(&self, x: &[f64], out: &mut [f64]) {
+            fn predict_scores(&self, x: &[f64], out: &mut [f64]) {
                 match self {
                     $(Model::$variant(m) => catalogue!(@ranker $kind m, predict_scores(x, out)),)+
                     Model::Scaled(m) => m.predict_scores(x, out),
                 }
             }
 
-            /// Test-then-train on a label set.
-            fn learn_score_labels(
+            fn learn_predict_scores(
                 &mut self,
                 x: &[f64],
                 relevant: Option<&[bool]>,
