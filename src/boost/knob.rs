@@ -75,35 +75,23 @@ pub trait Tune {
     fn tune(&mut self, knob: &Knob) -> bool;
 }
 
-impl Tune for WeakLearnerConfig {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        let Knob::Weak(weak) = knob else {
-            return false;
-        };
-        *self = weak.clone();
-        true
-    }
+/// A config that one knob replaces whole: a booster's weak learner, a single tree or
+/// perceptron.
+macro_rules! replaced_by {
+    ($($config:ty: $knob:ident),*) => {$(
+        impl Tune for $config {
+            fn tune(&mut self, knob: &Knob) -> bool {
+                let Knob::$knob(value) = knob else {
+                    return false;
+                };
+                *self = value.clone();
+                true
+            }
+        }
+    )*};
 }
 
-impl Tune for HoeffdingTreeConfig {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        let Knob::Tree(tree) = knob else {
-            return false;
-        };
-        *self = tree.clone();
-        true
-    }
-}
-
-impl Tune for PerceptronConfig {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        let Knob::Perceptron(perceptron) = knob else {
-            return false;
-        };
-        *self = perceptron.clone();
-        true
-    }
-}
+replaced_by!(WeakLearnerConfig: Weak, HoeffdingTreeConfig: Tree, PerceptronConfig: Perceptron);
 
 /// Naive Bayes has no shared knob.
 impl Tune for NaiveBayesConfig {

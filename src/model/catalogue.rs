@@ -78,10 +78,14 @@ pub(crate) fn merge(
     use serde_json::Value;
     match (defaults, over) {
         (Value::Object(mut base), Value::Object(over)) => {
-            let retagged = ["learner", "algorithm"].iter().find_map(|tag| {
-                let name = over.get(*tag)?.as_str()?;
-                (base.get(*tag).and_then(Value::as_str) != Some(name)).then_some((*tag, name))
-            });
+            // (A nested model's `algorithm` never reaches here: `from_json` reads it whole.)
+            let retagged = over
+                .get("learner")
+                .and_then(Value::as_str)
+                .and_then(|name| {
+                    (base.get("learner").and_then(Value::as_str) != Some(name))
+                        .then_some(("learner", name))
+                });
             // An externally tagged enum is an object of one key: another key is another
             // variant, which replaces the default's.
             let other_variant = base.len() == 1 && over.len() == 1 && over.keys().ne(base.keys());
