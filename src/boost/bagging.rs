@@ -69,6 +69,7 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
             lambda: self.lambda,
             learners,
             rng: Rng::new(seed),
+            member_proba: Vec::new(),
         })
     }
 }
@@ -83,6 +84,9 @@ pub struct OzaBag<L> {
     learners: Vec<L>,
     /// Draws the members' replication counts.
     rng: Rng,
+    /// A member's class probabilities, reused from row to row.
+    #[serde(skip)]
+    member_proba: Vec<f64>,
 }
 
 ensemble!(OzaBag<L> over learners);
@@ -94,10 +98,10 @@ impl<L: Classifier> OzaBag<L> {
         sum.iter_mut().zip(p.iter()).for_each(|(s, p)| *s += p);
     }
 
-    /// The mean vote in `sum` as class probabilities in `out`; returns the class.
-    fn finish(&self, sum: &[f64], out: &mut [f64]) -> ClassId {
+    /// The summed votes in `out` become their mean; returns the class.
+    fn mean(&self, out: &mut [f64]) -> ClassId {
         let n = self.learners.len() as f64;
-        out.iter_mut().zip(sum).for_each(|(o, s)| *o = s / n);
+        out.iter_mut().for_each(|o| *o /= n);
         argmax(out)
     }
 }
@@ -120,12 +124,13 @@ impl<L: Classifier> Classifier for OzaBag<L> {
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let (mut p, mut sum) = (vec![0.0; self.k], vec![0.0; self.k]);
+        let mut p = vec![0.0; self.k];
+        out.fill(0.0);
         for learner in &self.learners {
             learner.predict_proba(x, &mut p);
-            Self::vote(&mut p, &mut sum);
+            Self::vote(&mut p, out);
         }
-        self.finish(&sum, out);
+        self.mean(out);
     }
 
     /// Each member predicts the row before it learns it, so the vote is the one
@@ -138,7 +143,9 @@ impl<L: Classifier> Classifier for OzaBag<L> {
         out: &mut [f64],
     ) -> ClassId {
         let target = learnable(y, weight, self.k);
-        let (mut p, mut sum) = (vec![0.0; self.k], vec![0.0; self.k]);
+        let mut p = std::mem::take(&mut self.member_proba);
+        p.resize(self.k, 0.0);
+        out.fill(0.0);
         for learner in &mut self.learners {
             match target {
                 Some((y, w)) => {
@@ -147,9 +154,10 @@ impl<L: Classifier> Classifier for OzaBag<L> {
                 }
                 None => learner.predict_proba(x, &mut p),
             }
-            Self::vote(&mut p, &mut sum);
+            Self::vote(&mut p, out);
         }
-        self.finish(&sum, out)
+        self.member_proba = p;
+        self.mean(out)
     }
 }
 
