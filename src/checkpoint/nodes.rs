@@ -157,6 +157,16 @@ pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
     RecordBatch::try_new(schema(), columns).expect("columns match the node schema")
 }
 
+/// Whether a table read back has the node table's columns: what [`digest`] and
+/// [`from_batch`] may assume.
+pub fn check_schema(found: &Schema) -> Result<(), String> {
+    if found.fields() == schema().fields() {
+        Ok(())
+    } else {
+        Err("the node table does not have the expected columns".into())
+    }
+}
+
 /// Reads the node rows back into `n_trees` arenas. Errors say which row is wrong;
 /// tree-shape checks are the tree's own ([`crate::weak::HoeffdingTree::put_nodes`]).
 pub fn from_batch(
@@ -165,9 +175,7 @@ pub fn from_batch(
     spec: &StreamSpec,
 ) -> Result<Vec<Vec<NodeRecord>>, String> {
     let mut trees: Vec<Vec<NodeRecord>> = (0..n_trees).map(|_| Vec::new()).collect();
-    if batch.schema().fields() != schema().fields() {
-        return Err("the node table does not have the expected columns".into());
-    }
+    check_schema(&batch.schema())?;
     let u32s = |i: usize| batch.column(i).as_primitive::<UInt32Type>();
     let f64s = |i: usize| batch.column(i).as_primitive::<Float64Type>();
     let texts = |i: usize| batch.column(i).as_string::<i32>();
@@ -287,7 +295,8 @@ pub fn from_batch(
 
 /// A checksum of the table's values (not of their encoding): every cell's validity and
 /// value, column by column, list cells with their lengths. It checks what the Parquet
-/// reader decoded against what the writer was given.
+/// reader decoded against what the writer was given. The table has [`schema`]'s columns
+/// ([`check_schema`]).
 pub fn digest(batch: &RecordBatch, hasher: &mut XxHash64) {
     for column in batch.columns() {
         digest_array(column.as_ref(), hasher);

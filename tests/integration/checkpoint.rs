@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use arrow::record_batch::RecordBatch;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
 use streamboost::boost::{VoteRule, WeightScale};
 use streamboost::checkpoint::{self, StreamState, partial_files};
@@ -207,6 +208,22 @@ fn damaged_bytes_are_refused_as_corrupt() {
 
 /// Rewrites a checkpoint with one metadata entry changed.
 fn with_metadata(from: &Path, to: &Path, key: &str, value: &str) {
+    rewrite(
+        from,
+        to,
+        |k, v| if k == key { value.to_string() } else { v },
+        |batch| batch,
+    );
+}
+
+/// Rewrites a checkpoint through `edit_value(key, value)` on its metadata and `edit_batch`
+/// on its node table.
+fn rewrite(
+    from: &Path,
+    to: &Path,
+    edit_value: impl Fn(&str, String) -> String,
+    edit_batch: impl Fn(RecordBatch) -> RecordBatch,
+) {
     use parquet::arrow::ArrowWriter;
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use parquet::file::metadata::KeyValue;
@@ -220,25 +237,60 @@ fn with_metadata(from: &Path, to: &Path, key: &str, value: &str) {
         .unwrap()
         .iter()
         .filter(|e| e.key.starts_with("streamboost."))
-        .map(|e| {
-            let v = if e.key == key {
-                value.to_string()
-            } else {
-                e.value.clone().unwrap()
-            };
-            KeyValue::new(e.key.clone(), v)
-        })
+        .map(|e| KeyValue::new(e.key.clone(), edit_value(&e.key, e.value.clone().unwrap())))
         .collect();
-    let schema = builder.schema().clone();
+    let batches: Vec<RecordBatch> = builder
+        .build()
+        .unwrap()
+        .map(|b| edit_batch(b.unwrap()))
+        .collect();
     let props = WriterProperties::builder()
         .set_key_value_metadata(Some(kv))
         .build();
-    let mut writer =
-        ArrowWriter::try_new(std::fs::File::create(to).unwrap(), schema, Some(props)).unwrap();
-    for batch in builder.build().unwrap() {
-        writer.write(&batch.unwrap()).unwrap();
+    let mut writer = ArrowWriter::try_new(
+        std::fs::File::create(to).unwrap(),
+        batches[0].schema(),
+        Some(props),
+    )
+    .unwrap();
+    for batch in &batches {
+        writer.write(batch).unwrap();
     }
     writer.close().unwrap();
+}
+
+/// A node table whose columns are not the writer's (a column of another type) is corrupt,
+/// said before anything reads its cells (found by `fuzz/`'s checkpoint target).
+#[test]
+fn a_node_table_of_other_columns_is_refused_as_corrupt() {
+    use arrow::compute::cast;
+    use arrow::datatypes::{DataType, Field, Schema};
+    let dir = tempfile::tempdir().unwrap();
+    let good = saved_checkpoint(dir.path());
+    let path = dir.path().join("retyped.parquet");
+    rewrite(
+        &good,
+        &path,
+        |_, v| v,
+        |batch| {
+            let i = batch.schema().index_of("depth").unwrap();
+            let mut columns = batch.columns().to_vec();
+            columns[i] = cast(&columns[i], &DataType::Int32).unwrap();
+            let mut fields: Vec<Field> = batch
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone())
+                .collect();
+            fields[i] = Field::new("depth", DataType::Int32, false);
+            RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns).unwrap()
+        },
+    );
+    let err = checkpoint::load(&path).unwrap_err();
+    assert!(
+        matches!(&err, Error::CorruptCheckpoint { detail, .. } if detail.contains("expected columns")),
+        "{err}"
+    );
 }
 
 #[test]
@@ -428,6 +480,41 @@ mod process {
             .assert()
             .failure()
             .stderr(predicates::str::contains("cannot be used with"));
+    }
+
+    /// A save that the file system refuses half way (here a file size limit, which fails a
+    /// write as a full disk does) is an I/O error naming the file; the previous checkpoint
+    /// at the path still loads, unchanged, and no partial file is left beside it.
+    #[test]
+    #[cfg(unix)]
+    fn a_save_the_disk_refuses_leaves_the_previous_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("live.parquet");
+        std::fs::copy(saved_checkpoint(dir.path()), &path).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let binary = assert_cmd::cargo::cargo_bin("streamboost");
+        // `ulimit -f 16`: no file of the process may grow past 16 KiB; with SIGXFSZ ignored,
+        // the write that would cross it fails with EFBIG. The checkpoint is larger.
+        let limited = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(r#"trap '' XFSZ; ulimit -f 16; exec "$0" "$@""#)
+            .arg(&binary)
+            .args(["replay", "-q", "--load"])
+            .arg(&path)
+            .arg("--save")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&limited.stderr);
+        assert!(!limited.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("live.parquet") && stderr.contains("too large"),
+            "{stderr}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let (_, stream) = checkpoint::load(&path).unwrap();
+        assert_eq!(stream.stats.rows_seen, 500);
+        assert_eq!(partial_files(&path), Vec::new());
     }
 
     #[test]
