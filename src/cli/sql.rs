@@ -7,7 +7,10 @@ use clap::Args;
 use datafusion::prelude::{CsvReadOptions, ParquetReadOptions, SessionConfig, SessionContext};
 use serde::Deserialize;
 
-use crate::columnar::{FileFormat, write_batch};
+use datafusion::arrow::record_batch::RecordBatch;
+use futures::StreamExt;
+
+use crate::columnar::{BatchWriter, FileFormat};
 use crate::model::ModelConfig;
 use crate::sql::{ModelRegistry, register_all};
 use crate::{Error, Result};
@@ -116,11 +119,22 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
     match &args.output {
         None => frame.show().await.map_err(df_error)?,
         Some(path) => {
+            // Batches are written as the query yields them: memory stays flat however long
+            // the result, and what was written before a failure stays in the file.
             let schema = frame.schema().inner().clone();
-            let batches = frame.collect().await.map_err(df_error)?;
-            let all =
-                datafusion::arrow::compute::concat_batches(&schema, &batches).map_err(df_error)?;
-            write_batch(path, &all)?;
+            let mut writer = BatchWriter::create(path)?;
+            let mut batches = frame.execute_stream().await.map_err(df_error)?;
+            let mut rows = 0;
+            while let Some(batch) = batches.next().await {
+                let batch = batch.map_err(df_error)?;
+                rows += batch.num_rows();
+                writer.write(&batch)?;
+            }
+            if rows == 0 {
+                // An empty result still has its columns (a CSV header, a Parquet schema).
+                writer.write(&RecordBatch::new_empty(schema))?;
+            }
+            writer.finish()?;
         }
     }
     Ok(())

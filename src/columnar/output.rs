@@ -4,9 +4,11 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, Float64Array, StringArray, UInt64Array};
+use arrow::array::{Array, ArrayRef, Float64Array, StringArray, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema};
+use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
+use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::arrow::ArrowWriter;
 
 use super::input::FileFormat;
@@ -251,6 +253,36 @@ pub fn write_batch(path: &Path, batch: &RecordBatch) -> Result<()> {
     writer.finish()
 }
 
+/// `batch` with its nested columns (lists, structs, maps), which CSV has no cells for, as
+/// text: `[0.1, 0.9]`, `{a: 1}`, as Arrow displays them.
+fn csv_cells(batch: &RecordBatch) -> std::result::Result<RecordBatch, ArrowError> {
+    if !batch
+        .schema()
+        .fields()
+        .iter()
+        .any(|f| f.data_type().is_nested())
+    {
+        return Ok(batch.clone());
+    }
+    let options = FormatOptions::default();
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        if field.data_type().is_nested() {
+            let shown = ArrayFormatter::try_new(column.as_ref(), &options)?;
+            let text: StringArray = (0..column.len())
+                .map(|i| column.is_valid(i).then(|| shown.value(i).to_string()))
+                .collect();
+            fields.push(Field::new(field.name(), DataType::Utf8, true));
+            columns.push(Arc::new(text) as ArrayRef);
+        } else {
+            fields.push(field.as_ref().clone());
+            columns.push(column.clone());
+        }
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+}
+
 /// Writes record batches to a file as they come, as Parquet if the extension says so, else
 /// as CSV with a header: nothing is held beyond the batch being written. The file is created
 /// at once (so a path that cannot be written fails before any work); CSV rows written before
@@ -307,7 +339,9 @@ impl BatchWriter {
             };
         }
         let written = match &mut self.state {
-            Writing::Csv(w) => w.write(batch).map_err(|e| e.to_string()),
+            Writing::Csv(w) => csv_cells(batch)
+                .and_then(|b| w.write(&b))
+                .map_err(|e| e.to_string()),
             // One row group per batch: the writer holds no more than a batch in memory.
             Writing::Parquet(w) => w
                 .write(batch)

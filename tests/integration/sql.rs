@@ -639,3 +639,39 @@ async fn boost_score_ranks_a_multi_label_stream() {
         assert_eq!(by_flags.to_data(), by_lists.to_data(), "{name}");
     }
 }
+
+/// A CSV result with a list column (the per-class probabilities of `boost_predict_proba`)
+/// writes each list as text in its cell, rather than failing after the query ran.
+#[test]
+fn sql_output_to_csv_writes_list_columns_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ck, out) = (dir.path().join("m.parquet"), dir.path().join("probs.csv"));
+    streamboost()
+        .args(["replay", "--learners", "3", "-q", "--save"])
+        .arg(&ck)
+        .assert()
+        .success();
+    let car = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
+    streamboost()
+        .arg("sql")
+        .arg(format!("--model=m={}", ck.display()))
+        .arg(format!("--table=car={}", car.display()))
+        .arg(format!("--output={}", out.display()))
+        .arg(
+            "SELECT label, boost_predict_proba('m', buying, maint, doors, persons, lug_boot, \
+             safety) AS probs FROM car LIMIT 3",
+        )
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert_eq!(lines[0], "label,probs");
+    for line in &lines[1..] {
+        let (_, cell) = line.split_once(',').unwrap();
+        let list = cell.trim_matches('"').trim_matches(['[', ']']);
+        let p: Vec<f64> = list.split(", ").map(|v| v.parse().unwrap()).collect();
+        assert_eq!(p.len(), 4, "{line}");
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{line}");
+    }
+}
