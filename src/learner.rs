@@ -34,6 +34,17 @@ pub trait Classifier: Send + Sync {
     /// lowest-index choice where that expectation is not tractable, as each model documents.
     fn predict_proba(&self, x: &[f64], out: &mut [f64]);
 
+    /// Adds a class, whose id is `n_classes()` before the call: a label the stream had not
+    /// declared has arrived. From here on the model is a `k + 1`-class model whose state for
+    /// the new class is that of a class never seen (zero weight in every statistic, its
+    /// parameters at their initial values), each model documenting what that is; its state
+    /// for the other classes is unchanged. Growth is deterministic, so a stream replayed
+    /// with a save and restore anywhere grows, and predicts, as it does without one.
+    ///
+    /// A model whose number of classes is fixed by its algorithm (the binary boosters)
+    /// returns [`crate::Error::InvalidConfig`] on `classes` and is left unchanged.
+    fn add_class(&mut self) -> Result<()>;
+
     /// The most probable class, ties to the lowest id.
     fn predict(&self, x: &[f64]) -> ClassId {
         let mut p = vec![0.0; self.n_classes()];
@@ -111,7 +122,7 @@ pub trait Ranker: Send + Sync {
 /// `build` validates first, so an invalid config never yields a model.
 pub trait Config: Clone + Display + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// The model this config builds.
-    type Model: Classifier;
+    type Model: Classifier + Clone;
 
     /// Checks every parameter against its documented range.
     fn validate(&self) -> Result<()>;

@@ -180,6 +180,10 @@ impl Classifier for Model {
         dispatch!(self, m => m.n_classes())
     }
 
+    fn add_class(&mut self) -> crate::Result<()> {
+        dispatch!(self, m => m.add_class())
+    }
+
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         dispatch!(self, m => m.learn(x, y, weight))
     }

@@ -3,18 +3,20 @@
 //! the stream's counters kept and the model saved by a [`CheckpointPolicy`]. The command
 //! line's `replay` is this module plus flags and presentation.
 //!
-//! Streaming semantics: every row is scored once and learnt at most once (rows whose label
-//! is unknown to a resumed model are scored and counted, not learnt). A checkpoint is written
-//! between rows, atomically, so a crash leaves the previous one; it records the rows seen, so
-//! a replay of the remaining rows from it continues bit for bit where the saved model stopped.
+//! Streaming semantics: every row is scored once and learnt at most once. A label the model
+//! has not met is a new class: the row is scored among the classes the model knows, the
+//! model grows, then learns it. A checkpoint is written between rows, atomically, so a crash
+//! leaves the previous one; it records the rows seen and the classes met so far, so a replay
+//! of the remaining rows from it continues bit for bit where the saved model stopped, growing
+//! where the uninterrupted replay grows.
 //! Nothing is buffered beyond the encoded input: the caller sees each row as it is replayed.
 
 use std::path::{Path, PathBuf};
 
 use crate::checkpoint::{self, StreamState};
-use crate::columnar::{Encoded, Table, encode_tables, encode_with_spec};
-use crate::core::{Encodings, OperatorStats, Rng};
-use crate::learner::Config;
+use crate::columnar::{Encoded, Table, encode_with_spec, infer_spec};
+use crate::core::{ClassSet, Encodings, OperatorStats, Rng, StreamSpec};
+use crate::learner::{Classifier, Config};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
 
@@ -66,27 +68,42 @@ pub struct Session {
 
 impl Session {
     /// A fresh model of `config` (seeded with `seed`) over `tables`, labelled by `label`.
+    ///
+    /// The model starts with the `classes` declared, in their order, or with every class of
+    /// the tables (sorted by name) if `None`. A class of the tables outside a declared set
+    /// is listed after it, in the order the rows bring them, and the model grows when it
+    /// meets one ([`crate::Classifier::add_class`]).
     pub fn fresh(
         tables: &[Table],
         config: ModelConfig,
         seed: u64,
         label: &str,
         encodings: Encodings,
+        classes: Option<&[String]>,
     ) -> Result<Self> {
         config.validate()?;
-        let data = encode_tables(tables, label, &encodings)?;
-        let model = config.build(data.spec(), seed)?;
+        let inferred = infer_spec(tables, label, &encodings)?;
+        let declared = match classes {
+            None => inferred,
+            Some(_) if inferred.is_multi_label() => {
+                return Err(Error::config(
+                    "classes",
+                    "a multi-label stream's labels are its label columns' names",
+                ));
+            }
+            Some(names) => StreamSpec {
+                classes: ClassSet::new(names.to_vec())?,
+                ..inferred
+            },
+        };
+        let model = config.build(&declared, seed)?;
+        let encoded = encode_with_spec(tables, &declared, label, &encodings)?;
         let stream = StreamState {
             config,
-            spec: data.spec().clone(),
+            spec: encoded.data.spec().clone(),
             encodings,
             label: label.to_string(),
             stats: OperatorStats::default(),
-        };
-        let encoded = Encoded {
-            data,
-            unknown_label_rows: Vec::new(),
-            unknown_labels: Vec::new(),
         };
         Ok(Session {
             model,
@@ -158,10 +175,19 @@ impl<'a> Checkpointer<'a> {
         }) = &self.policy
             && (position as u64 + 1).is_multiple_of(*every)
         {
-            checkpoint::save(path, model, &self.stream)?;
+            checkpoint::save(path, model, &self.state_of(model)?)?;
             self.saved_at = Some(position);
         }
         Ok(())
+    }
+
+    /// The stream's state as `model` has it: the classes it has met so far, the first of the
+    /// stream's (which lists the classes in the order the model grows by).
+    fn state_of(&self, model: &Model) -> Result<StreamState> {
+        Ok(StreamState {
+            spec: self.stream.spec.first_classes(model.n_classes())?,
+            ..self.stream.clone()
+        })
     }
 
     /// At the end of `rows` rows: saves the final checkpoint unless the last row already did,
@@ -171,7 +197,7 @@ impl<'a> Checkpointer<'a> {
             return Ok(None);
         };
         if self.saved_at != rows.checked_sub(1) {
-            checkpoint::save(path, model, &self.stream)?;
+            checkpoint::save(path, model, &self.state_of(model)?)?;
         }
         Ok(Some((path, self.stream.stats.rows_seen)))
     }

@@ -178,6 +178,11 @@ impl<M: Classifier> Classifier for Scaled<M> {
         self.model.n_classes()
     }
 
+    /// The scaling's statistics are over features, not classes: unchanged.
+    fn add_class(&mut self) -> Result<()> {
+        self.model.add_class()
+    }
+
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         if !(weight > 0.0 && weight.is_finite()) || y >= self.n_classes() {
             return;

@@ -67,6 +67,7 @@ pub fn replay(tables: &[Table], label: &str, encodings: &Encodings) {
         1,
         label,
         encodings.clone(),
+        None,
     ) else {
         return;
     };

@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{BoosterConfig, learnable, members_classes};
+use crate::boost::{BoosterConfig, add_class_to_members, learnable, members_classes};
 use crate::core::math::{argmax, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -62,7 +62,7 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
         Ok(())
     }
 
-    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<OzaBag<L>> {
+    fn assemble<L: Classifier + Clone>(&self, learners: Vec<L>, seed: u64) -> Result<OzaBag<L>> {
         self.validate_booster()?;
         Ok(OzaBag {
             k: members_classes(&learners)?,
@@ -109,6 +109,11 @@ impl<L: Classifier> OzaBag<L> {
 impl<L: Classifier> Classifier for OzaBag<L> {
     fn n_classes(&self) -> usize {
         self.k
+    }
+
+    /// The members grow; bagging has no state of its own but its generator.
+    fn add_class(&mut self) -> Result<()> {
+        add_class_to_members(&mut self.k, &mut self.learners)
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {

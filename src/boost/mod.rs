@@ -66,7 +66,7 @@ macro_rules! tune {
 macro_rules! booster_members {
     ($over:ident, $count:ident) => {
         type Weak = W;
-        type Over<L: $crate::Classifier> = $over<L>;
+        type Over<L: $crate::Classifier + Clone> = $over<L>;
 
         fn weak(&self) -> &W {
             &self.weak
@@ -111,7 +111,7 @@ pub trait BoosterConfig {
     /// The weak learners' config.
     type Weak;
     /// The booster over members `L`.
-    type Over<L: Classifier>: Classifier;
+    type Over<L: Classifier + Clone>: Classifier + Clone;
 
     /// The weak learners' config.
     fn weak(&self) -> &Self::Weak;
@@ -135,7 +135,7 @@ pub trait BoosterConfig {
     /// Assembles the booster over members built elsewhere (any [`Classifier`]); `seed`
     /// seeds the booster's own generator (weight scales, expert draws, random ties). The
     /// member count is `members.len()`, whatever [`BoosterConfig::n_members`] says.
-    fn assemble<L: Classifier>(&self, members: Vec<L>, seed: u64) -> Result<Self::Over<L>>;
+    fn assemble<L: Classifier + Clone>(&self, members: Vec<L>, seed: u64) -> Result<Self::Over<L>>;
 }
 
 impl<B> Config for B
@@ -189,6 +189,17 @@ pub(crate) fn members_classes<L: Classifier>(members: &[L]) -> Result<usize> {
         ));
     }
     Ok(k)
+}
+
+/// Adds a class to each of a booster's `members` and counts it in `k`. A booster's own
+/// state (its learners' weights, an expert's loss, a λ) is per member, not per class, so
+/// the members' growth is the booster's, unless the booster says otherwise.
+pub(crate) fn add_class_to_members<L: Classifier>(k: &mut usize, members: &mut [L]) -> Result<()> {
+    for member in members.iter_mut() {
+        member.add_class()?;
+    }
+    *k += 1;
+    Ok(())
 }
 
 /// The label and weight of a row a booster of `k` classes learns from: a known label below

@@ -17,7 +17,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::boost::{BoosterConfig, Knob, Tune, learnable, members_classes};
+use crate::boost::{BoosterConfig, Knob, Tune, add_class_to_members, learnable, members_classes};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -154,7 +154,11 @@ impl<W> BoosterConfig for OzaBoostConfig<W> {
 
     /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG (Poisson
     /// draws, ties).
-    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+    fn assemble<L: Classifier + Clone>(
+        &self,
+        learners: Vec<L>,
+        seed: u64,
+    ) -> Result<Self::Over<L>> {
         let k = members_classes(&learners)?;
         let m = learners.len();
         Ok(OzaBoost {
@@ -343,6 +347,12 @@ ensemble!(OzaBoost<L: Classifier> over learners;
 impl<L: Classifier> Classifier for OzaBoost<L> {
     fn n_classes(&self) -> usize {
         self.k
+    }
+
+    /// The members grow; `λ^sc`, `λ^sw` and the error estimates are per member and stay
+    /// (MOA's OzaBoost keeps no per-class state).
+    fn add_class(&mut self) -> Result<()> {
+        add_class_to_members(&mut self.k, &mut self.learners)
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {

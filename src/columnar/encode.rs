@@ -71,17 +71,15 @@ pub struct Encoded {
     /// The rows; its spec lists the categories first seen in these tables after the given
     /// spec's.
     pub data: Dataset,
-    /// Rows (0-based, ascending) whose label is not in the class set: kept as rows to
-    /// score only.
+    /// Rows (0-based, ascending) of a multi-label stream whose label set names a label
+    /// outside the spec's: kept as rows to score only. (A multiclass stream's class set
+    /// grows instead.)
     pub unknown_label_rows: Vec<usize>,
-    /// Those rows' labels as the input spells them (multiclass streams; empty for label
-    /// sets), so that what was not learnt is still reported as it was.
-    pub unknown_labels: Vec<String>,
 }
 
 /// The feature schema and class set of tables that share their columns: categories and
 /// classes in order of first appearance, classes then sorted.
-fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSpec> {
+pub fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSpec> {
     let first = tables
         .first()
         .ok_or_else(|| Error::config("input", "no input file given"))?;
@@ -210,8 +208,11 @@ fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSp
 }
 
 /// Encodes tables that share their columns for an existing `spec` (a model's): features are
-/// found by name and checked against their kinds, categories the spec does not know get the
-/// next codes, and a label outside the class set makes its row one to score only.
+/// found by name and checked against their kinds, and categories the spec does not know get
+/// the next codes. A class the spec does not know gets the next id, in the order the rows
+/// bring them, and the returned spec lists it after the spec's own: a model meeting it grows
+/// ([`crate::Classifier::add_class`]). (A label set naming a label outside a multi-label
+/// spec makes its row one to score only.)
 pub fn encode_with_spec(
     tables: &[Table],
     spec: &StreamSpec,
@@ -240,12 +241,12 @@ pub fn encode_with_spec(
     if spec.is_multi_label() {
         return encode_label_sets(tables, spec, label, encoder);
     }
-    let class_ids = spec.classes.ids();
+    let mut class_ids = spec.classes.ids();
+    let mut class_names = spec.classes.names().to_vec();
     let d = spec.n_features();
     let n: usize = tables.iter().map(Table::n_rows).sum();
     let mut values = Vec::with_capacity(n * d);
     let mut labels = Vec::with_capacity(n);
-    let (mut unknown_label_rows, mut unknown_labels) = (Vec::new(), Vec::new());
     let mut batch_values = Vec::new();
     for table in tables {
         let label_index = table
@@ -257,21 +258,23 @@ pub fn encode_with_spec(
             encoder.encode(batch, &table.path, row_in_file, &mut batch_values)?;
             values.extend_from_slice(&batch_values);
             for v in strings(batch.column(label_index)) {
-                let y = v.as_deref().and_then(|v| class_ids.get(v).copied());
-                if let (Some(v), None) = (&v, y) {
-                    unknown_label_rows.push(labels.len());
-                    unknown_labels.push(v.clone());
-                }
-                labels.push(y);
+                labels.push(v.map(|v| {
+                    *class_ids.entry(v).or_insert_with_key(|v| {
+                        class_names.push(v.clone());
+                        class_names.len() - 1
+                    })
+                }));
             }
             row_in_file += batch.num_rows() as u64;
         }
     }
-    let grown = grown_spec(spec, &encoder);
+    let grown = StreamSpec {
+        classes: ClassSet::new(class_names)?,
+        ..grown_spec(spec, &encoder)
+    };
     Ok(Encoded {
         data: Dataset::from_parts(grown, values, labels)?,
-        unknown_label_rows,
-        unknown_labels,
+        unknown_label_rows: Vec::new(),
     })
 }
 
@@ -333,7 +336,6 @@ fn encode_label_sets(
     Ok(Encoded {
         data: Dataset::from_label_sets(grown_spec(spec, &encoder), values, sets)?,
         unknown_label_rows,
-        unknown_labels: Vec::new(),
     })
 }
 

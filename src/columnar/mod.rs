@@ -10,7 +10,7 @@ mod output;
 mod rows;
 
 pub use crate::core::{Encodings, OperatorStats, Ordinal};
-pub use encode::{Encoded, encode_tables, encode_with_spec, load_stream};
+pub use encode::{Encoded, encode_tables, encode_with_spec, infer_spec, load_stream};
 #[cfg(feature = "sql")]
 pub(crate) use input::nominal_type;
 pub use input::{FileFormat, Table, read_csv_bytes, read_table};

@@ -190,6 +190,15 @@ impl StreamSpec {
         self.classes.len()
     }
 
+    /// The stream as a model that knows its first `k` classes sees it: classes are listed
+    /// in the order a growing class set met them, so the others are those it has yet to meet.
+    pub fn first_classes(&self, k: usize) -> crate::Result<StreamSpec> {
+        Ok(StreamSpec {
+            classes: ClassSet::new(self.classes.names().iter().take(k).cloned())?,
+            ..self.clone()
+        })
+    }
+
     /// For each feature, whether it is nominal.
     pub fn nominal_mask(&self) -> Vec<bool> {
         self.features.iter().map(Feature::is_nominal).collect()

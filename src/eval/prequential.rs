@@ -44,6 +44,25 @@ pub(super) struct Layout {
     pub window: usize,
 }
 
+/// Grows `model` until it knows class `y`, first met at `row` of `data`.
+fn grow<M: Classifier + ?Sized>(
+    model: &mut M,
+    y: ClassId,
+    data: &Dataset,
+    row: usize,
+) -> Result<()> {
+    while model.n_classes() <= y {
+        model.add_class().map_err(|e| Error::InvalidRow {
+            row: row as u64,
+            message: format!(
+                "label `{}` is a class the model has not met, and it cannot learn it: {e}",
+                data.spec().classes.names()[y]
+            ),
+        })?;
+    }
+    Ok(())
+}
+
 impl Prequential {
     pub(super) fn layout(&self, n: usize) -> Layout {
         let final_count = ((n as f64) * self.final_fraction).ceil() as usize;
@@ -224,7 +243,7 @@ impl Prequential {
     ) -> Result<PrequentialReport> {
         self.validate()?;
         let k = data.spec().n_classes();
-        if model.n_classes() != k {
+        if model.n_classes() > k {
             return Err(Error::config(
                 "classes",
                 format!("model has {} classes, data {}", model.n_classes(), k),
@@ -253,7 +272,19 @@ impl Prequential {
         for position in 0..n {
             let row = order.map_or(position, |o| o[position]);
             let (x, label) = (data.row(row), data.label(row));
-            let predicted = model.learn_predict(x, label, self.weight, &mut proba);
+            let known = model.n_classes();
+            proba[known..].fill(0.0);
+            let predicted = match label {
+                // A class the model has not met: the row is predicted among the classes it
+                // knows (its label is revealed only after), then the model grows and learns.
+                Some(y) if y >= known => {
+                    let predicted = model.learn_predict(x, None, self.weight, &mut proba[..known]);
+                    grow(model, y, data, row)?;
+                    model.learn(x, y, self.weight);
+                    predicted
+                }
+                _ => model.learn_predict(x, label, self.weight, &mut proba[..known]),
+            };
             if let Some(y) = label {
                 all.record(y, predicted);
                 if position >= first_final {

@@ -140,6 +140,10 @@ impl Classifier for WeakLearner {
         dispatch!(self, m => m.n_classes())
     }
 
+    fn add_class(&mut self) -> Result<()> {
+        dispatch!(self, m => m.add_class())
+    }
+
     #[inline]
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         dispatch!(self, m => m.learn(x, y, weight))

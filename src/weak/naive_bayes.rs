@@ -132,6 +132,22 @@ impl Classifier for NaiveBayes {
         self.class_weights.len()
     }
 
+    /// The new class has weight 0 and no values: its prior is `α/(W + kα)` (0 at the default
+    /// `α = 0`, so it is not predicted until it has been learnt), and learning, which reads
+    /// only the row's class, is what it would be had the class been declared and never met.
+    fn add_class(&mut self) -> Result<()> {
+        self.class_weights.push(0.0);
+        for stats in &mut self.features {
+            match stats {
+                FeatureStats::Numeric { per_class, .. } => {
+                    per_class.push(GaussianEstimator::default());
+                }
+                FeatureStats::Nominal(nominal) => nominal.add_class(),
+            }
+        }
+        Ok(())
+    }
+
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         if !(weight > 0.0 && weight.is_finite()) || y >= self.class_weights.len() {
             return;

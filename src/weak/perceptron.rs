@@ -273,6 +273,23 @@ impl Classifier for Perceptron {
         self.k
     }
 
+    /// A new class gets a row of zero weights and bias: its score is 0 until it is learnt
+    /// (a row at `init_range`'s random start would need the generator the model no longer
+    /// holds). A binary perceptron's one vector `w` scores class 0 by `f` and class 1 by
+    /// `−f` (ALGORITHMS.md §1.2), so its multiclass rows are `w` and `−w`: the classes' order
+    /// of scores, and their softmax probabilities, are what they were.
+    fn add_class(&mut self) -> Result<()> {
+        if self.k == 2 {
+            let opposite = self.weights[0].iter().map(|w| -w).collect();
+            self.weights.push(opposite);
+            self.bias.push(-self.bias[0]);
+        }
+        self.weights.push(vec![0.0; self.width]);
+        self.bias.push(0.0);
+        self.k += 1;
+        Ok(())
+    }
+
     /// Binary: if `y·f ≤ 0`, `w += η ω y x` and `b += η ω y`. Multiclass: if the prediction
     /// `ŷ ≠ y`, row `y` moves toward `x` and row `ŷ` away from it, each by `η ω`.
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {

@@ -118,6 +118,10 @@ impl Classifier for Resampled {
         self.inner.n_classes()
     }
 
+    fn add_class(&mut self) -> Result<()> {
+        self.inner.add_class()
+    }
+
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         for _ in 0..self.copies(weight) {
             self.inner.learn(x, y, 1.0);

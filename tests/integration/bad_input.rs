@@ -359,8 +359,11 @@ fn a_stray_word_in_a_numeric_column_is_refused_not_read_as_categories() {
     load_stream(&[car], "label", &Encodings::default()).unwrap();
 }
 
+/// After `--load`, a label outside the checkpoint's classes is a new class: the model
+/// grows at its first row and learns it; predictions name it as written, with a
+/// probability column of its own, and the checkpoint saved after lists it.
 #[test]
-fn after_load_a_label_outside_the_classes_is_reported_as_written() {
+fn after_load_a_new_label_is_learnt_as_a_new_class() {
     let dir = tempfile::tempdir().unwrap();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let car = std::fs::read_to_string(root.join("data/car.csv")).unwrap();
@@ -372,7 +375,7 @@ fn after_load_a_label_outside_the_classes_is_reported_as_written() {
         csv += &format!("{features},{label}\n");
     }
     let input = write(&dir, "rest.csv", &csv);
-    let predictions = dir.path().join("p.csv");
+    let (predictions, saved) = (dir.path().join("p.csv"), dir.path().join("grown.parquet"));
     streamboost()
         .args(["replay", "-q", "--load"])
         .arg(root.join("tests/fixtures/checkpoint_v1_oza.parquet"))
@@ -380,25 +383,30 @@ fn after_load_a_label_outside_the_classes_is_reported_as_written() {
         .arg(&input)
         .arg("--predictions")
         .arg(&predictions)
+        .arg("--save")
+        .arg(&saved)
         .assert()
         .success()
         .stderr(predicate::str::contains(
-            "5 rows have a label outside the model's classes",
+            "classes  1 new to the model, added as their first rows arrive: [excellent]",
         ));
     let written = std::fs::read_to_string(&predictions).unwrap();
+    let header = written.lines().next().unwrap();
+    assert!(header.ends_with(",p_excellent"), "{header}");
     let labels: Vec<&str> = written
         .lines()
         .skip(1)
         .map(|l| l.split(',').nth(1).unwrap())
         .collect();
+    assert_eq!(labels.iter().filter(|&&l| l == "excellent").count(), 5);
+    assert_eq!(labels.iter().filter(|&&l| l == "unacc").count(), 15);
+    let (model, stream) = streamboost::checkpoint::load(&saved).unwrap();
+    use streamboost::Classifier;
+    assert_eq!(model.n_classes(), 5);
+    assert_eq!(stream.spec.classes.names()[4], "excellent");
     assert_eq!(
-        labels.iter().filter(|&&l| l == "excellent").count(),
-        5,
-        "{written}"
-    );
-    assert_eq!(
-        labels.iter().filter(|&&l| l == "unacc").count(),
-        15,
-        "{written}"
+        stream.stats.rows_learnt,
+        1000 + 20,
+        "every labelled row is learnt"
     );
 }

@@ -10,8 +10,8 @@ use streamboost::boost::multiclass::{
 use streamboost::boost::oza::{OzaBoostConfig, OzaVote};
 use streamboost::boost::{ExpertSelection, VoteRule, WeightScale};
 use streamboost::boost::{Knob, Tune};
-use streamboost::core::Dataset;
 use streamboost::core::math::TieBreak;
+use streamboost::core::{Dataset, StreamSpec};
 use streamboost::learner::Ensemble;
 use streamboost::model::{Algorithm, Learns, Model, ModelConfig};
 use streamboost::synth;
@@ -567,5 +567,99 @@ fn every_algorithm_of_the_catalogue_honours_the_contract() {
             assert!(s.members >= 2, "{name}: {s:?}");
             assert!(s.rows_learnt.is_none_or(|r| r == 50), "{name}: {s:?}");
         }
+    }
+}
+
+/// A new class (`Classifier::add_class`), for every algorithm of the catalogue: the model
+/// then has `k + 1` classes, valid probabilities over them, learns the new class, and grows
+/// deterministically. A binary booster refuses, unchanged.
+#[test]
+fn every_algorithm_of_the_catalogue_grows_or_refuses_a_new_class() {
+    let data = synth::mixed(1500, 0.1, 0.05, 11);
+    let two = data.spec().first_classes(2).unwrap();
+    for &algorithm in Algorithm::ALL {
+        if algorithm.capabilities().learns == Learns::Binary {
+            let mut model = catalogue_config(algorithm, 4)
+                .build(synth::mixed_binary(10, 0.0, 0.0, 1).spec(), 1)
+                .unwrap();
+            let before = serde_json::to_string(&model).unwrap();
+            assert!(model.add_class().is_err(), "{algorithm}");
+            assert_eq!(
+                serde_json::to_string(&model).unwrap(),
+                before,
+                "{algorithm}"
+            );
+            continue;
+        }
+        // Class 2 is held back for the first 300 rows; the model starts with `spec`'s
+        // classes and grows to three if it has two. Returns the outputs after row 300 and
+        // how often class 2 was predicted right.
+        let run = |spec: &StreamSpec| {
+            let mut model = catalogue_config(algorithm, 4).build(spec, 1).unwrap();
+            let mut p = vec![0.0; 3];
+            let known = spec.n_classes();
+            for i in (0..300).filter(|&i| data.label(i) != Some(2)) {
+                model.learn_predict(data.row(i), data.label(i), 1.0, &mut p[..known]);
+            }
+            if known == 2 {
+                model.add_class().unwrap();
+            }
+            assert_eq!(model.n_classes(), 3, "{algorithm}");
+            let mut outputs = Vec::new();
+            let mut hits = 0;
+            for i in 300..data.len() {
+                model.predict_proba(data.row(i), &mut p);
+                assert_valid_proba(&p, algorithm.name());
+                let predicted = model.learn_predict(data.row(i), data.label(i), 1.0, &mut p);
+                hits += usize::from(predicted == 2 && data.label(i) == Some(2));
+                outputs.push(p.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+            }
+            (outputs, hits)
+        };
+        let (grown, hits) = run(&two);
+        assert_eq!(grown, run(&two).0, "{algorithm}: growth is deterministic");
+        // The new class is learnt, unless the model never predicts it even when it was
+        // declared from the start.
+        assert!(
+            hits > 0 || run(data.spec()).1 == 0,
+            "{algorithm} never predicts the new class"
+        );
+    }
+}
+
+/// The weak learners whose learning reads only the row's class (a tree, naive Bayes): grown
+/// by a class they never met, they are the learner that had the class declared from the
+/// start, bit for bit, from then on.
+#[test]
+fn a_grown_tree_or_naive_bayes_is_the_one_declared_with_the_class() {
+    let data = synth::mixed(1200, 0.1, 0.05, 4);
+    let k = data.spec().n_classes();
+    let fewer = data.spec().first_classes(k - 1).unwrap();
+    for config in [
+        WeakLearnerConfig::from(HoeffdingTreeConfig::jgt_paper()),
+        HoeffdingTreeConfig::default().into(),
+        NaiveBayesConfig::default().into(),
+    ] {
+        let mut grown = config.build(&fewer, 3).unwrap();
+        let mut declared = config.build(data.spec(), 3).unwrap();
+        let (mut a, mut b) = (vec![0.0; k], vec![0.0; k]);
+        let mut arrived = false;
+        for i in 0..data.len() {
+            let (x, y) = (data.row(i), data.label(i));
+            if !arrived && y == Some(k - 1) {
+                grown.add_class().unwrap();
+                arrived = true;
+            }
+            if arrived {
+                grown.learn_predict(x, y, 1.0, &mut a);
+                declared.learn_predict(x, y, 1.0, &mut b);
+                let bits = |p: &[f64]| p.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&a), bits(&b), "{config}, row {i}");
+            } else {
+                grown.learn(x, y.unwrap(), 1.0);
+                declared.learn(x, y.unwrap(), 1.0);
+            }
+        }
+        assert!(arrived);
     }
 }

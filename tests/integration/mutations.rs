@@ -64,8 +64,15 @@ fn small(algorithm: &str) -> ModelConfig {
 /// A model trained on `car_head`, saved: the bytes mutations start from.
 fn checkpoint_bytes(dir: &Path) -> Vec<u8> {
     let table = read_csv_bytes("car.csv".as_ref(), &car_head()).unwrap();
-    let mut session =
-        Session::fresh(&[table], small("ada-olm"), 1, "label", Encodings::default()).unwrap();
+    let mut session = Session::fresh(
+        &[table],
+        small("ada-olm"),
+        1,
+        "label",
+        Encodings::default(),
+        None,
+    )
+    .unwrap();
     replay(&mut session.model, &session.encoded.data);
     let path = dir.join("good.parquet");
     checkpoint::save(&path, &mut session.model, &session.stream).unwrap();
@@ -98,7 +105,14 @@ fn read_and_replay(table: Result<Table>) {
     } else {
         "ada-olm"
     };
-    if let Ok(mut s) = Session::fresh(&tables, small(algorithm), 1, "label", Encodings::default()) {
+    if let Ok(mut s) = Session::fresh(
+        &tables,
+        small(algorithm),
+        1,
+        "label",
+        Encodings::default(),
+        None,
+    ) {
         replay(&mut s.model, &s.encoded.data);
     }
 }

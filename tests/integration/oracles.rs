@@ -18,6 +18,7 @@ use streamboost::weak::hoeffding::split::{SplitCriterion, hoeffding_bound};
 use crate::common::oracle_json;
 
 /// A weak learner whose votes the test dictates, recording what it is trained with.
+#[derive(Clone)]
 pub struct Scripted {
     k: usize,
     vote: Arc<AtomicUsize>,
@@ -27,6 +28,10 @@ pub struct Scripted {
 impl Classifier for Scripted {
     fn n_classes(&self) -> usize {
         self.k
+    }
+    fn add_class(&mut self) -> streamboost::Result<()> {
+        self.k += 1;
+        Ok(())
     }
     fn learn(&mut self, _x: &[f64], y: ClassId, w: f64) {
         self.trained.lock().unwrap().push((y, w));

@@ -21,6 +21,15 @@ use crate::Result;
 use crate::core::ClassId;
 use crate::learner::Config;
 
+/// What a binary booster does with a third class: refuse it. Its labels are the signs
+/// `±1` of [CLL]; there is no third.
+fn refuse_third_class(algorithm: &str) -> Result<()> {
+    Err(Error::config(
+        "classes",
+        format!("{algorithm} is binary: it cannot learn a third class"),
+    ))
+}
+
 /// How a weak learner's class probabilities `p` become its hypothesis `h ∈ [−1, 1]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]

@@ -90,7 +90,7 @@ impl<W: fmt::Display> fmt::Display for OgBoostConfig<W> {
 
 impl<W> BoosterConfig for OgBoostConfig<W> {
     type Weak = W;
-    type Over<L: Classifier> = OgBoost<L>;
+    type Over<L: Classifier + Clone> = OgBoost<L>;
 
     fn weak(&self) -> &W {
         &self.weak
@@ -119,7 +119,11 @@ impl<W> BoosterConfig for OgBoostConfig<W> {
 
     /// Assembles a booster over `M·K` binary learners built elsewhere (selector `m` holds
     /// learners `m·K .. (m+1)·K`).
-    fn assemble<L: Classifier>(&self, learners: Vec<L>, _seed: u64) -> Result<Self::Over<L>> {
+    fn assemble<L: Classifier + Clone>(
+        &self,
+        learners: Vec<L>,
+        _seed: u64,
+    ) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         require_binary(members_classes(&learners)?, "ogboost")?;
         if !learners.len().is_multiple_of(self.per_selector) {
@@ -167,6 +171,10 @@ ensemble!(OgBoost<L> over learners);
 impl<L: Classifier> Classifier for OgBoost<L> {
     fn n_classes(&self) -> usize {
         2
+    }
+
+    fn add_class(&mut self) -> Result<()> {
+        super::refuse_third_class("Online GradientBoost")
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {

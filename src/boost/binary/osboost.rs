@@ -132,7 +132,11 @@ impl<W> BoosterConfig for OsBoostConfig<W> {
     }
 
     /// Assembles a booster over binary learners built elsewhere; `seed` seeds its RNG.
-    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+    fn assemble<L: Classifier + Clone>(
+        &self,
+        learners: Vec<L>,
+        seed: u64,
+    ) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         require_binary(members_classes(&learners)?, "osboost")?;
         let n = learners.len();
@@ -310,6 +314,10 @@ ensemble!(OsBoost<L: Classifier> over learners, rows rows, weights alpha;
 impl<L: Classifier> Classifier for OsBoost<L> {
     fn n_classes(&self) -> usize {
         2
+    }
+
+    fn add_class(&mut self) -> Result<()> {
+        super::refuse_third_class("OSBoost")
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {

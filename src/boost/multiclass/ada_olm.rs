@@ -21,7 +21,8 @@ use super::cost::{PairwiseCosts, Surrogate};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
 use crate::boost::{
-    BoosterConfig, ExpertSelection, VoteRule, WeightScale, learnable, members_classes,
+    BoosterConfig, ExpertSelection, VoteRule, WeightScale, add_class_to_members, learnable,
+    members_classes,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
@@ -92,15 +93,17 @@ impl<W> AdaBoostOlmConfig<W> {
     /// The OGD step constant of each of `n` learners for `k` classes: `η_t^i = steps[i]/√t`.
     /// Zinkevich's `η = D/(G√(2t))` with diameter `D = 2B` (ALGORITHMS.md §3.1, §4).
     fn steps(&self, k: usize, n: usize) -> Vec<f64> {
-        let b = self.bound();
-        (1..=n)
-            .map(|i| {
-                self.eta0.unwrap_or_else(|| {
-                    std::f64::consts::SQRT_2 * b / self.loss.gradient_bound(i, k, b)
-                })
-            })
-            .collect()
+        ogd_steps(self.loss, self.bound(), self.eta0, k, n)
     }
+}
+
+/// [`AdaBoostOlmConfig::steps`] for a loss, a bound `B` and an optional constant `eta0`.
+fn ogd_steps(loss: Surrogate, b: f64, eta0: Option<f64>, k: usize, n: usize) -> Vec<f64> {
+    (1..=n)
+        .map(|i| {
+            eta0.unwrap_or_else(|| std::f64::consts::SQRT_2 * b / loss.gradient_bound(i, k, b))
+        })
+        .collect()
 }
 
 impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
@@ -180,7 +183,11 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
     /// Assembles a booster over learners built elsewhere (any [`Classifier`], e.g. one with no
     /// config of its own). `n_learners` is ignored: the booster has `learners.len()` of them.
     /// `seed` seeds the booster's own RNG (weight scales, expert draws, random ties).
-    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+    fn assemble<L: Classifier + Clone>(
+        &self,
+        learners: Vec<L>,
+        seed: u64,
+    ) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         let k = members_classes(&learners)?;
         let n = learners.len();
@@ -387,6 +394,28 @@ ensemble!(AdaBoostOlm<L> over learners, rows rows, weights alpha, hedge hedge);
 impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     fn n_classes(&self) -> usize {
         self.k
+    }
+
+    /// The members grow; the weights `α^i`, the experts' losses and the row counter `t` are
+    /// the booster's and stay. What `k` enters is re-derived for `k + 1`: the gradient
+    /// bound `G_i ∝ k − 1` of the OGD steps `η = √2·B/(G_i√t)` (ALGORITHMS.md §3.1, §4; an
+    /// explicit `eta0` is a constant and stays) and the weight bounds of [JGT] Alg. 2
+    /// line 14. A new class has no cumulative vote, so its cost entries start where a
+    /// declared class that was never voted for would be.
+    fn add_class(&mut self) -> Result<()> {
+        let (b, n) = (self.feasible.hi, self.learners.len());
+        // The booster keeps its steps, not `eta0`: steps that are the formula's at `k` are
+        // the formula's (an explicit constant would have to equal all `n` of them).
+        let by_formula = self.steps == ogd_steps(self.loss, b, None, self.k, n);
+        add_class_to_members(&mut self.k, &mut self.learners)?;
+        if by_formula {
+            self.steps = ogd_steps(self.loss, b, None, self.k, n);
+        }
+        self.weight_bounds = (1..=n)
+            .map(|i| self.loss.weight_bound(i, self.k, b))
+            .collect();
+        self.work = Workspace::default();
+        Ok(())
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {

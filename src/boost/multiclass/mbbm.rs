@@ -32,7 +32,9 @@ use serde::{Deserialize, Serialize};
 
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
-use crate::boost::{BoosterConfig, VoteRule, WeightScale, learnable, members_classes};
+use crate::boost::{
+    BoosterConfig, VoteRule, WeightScale, add_class_to_members, learnable, members_classes,
+};
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -154,7 +156,11 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
     }
 
     /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG.
-    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+    fn assemble<L: Classifier + Clone>(
+        &self,
+        learners: Vec<L>,
+        seed: u64,
+    ) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         let k = members_classes(&learners)?;
         let mut rng = Rng::new(seed);
@@ -421,6 +427,16 @@ ensemble!(OnlineMbbm<L> over learners);
 impl<L: Classifier> Classifier for OnlineMbbm<L> {
     fn n_classes(&self) -> usize {
         self.k
+    }
+
+    /// The members grow, and the potentials `φ_i` of the `k + 1`-dimensional random walk
+    /// replace those of `k` ([JGT] eq. (5); ALGORITHMS.md §2.2): the engine is derived from
+    /// `(k, γ, N)` and rebuilt on its next use. The weight scales are per learner and stay.
+    fn add_class(&mut self) -> Result<()> {
+        add_class_to_members(&mut self.k, &mut self.learners)?;
+        self.engine = Engine::default();
+        self.work = Workspace::default();
+        Ok(())
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {

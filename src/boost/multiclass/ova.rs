@@ -97,8 +97,10 @@ impl<W: Config> Config for BinaryBundleConfig<W> {
         if members.iter().any(|m| m.n_classes() != 2) {
             return Err(Error::config("binary", "must build binary learners"));
         }
+        let newcomer = Some(self.binary.build_with_rng(&binary, &mut rng.clone())?);
         Ok(BinaryBundle {
             members,
+            newcomer,
             tie_break: self.tie_break,
             rng: Rng::new(rng.next_u64()),
         })
@@ -111,16 +113,40 @@ impl<W: Config> Config for BinaryBundleConfig<W> {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BinaryBundle<L> {
     members: Vec<L>,
+    /// A member as the bundle built it: the learner of a class that arrives later. `None`
+    /// in a model saved before bundles could grow.
+    #[serde(default = "no_newcomer")]
+    newcomer: Option<L>,
     tie_break: TieBreak,
     rng: Rng,
+}
+
+fn no_newcomer<L>() -> Option<L> {
+    None
 }
 
 // The binary learners, learner `j` for class `j`.
 ensemble!(BinaryBundle<L> over members);
 
-impl<L: Classifier> Classifier for BinaryBundle<L> {
+impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
     fn n_classes(&self) -> usize {
         self.members.len()
+    }
+
+    /// A new class gets a member as the bundle built its others, which has learnt nothing
+    /// (River's `OneVsRestClassifier` clones its untrained base learner the same way): the
+    /// rows before its class arrived are not replayed, so until it has learnt some "rest",
+    /// its "positive" is its prior.
+    fn add_class(&mut self) -> Result<()> {
+        let newcomer = self.newcomer.clone().ok_or_else(|| {
+            Error::config(
+                "classes",
+                "this one-vs-all model was saved before models could grow: it has no \
+                 learner to give a new class",
+            )
+        })?;
+        self.members.push(newcomer);
+        Ok(())
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {

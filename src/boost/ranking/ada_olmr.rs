@@ -105,7 +105,11 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
 
     /// Assembles a booster over learners built elsewhere; `seed` seeds its own generator
     /// (weight scales, expert draws).
-    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+    fn assemble<L: Classifier + Clone>(
+        &self,
+        learners: Vec<L>,
+        seed: u64,
+    ) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         let k = members_classes(&learners)?;
         let n = learners.len();

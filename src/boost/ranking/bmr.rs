@@ -129,7 +129,11 @@ impl<W> BoosterConfig for OnlineBmrConfig<W> {
     }
 
     /// Assembles a booster over learners built elsewhere; `seed` seeds the weight scales.
-    fn assemble<L: Classifier>(&self, learners: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+    fn assemble<L: Classifier + Clone>(
+        &self,
+        learners: Vec<L>,
+        seed: u64,
+    ) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         let k = members_classes(&learners)?;
         let mut own = Rng::new(seed);

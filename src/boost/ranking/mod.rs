@@ -8,14 +8,22 @@
 //! The pieces both share live here: the split of a row's labels into relevant and
 //! irrelevant ones, the rank loss, and how a cost vector reaches single-label weak learners.
 
-/// The singleton reduction as a `Classifier` for a ranker `$t<L>` with fields `k` and
-/// `work.mask` (a reused mask): class `y` is learnt as the set `{y}`, and `$to_proba` turns
+/// The singleton reduction as a `Classifier` for a ranker `$t<L>` with fields `k`,
+/// `learners` and `work.mask` (a reused mask): class `y` is learnt as the set `{y}`, and `$to_proba` turns
 /// the ranker's scores into class probabilities in place.
 macro_rules! classifier_via_ranker {
     ($t:ident, $to_proba:path) => {
         impl<L: $crate::Classifier> $crate::Classifier for $t<L> {
             fn n_classes(&self) -> usize {
                 self.k
+            }
+
+            /// A label never relevant so far: the members grow and the per-row tables,
+            /// derived from `k`, are rebuilt; the weights are per learner and stay.
+            fn add_class(&mut self) -> $crate::Result<()> {
+                $crate::boost::add_class_to_members(&mut self.k, &mut self.learners)?;
+                self.work = Default::default();
+                Ok(())
             }
 
             fn learn(&mut self, x: &[f64], y: $crate::core::ClassId, weight: f64) {
@@ -204,7 +212,7 @@ pub(crate) fn singleton(mask: &mut Vec<bool>, y: ClassId, k: usize) {
 /// [`learn_labels_as_classifier`]: their class probabilities are their scores.
 macro_rules! ranker_via_classifier {
     ($(<$($g:ident),*> $t:ty),* $(,)?) => {$(
-        impl<$($g: Classifier),*> Ranker for $t {
+        impl<$($g),*> Ranker for $t where $t: Classifier {
             fn n_labels(&self) -> usize {
                 self.n_classes()
             }

@@ -14,6 +14,7 @@ use crate::columnar::{
 };
 use crate::core::Encodings;
 use crate::eval::Prequential;
+use crate::learner::Classifier;
 use crate::model::Model;
 use crate::replay::{self, CheckpointPolicy, Checkpointer, Session};
 
@@ -54,7 +55,8 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
                 ordinal: args.ordinal.clone(),
             };
             let config = args.model.model_config()?;
-            Session::fresh(&tables, config, args.seed, &args.label, encodings)?
+            let classes = args.classes.as_deref();
+            Session::fresh(&tables, config, args.seed, &args.label, encodings, classes)?
         }
     };
     let Session {
@@ -98,9 +100,18 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     if let Some(t) = test_start {
         eprintln!("test     rows {t}.. ({} rows)", data.len() - t);
     }
+    let met = &spec.classes.names()[model.n_classes()..];
+    if !met.is_empty() {
+        eprintln!(
+            "classes  {} new to the model, added as their first rows arrive: [{}]",
+            met.len(),
+            met.join(", ")
+        );
+    }
     if !encoded.unknown_label_rows.is_empty() {
         eprintln!(
-            "warning  {} rows have a label outside the model's classes: scored, not learnt",
+            "warning  {} rows have a label set naming labels the model does not rank: scored, \
+             not learnt",
             encoded.unknown_label_rows.len()
         );
     }
@@ -153,18 +164,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let mut predictions = prediction_file(&args.predictions, Predictions::new(class_names))?;
     let report = evaluation.run_with(&mut model, data, order.as_deref(), |outcome, model| {
         if let Some(p) = predictions.as_mut() {
-            // A label outside the model's classes is written as the input spells it.
-            let unknown = || {
-                let i = encoded
-                    .unknown_label_rows
-                    .binary_search(&outcome.row)
-                    .ok()?;
-                encoded.unknown_labels.get(i).cloned()
-            };
-            let label = outcome
-                .label
-                .map(|y| class_names[y].clone())
-                .or_else(unknown);
+            let label = outcome.label.map(|y| class_names[y].clone());
             let number = before.rows_seen + outcome.row as u64;
             p.rows.push(
                 number,

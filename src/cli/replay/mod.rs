@@ -35,6 +35,11 @@ pub struct ReplayArgs {
     /// (repeatable; e.g. `--ordinal safety=low,med,high`).
     #[arg(long = "ordinal", value_name = "COL=LEVELS", value_parser = parse_ordinal)]
     pub ordinal: Vec<Ordinal>,
+    /// The classes the model starts with, in this order (comma-separated). A label of the
+    /// input outside them is a new class: the model grows when its first row arrives (after
+    /// predicting that row). Default: every class of the inputs, sorted by name.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub classes: Option<Vec<String>>,
     /// The model.
     #[command(flatten)]
     pub model: ModelFlags,
@@ -64,7 +69,7 @@ pub struct ReplayArgs {
     /// inputs are the rows that follow the ones it has seen.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "config", "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
-        "ordinal", "label", "gamma", "vote", "loss", "oza_variant", "oza_zero_error", "weight_norm",
+        "ordinal", "label", "classes", "gamma", "vote", "loss", "oza_variant", "oza_zero_error", "weight_norm",
         "weak_output", "scale",
         "epsilon_prune",
         "features_per_tree", "perceptron_init", "resample",

@@ -1003,6 +1003,27 @@ impl Classifier for HoeffdingTree {
         self.k
     }
 
+    /// The new class has weight 0 in every node's class weights and every leaf's observers.
+    /// Learning reads only the classes present at a leaf (the merit's range `log2 C` of
+    /// WEAK_LEARNERS.md §1.7), so the tree is exactly the one that would have been grown had
+    /// the class been declared and never met; its predictions read `k` afresh (§1.9: the
+    /// `k·α` of a leaf prior, the mass of classes never seen at a leaf under `JgtPaper`).
+    fn add_class(&mut self) -> Result<()> {
+        self.k += 1;
+        for node in &mut self.nodes {
+            match node {
+                Node::Split(split) => split.class_weights.push(0.0),
+                Node::Leaf(leaf) => {
+                    leaf.class_weights.push(0.0);
+                    for observer in leaf.observers.iter_mut().flatten() {
+                        observer.add_class();
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn learn(&mut self, x: &[f64], y: ClassId, w: f64) {
         // w = 0 (and any invalid weight) is a no-op: no node, counter or observer is created.
         if !(w > 0.0 && w.is_finite()) || y >= self.k {

@@ -191,6 +191,18 @@ impl NominalObserver {
         self.cells[y] += add;
     }
 
+    /// Adds a class with no weight in any category: every row of `k` cells gains a zero.
+    pub fn add_class(&mut self) {
+        let k = self.k;
+        let mut cells = Vec::with_capacity(self.cells.len() / k * (k + 1));
+        for row in self.cells.chunks_exact(k) {
+            cells.extend_from_slice(row);
+            cells.push(0.0);
+        }
+        self.k = k + 1;
+        self.cells = cells;
+    }
+
     /// Records a missing value.
     pub fn update_missing(&mut self, w: f64) {
         self.missing_weight += w;
@@ -274,6 +286,15 @@ pub struct SearchSettings {
 }
 
 impl Observer {
+    /// Adds a class with no weight: an empty estimator, or a zero per category.
+    pub fn add_class(&mut self) {
+        match self {
+            Observer::Numeric(per_class) => per_class.push(GaussianEstimator::default()),
+            Observer::Nominal(o) => o.add_class(),
+            Observer::Disabled => {}
+        }
+    }
+
     /// The best split this feature offers, or `None` if it offers none.
     pub fn best_split(
         &self,
