@@ -100,6 +100,13 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     if let Some(t) = test_start {
         eprintln!("test     rows {t}.. ({} rows)", data.len() - t);
     }
+    // Missing values are read, never refused (WEAK_LEARNERS.md §0), but are said.
+    let missing: usize = (0..data.len())
+        .map(|i| data.row(i).iter().filter(|v| !v.is_finite()).count())
+        .sum();
+    if missing > 0 {
+        eprintln!("missing  {missing} cells (empty, null, NaN or infinite) read as missing values");
+    }
     let met = &spec.classes.names()[model.n_classes()..];
     if !met.is_empty() {
         eprintln!(
