@@ -10,7 +10,6 @@
 
 use std::path::PathBuf;
 
-use arrow::compute::concat_batches;
 use arrow::record_batch::RecordBatch;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use streamboost::boost::WeightScale;
@@ -35,7 +34,7 @@ fn bench(c: &mut Criterion) {
     let path = input();
     let data = load_stream(std::slice::from_ref(&path), "label", &Encodings::default()).unwrap();
     let table = read_table(&path).unwrap();
-    let all = concat_batches(&table.schema, &table.batches).unwrap();
+    let all = table.to_batch().unwrap();
     let batches: Vec<RecordBatch> = (0..all.num_rows())
         .step_by(8192)
         .map(|i| all.slice(i, 8192.min(all.num_rows() - i)))

@@ -5,7 +5,6 @@
 //! `cargo run --example checkpoint_resume`
 
 use arrow::array::AsArray;
-use arrow::compute::concat_batches;
 use arrow::record_batch::RecordBatch;
 use streamboost::boost::WeightScale;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
@@ -42,7 +41,7 @@ fn main() -> Result<()> {
     let spec = encode_tables(std::slice::from_ref(&table), "label", &Encodings::default())?
         .spec()
         .clone();
-    let all = concat_batches(&table.schema, &table.batches).expect("one schema");
+    let all = table.to_batch().expect("one schema");
     let batches: Vec<RecordBatch> = (0..all.num_rows())
         .step_by(100)
         .map(|i| all.slice(i, 100.min(all.num_rows() - i)))

@@ -25,8 +25,9 @@ async fn main() -> streamboost::Result<()> {
         .spec()
         .clone();
     let batches: Vec<_> = table
-        .batches
-        .iter()
+        .batches()
+        .unwrap()
+        .map(Result::unwrap)
         .flat_map(|b| {
             (0..b.num_rows())
                 .step_by(64)

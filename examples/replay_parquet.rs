@@ -23,10 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let csv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
     let table = read_table(&csv)?;
     let log = dir.join("events.parquet");
-    write_batch(
-        &log,
-        &arrow::compute::concat_batches(&table.schema, &table.batches)?,
-    )?;
+    write_batch(&log, &table.to_batch()?)?;
 
     // The model's schema from the log's columns and classes.
     let logged = read_table(&log)?;

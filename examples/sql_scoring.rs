@@ -49,8 +49,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &Encodings::default(),
         &car,
     )?;
-    for batch in &table.batches {
-        op.process(batch)?;
+    for batch in table.batches()? {
+        op.process(&batch?)?;
     }
     let checkpoint = dir.join("car.parquet");
     op.save(&checkpoint, &config)?;

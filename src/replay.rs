@@ -14,8 +14,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::checkpoint::{self, StreamState};
-use crate::columnar::{Encoded, Table, encode_with_spec, infer_spec};
-use crate::core::{ClassSet, Encodings, OperatorStats, Rng, StreamSpec};
+use crate::columnar::{Encoded, StreamEncoder, Table, encode_with_spec, infer_spec};
+use crate::core::{ClassSet, Dataset, Encodings, OperatorStats, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
@@ -60,10 +60,22 @@ impl CheckpointPolicy {
 pub struct Session {
     /// The model.
     pub model: Model,
-    /// Its config, features, classes, encodings and counters (what a checkpoint holds).
+    /// Its config, encodings and counters (what a checkpoint holds), and the spec of the
+    /// whole stream: every category and class its rows bring.
     pub stream: StreamState,
     /// The rows to replay.
-    pub encoded: Encoded,
+    pub rows: Rows,
+}
+
+/// A replay's rows. They stay in their tables (in memory, or in files read again on each
+/// pass) until they are encoded: whole ([`Rows::encoded`]) or a batch at a time
+/// ([`Rows::for_each_chunk`]).
+pub struct Rows {
+    /// The spec the rows are encoded for from the first: the model's.
+    start: StreamSpec,
+    tables: Vec<Table>,
+    label: String,
+    encodings: Encodings,
 }
 
 impl Session {
@@ -83,8 +95,8 @@ impl Session {
     ) -> Result<Self> {
         config.validate()?;
         let inferred = infer_spec(tables, label, &encodings)?;
-        let declared = match classes {
-            None => inferred,
+        let start = match classes {
+            None => inferred.clone(),
             Some(_) if inferred.is_multi_label() => {
                 return Err(Error::config(
                     "classes",
@@ -93,41 +105,96 @@ impl Session {
             }
             Some(names) => StreamSpec {
                 classes: ClassSet::new(names.to_vec())?,
-                ..inferred
+                ..inferred.clone()
             },
         };
-        let model = config.build(&declared, seed)?;
-        let encoded = encode_with_spec(tables, &declared, label, &encodings)?;
+        let model = config.build(&start, seed)?;
+        // Beyond a declared set, the classes in the order the rows bring them.
+        let whole = match classes {
+            None => inferred,
+            Some(_) => grown_spec(tables, &start, label, &encodings)?,
+        };
         let stream = StreamState {
             config,
-            spec: encoded.data.spec().clone(),
+            spec: whole,
             encodings,
             label: label.to_string(),
             stats: OperatorStats::default(),
         };
+        let rows = Rows::new(tables, start, &stream);
         Ok(Session {
             model,
             stream,
-            encoded,
+            rows,
         })
     }
 
     /// The model saved at `path`, to continue over `tables` (the rows after those it saw).
     pub fn resume(tables: &[Table], path: &Path) -> Result<Self> {
         let (model, stream) = checkpoint::load(path)?;
-        let encoded = encode_with_spec(tables, &stream.spec, &stream.label, &stream.encodings)
+        let start = stream.spec.clone();
+        // The stream's spec grows with the categories and classes these rows reveal.
+        let whole = grown_spec(tables, &start, &stream.label, &stream.encodings)
             .map_err(|e| checkpoint::not_fitting(path, e))?;
-        // The stream's spec grows with the categories these rows reveal.
         let stream = StreamState {
-            spec: encoded.data.spec().clone(),
+            spec: whole,
             ..stream
         };
+        let rows = Rows::new(tables, start, &stream);
         Ok(Session {
             model,
             stream,
-            encoded,
+            rows,
         })
     }
+}
+
+impl Rows {
+    fn new(tables: &[Table], start: StreamSpec, stream: &StreamState) -> Self {
+        Rows {
+            start,
+            tables: tables.to_vec(),
+            label: stream.label.clone(),
+            encodings: stream.encodings.clone(),
+        }
+    }
+
+    /// Number of rows to replay.
+    pub fn n_rows(&self) -> usize {
+        self.tables.iter().map(Table::n_rows).sum()
+    }
+
+    /// The rows, encoded whole (for a shuffled order, or a multi-label stream).
+    pub fn encoded(&self) -> Result<Encoded> {
+        encode_with_spec(&self.tables, &self.start, &self.label, &self.encodings)
+    }
+
+    /// The rows of a multiclass stream, encoded a batch at a time and handed to `each` in
+    /// order: what [`crate::eval::Prequential::run_chunks`] replays with only a batch in
+    /// memory.
+    pub fn for_each_chunk(&self, each: &mut dyn FnMut(Dataset) -> Result<()>) -> Result<()> {
+        StreamEncoder::new(&self.tables, &self.start, &self.label, &self.encodings)?
+            .for_each_chunk(each)
+    }
+}
+
+/// `spec` grown by the categories and classes `tables` bring (a pass over them, a batch in
+/// memory at a time).
+fn grown_spec(
+    tables: &[Table],
+    spec: &StreamSpec,
+    label: &str,
+    enc: &Encodings,
+) -> Result<StreamSpec> {
+    if spec.is_multi_label() {
+        return Ok(encode_with_spec(tables, spec, label, enc)?
+            .data
+            .spec()
+            .clone());
+    }
+    let mut encoder = StreamEncoder::new(tables, spec, label, enc)?;
+    encoder.for_each_chunk(|_| Ok(()))?;
+    encoder.spec()
 }
 
 /// Counts the rows of a replay and saves its model by a [`CheckpointPolicy`].

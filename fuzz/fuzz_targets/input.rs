@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use streamboost::columnar::{Encodings, read_csv_bytes, read_table};
+use streamboost::columnar::{Encodings, open_table, read_csv_bytes};
 
 fuzz_target!(|bytes: &[u8]| {
     streamboost_fuzz::report_caught_panics();
@@ -16,7 +16,7 @@ fuzz_target!(|bytes: &[u8]| {
     } else {
         let path = streamboost_fuzz::scratch("input.parquet");
         std::fs::write(&path, content).unwrap();
-        read_table(&path)
+        open_table(&path)
     };
     let Ok(table) = table else { return };
     let Some(label) = table.schema.fields().last().map(|f| f.name().clone()) else {

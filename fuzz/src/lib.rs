@@ -13,6 +13,7 @@ use arrow::datatypes::{Field, Int32Type, Schema};
 use arrow::record_batch::RecordBatch;
 use streamboost::columnar::{BoostOperator, Encodings, Table, encode_tables};
 use streamboost::core::Dataset;
+use streamboost::eval::Prequential;
 use streamboost::learner::{Classifier, Config, Ranker};
 use streamboost::model::ModelConfig;
 use streamboost::replay::Session;
@@ -71,8 +72,27 @@ pub fn replay(tables: &[Table], label: &str, encodings: &Encodings) {
     ) else {
         return;
     };
-    let (mut model, data) = (session.model, session.encoded.data);
-    replay_rows(&mut model, &data);
+    let Session {
+        mut model,
+        stream,
+        rows,
+    } = session;
+    if multi_label {
+        if let Ok(encoded) = rows.encoded() {
+            replay_rows(&mut model, &encoded.data);
+        }
+    } else {
+        // The replay's own path: a batch encoded at a time.
+        let chunks =
+            |each: &mut dyn FnMut(Dataset) -> streamboost::Result<()>| rows.for_each_chunk(each);
+        let _ = Prequential::default().run_chunks(
+            &mut model,
+            &stream.spec,
+            rows.n_rows(),
+            chunks,
+            |_, _| Ok(()),
+        );
+    }
 }
 
 fn replay_rows(model: &mut streamboost::model::Model, data: &Dataset) {
@@ -262,11 +282,7 @@ impl Case {
             return;
         };
         let schema = b0.schema();
-        let table = Table {
-            path: "fuzz".into(),
-            schema: schema.clone(),
-            batches: vec![b0.clone()],
-        };
+        let table = Table::new("fuzz", schema.clone(), vec![b0.clone()]);
         let encodings = Encodings::default();
         let Ok(data) = encode_tables(std::slice::from_ref(&table), "label", &encodings) else {
             return;

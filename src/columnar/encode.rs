@@ -24,7 +24,7 @@ use super::label_sets::{
     LabelSetLayout, LabelSetReader, collect_list_labels, flag_column, label_set_layout,
 };
 use super::rows::RowEncoder;
-use crate::core::{ClassSet, Dataset, Feature, FeatureKind, StreamSpec};
+use crate::core::{ClassId, ClassSet, Dataset, Feature, FeatureKind, StreamSpec};
 use crate::core::{Encodings, Ordinal};
 use crate::{Error, Result};
 
@@ -138,7 +138,8 @@ pub fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<Stre
     for table in tables {
         let mut row_in_file = 0u64;
         let mut census = vec![NumberCensus::default(); feature_cols.len()];
-        for batch in &table.batches {
+        for batch in table.batches()? {
+            let batch = batch?;
             for (f, &i) in feature_cols.iter().enumerate() {
                 if kinds[f] == Kind::Nominal {
                     // An empty string is a missing value (as in `RowEncoder`).
@@ -219,63 +220,117 @@ pub fn encode_with_spec(
     label: &str,
     enc: &Encodings,
 ) -> Result<Encoded> {
-    let first = tables
-        .first()
-        .ok_or_else(|| Error::config("input", "no input file given"))?;
-    let mut encoder = RowEncoder::new(spec, &first.schema, enc, &first.path)?;
-    for table in &tables[1..] {
-        if table.schema.fields().iter().map(|f| f.name()).ne(first
-            .schema
-            .fields()
-            .iter()
-            .map(|f| f.name()))
-        {
-            return Err(Error::SchemaMismatch {
-                file: table.path.clone(),
-                first: first.path.clone(),
-                detail: "the columns differ".into(),
-            });
-        }
-        RowEncoder::new(spec, &table.schema, enc, &table.path)?;
-    }
     if spec.is_multi_label() {
+        let encoder = StreamEncoder::new(tables, spec, label, enc)?.encoder;
         return encode_label_sets(tables, spec, label, encoder);
     }
-    let mut class_ids = spec.classes.ids();
-    let mut class_names = spec.classes.names().to_vec();
-    let d = spec.n_features();
     let n: usize = tables.iter().map(Table::n_rows).sum();
-    let mut values = Vec::with_capacity(n * d);
+    let mut values = Vec::with_capacity(n * spec.n_features());
     let mut labels = Vec::with_capacity(n);
-    let mut batch_values = Vec::new();
-    for table in tables {
-        let label_index = table
-            .schema
-            .index_of(label)
-            .map_err(|_| Error::missing_column(&table.path, label, &table.schema))?;
-        let mut row_in_file = 0u64;
-        for batch in &table.batches {
-            encoder.encode(batch, &table.path, row_in_file, &mut batch_values)?;
-            values.extend_from_slice(&batch_values);
-            for v in strings(batch.column(label_index)) {
-                labels.push(v.map(|v| {
-                    *class_ids.entry(v).or_insert_with_key(|v| {
-                        class_names.push(v.clone());
-                        class_names.len() - 1
-                    })
-                }));
-            }
-            row_in_file += batch.num_rows() as u64;
-        }
-    }
-    let grown = StreamSpec {
-        classes: ClassSet::new(class_names)?,
-        ..grown_spec(spec, &encoder)
-    };
+    let mut encoder = StreamEncoder::new(tables, spec, label, enc)?;
+    encoder.for_each_chunk(|chunk| {
+        values.extend_from_slice(chunk.rows());
+        labels.extend_from_slice(chunk.labels());
+        Ok(())
+    })?;
     Ok(Encoded {
-        data: Dataset::from_parts(grown, values, labels)?,
+        data: Dataset::from_parts(encoder.spec()?, values, labels)?,
         unknown_label_rows: Vec::new(),
     })
+}
+
+/// A multiclass stream's tables encoded batch by batch for a spec that grows as the rows
+/// bring what it does not know: categories get the next codes, classes the next ids, in the
+/// order the rows bring them ([`encode_with_spec`]'s rules, one batch in memory at a time).
+pub struct StreamEncoder<'a> {
+    tables: &'a [Table],
+    base: StreamSpec,
+    label: String,
+    encoder: RowEncoder,
+    class_ids: std::collections::HashMap<String, ClassId>,
+    class_names: Vec<String>,
+}
+
+impl<'a> StreamEncoder<'a> {
+    /// An encoder of `tables` (which must share their columns) for `spec`.
+    pub fn new(
+        tables: &'a [Table],
+        spec: &StreamSpec,
+        label: &str,
+        enc: &Encodings,
+    ) -> Result<Self> {
+        let first = tables
+            .first()
+            .ok_or_else(|| Error::config("input", "no input file given"))?;
+        let encoder = RowEncoder::new(spec, &first.schema, enc, &first.path)?;
+        for table in &tables[1..] {
+            if table.schema.fields().iter().map(|f| f.name()).ne(first
+                .schema
+                .fields()
+                .iter()
+                .map(|f| f.name()))
+            {
+                return Err(Error::SchemaMismatch {
+                    file: table.path.clone(),
+                    first: first.path.clone(),
+                    detail: "the columns differ".into(),
+                });
+            }
+            RowEncoder::new(spec, &table.schema, enc, &table.path)?;
+        }
+        Ok(StreamEncoder {
+            tables,
+            base: spec.clone(),
+            label: label.to_string(),
+            encoder,
+            class_ids: spec.classes.ids(),
+            class_names: spec.classes.names().to_vec(),
+        })
+    }
+
+    /// Encodes every batch of every table, in order, and hands each to `each` as a
+    /// [`Dataset`] of the spec as grown so far.
+    pub fn for_each_chunk(&mut self, mut each: impl FnMut(Dataset) -> Result<()>) -> Result<()> {
+        let mut values = Vec::new();
+        for table in self.tables {
+            let label_index = table
+                .schema
+                .index_of(&self.label)
+                .map_err(|_| Error::missing_column(&table.path, &self.label, &table.schema))?;
+            let mut row_in_file = 0u64;
+            for batch in table.batches()? {
+                let batch = batch?;
+                self.encoder
+                    .encode(&batch, &table.path, row_in_file, &mut values)?;
+                let labels = strings(batch.column(label_index))
+                    .into_iter()
+                    .map(|v| {
+                        v.map(|v| {
+                            *self.class_ids.entry(v).or_insert_with_key(|v| {
+                                self.class_names.push(v.clone());
+                                self.class_names.len() - 1
+                            })
+                        })
+                    })
+                    .collect();
+                each(Dataset::from_parts(
+                    self.spec()?,
+                    std::mem::take(&mut values),
+                    labels,
+                )?)?;
+                row_in_file += batch.num_rows() as u64;
+            }
+        }
+        Ok(())
+    }
+
+    /// The spec with the categories and classes met so far.
+    pub fn spec(&self) -> Result<StreamSpec> {
+        Ok(StreamSpec {
+            classes: ClassSet::new(self.class_names.clone())?,
+            ..grown_spec(&self.base, &self.encoder)
+        })
+    }
 }
 
 /// `spec` with the categories `encoder` has met since.
@@ -321,11 +376,12 @@ fn encode_label_sets(
                 Error::missing_column(&table.path, column, &table.schema)
             })?;
         let mut row_in_file = 0u64;
-        for batch in &table.batches {
-            encoder.encode(batch, &table.path, row_in_file, &mut batch_values)?;
+        for batch in table.batches()? {
+            let batch = batch?;
+            encoder.encode(&batch, &table.path, row_in_file, &mut batch_values)?;
             values.extend_from_slice(&batch_values);
             let unknown =
-                reader.read(batch, &table.path, row_in_file, k, &mut masks, &mut known)?;
+                reader.read(&batch, &table.path, row_in_file, k, &mut masks, &mut known)?;
             unknown_label_rows.extend(unknown.into_iter().map(|r| sets.len() + r));
             for (r, &is_known) in known.iter().enumerate() {
                 sets.push(is_known.then(|| masks[r * k..(r + 1) * k].to_vec()));
@@ -375,11 +431,16 @@ fn check_columns(
         let field = schema.field(i);
         let kind = Kind::of(field, enc);
         // An all-null column reads as Null (or as strings in CSV inference): it fits any kind.
-        let all_null = table
-            .batches
-            .iter()
-            .all(|b| b.column(i).null_count() == b.num_rows());
-        if kind != Some(kinds[f]) && !all_null {
+        let all_null = || -> Result<bool> {
+            for batch in table.batches()? {
+                let batch = batch?;
+                if batch.column(i).null_count() != batch.num_rows() {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        if kind != Some(kinds[f]) && !all_null()? {
             return Err(Error::SchemaMismatch {
                 file: table.path.clone(),
                 first: first.path.clone(),

@@ -15,21 +15,108 @@ use crate::{Error, Result, files};
 /// Rows per record batch when reading.
 const BATCH_ROWS: usize = 8192;
 
-/// One input file, read whole.
+/// One input: its schema and row count, and its rows, held in memory or read again from its
+/// file on each pass ([`Table::batches`]).
 #[derive(Debug, Clone)]
 pub struct Table {
     /// Where it came from.
     pub path: PathBuf,
     /// Its schema.
     pub schema: SchemaRef,
-    /// Its rows, in file order.
-    pub batches: Vec<RecordBatch>,
+    rows: usize,
+    source: Source,
 }
 
+/// Where a table's rows are.
+#[derive(Debug, Clone)]
+enum Source {
+    /// In memory.
+    Batches(Vec<RecordBatch>),
+    /// In the file at the table's path, read on each pass.
+    File(FileFormat),
+}
+
+/// A table's rows in file order, batch by batch.
+pub type Batches<'a> = Box<dyn Iterator<Item = Result<RecordBatch>> + 'a>;
+
 impl Table {
+    /// A table of rows held in memory.
+    pub fn new(path: impl Into<PathBuf>, schema: SchemaRef, batches: Vec<RecordBatch>) -> Self {
+        Table {
+            path: path.into(),
+            schema,
+            rows: batches.iter().map(RecordBatch::num_rows).sum(),
+            source: Source::Batches(batches),
+        }
+    }
+
     /// Number of data rows.
     pub fn n_rows(&self) -> usize {
-        self.batches.iter().map(RecordBatch::num_rows).sum()
+        self.rows
+    }
+
+    /// Every row as one batch (read into memory if the table is a file's).
+    pub fn to_batch(&self) -> Result<RecordBatch> {
+        let batches = self.batches()?.collect::<Result<Vec<_>>>()?;
+        arrow::compute::concat_batches(&self.schema, &batches).map_err(|e| Error::Format {
+            file: self.path.clone(),
+            message: e.to_string(),
+        })
+    }
+
+    /// The rows, in batches of at most 8,192, in file order: from memory, or read from the
+    /// file again (an error names the file, line and column as [`read_table`]'s do; a file
+    /// whose row count changed since it was opened is an error at its end).
+    pub fn batches(&self) -> Result<Batches<'_>> {
+        match &self.source {
+            Source::Batches(batches) => Ok(Box::new(batches.iter().cloned().map(Ok))),
+            Source::File(format) => {
+                let rows = match format {
+                    FileFormat::Csv => {
+                        csv_batches(&self.path, self.schema.clone(), || open(&self.path))?
+                    }
+                    FileFormat::Parquet => parquet_batches(&self.path)?.1,
+                };
+                Ok(Box::new(Counted {
+                    rows,
+                    path: &self.path,
+                    expected: self.rows,
+                    seen: 0,
+                }))
+            }
+        }
+    }
+}
+
+/// A file's batches, checked against the row count the file had when it was opened.
+struct Counted<'a> {
+    rows: Batches<'static>,
+    path: &'a Path,
+    expected: usize,
+    seen: usize,
+}
+
+impl Iterator for Counted<'_> {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.rows.next() {
+            Some(Ok(batch)) => {
+                self.seen += batch.num_rows();
+                Some(Ok(batch))
+            }
+            None if self.seen != self.expected => {
+                let (seen, expected) =
+                    (self.seen, std::mem::replace(&mut self.expected, self.seen));
+                Some(Err(Error::Format {
+                    file: self.path.to_path_buf(),
+                    message: format!(
+                        "changed while it was read: {seen} rows now, {expected} when opened"
+                    ),
+                }))
+            }
+            other => other,
+        }
     }
 }
 
@@ -54,19 +141,57 @@ impl FileFormat {
     }
 }
 
-/// Reads a CSV (with header) or Parquet file. An empty file, or one with a header and no
-/// data rows, is [`Error::EmptyInput`].
+/// Reads a CSV (with header) or Parquet file whole into memory. An empty file, or one with
+/// a header and no data rows, is [`Error::EmptyInput`].
 pub fn read_table(path: &Path) -> Result<Table> {
-    let table = match FileFormat::of(path) {
-        FileFormat::Csv => read_csv(path)?,
-        FileFormat::Parquet => read_parquet(path)?,
+    let (schema, batches) = match FileFormat::of(path) {
+        FileFormat::Csv => {
+            let schema = csv_schema(path, || open(path))?;
+            (schema.clone(), csv_batches(path, schema, || open(path))?)
+        }
+        FileFormat::Parquet => parquet_batches(path)?,
     };
+    let table = Table::new(path, schema, batches.collect::<Result<Vec<_>>>()?);
     if table.n_rows() == 0 {
         return Err(Error::EmptyInput {
             file: path.to_path_buf(),
         });
     }
     Ok(table)
+}
+
+/// Opens a CSV (with header) or Parquet file to be read batch by batch, on each pass over
+/// it, so that only the batch in hand is in memory. Its schema and row count are read now
+/// (a CSV file is parsed through once, so a malformed row is an error here, before any
+/// row is used). An empty file, or one with a header and no data rows, is
+/// [`Error::EmptyInput`].
+pub fn open_table(path: &Path) -> Result<Table> {
+    let format = FileFormat::of(path);
+    let (schema, rows) = match format {
+        FileFormat::Csv => {
+            let schema = csv_schema(path, || open(path))?;
+            let mut rows = 0;
+            for batch in csv_batches(path, schema.clone(), || open(path))? {
+                rows += batch?.num_rows();
+            }
+            (schema, rows)
+        }
+        FileFormat::Parquet => {
+            let (schema, _, rows) = parquet_batches_counted(path)?;
+            (schema, rows)
+        }
+    };
+    if rows == 0 {
+        return Err(Error::EmptyInput {
+            file: path.to_path_buf(),
+        });
+    }
+    Ok(Table {
+        path: path.to_path_buf(),
+        schema,
+        rows,
+        source: Source::File(format),
+    })
 }
 
 fn open(path: &Path) -> Result<File> {
@@ -76,14 +201,13 @@ fn open(path: &Path) -> Result<File> {
     })
 }
 
-fn read_csv(path: &Path) -> Result<Table> {
-    read_csv_from(path, || open(path))
-}
-
 /// Reads CSV text held in memory (e.g. a data set bundled in the binary), named `name` in
 /// messages.
 pub fn read_csv_bytes(name: &Path, bytes: &[u8]) -> Result<Table> {
-    let table = read_csv_from(name, || Ok(std::io::Cursor::new(bytes)))?;
+    let source = || Ok(std::io::Cursor::new(bytes));
+    let schema = csv_schema(name, source)?;
+    let batches = csv_batches(name, schema.clone(), source)?.collect::<Result<Vec<_>>>()?;
+    let table = Table::new(name, schema, batches);
     if table.n_rows() == 0 {
         return Err(Error::EmptyInput {
             file: name.to_path_buf(),
@@ -92,12 +216,12 @@ pub fn read_csv_bytes(name: &Path, bytes: &[u8]) -> Result<Table> {
     Ok(table)
 }
 
-/// Reads CSV from a source opened twice: once to infer the types, once to decode.
-fn read_csv_from<R: std::io::Read>(path: &Path, open: impl Fn() -> Result<R>) -> Result<Table> {
-    let format = Format::default().with_header(true);
-    // Types are inferred from every row: a column whose first thousand values are integers
-    // and whose later ones are decimals must not fail half way through the stream.
-    let (schema, _) = format
+/// The schema of CSV text, its types inferred from every row: a column whose first thousand
+/// values are integers and whose later ones are decimals must not fail half way through
+/// the stream.
+fn csv_schema<R: std::io::Read>(path: &Path, open: impl Fn() -> Result<R>) -> Result<SchemaRef> {
+    let (schema, _) = Format::default()
+        .with_header(true)
         .infer_schema(open()?, None)
         .map_err(|e| csv_error(path, None, e))?;
     if schema.fields().is_empty() {
@@ -106,49 +230,69 @@ fn read_csv_from<R: std::io::Read>(path: &Path, open: impl Fn() -> Result<R>) ->
         });
     }
     Error::check_unique_columns(path, &schema)?;
-    let schema = Arc::new(schema);
+    Ok(Arc::new(schema))
+}
+
+/// CSV text decoded with `schema`, batch by batch.
+fn csv_batches<'a, R: std::io::Read + 'a>(
+    path: &Path,
+    schema: SchemaRef,
+    open: impl Fn() -> Result<R>,
+) -> Result<Batches<'a>> {
     let reader = ReaderBuilder::new(schema.clone())
-        .with_format(format)
+        .with_format(Format::default().with_header(true))
         .with_batch_size(BATCH_ROWS)
         .build(open()?)
         .map_err(|e| csv_error(path, Some(&schema), e))?;
-    let batches = reader
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| csv_error(path, Some(&schema), e))?;
-    Ok(Table {
-        path: path.to_path_buf(),
-        schema,
-        batches,
-    })
+    let path = path.to_path_buf();
+    Ok(Box::new(reader.map(move |batch| {
+        batch.map_err(|e| csv_error(&path, Some(&schema), e))
+    })))
 }
 
-fn read_parquet(path: &Path) -> Result<Table> {
-    files::without_panics(path, || read_parquet_checked(path))
+/// A Parquet file's batches. The reader runs under [`files::without_panics`], batch by
+/// batch: a decoder that panics on damaged bytes is an error naming the file.
+fn parquet_batches(path: &Path) -> Result<(SchemaRef, Batches<'static>)> {
+    let (schema, batches, _) = parquet_batches_counted(path)?;
+    Ok((schema, batches))
 }
 
-fn read_parquet_checked(path: &Path) -> Result<Table> {
-    let format_error = |e: &dyn std::fmt::Display| Error::Format {
+fn parquet_batches_counted(path: &Path) -> Result<(SchemaRef, Batches<'static>, usize)> {
+    let format_error = |path: &Path, e: &dyn std::fmt::Display| Error::Format {
         file: path.to_path_buf(),
         message: format!("not a readable Parquet file: {e}"),
     };
-    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(
-        open(path)?,
-        files::parquet_options(),
-    )
-    .map_err(|e| format_error(&e))?
-    .with_batch_size(BATCH_ROWS);
-    let schema = builder.schema().clone();
-    Error::check_unique_columns(path, &schema)?;
-    let batches = builder
-        .build()
-        .map_err(|e| format_error(&e))?
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| format_error(&e))?;
-    Ok(Table {
-        path: path.to_path_buf(),
-        schema,
-        batches,
-    })
+    let (schema, reader, rows) = files::without_panics(path, || {
+        let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(
+            open(path)?,
+            files::parquet_options(),
+        )
+        .map_err(|e| format_error(path, &e))?
+        .with_batch_size(BATCH_ROWS);
+        let schema = builder.schema().clone();
+        Error::check_unique_columns(path, &schema)?;
+        let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
+        let reader = builder.build().map_err(|e| format_error(path, &e))?;
+        Ok((schema, reader, rows))
+    })?;
+    let path = path.to_path_buf();
+    let mut reader = Some(reader);
+    let batches = std::iter::from_fn(move || {
+        let mut r = reader.take()?;
+        let next = files::without_panics(&path, || {
+            r.next().transpose().map_err(|e| format_error(&path, &e))
+        });
+        match next {
+            Ok(Some(batch)) => {
+                reader = Some(r);
+                Some(Ok(batch))
+            }
+            Ok(None) => None,
+            // After an error (or a panic inside the reader) the reader is not used again.
+            Err(e) => Some(Err(e)),
+        }
+    });
+    Ok((schema, Box::new(batches), rows))
 }
 
 /// Turns an arrow-csv error into [`Error::MalformedRow`] with the line and column it names.

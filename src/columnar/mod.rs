@@ -10,10 +10,12 @@ mod output;
 mod rows;
 
 pub use crate::core::{Encodings, OperatorStats, Ordinal};
-pub use encode::{Encoded, encode_tables, encode_with_spec, infer_spec, load_stream};
+pub use encode::{
+    Encoded, StreamEncoder, encode_tables, encode_with_spec, infer_spec, load_stream,
+};
 #[cfg(feature = "sql")]
 pub(crate) use input::nominal_type;
-pub use input::{FileFormat, Table, read_csv_bytes, read_table};
+pub use input::{Batches, FileFormat, Table, open_table, read_csv_bytes, read_table};
 pub use keyed::{KeyedOperator, OperatorFactory};
 pub use label_sets::{LabelSetLayout, LabelSetReader, flag_column, label_set_layout};
 pub use operator::{

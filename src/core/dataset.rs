@@ -159,6 +159,11 @@ impl Dataset {
         self.labels.is_empty()
     }
 
+    /// Every row's values, row-major.
+    pub fn rows(&self) -> &[f64] {
+        &self.values
+    }
+
     /// Row `i`.
     #[inline]
     pub fn row(&self, i: usize) -> &[f64] {

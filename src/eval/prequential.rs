@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::metrics::{ClassMetrics, ConfusionMatrix};
-use crate::core::{ClassId, Dataset};
+use crate::core::{ClassId, Dataset, StreamSpec};
 use crate::learner::Classifier;
 use crate::{Error, Result};
 
@@ -241,103 +241,184 @@ impl Prequential {
         order: Option<&[usize]>,
         mut after_row: impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
     ) -> Result<PrequentialReport> {
-        self.validate()?;
-        let k = data.spec().n_classes();
+        let n = order.map_or(data.len(), <[usize]>::len);
+        let mut run = Run::start(self, model, data.spec(), n)?;
+        for position in 0..n {
+            let row = order.map_or(position, |o| o[position]);
+            run.row(model, data, row, row, &mut after_row)?;
+        }
+        Ok(run.finish(data.spec().classes.names()))
+    }
+
+    /// [`Prequential::run_with`] over a stream that comes in chunks, in order, such as
+    /// [`crate::columnar::StreamEncoder`]'s batches, so that only a chunk is in memory:
+    /// `spec` is the whole stream's (every class it will bring, for the metrics) and `n` its
+    /// number of rows (for the final fraction and the curve's window). `chunks` calls the
+    /// function it is given on each chunk in turn.
+    pub fn run_chunks<M: Classifier + ?Sized>(
+        &self,
+        model: &mut M,
+        spec: &StreamSpec,
+        n: usize,
+        chunks: impl FnOnce(&mut dyn FnMut(Dataset) -> Result<()>) -> Result<()>,
+        mut after_row: impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
+    ) -> Result<PrequentialReport> {
+        let mut run = Run::start(self, model, spec, n)?;
+        let mut next = 0;
+        chunks(&mut |chunk: Dataset| {
+            for r in 0..chunk.len() {
+                run.row(model, &chunk, r, next, &mut after_row)?;
+                next += 1;
+            }
+            Ok(())
+        })?;
+        if next != n {
+            return Err(Error::config(
+                "stream",
+                format!("{next} rows replayed where {n} were announced"),
+            ));
+        }
+        Ok(run.finish(spec.classes.names()))
+    }
+}
+
+/// A prequential run under way: its counters, curve and clock.
+struct Run<'p> {
+    prequential: &'p Prequential,
+    layout: Layout,
+    position: usize,
+    all: ConfusionMatrix,
+    last: ConfusionMatrix,
+    test: ConfusionMatrix,
+    window_rows: u64,
+    window_correct: u64,
+    curve: Vec<CurvePoint>,
+    proba: Vec<f64>,
+    start: Instant,
+}
+
+impl<'p> Run<'p> {
+    /// Checks `model` against a stream of `spec` and `n` rows and starts the clock.
+    fn start<M: Classifier + ?Sized>(
+        prequential: &'p Prequential,
+        model: &M,
+        spec: &StreamSpec,
+        n: usize,
+    ) -> Result<Self> {
+        prequential.validate()?;
+        let k = spec.n_classes();
         if model.n_classes() > k {
             return Err(Error::config(
                 "classes",
                 format!("model has {} classes, data {}", model.n_classes(), k),
             ));
         }
-        if data.spec().is_multi_label() {
+        if spec.is_multi_label() {
             return Err(Error::config(
                 "task",
                 "a multi-label stream is replayed with Prequential::run_ranking",
             ));
         }
-        let Layout {
-            n,
-            first_final,
-            window,
-        } = self.layout(order.map_or(data.len(), <[usize]>::len));
+        let layout = prequential.layout(n);
+        Ok(Run {
+            prequential,
+            curve: Vec::with_capacity(n / layout.window + 1),
+            layout,
+            position: 0,
+            all: ConfusionMatrix::new(k),
+            last: ConfusionMatrix::new(k),
+            test: ConfusionMatrix::new(k),
+            window_rows: 0,
+            window_correct: 0,
+            proba: vec![0.0; k],
+            start: Instant::now(),
+        })
+    }
 
-        let mut all = ConfusionMatrix::new(k);
-        let mut last = ConfusionMatrix::new(k);
-        let mut test = ConfusionMatrix::new(k);
-        let (mut window_rows, mut window_correct) = (0u64, 0u64);
-        let mut curve = Vec::with_capacity(n / window + 1);
-        let mut proba = vec![0.0; k];
-
-        let start = Instant::now();
-        for position in 0..n {
-            let row = order.map_or(position, |o| o[position]);
-            let (x, label) = (data.row(row), data.label(row));
-            let known = model.n_classes();
-            proba[known..].fill(0.0);
-            let predicted = match label {
-                // A class the model has not met: the row is predicted among the classes it
-                // knows (its label is revealed only after), then the model grows and learns.
-                Some(y) if y >= known => {
-                    let predicted = model.learn_predict(x, None, self.weight, &mut proba[..known]);
-                    grow(model, y, data, row)?;
-                    model.learn(x, y, self.weight);
-                    predicted
-                }
-                _ => model.learn_predict(x, label, self.weight, &mut proba[..known]),
-            };
-            if let Some(y) = label {
-                all.record(y, predicted);
-                if position >= first_final {
-                    last.record(y, predicted);
-                }
-                if self.in_test(position) {
-                    test.record(y, predicted);
-                }
-                window_rows += 1;
-                window_correct += u64::from(y == predicted);
+    /// Row `row` of `data`, known to the caller as input row `index`: predicted, reported
+    /// to `after_row`, learnt if labelled.
+    fn row<M: Classifier + ?Sized>(
+        &mut self,
+        model: &mut M,
+        data: &Dataset,
+        row: usize,
+        index: usize,
+        after_row: &mut impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
+    ) -> Result<()> {
+        let (x, label) = (data.row(row), data.label(row));
+        let weight = self.prequential.weight;
+        let known = model.n_classes();
+        let proba = &mut self.proba;
+        proba[known..].fill(0.0);
+        let predicted = match label {
+            // A class the model has not met: the row is predicted among the classes it
+            // knows (its label is revealed only after), then the model grows and learns.
+            Some(y) if y >= known => {
+                let predicted = model.learn_predict(x, None, weight, &mut proba[..known]);
+                grow(model, y, data, index)?;
+                model.learn(x, y, weight);
+                predicted
             }
-            after_row(
-                &RowOutcome {
-                    position,
-                    row,
-                    label,
-                    predicted,
-                    proba: &proba,
-                },
-                model,
-            )?;
-            if (position + 1) % window == 0 || position + 1 == n {
-                curve.push(CurvePoint {
-                    rows: position as u64 + 1,
-                    cumulative_accuracy: all.accuracy(),
-                    window_accuracy: (window_rows > 0)
-                        .then(|| window_correct as f64 / window_rows as f64),
-                });
-                (window_rows, window_correct) = (0, 0);
+            _ => model.learn_predict(x, label, weight, &mut proba[..known]),
+        };
+        let position = self.position;
+        if let Some(y) = label {
+            self.all.record(y, predicted);
+            if position >= self.layout.first_final {
+                self.last.record(y, predicted);
             }
+            if self.prequential.in_test(position) {
+                self.test.record(y, predicted);
+            }
+            self.window_rows += 1;
+            self.window_correct += u64::from(y == predicted);
         }
-        let seconds = start.elapsed().as_secs_f64();
+        after_row(
+            &RowOutcome {
+                position,
+                row: index,
+                label,
+                predicted,
+                proba: &self.proba,
+            },
+            model,
+        )?;
+        self.position += 1;
+        if self.position.is_multiple_of(self.layout.window) || self.position == self.layout.n {
+            self.curve.push(CurvePoint {
+                rows: self.position as u64,
+                cumulative_accuracy: self.all.accuracy(),
+                window_accuracy: (self.window_rows > 0)
+                    .then(|| self.window_correct as f64 / self.window_rows as f64),
+            });
+            (self.window_rows, self.window_correct) = (0, 0);
+        }
+        Ok(())
+    }
 
-        let names = data.spec().classes.names();
-        let tail = Summary::of(&last);
-        Ok(PrequentialReport {
-            rows: n as u64,
+    /// The report, for classes `names`.
+    fn finish(self, names: &[String]) -> PrequentialReport {
+        let seconds = self.start.elapsed().as_secs_f64();
+        let tail = Summary::of(&self.last);
+        let p = self.prequential;
+        PrequentialReport {
+            rows: self.layout.n as u64,
             classes: names.to_vec(),
-            cumulative: Summary::of(&all),
+            cumulative: Summary::of(&self.all),
             final_fraction: FinalFraction {
-                fraction: self.final_fraction,
-                first_position: first_final as u64,
+                fraction: p.final_fraction,
+                first_position: self.layout.first_final as u64,
                 rows: tail.rows,
                 correct: tail.correct,
                 accuracy: tail.accuracy,
                 kappa: tail.kappa,
             },
-            test: self.test_start.map(|_| Summary::of(&test)),
-            per_class: all.per_class(names),
-            confusion: all.to_rows(),
-            curve,
-            throughput: Throughput::of(n, seconds),
-        })
+            test: p.test_start.map(|_| Summary::of(&self.test)),
+            per_class: self.all.per_class(names),
+            confusion: self.all.to_rows(),
+            curve: self.curve,
+            throughput: Throughput::of(self.layout.n, seconds),
+        }
     }
 }
 

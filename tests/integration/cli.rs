@@ -107,7 +107,7 @@ fn several_inputs_replay_in_order_as_one_stream() {
     let tail = dir.path().join("tail.csv");
     std::fs::write(&tail, format!("{header}\n{}\n", rows[1000..].join("\n"))).unwrap();
     let table = streamboost::columnar::read_table(&tail).unwrap();
-    let batch = arrow::compute::concat_batches(&table.schema, &table.batches).unwrap();
+    let batch = table.to_batch().unwrap();
     streamboost::columnar::write_batch(&second, &batch).unwrap();
 
     let predict = |inputs: &[&Path], out: &str| {
@@ -304,8 +304,9 @@ fn predictions_are_written_as_they_are_scored_and_hold_every_row() {
         let table = streamboost::columnar::read_table(&path).unwrap();
         assert_eq!(table.n_rows(), 20_000, "{name}");
         let mut rows: Vec<u64> = table
-            .batches
-            .iter()
+            .batches()
+            .unwrap()
+            .map(Result::unwrap)
             .flat_map(|b| {
                 let rows = arrow::compute::cast(b.column(0), &arrow::datatypes::DataType::UInt64);
                 let rows = rows.unwrap();
@@ -321,4 +322,107 @@ fn predictions_are_written_as_they_are_scored_and_hold_every_row() {
     let reader = parquet::file::reader::SerializedFileReader::new(parquet).unwrap();
     use parquet::file::reader::FileReader;
     assert_eq!(reader.metadata().num_row_groups(), 3);
+}
+
+/// A replay reads its input a batch at a time (8,192 rows) and encodes each as it goes:
+/// over three batches, with a category and a class that first appear late and missing
+/// values, it predicts what the in-memory replay of the whole encoded stream predicts,
+/// bit for bit, and says how many cells it read as missing.
+#[test]
+fn a_streamed_replay_predicts_as_the_whole_stream_in_memory() {
+    use streamboost::columnar::{Encodings, read_table};
+    use streamboost::eval::Prequential;
+    use streamboost::model::ModelConfig;
+    use streamboost::replay::Session;
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("long.csv");
+    let mut rng = streamboost::core::Rng::new(5);
+    let mut csv = String::from("x,c,label\n");
+    let mut missing = 0;
+    for i in 0..20_000 {
+        let x = rng.uniform_in(-1.0, 1.0);
+        let c = ["a", "b", "c", "d", "late"][if i < 15_000 {
+            rng.below(4)
+        } else {
+            rng.below(5)
+        }];
+        let label = match (x > 0.0, c) {
+            (_, "late") => "r",
+            _ if i >= 9_000 && c == "d" && x > 0.5 => "r",
+            (true, _) => "p",
+            (false, _) => "q",
+        };
+        let x = if i % 97 == 0 {
+            missing += 1;
+            String::new()
+        } else {
+            x.to_string()
+        };
+        csv += &format!("{x},{c},{label}\n");
+    }
+    std::fs::write(&input, csv).unwrap();
+    let predictions = dir.path().join("p.csv");
+    streamboost()
+        .args([
+            "replay",
+            "-q",
+            "--learners",
+            "3",
+            "--classes",
+            "p,q",
+            "--input",
+        ])
+        .arg(&input)
+        .arg("--predictions")
+        .arg(&predictions)
+        .assert()
+        .success()
+        .stderr(
+            predicate::str::contains(format!("missing  {missing} cells"))
+                .and(predicate::str::contains("classes  1 new to the model")),
+        );
+
+    let config =
+        ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 3}))
+            .unwrap();
+    let tables = [read_table(&input).unwrap()];
+    let declared = ["p".to_string(), "q".to_string()];
+    let mut session = Session::fresh(
+        &tables,
+        config,
+        1,
+        "label",
+        Encodings::default(),
+        Some(&declared),
+    )
+    .unwrap();
+    let data = session.rows.encoded().unwrap().data;
+    let names = data.spec().classes.names().to_vec();
+    let mut expected = Vec::new();
+    Prequential::default()
+        .run(&mut session.model, &data, None, |o| {
+            let bits: Vec<u64> = o.proba.iter().map(|p| p.to_bits()).collect();
+            expected.push((names[o.predicted].clone(), bits));
+        })
+        .unwrap();
+    let written = std::fs::read_to_string(&predictions).unwrap();
+    let got: Vec<(String, Vec<u64>)> = written
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut cells = l.split(',').skip(2);
+            let predicted = cells.next().unwrap().to_string();
+            let bits = cells.map(|p| p.parse::<f64>().unwrap().to_bits()).collect();
+            (predicted, bits)
+        })
+        .collect();
+    assert_eq!(got.len(), expected.len());
+    let first_difference = got.iter().zip(&expected).position(|(a, b)| a != b);
+    assert_eq!(
+        first_difference,
+        None,
+        "{:?}",
+        first_difference.map(|i| (&got[i], &expected[i]))
+    );
 }

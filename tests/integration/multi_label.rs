@@ -205,7 +205,7 @@ fn operator_appends_scores_and_the_predicted_set() {
         "train.csv",
     )
     .unwrap();
-    let out = op.process(&table.batches[0]).unwrap();
+    let out = op.process(&table.to_batch().unwrap()).unwrap();
     assert_eq!(out.num_rows(), 600);
     let scores = out
         .column_by_name("label_scores")
@@ -321,7 +321,7 @@ fn a_list_column_of_label_names_is_a_label_set() {
     let flags = load_stream(&[train.clone()], "label", &Encodings::default()).unwrap();
     let table = read_table(&train).unwrap();
     let lists = dir.path().join("train.parquet");
-    write_batch(&lists, &as_label_lists(&table.batches[0], &[3])).unwrap();
+    write_batch(&lists, &as_label_lists(&table.to_batch().unwrap(), &[3])).unwrap();
 
     let data = load_stream(&[lists.clone()], "label", &Encodings::default()).unwrap();
     let spec = data.spec();
@@ -405,7 +405,7 @@ fn operator_reads_either_layout_into_the_same_label_ids() {
         let out = op.process(batch).unwrap();
         (out, op.stats())
     };
-    let flagged = &table.batches[0];
+    let flagged = &table.to_batch().unwrap();
     let (by_flags, _) = run(flagged);
     let (by_lists, stats) = run(&as_label_lists(flagged, &[]));
     assert_eq!(stats.rows_learnt, 600);

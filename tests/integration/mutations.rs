@@ -73,7 +73,7 @@ fn checkpoint_bytes(dir: &Path) -> Vec<u8> {
         None,
     )
     .unwrap();
-    replay(&mut session.model, &session.encoded.data);
+    replay(&mut session.model, &session.rows.encoded().unwrap().data);
     let path = dir.join("good.parquet");
     checkpoint::save(&path, &mut session.model, &session.stream).unwrap();
     std::fs::read(path).unwrap()
@@ -112,8 +112,9 @@ fn read_and_replay(table: Result<Table>) {
         "label",
         Encodings::default(),
         None,
-    ) {
-        replay(&mut s.model, &s.encoded.data);
+    ) && let Ok(encoded) = s.rows.encoded()
+    {
+        replay(&mut s.model, &encoded.data);
     }
 }
 
@@ -211,7 +212,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let good = dir.path().join("car.parquet");
         let table = read_csv_bytes("car.csv".as_ref(), &car_head()).unwrap();
-        streamboost::columnar::write_batch(&good, &table.batches[0]).unwrap();
+        streamboost::columnar::write_batch(&good, &table.to_batch().unwrap()).unwrap();
         let mut bytes = std::fs::read(&good).unwrap();
         apply(&mut bytes, &edits);
         let path = dir.path().join("damaged.parquet");
@@ -304,11 +305,7 @@ fn to_batch(columns: Vec<(String, ArrayRef)>) -> RecordBatch {
 
 /// A model built from `first`, then `first` and `later` through its operator.
 fn run_operator(first: &RecordBatch, later: &[RecordBatch]) {
-    let table = Table {
-        path: "generated".into(),
-        schema: first.schema(),
-        batches: vec![first.clone()],
-    };
+    let table = Table::new("generated", first.schema(), vec![first.clone()]);
     let encodings = Encodings::default();
     let Ok(data) = encode_tables(&[table], "label", &encodings) else {
         return;

@@ -46,7 +46,8 @@ fn operator_matches_the_prequential_driver_row_for_row() {
     .unwrap();
     let classes = data.spec().classes.names();
     let mut row = 0;
-    for batch in &table.batches {
+    for batch in table.batches().unwrap() {
+        let batch = batch.unwrap();
         // Uneven batch sizes: the operator's state carries across batches.
         for (start, len) in [
             (0, batch.num_rows() / 3),
@@ -100,7 +101,7 @@ fn keyed_operator_equals_one_operator_per_key() {
         ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
     };
     let table = read_table(&path).unwrap();
-    let all = concat_batches(&table.schema, &table.batches).unwrap();
+    let all = table.to_batch().unwrap();
     let make = {
         let (config, spec, schema, path) = (config, spec.clone(), table.schema.clone(), path);
         move |_: Option<&str>| {
@@ -186,7 +187,7 @@ mod stream {
             &path,
         )
         .unwrap();
-        let all = arrow::compute::concat_batches(&table.schema, &table.batches).unwrap();
+        let all = table.to_batch().unwrap();
         let batches = (0..all.num_rows())
             .step_by(100)
             .map(|i| all.slice(i, 100.min(all.num_rows() - i)))

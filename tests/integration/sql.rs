@@ -617,8 +617,8 @@ async fn boost_score_ranks_a_multi_label_stream() {
 
     // The same stream with its label sets as one list column: the same scores.
     let table = read_table(&path).unwrap();
-    assert_eq!(table.batches.len(), 1);
-    let lists = crate::multi_label::as_label_lists(&table.batches[0], &[]);
+    assert_eq!(table.batches().unwrap().count(), 1);
+    let lists = crate::multi_label::as_label_lists(&table.to_batch().unwrap(), &[]);
     ctx.register_batch("tl", lists).unwrap();
     let by_lists = query(
         &ctx,

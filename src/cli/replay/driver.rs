@@ -10,10 +10,11 @@ use super::ReplayArgs;
 use crate::Result;
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{
-    BatchRows, Predictions, RankedPredictions, RowsWriter, Table, read_csv_bytes, read_table,
+    BatchRows, Predictions, RankedPredictions, RowsWriter, Table, open_table, read_csv_bytes,
 };
+use crate::core::Dataset;
 use crate::core::Encodings;
-use crate::eval::Prequential;
+use crate::eval::{Prequential, RowOutcome};
 use crate::learner::Classifier;
 use crate::model::Model;
 use crate::replay::{self, CheckpointPolicy, Checkpointer, Session};
@@ -62,15 +63,23 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let Session {
         mut model,
         stream,
-        encoded,
+        rows,
     } = session;
-    let mut checkpointer = Checkpointer::new(policy, &stream, &encoded.unknown_label_rows);
-    let data = &encoded.data;
+    let spec = &stream.spec;
+    let n = rows.n_rows();
+    // Rows are encoded a batch at a time as they are replayed, so memory does not grow with
+    // the stream; a shuffled order and a multi-label stream are encoded whole.
+    let whole = (spec.is_multi_label() || args.shuffle.is_some())
+        .then(|| rows.encoded())
+        .transpose()?;
+    let unknown_label_rows = whole
+        .as_ref()
+        .map_or(&[][..], |e| &e.unknown_label_rows[..]);
+    let mut checkpointer = Checkpointer::new(policy, &stream, unknown_label_rows);
     let before = stream.stats;
     let config = stream.config.clone();
-    let spec = data.spec();
     let n_nominal = spec.features.iter().filter(|f| f.is_nominal()).count();
-    let order = replay::order(data.len(), test_start, args.shuffle);
+    let order = replay::order(n, test_start, args.shuffle);
 
     eprintln!("model    {config}");
     let seed = args.load.is_none().then_some(args.seed);
@@ -85,7 +94,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     eprintln!("input    {}", inputs.join(", "));
     eprintln!(
         "stream   {} rows, {} features ({} numeric, {} nominal), {} {} [{}]",
-        data.len(),
+        n,
         spec.n_features(),
         spec.n_features() - n_nominal,
         n_nominal,
@@ -98,14 +107,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         spec.classes.names().join(", ")
     );
     if let Some(t) = test_start {
-        eprintln!("test     rows {t}.. ({} rows)", data.len() - t);
-    }
-    // Missing values are read, never refused (WEAK_LEARNERS.md §0), but are said.
-    let missing: usize = (0..data.len())
-        .map(|i| data.row(i).iter().filter(|v| !v.is_finite()).count())
-        .sum();
-    if missing > 0 {
-        eprintln!("missing  {missing} cells (empty, null, NaN or infinite) read as missing values");
+        eprintln!("test     rows {t}.. ({} rows)", n - t);
     }
     let met = &spec.classes.names()[model.n_classes()..];
     if !met.is_empty() {
@@ -115,15 +117,15 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             met.join(", ")
         );
     }
-    if !encoded.unknown_label_rows.is_empty() {
+    if !unknown_label_rows.is_empty() {
         eprintln!(
             "warning  {} rows have a label set naming labels the model does not rank: scored, \
              not learnt",
-            encoded.unknown_label_rows.len()
+            unknown_label_rows.len()
         );
     }
 
-    let progress = report::Progress::new(data.len() as u64, args.quiet);
+    let progress = report::Progress::new(n as u64, args.quiet);
     let mut after_row = |position: usize, row: usize, labelled: bool, model: &mut Model| {
         progress.row(position as u64 + 1);
         checkpointer.after_row(position, row, labelled, model)
@@ -140,10 +142,17 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         encodings: &encodings,
         resumed_from: args.load.as_ref().map(|p| p.display().to_string()),
         rows_before: before.rows_seen,
-        unknown_labels: encoded.unknown_label_rows.len(),
+        unknown_labels: unknown_label_rows.len(),
     };
 
+    if let Some(whole) = &whole {
+        say_missing(missing_cells(&whole.data));
+    }
     if spec.is_multi_label() {
+        let data = &whole
+            .as_ref()
+            .expect("a multi-label stream is encoded whole")
+            .data;
         let labels = spec.classes.names();
         let mut predictions = prediction_file(&args.predictions, RankedPredictions::new(labels))?;
         let report = evaluation.run_ranking(&mut model, data, order.as_deref(), |row, model| {
@@ -155,7 +164,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             after_row(row.position, row.row, row.relevant.is_some(), model)
         })?;
         predictions.map_or(Ok(()), RowsWriter::finish)?;
-        let saved = checkpointer.finish(data.len(), &mut model);
+        let saved = checkpointer.finish(n, &mut model);
         let points = report.curve.iter();
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
         let ending = Ending {
@@ -169,7 +178,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
 
     let class_names = spec.classes.names();
     let mut predictions = prediction_file(&args.predictions, Predictions::new(class_names))?;
-    let report = evaluation.run_with(&mut model, data, order.as_deref(), |outcome, model| {
+    let on_row = |outcome: &RowOutcome<'_>, model: &mut Model| {
         if let Some(p) = predictions.as_mut() {
             let label = outcome.label.map(|y| class_names[y].clone());
             let number = before.rows_seen + outcome.row as u64;
@@ -187,9 +196,24 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             outcome.label.is_some(),
             model,
         )
-    })?;
+    };
+    let report = match &whole {
+        Some(whole) => evaluation.run_with(&mut model, &whole.data, order.as_deref(), on_row)?,
+        None => {
+            let mut missing = 0;
+            let chunks = |each: &mut dyn FnMut(Dataset) -> Result<()>| {
+                rows.for_each_chunk(&mut |chunk| {
+                    missing += missing_cells(&chunk);
+                    each(chunk)
+                })
+            };
+            let report = evaluation.run_chunks(&mut model, spec, n, chunks, on_row)?;
+            say_missing(missing);
+            report
+        }
+    };
     predictions.map_or(Ok(()), RowsWriter::finish)?;
-    let saved = checkpointer.finish(data.len(), &mut model);
+    let saved = checkpointer.finish(n, &mut model);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
     let ending = Ending {
@@ -199,6 +223,17 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         run: &run,
     };
     ending.write(&report, "accuracy", points)
+}
+
+/// Cells read as missing values: never refused (WEAK_LEARNERS.md §0), but said.
+fn missing_cells(data: &Dataset) -> usize {
+    data.rows().iter().filter(|v| !v.is_finite()).count()
+}
+
+fn say_missing(missing: usize) {
+    if missing > 0 {
+        eprintln!("missing  {missing} cells (empty, null, NaN or infinite) read as missing values");
+    }
 }
 
 /// The `--predictions` file, created before the first row, holding `rows` until written.
@@ -245,9 +280,10 @@ fn read_inputs(args: &ReplayArgs) -> Result<(Vec<Table>, Vec<String>, Option<usi
         return Ok((vec![table], vec![BUNDLED_NAME.to_string()], None));
     }
     let paths: Vec<&PathBuf> = args.inputs.iter().chain(&args.tests).collect();
+    // Opened, not read: a file's rows are read on each pass over it, a batch at a time.
     let tables = paths
         .iter()
-        .map(|p| read_table(p))
+        .map(|p| open_table(p))
         .collect::<Result<Vec<_>>>()?;
     let names = paths.iter().map(|p| p.display().to_string()).collect();
     let test_start = (!args.tests.is_empty())
