@@ -9,7 +9,12 @@
 //! leaves the previous one; it records the rows seen and the classes met so far, so a replay
 //! of the remaining rows from it continues bit for bit where the saved model stopped, growing
 //! where the uninterrupted replay grows.
-//! Nothing is buffered beyond the encoded input: the caller sees each row as it is replayed.
+//! What is held: the model, and a batch of rows. Input files are opened, not read; a first
+//! pass learns the stream's categories and classes, and the replay reads, encodes and
+//! replays a batch (8,192 rows) at a time, so memory does not grow with the stream, except
+//! for a shuffled order or a multi-label stream, encoded whole ([`Rows::encoded`]). The
+//! caller sees each row as it is replayed. An input file that changes while it is replayed
+//! is an error at its end.
 
 use std::path::{Path, PathBuf};
 
