@@ -339,3 +339,40 @@ pub(crate) fn nominal_type(t: &DataType) -> Option<bool> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An opened file is read on each pass, a batch at a time, and gives what a whole read
+    /// gives; a file whose rows changed in number since it was opened is an error at its end.
+    #[test]
+    fn an_opened_file_is_read_on_each_pass_and_must_not_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.csv");
+        let rows = |n: usize| {
+            let body: String = (0..n).map(|i| format!("{i},{}\n", i % 3)).collect();
+            format!("x,label\n{body}")
+        };
+        std::fs::write(&path, rows(20_000)).unwrap();
+        let opened = open_table(&path).unwrap();
+        assert_eq!(opened.n_rows(), 20_000);
+        let whole = read_table(&path).unwrap();
+        for _ in 0..2 {
+            let batches = opened
+                .batches()
+                .unwrap()
+                .collect::<Result<Vec<_>>>()
+                .unwrap();
+            assert_eq!(batches.len(), 3, "8,192 rows a batch");
+            assert_eq!(opened.to_batch().unwrap(), whole.to_batch().unwrap());
+        }
+        std::fs::write(&path, rows(20_001)).unwrap();
+        let last = opened.batches().unwrap().last().unwrap();
+        assert!(
+            matches!(&last, Err(Error::Format { message, .. })
+                if message.contains("changed while it was read")),
+            "{last:?}"
+        );
+    }
+}
