@@ -34,6 +34,14 @@ enum Command {
     /// Run a SQL statement over files and models (boost_prequential, boost_predict, ...).
     #[cfg(feature = "sql")]
     Sql(SqlArgs),
+    /// Run a SQL statement (this build has no SQL: build with `--features sql`).
+    #[cfg(not(feature = "sql"))]
+    #[command(disable_help_flag = true)]
+    Sql {
+        /// Whatever was given.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        args: Vec<String>,
+    },
 }
 
 /// Entry point of the `streamboost` binary.
@@ -44,6 +52,15 @@ pub fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(&args),
         #[cfg(feature = "sql")]
         Command::Sql(args) => sql::run(&args),
+        #[cfg(not(feature = "sql"))]
+        Command::Sql { .. } => {
+            eprintln!(
+                "error: this streamboost was built without SQL (DataFusion): build it with \
+                 `cargo build --release --features sql`, or run `cargo run --release --features \
+                 sql -- sql ...`"
+            );
+            return ExitCode::from(2);
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -51,5 +68,20 @@ pub fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// Without the `sql` feature, `sql` is still a subcommand (answered with how to get it),
+    /// never clap's "unrecognized subcommand".
+    #[test]
+    fn sql_is_a_subcommand_in_every_build() {
+        let cli = Cli::try_parse_from(["streamboost", "sql", "SELECT 1", "--table", "t=x.csv"]);
+        assert!(matches!(cli.map(|c| c.command), Ok(Command::Sql { .. })));
     }
 }
