@@ -52,6 +52,11 @@ ALGOS.update({
     "OvA, default trees": ALGOS["OvA"] + DEFAULT_TREES,
     "AdaOVA, default trees": ALGOS["AdaOVA"] + DEFAULT_TREES,
 })
+# One Hoeffding tree under each preset: what `--algo hoeffding` should default to.
+ALGOS.update({
+    f"Hoeffding tree, {preset}": ["--algo", "hoeffding", "--preset", preset]
+    for preset in ["jgt-paper", "default", "moa"]
+})
 # Cheaper grids where a replay is long (k = 10 or 152k rows): OnlineMBBM with argmax votes at
 # gamma = 0.1 only (expected-cost votes cost 13x more per row on pendigits, see RESULTS.md).
 SKIP = {d: {f"OnlineMBBM{v} g={g}" for g in GAMMAS for v in ["", " argmax", " k-1"]
@@ -201,6 +206,13 @@ def main():
         print(f"| {d} | " + " | ".join(cell(d, a) for a in [
             "Oza (MOA)", "Oza (MOA) skip", "Oza (MOA), default trees",
             "Oza (MOA) skip, default trees"]) + " |")
+    print("\nOne Hoeffding tree under each preset (`--algo hoeffding --preset P`), final 20% "
+          "(whole stream):\n")
+    print("| data | jgt-paper | default | moa |")
+    print("|---|---|---|---|")
+    for d in sets:
+        print(f"| {d} | " + " | ".join(cell(d, f"Hoeffding tree, {p}")
+                                       for p in ["jgt-paper", "default", "moa"]) + " |")
     print("\nMean rows/s:\n")
     print("| data | " + " | ".join(algos) + " |")
     print("|---|" + "---|" * len(algos))

@@ -104,8 +104,9 @@ pub struct ModelFlags {
     /// Weak learner of a booster (default: a tree of the jgt-paper preset).
     #[arg(long, value_enum)]
     pub weak: Option<WeakKind>,
-    /// Hoeffding tree parameter preset (of the tree, or of a booster's trees; default
-    /// jgt-paper).
+    /// Hoeffding tree parameter preset (of the tree, or of a booster's trees). Default: moa
+    /// for a single tree (the best of the three over the shared data sets, RESULTS.md),
+    /// jgt-paper for a booster's trees.
     #[arg(long, value_enum)]
     pub preset: Option<Preset>,
     /// Each tree sees a random subset of this many features, fixed at construction. Default:
