@@ -77,7 +77,7 @@ pub trait Classifier: Send + Sync {
 }
 
 /// A weighted online multi-label ranker: it learns from the set of labels relevant to a row
-/// and scores every label, higher meaning more relevant ([JT] §2).
+/// and scores every label, higher meaning more relevant (\[JT\] §2).
 ///
 /// A label set is a mask: `relevant[l]` says whether label `l < k` is relevant. Rows whose
 /// set is empty or complete have no relevant/irrelevant pair: rankers learn nothing from

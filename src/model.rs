@@ -43,7 +43,7 @@ mod catalogue;
 
 pub use catalogue::{Capabilities, Learns, Role};
 
-/// The weak learner of a booster when nothing else is said: a Hoeffding tree of [JGT]'s
+/// The weak learner of a booster when nothing else is said: a Hoeffding tree of \[JGT\]'s
 /// experiments (ALGORITHMS.md §1.2).
 fn paper_tree() -> WeakLearnerConfig {
     HoeffdingTreeConfig::jgt_paper().into()
@@ -65,11 +65,11 @@ catalogue! {
         Perceptron = "perceptron" (Single, Multiclass) => PerceptronConfig::default(),
     }
     AdaOlm("ada-olm"): AdaBoostOlmConfig<WeakLearnerConfig> => AdaBoostOlm<WeakLearner>, classifier {
-        /// Adaboost.OLM ([JGT] Algorithm 2).
+        /// Adaboost.OLM (\[JGT\] Algorithm 2).
         AdaOlm = "ada-olm" (Booster, Multiclass) => AdaBoostOlmConfig::new(paper_tree()),
     }
     Mbbm("mbbm"): OnlineMbbmConfig<WeakLearnerConfig> => OnlineMbbm<WeakLearner>, classifier {
-        /// OnlineMBBM ([JGT] Algorithm 1) with exact potentials.
+        /// OnlineMBBM (\[JGT\] Algorithm 1) with exact potentials.
         Mbbm = "mbbm" (Booster, Multiclass) => OnlineMbbmConfig::new(paper_tree()),
     }
     Oza("oza"): OzaBoostConfig<WeakLearnerConfig> => OzaBoost<WeakLearner>, classifier {
@@ -77,12 +77,12 @@ catalogue! {
         Oza = "oza" (Booster, Multiclass) => OzaBoostConfig::new(paper_tree()),
     }
     Ova("ova"): OneVsAllConfig<WeakLearnerConfig> => OneVsAll<WeakLearner>, classifier {
-        /// One binary AdaBoost.OL per class ([JGT-App] E).
+        /// One binary AdaBoost.OL per class (\[JGT-App\] E).
         Ova = "ova" (Booster, Multiclass) => one_vs_all(AdaBoostOlmConfig::new(paper_tree())),
     }
     AdaOva("ada-ova"): AdaBoostOlmConfig<BinaryBundleConfig<WeakLearnerConfig>>
         => AdaBoostOlm<BinaryBundle<WeakLearner>>, classifier {
-        /// Adaboost.OLM over bundles of binary learners ([JGT-App] E).
+        /// Adaboost.OLM over bundles of binary learners (\[JGT-App\] E).
         AdaOva = "ada-ova" (Booster, Multiclass)
             => AdaBoostOlmConfig::new(BinaryBundleConfig::new(paper_tree())),
     }
@@ -92,11 +92,11 @@ catalogue! {
     }
     OsBoost("osboost"): OsBoostConfig<WeakLearnerConfig> => OsBoost<WeakLearner>, classifier
         by |c| osboost_algorithm(c.combiner), |m| osboost_algorithm(m.combiner()); {
-        /// OSBoost ([CLL], uniform votes; binary).
+        /// OSBoost (\[CLL\], uniform votes; binary).
         OsBoost = "osboost" (Booster, Binary) => OsBoostConfig::new(paper_tree()),
-        /// OSBoost.OCP ([CLL] Algorithm 1; binary).
+        /// OSBoost.OCP (\[CLL\] Algorithm 1; binary).
         OsBoostOcp = "osboost-ocp" (Booster, Binary) => OsBoostConfig::ocp(paper_tree()),
-        /// OSBoost.EXP ([CLL]; binary).
+        /// OSBoost.EXP (\[CLL\]; binary).
         OsBoostExp = "osboost-exp" (Booster, Binary) => OsBoostConfig::exp(paper_tree()),
     }
     OgBoost("ogboost"): OgBoostConfig<WeakLearnerConfig> => OgBoost<WeakLearner>, classifier {
@@ -104,11 +104,11 @@ catalogue! {
         OgBoost = "ogboost" (Booster, Binary) => OgBoostConfig::new(paper_tree()),
     }
     Bmr("bmr"): OnlineBmrConfig<WeakLearnerConfig> => OnlineBmr<WeakLearner>, ranker {
-        /// OnlineBMR ([JT] Algorithm 2; multi-label ranking) with exact potentials.
+        /// OnlineBMR (\[JT\] Algorithm 2; multi-label ranking) with exact potentials.
         Bmr = "bmr" (Booster, Ranking) => OnlineBmrConfig::new(ranking::paper_tree().into()),
     }
     AdaOlmr("ada-olmr"): AdaOlmrConfig<WeakLearnerConfig> => AdaOlmr<WeakLearner>, ranker {
-        /// Ada.OLMR ([JT] Algorithm 3; multi-label ranking).
+        /// Ada.OLMR (\[JT\] Algorithm 3; multi-label ranking).
         AdaOlmr = "ada-olmr" (Booster, Ranking) => AdaOlmrConfig::new(ranking::paper_tree().into()),
     }
 }

@@ -1,7 +1,7 @@
 //! Online feature scaling: a model wrapper that rescales each numeric feature with running
 //! statistics of the rows it has learnt, before its model sees the row.
 //!
-//! [CLL]'s data were scaled to `[−1, 1]` (LIBSVM copies) and a perceptron's updates depend on
+//! \[CLL\]'s data were scaled to `[−1, 1]` (LIBSVM copies) and a perceptron's updates depend on
 //! the scale of its inputs; a stream has no scaling pass, so the statistics are running ones.
 //! Row `t` is scaled with the statistics of the rows learnt before it and only then added to
 //! them: the transform never looks ahead, and scoring a row changes nothing. The statistics

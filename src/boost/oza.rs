@@ -1,4 +1,4 @@
-//! Oza's online boosting (OzaBoost; Oza 2005, Fig. 2; [CLL] §5.1), as specified in
+//! Oza's online boosting (OzaBoost; Oza 2005, Fig. 2; \[CLL\] §5.1), as specified in
 //! ALGORITHMS.md §9, in MOA's variant by default and River's as an option.
 //!
 //! * Learning: the row enters with `λ = 1`; model `m` is trained `K ~ Poisson(λ)` times

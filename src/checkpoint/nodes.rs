@@ -11,7 +11,7 @@
 //! | `threshold` | f64? | numeric tests |
 //! | `category` | u32? | binary tests: the category code |
 //! | `children` | list<u32?> | child id per branch, null where a branch has no child yet |
-//! | `class_weights` | list<f64> | `n[c]`: a leaf's, or a split node's when it was split |
+//! | `class_weights` | `list<f64>` | `n[c]`: a leaf's, or a split node's when it was split |
 //! | `weight` | f64 | a leaf's `W`, a split node's weight below it |
 //! | `leaf_state` | utf8? | `active`, `inactive`, `parked` |
 //! | `weight_at_last_attempt`, `mc_correct`, `nb_correct` | f64? | leaf bookkeeping |

@@ -39,9 +39,9 @@ pub enum WeakKind {
 pub enum LossArg {
     /// Multiclass logistic loss (the paper's Adaboost.OLM; ada-olm's default).
     Logistic,
-    /// Exponential loss ([JGT-App] D.1).
+    /// Exponential loss (\[JGT-App\] D.1).
     Exp,
-    /// Square hinge loss ([JGT-App] D.2).
+    /// Square hinge loss (\[JGT-App\] D.2).
     SquareHinge,
     /// Rank loss potentials (bmr).
     Rank,
@@ -110,8 +110,8 @@ pub struct ModelFlags {
     #[arg(long, value_enum)]
     pub preset: Option<Preset>,
     /// Each tree sees a random subset of this many features, fixed at construction. Default:
-    /// 20 for the rankers (bmr, ada-olmr) under the jgt-paper preset, as in [JT]'s
-    /// experiments; all features otherwise, as in [JGT]'s.
+    /// 20 for the rankers (bmr, ada-olmr) under the jgt-paper preset, as in \[JT\]'s
+    /// experiments; all features otherwise, as in \[JGT\]'s.
     #[arg(long, value_name = "M")]
     pub features_per_tree: Option<usize>,
     /// Per-learner weight scale of a booster: a constant `C`, or `LO:HI` for U[LO, HI] per
@@ -144,7 +144,7 @@ pub struct ModelFlags {
     #[arg(long, value_enum)]
     pub weak_output: Option<WeakOutput>,
     /// Perceptrons start from weights and biases drawn from U[−R, R] (per learner, from the
-    /// model's seed) instead of zeros, as [CLL]'s random initial hypotheses.
+    /// model's seed) instead of zeros, as \[CLL\]'s random initial hypotheses.
     #[arg(long, value_name = "R")]
     pub perceptron_init: Option<f64>,
     /// Feed a booster's learners unweighted copies of each row instead of its weight `w`:
@@ -272,7 +272,7 @@ impl ModelFlags {
     }
 
     /// The tree of `--preset`; the rankers' trees see 20 random features under the papers'
-    /// preset, as in [JT]'s experiments.
+    /// preset, as in \[JT\]'s experiments.
     fn tree(&self) -> HoeffdingTreeConfig {
         let preset = self.preset.unwrap_or(Preset::JgtPaper);
         let paper_ranker = self.algo.is_ranker() && preset == Preset::JgtPaper;

@@ -132,7 +132,7 @@ pub enum Task {
     /// One class per row (multiclass, binary).
     #[default]
     Multiclass,
-    /// A set of relevant labels per row, to rank ([JT]); the class set names the labels.
+    /// A set of relevant labels per row, to rank (\[JT\]); the class set names the labels.
     MultiLabel,
 }
 

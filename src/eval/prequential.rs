@@ -21,7 +21,7 @@ pub struct Prequential {
     /// Importance weight given to every labelled row.
     pub weight: f64,
     /// Rows at or after this position of the replay form a test part, reported on its own
-    /// (`test` in the report); the model keeps learning through it, as in [JT]'s protocol.
+    /// (`test` in the report); the model keeps learning through it, as in \[JT\]'s protocol.
     #[serde(default)]
     pub test_start: Option<usize>,
 }

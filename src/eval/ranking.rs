@@ -1,10 +1,10 @@
 //! Prequential evaluation of label rankers and the multi-label metrics (Tsoumakas et al.
-//! 2010, "Mining Multi-label Data"; the rank loss is [JT]'s measure).
+//! 2010, "Mining Multi-label Data"; the rank loss is \[JT\]'s measure).
 //!
 //! Conventions, per row with relevant set `Y` among `k` labels and scores `s`:
 //! * **rank loss** — the fraction of (relevant, irrelevant) pairs ranked wrongly, ties ½
 //!   ([`LabelSplit::rank_loss`]); 0 for rows without pairs (`Y = ∅` or all labels), which
-//!   still count in the mean, as in [JT]'s protocol.
+//!   still count in the mean, as in \[JT\]'s protocol.
 //! * **Hamming loss** — the fraction of labels on which the predicted set differs from `Y`.
 //!   The predicted set is [`predicted_set`]: the labels scoring above the mean score.
 //! * **one-error**, **coverage**, **average precision** — over rows with `Y ≠ ∅` only (they

@@ -1,7 +1,7 @@
 //! Online Gaussian / categorical naive Bayes with importance weights (WEAK_LEARNERS.md §2).
 //!
 //! Its sufficient statistics are weight sums, so the model after a stream does not depend on
-//! the order of the rows ("lossless", which is why [CLL] used it under OzaBoost).
+//! the order of the rows ("lossless", which is why \[CLL\] used it under OzaBoost).
 
 use std::fmt;
 

@@ -22,7 +22,7 @@ pub struct PerceptronConfig {
     pub learning_rate: f64,
     /// Learn a bias term.
     pub fit_intercept: bool,
-    /// Scale each row to `x/max(1, ‖x‖₂)` ([CLL]'s analysis assumes `‖x‖₂ ≤ 1`).
+    /// Scale each row to `x/max(1, ‖x‖₂)` (\[CLL\]'s analysis assumes `‖x‖₂ ≤ 1`).
     pub normalize_input: bool,
     /// `predict_proba` is the softmax of the class scores instead of one-hot at the
     /// prediction.
@@ -34,7 +34,7 @@ pub struct PerceptronConfig {
     pub margin_proba: bool,
     /// Initial weights and biases drawn from `U[−r, r]` (numeric inputs; one-hot slots of
     /// categories start at 0). `0` (the default, WEAK_LEARNERS.md §3) starts from zeros.
-    /// [CLL] start from random hypotheses: with zeros, members of a booster that only
+    /// \[CLL\] start from random hypotheses: with zeros, members of a booster that only
     /// update on mistakes can stay identical (all wrong together, so all weighted 1).
     #[serde(default)]
     pub init_range: f64,

@@ -5,7 +5,7 @@
 //! whose use of them is too smooth (perceptrons trained from the same start with different
 //! weights stay nearly the same hypothesis), is fed `K` unweighted copies of the row instead:
 //! `K ~ Poisson(w)` (mode `Poisson`, the default) or `K ~ Bernoulli(min(1, w/w_max))` (mode
-//! `Bernoulli`, [CLL]'s filtering: the row is passed on with probability `w`). The draws come
+//! `Bernoulli`, \[CLL\]'s filtering: the row is passed on with probability `w`). The draws come
 //! from the wrapper's own seeded generator, so runs and checkpoint resumes are reproducible.
 
 use std::fmt;

@@ -1,5 +1,5 @@
 //! Binary boosters of Chen, Lin & Lu (2012), "An Online Boosting Algorithm with Theoretical
-//! Justifications" ([CLL]), and the online GradientBoost they compare with (ALGORITHMS.md
+//! Justifications" (\[CLL\]), and the online GradientBoost they compare with (ALGORITHMS.md
 //! §10–§11).
 //!
 //! Labels are `y ∈ {−1, +1}` in the papers; a two-class stream's class 0 is `+1` and class 1
@@ -22,7 +22,7 @@ use crate::core::ClassId;
 use crate::learner::Config;
 
 /// What a binary booster does with a third class: refuse it. Its labels are the signs
-/// `±1` of [CLL]; there is no third.
+/// `±1` of \[CLL\]; there is no third.
 fn refuse_third_class(algorithm: &str) -> Result<()> {
     Err(Error::config(
         "classes",

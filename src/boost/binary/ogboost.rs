@@ -1,4 +1,4 @@
-//! Online GradientBoost (Leistner, Saffari, Roth & Bischof 2009), the baseline of [CLL] with
+//! Online GradientBoost (Leistner, Saffari, Roth & Bischof 2009), the baseline of \[CLL\] with
 //! `K = 1` learner per selector (ALGORITHMS.md §11).
 //!
 //! `M` selectors hold `K` weak learners each. A row enters with weight `w = −ℓ'(0)`; selector
@@ -22,7 +22,7 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OgLoss {
-    /// `ln(1 + e^{−z})`, `−ℓ'(z) = sigmoid(−z)` ([CLL]'s comparison).
+    /// `ln(1 + e^{−z})`, `−ℓ'(z) = sigmoid(−z)` (\[CLL\]'s comparison).
     #[default]
     Logit,
     /// `e^{−z}`.
@@ -55,7 +55,7 @@ impl OgLoss {
 pub struct OgBoostConfig<W> {
     /// Number of selectors `M`.
     pub n_selectors: usize,
-    /// Weak learners per selector `K` ([CLL]: 1).
+    /// Weak learners per selector `K` (\[CLL\]: 1).
     pub per_selector: usize,
     /// The margin loss.
     pub loss: OgLoss,
@@ -66,7 +66,7 @@ pub struct OgBoostConfig<W> {
 }
 
 impl<W> OgBoostConfig<W> {
-    /// [CLL]'s baseline: 100 selectors of one learner, logit loss.
+    /// \[CLL\]'s baseline: 100 selectors of one learner, logit loss.
     pub fn new(weak: W) -> Self {
         OgBoostConfig {
             n_selectors: 100,

@@ -2,12 +2,12 @@
 //!
 //! All three train the same way: learner `i` gets SmoothBoost's weight
 //! `w^{(i)} = min{(1 − γ)^{z^{(i−1)}/2}, 1}` with `z^{(i)} = Σ_{j≤i} (y h^{(j)} − θ)` and
-//! `θ = γ/(2 + γ)` ([CLL] eq. 4 and Algorithm 1) computed from the learners' pre-update
+//! `θ = γ/(2 + γ)` (\[CLL\] eq. 4 and Algorithm 1) computed from the learners' pre-update
 //! hypotheses. They differ only in how the hypotheses are combined ([`Combiner`]):
 //! * OSBoost: `sign(Σ_i h^{(i)})`, uniform votes;
 //! * OSBoost.OCP: `sign(Σ_i α_i h^{(i)})`, `α` on the simplex, moved by projected online
 //!   gradient descent on the hinge loss `max{0, θ − y Σ α_i h^{(i)}}` with `η_t = eta0/√t`
-//!   ([CLL] leaves `η` open; Zinkevich's `eta0 = 1` is the default, ALGORITHMS.md E.6);
+//!   (\[CLL\] leaves `η` open; Zinkevich's `eta0 = 1` is the default, ALGORITHMS.md E.6);
 //! * OSBoost.EXP: Hedge over the experts `H^{(i)} = sign(Σ_{j≤i} h^{(j)})` with the
 //!   time-varying rate `η_t = √(8 ln N / t)` (Cesa-Bianchi & Lugosi Thm. 2.3).
 

@@ -2,14 +2,14 @@
 //! Algorithm 2, as specified in ALGORITHMS.md §3.
 //!
 //! * Votes: learner `i` votes `l^i` by the expected-cost rule on the cost matrix
-//!   `C = ∇L^r(s^{i−1})` of the logistic loss ([JGT] eq. 9), and `s^i = s^{i−1} + α^i e_{l^i}`.
+//!   `C = ∇L^r(s^{i−1})` of the logistic loss (\[JGT\] eq. 9), and `s^i = s^{i−1} + α^i e_{l^i}`.
 //! * Experts: expert `i` predicts `argmax s^i`; the booster predicts with an expert drawn by
 //!   Hedge (`λ_i −= 1(ŷ^i ≠ y)`).
-//! * Learner weights: `w_i = −C[y][y]/(k−1)` ([JGT] Alg. 2 line 14), times the learner's
+//! * Learner weights: `w_i = −C[y][y]/(k−1)` (\[JGT\] Alg. 2 line 14), times the learner's
 //!   weight scale.
 //! * `α^i` follows projected online gradient descent on `f(α) = L^y(s^{i−1} + α e_{l^i})` over
 //!   `[−B, B]` with `η_t = eta0/√t`, `eta0 = 2√2/(k−1)`, using the corrected derivative of
-//!   [JGT] eq. 10 (ALGORITHMS.md E.2) evaluated at this row's pre-update `α` (E.4).
+//!   \[JGT\] eq. 10 (ALGORITHMS.md E.2) evaluated at this row's pre-update `α` (E.4).
 //!
 //! With `k = 2` this is AdaBoost.OL of Beygelzimer, Kale & Luo (2015) (ALGORITHMS.md §7.2).
 
@@ -45,7 +45,7 @@ pub struct AdaBoostOlmConfig<W> {
     /// OGD step constant for every learner: `η_t = eta0/√t`. `None` is Zinkevich's step
     /// `√2·B/(G_i√t)` with the surrogate's gradient bound `G_i` of learner `i`: the paper's
     /// `2√2/((k−1)√t)` for the logistic loss, and a step shrinking with `i` for the other two
-    /// ("a different learning rate for each weak learner", [JGT-App] D.1).
+    /// ("a different learning rate for each weak learner", \[JGT-App\] D.1).
     pub eta0: Option<f64>,
     /// Hedge rate `η_H`.
     pub hedge_rate: f64,
@@ -399,7 +399,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     /// The members grow; the weights `α^i`, the experts' losses and the row counter `t` are
     /// the booster's and stay. What `k` enters is re-derived for `k + 1`: the gradient
     /// bound `G_i ∝ k − 1` of the OGD steps `η = √2·B/(G_i√t)` (ALGORITHMS.md §3.1, §4; an
-    /// explicit `eta0` is a constant and stays) and the weight bounds of [JGT] Alg. 2
+    /// explicit `eta0` is a constant and stays) and the weight bounds of \[JGT\] Alg. 2
     /// line 14. A new class has no cumulative vote, so its cost entries start where a
     /// declared class that was never voted for would be.
     fn add_class(&mut self) -> Result<()> {

@@ -16,12 +16,12 @@ use crate::core::math::{TieBreak, sigmoid};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Surrogate {
-    /// `ψ(z) = ln(1 + e^z)` ([JGT] eq. 8 as corrected in ALGORITHMS.md E.1); `ψ' = sigmoid`.
+    /// `ψ(z) = ln(1 + e^z)` (\[JGT\] eq. 8 as corrected in ALGORITHMS.md E.1); `ψ' = sigmoid`.
     #[default]
     Logistic,
-    /// `ψ(z) = e^z` ([MS] Lemma 1, [JGT-App] D.1, eqs. 36–38); `ψ' = exp`.
+    /// `ψ(z) = e^z` (\[MS\] Lemma 1, \[JGT-App\] D.1, eqs. 36–38); `ψ' = exp`.
     Exponential,
-    /// `ψ(z) = ((1 + z)_+)²` ([JGT-App] D.2, form reconstructed in ALGORITHMS.md §4);
+    /// `ψ(z) = ((1 + z)_+)²` (\[JGT-App\] D.2, form reconstructed in ALGORITHMS.md §4);
     /// `ψ'(z) = 2(1 + z)_+`.
     SquareHinge,
 }
@@ -52,7 +52,7 @@ impl Surrogate {
     }
 
     /// The default feasible set `[−B, B]` of a learner weight: `B = 2` for the logistic
-    /// ([JGT] Thm. 4) and exponential (App. D.1) losses; `β = 1` for the square hinge, whose
+    /// (\[JGT\] Thm. 4) and exponential (App. D.1) losses; `β = 1` for the square hinge, whose
     /// optimal value in the paper's proof is not recoverable (ALGORITHMS.md §4).
     pub fn default_alpha_bound(self) -> f64 {
         match self {
@@ -75,7 +75,7 @@ impl Surrogate {
     }
 
     /// The bound on `−C[y][y]` at `s^{i−1}` that normalises learner `i`'s weight into
-    /// `(0, 1]` ([JGT] Alg. 2 line 14 for the logistic loss; ALGORITHMS.md §4 otherwise).
+    /// `(0, 1]` (\[JGT\] Alg. 2 line 14 for the logistic loss; ALGORITHMS.md §4 otherwise).
     /// The exponential bound `(k − 1)e^{B(i−1)}` overflows past `i ≈ 355` (`B = 2`): see
     /// [`Self::normalised_weight`].
     pub fn weight_bound(self, i: usize, k: usize, bound: f64) -> f64 {
@@ -106,7 +106,7 @@ impl Surrogate {
         }
     }
 
-    /// `f'(α)` of `f(α) = L^y(s + α e_l)` (ALGORITHMS.md §3.2; [JGT] eq. 10 with the sign
+    /// `f'(α)` of `f(α) = L^y(s + α e_l)` (ALGORITHMS.md §3.2; \[JGT\] eq. 10 with the sign
     /// error of its second case corrected, E.2; eq. 38 for the exponential loss):
     /// `ψ'(s[l] + α − s[y])` if `l ≠ y`, else `−Σ_{j≠y} ψ'(s[j] − s[y] − α)`.
     pub fn alpha_gradient(self, s: &[f64], y: usize, l: usize, alpha: f64) -> f64 {

@@ -3,23 +3,23 @@
 //!
 //! * Learner `i` (of `N`) sees the integer vote counts `s` of learners `< i` and the cost
 //!   matrix `C[r][l] = φ_{N−i}^r(s + e_l)` of the multiclass 0-1 loss under the baseline
-//!   `u_γ^r` ([JGT] eq. 4), computed exactly by [`PotentialEngine`] instead of the
+//!   `u_γ^r` (\[JGT\] eq. 4), computed exactly by [`PotentialEngine`] instead of the
 //!   authors' Monte Carlo.
 //! * Votes: with [`VoteRule::Argmax`] (the default) learner `i` votes its most probable
 //!   class, and the learn phase needs only the weight of the true label's row: two base
 //!   values on one diagonal of the potentials. With [`VoteRule::ExpectedCost`] it votes
 //!   `argmin_l Σ_r p[r]·C[r][l]`, the Bayes decision of a learner that believes its class
 //!   probabilities `p`, the cost-sensitive decision the theory asks of a weak learner
-//!   ([JGT] Def. 1) and what the authors' code does; it needs one potential bundle per
+//!   (\[JGT\] Def. 1) and what the authors' code does; it needs one potential bundle per
 //!   distinct vote count (§P.2.6), 3–13 times the cost per row. Argmax votes are the
 //!   default because they are also the more accurate on six of the seven data sets
 //!   measured with both (benchmarks/RESULTS.md; balance_scale is the exception).
 //! * Learning: learner `i` is trained on the true label with weight
-//!   `w = Σ_l (C[y][l] − C[y][y])` ([JGT] Alg. 1 line 9), `≤ k − 1`, divided by `k − 1`
+//!   `w = Σ_l (C[y][l] − C[y][y])` (\[JGT\] Alg. 1 line 9), `≤ k − 1`, divided by `k − 1`
 //!   ([`WeightNorm::KMinusOne`], the a-priori bound standing in for the unknown
 //!   `max_t w_t`) and multiplied by the learner's weight scale; rows whose outcome is
 //!   already decided (`w = 0`, or within the potentials' rounding:
-//!   [`WEIGHT_NOISE`](super::potential::WEIGHT_NOISE)) are skipped.
+//!   [`super::potential::WEIGHT_NOISE`]) are skipped.
 //! * Prediction: `argmax_l s[l]` over all `N` votes (ties broken by the tie rule).
 //!
 //! `n = N − i` remaining draws follows the paper (the authors' code uses `N − i + 1`,
@@ -430,7 +430,7 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
     }
 
     /// The members grow, and the potentials `φ_i` of the `k + 1`-dimensional random walk
-    /// replace those of `k` ([JGT] eq. (5); ALGORITHMS.md §2.2): the engine is derived from
+    /// replace those of `k` (\[JGT\] eq. (5); ALGORITHMS.md §2.2): the engine is derived from
     /// `(k, γ, N)` and rebuilt on its next use. The weight scales are per learner and stay.
     fn add_class(&mut self) -> Result<()> {
         add_class_to_members(&mut self.k, &mut self.learners)?;

@@ -1,4 +1,4 @@
-//! The one-vs-all baselines of [JGT-App] E (ALGORITHMS.md §8), built from one piece: a
+//! The one-vs-all baselines of \[JGT-App\] E (ALGORITHMS.md §8), built from one piece: a
 //! [`BinaryBundle`] of `k` two-class learners, learner `j` answering "is the label `j`?",
 //! presented as one `k`-class learner with `p[j] = P_j(positive | x)`, renormalised.
 //!
@@ -87,7 +87,7 @@ impl<W: Config> Config for BinaryBundleConfig<W> {
     }
 
     /// The `k` members are built from the same state of `rng` and so share their
-    /// hyper-parameters ([JGT-App] E); the bundle's own generator is drawn after.
+    /// hyper-parameters (\[JGT-App\] E); the bundle's own generator is drawn after.
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
         let binary = StreamSpec::new(spec.features.clone(), ClassSet::new(["positive", "rest"])?);

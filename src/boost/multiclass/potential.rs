@@ -1,7 +1,7 @@
 //! Exact potentials of the multiclass 0-1 loss for OnlineMBBM (ALGORITHMS.md §P).
 //!
-//! `φ_n^r(s) = P(∃ l ≠ r : s_l + X_l ≥ s_r + X_r)`, `X ~ Multinomial(n, u_γ^r)` ([JGT] eq. 3,
-//! [MS] Thm. 5), where `u_γ^r` puts `p = (1−γ)/k + γ` on the true label `r` and
+//! `φ_n^r(s) = P(∃ l ≠ r : s_l + X_l ≥ s_r + X_r)`, `X ~ Multinomial(n, u_γ^r)` (\[JGT\] eq. 3,
+//! \[MS\] Thm. 5), where `u_γ^r` puts `p = (1−γ)/k + γ` on the true label `r` and
 //! `q = (1−γ)/k` on each other label. The authors estimated these by Monte Carlo; here they
 //! are computed exactly:
 //!
@@ -26,14 +26,14 @@
 //!   (cleared when full; the early learners' bundles, the expensive ones, come back at once).
 //! * **Base values along diagonals**: a vote for the true label moves `(n, G)` to
 //!   `(n − 1, G + 1)` and leaves every term `Q_m` of §P.2.1 in place, so the chains of the
-//!   highest state give every lower one in `O(n)` (see [`Diagonal`]); a higher state only
+//!   highest state give every lower one in `O(n)` (see `Diagonal`); a higher state only
 //!   adds the chains of the balls it reads beyond the cached ones. With the recursion
-//!   ([JGT] eq. 3), an argmax-vote weight needs two such values, on one diagonal, and no
+//!   (\[JGT\] eq. 3), an argmax-vote weight needs two such values, on one diagonal, and no
 //!   bundle ([`PotentialEngine::true_label_weight`]).
 //! * **Loose bins** (diagonal values): two bins pass caps `c, c'` together only if
 //!   `c + c' + 2 ≤ U`, so of the bins with `2c + 2 > U` at most one passes and those events
 //!   are disjoint. Only the other ("tight") groups are convolved; each loose group costs
-//!   `O(U)`, a tail of one bin's count (see [`PotentialEngine::diagonal_values`]).
+//!   `O(U)`, a tail of one bin's count (see `PotentialEngine::diagonal_values`).
 //! * **Free groups merged**: at a given `v`, groups whose cap reaches the balls left
 //!   constrain nothing and are convolved as one all-ones group.
 //! * **Supports**: `m` bins capped at `c` hold at most `m·c` balls, so a group's vector and
@@ -353,7 +353,7 @@ impl PotentialEngine {
         &self.occupancy(bins, cap)[..support.min(len)]
     }
 
-    /// `φ_n^r(s)`: from a cached bundle, else from its diagonal (see [`Diagonal`]).
+    /// `φ_n^r(s)`: from a cached bundle, else from its diagonal (see `Diagonal`).
     pub fn phi(&mut self, n: usize, s: &[i64], r: usize) -> f64 {
         let groups = self.gather(n, s, r);
         let value = match self.lookup(n, &groups) {
@@ -364,7 +364,7 @@ impl PotentialEngine {
         value
     }
 
-    /// Row `r` of the cost matrix at `s` ([JGT] eq. 4): `row[l] = φ_n^r(s + e_l)`.
+    /// Row `r` of the cost matrix at `s` (\[JGT\] eq. 4): `row[l] = φ_n^r(s + e_l)`.
     pub fn cost_row(&mut self, n: usize, s: &[i64], r: usize, row: &mut [f64]) {
         let groups = self.gather(n, s, r);
         let at = self.cache_bundle(n, &groups);
@@ -379,9 +379,9 @@ impl PotentialEngine {
         self.scratch.groups = groups;
     }
 
-    /// The weight `w = Σ_l (C[y][l] − C[y][y])` OnlineMBBM hands learner `i` ([JGT] Alg. 1
+    /// The weight `w = Σ_l (C[y][l] − C[y][y])` OnlineMBBM hands learner `i` (\[JGT\] Alg. 1
     /// line 9), with `C[y][l] = φ_n^y(s + e_l)`, from two base values instead of a bundle:
-    /// by the recursion ([JGT] eq. 3) `Σ_l u_l·C[y][l] = φ_{n+1}^y(s)`, and since
+    /// by the recursion (\[JGT\] eq. 3) `Σ_l u_l·C[y][l] = φ_{n+1}^y(s)`, and since
     /// `u_y + (k−1)·q = 1`, `w = (φ_{n+1}^y(s) − φ_n^y(s + e_y))/q`. Needs `n < max_draws`.
     pub fn true_label_weight(&mut self, n: usize, s: &[i64], y: usize) -> f64 {
         // `(n + 1, s)` and `(n, s + e_y)` lie on one diagonal: one lookup gives both.
@@ -432,7 +432,7 @@ impl PotentialEngine {
     }
 
     /// The bundle at gap groups `groups` (sorted by gap, gaps keyed with
-    /// [`Self::key_gap`], multiplicities summing to `k − 1`) with `n ≤ max_draws` draws to
+    /// `Self::key_gap`, multiplicities summing to `k − 1`) with `n ≤ max_draws` draws to
     /// come.
     pub fn bundle(&mut self, n: usize, groups: &[(i64, usize)]) -> &Bundle {
         let at = self.cache_bundle(n, groups);

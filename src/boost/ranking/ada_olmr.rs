@@ -4,10 +4,10 @@
 //! * Votes: `s^i = s^{i−1} + α^i h^i` with learner distributions `h^i`; expert `i` ranks by
 //!   `s^i`, and the booster by an expert drawn by Hedge on the rank loss (`η_H = 1`).
 //! * Costs: the gradient of the logistic surrogate
-//!   `L_log^Y(s) = w_Y Σ_{l∈Y, r∉Y} log(1 + e^{s_r − s_l})` at `s^{i−1}` ([JT] eq. 8), fed to
+//!   `L_log^Y(s) = w_Y Σ_{l∈Y, r∉Y} log(1 + e^{s_r − s_l})` at `s^{i−1}` (\[JT\] eq. 8), fed to
 //!   learner `i` by the `RelevantLabels` reduction (weight `max c − c[l]` per relevant `l`).
 //! * `α^i` follows projected online gradient descent on `[−2, 2]` with `η_t = eta0/√t`, the
-//!   derivative being `c^{i+1}·h^i` at this row's pre-update `α` ([JT] §3.2).
+//!   derivative being `c^{i+1}·h^i` at this row's pre-update `α` (\[JT\] §3.2).
 
 use std::fmt;
 
@@ -158,7 +158,7 @@ pub struct AdaOlmr<L> {
     work: Workspace,
 }
 
-/// The cost vector `c = ∇L_log^Y(s)` ([JT] eq. 8): `c[l] = −w_Y Σ_{r∉Y} σ(s_r − s_l)` for
+/// The cost vector `c = ∇L_log^Y(s)` (\[JT\] eq. 8): `c[l] = −w_Y Σ_{r∉Y} σ(s_r − s_l)` for
 /// `l ∈ Y`, `c[r] = w_Y Σ_{l∈Y} σ(s_r − s_l)` for `r ∉ Y`; it sums to zero.
 pub fn logistic_cost(s: &[f64], split: &LabelSplit, c: &mut [f64]) {
     c.iter_mut().for_each(|v| *v = 0.0);

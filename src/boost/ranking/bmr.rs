@@ -3,11 +3,11 @@
 //!
 //! * Votes: every learner votes its distribution `h^i` and `s^i = s^{i−1} + h^i` (`α ≡ 1`);
 //!   the booster ranks by `s^N`.
-//! * Costs: learner `i` gets `c[l] = φ_{N−i}(s^{i−1} + e_l)` ([JT] eq. 2), the potential of
+//! * Costs: learner `i` gets `c[l] = φ_{N−i}(s^{i−1} + e_l)` (\[JT\] eq. 2), the potential of
 //!   the rank or hinge loss with `N − i` draws left from the baseline `u_γ^Y`, computed
 //!   exactly through the pair tables of [`super::potential`] in `O(|Y|·|Y^c|)`.
 //! * Training: each relevant label `l` with weight `(max c − c[l])/weight_norm` (the
-//!   `RelevantLabels` reduction, [JT] §4), times the learner's weight scale.
+//!   `RelevantLabels` reduction, \[JT\] §4), times the learner's weight scale.
 
 use std::fmt;
 
@@ -20,11 +20,11 @@ use crate::core::Rng;
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
-/// The loss whose potentials OnlineBMR uses ([JT] §3.1).
+/// The loss whose potentials OnlineBMR uses (\[JT\] §3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RankingLoss {
-    /// The rank loss (ties count ½). [JT] Theorem 2 asks for a convex loss when learners
+    /// The rank loss (ties count ½). \[JT\] Theorem 2 asks for a convex loss when learners
     /// vote distributions; this one suits single-label (one-hot) learners.
     Rank,
     /// The hinge loss `(1 + s_r − s_l)_+`: convex, the paper's choice for its experiments.
@@ -40,7 +40,7 @@ impl RankingLoss {
         }
     }
 
-    /// The bound on `max c − min c` that normalises the weights ([JT] Table 1): 2 for the
+    /// The bound on `max c − min c` that normalises the weights (\[JT\] Table 1): 2 for the
     /// hinge loss, 1 for the rank loss.
     pub fn weight_bound(self) -> f64 {
         match self {

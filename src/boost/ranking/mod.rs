@@ -1,5 +1,5 @@
 //! Multi-label ranking boosters of Jung & Tewari (2018), "Online Boosting Algorithms for
-//! Multi-label Ranking" ([JT]): OnlineBMR with exact pairwise potentials and Ada.OLMR.
+//! Multi-label Ranking" (\[JT\]): OnlineBMR with exact pairwise potentials and Ada.OLMR.
 //!
 //! Both are [`Ranker`]s. They are also [`crate::Classifier`]s through the singleton
 //! reduction: a multiclass row with label `y` is a multi-label row with `Y = {y}`, and the
@@ -74,7 +74,7 @@ pub use potential::{PairLoss, PairPotential, WalkTables};
 use crate::core::ClassId;
 use crate::learner::{Classifier, Ranker};
 
-/// The weak learner of [JT]'s experiments: a tree of [JGT]'s experiments over a random
+/// The weak learner of \[JT\]'s experiments: a tree of \[JGT\]'s experiments over a random
 /// subset of 20 features, fixed per tree.
 pub fn paper_tree() -> crate::weak::HoeffdingTreeConfig {
     crate::weak::HoeffdingTreeConfig {
@@ -83,12 +83,12 @@ pub fn paper_tree() -> crate::weak::HoeffdingTreeConfig {
     }
 }
 
-/// Scores closer than this count as tied in the rank loss ([JT] counts a tie as ½;
+/// Scores closer than this count as tied in the rank loss (\[JT\] counts a tie as ½;
 /// ALGORITHMS.md §5.2).
 pub const TIE_EPS: f64 = 1e-9;
 
 /// A row's labels split into the relevant set `Y` and its complement, with the pair weight
-/// `w_Y = 1/(|Y|·|Y^c|)` ([JT] §3.1). Reused from row to row.
+/// `w_Y = 1/(|Y|·|Y^c|)` (\[JT\] §3.1). Reused from row to row.
 #[derive(Debug, Clone, Default)]
 pub struct LabelSplit {
     /// `Y`, ascending.
@@ -130,7 +130,7 @@ impl LabelSplit {
     }
 
     /// The rank loss `L_rnk^Y(s) = w_Y Σ_{l∈Y, r∉Y} [1(s_l < s_r) + ½·1(s_l = s_r)]`
-    /// ([JT] §3.1), ties within [`TIE_EPS`]; 0 without pairs.
+    /// (\[JT\] §3.1), ties within [`TIE_EPS`]; 0 without pairs.
     pub fn rank_loss(&self, s: &[f64]) -> f64 {
         if !self.has_pairs() {
             return 0.0;
@@ -151,7 +151,7 @@ impl LabelSplit {
 }
 
 /// Trains a single-label learner from a cost vector `c` by the `RelevantLabels` reduction
-/// (ALGORITHMS.md §1.4, [JT] §4): each relevant label `l` is learnt with weight
+/// (ALGORITHMS.md §1.4, \[JT\] §4): each relevant label `l` is learnt with weight
 /// `(max c − c[l])·scale`; zero weights are skipped. The first relevant label goes through
 /// [`Classifier::learn_predict`], so `h` receives the learner's pre-update distribution and
 /// the row is routed once for both phases.
@@ -182,7 +182,7 @@ pub(crate) fn learn_relevant<L: Classifier>(
     }
 }
 
-/// A multiclass learner used as a ranker (the weak learners' view in [JT], and the
+/// A multiclass learner used as a ranker (the weak learners' view in \[JT\], and the
 /// single-learner baseline): its class probabilities are the scores, and a label set is
 /// learnt as one example per relevant label, sharing the row's weight equally.
 pub fn learn_labels_as_classifier<C: Classifier + ?Sized>(

@@ -2,7 +2,7 @@
 //! decomposition (ALGORITHMS.md §P.3).
 //!
 //! With `n` draws left from the baseline `u_γ^Y` (`a + γ` on relevant labels, `a` on the
-//! others, `a = (1 − |Y|γ)/k`, [JT] §3.1), linearity of expectation splits the potential
+//! others, `a = (1 − |Y|γ)/k`, \[JT\] §3.1), linearity of expectation splits the potential
 //! into pairs: `φ_n(s) = w_Y Σ_{l∈Y, r∉Y} ψ_n(s_l − s_r)`, where `ψ_n` is the expected pair
 //! loss once the lazy walk `D = X_r − X_l` is added. `D` steps +1 with probability `a` (a
 //! draw of `r`), −1 with `a + γ` (a draw of `l`) and 0 otherwise, so its law depends only on
@@ -200,7 +200,7 @@ impl PairPotential<'_> {
         total * split.pair_weight()
     }
 
-    /// The cost vector `c[l] = φ_n(s + e_l)` ([JT] eq. 2) minus the common term `φ_n(s)`,
+    /// The cost vector `c[l] = φ_n(s + e_l)` (\[JT\] eq. 2) minus the common term `φ_n(s)`,
     /// which cancels in every use (§P.3): per pair `(l, r)` with gap `δ = s_l − s_r`, adding
     /// `e_l` moves the pair's term from `ψ(δ)` to `ψ(δ+1)`, adding `e_r` to `ψ(δ−1)`.
     /// `O(|Y|·|Y^c|)`.

@@ -21,7 +21,7 @@ pub struct ReplayArgs {
     #[arg(long = "input", value_name = "PATH")]
     pub inputs: Vec<PathBuf>,
     /// Test file(s), replayed after the inputs: the model goes on learning test-then-train,
-    /// and the report has these rows' metrics under `test` (the protocol of [JT]).
+    /// and the report has these rows' metrics under `test` (the protocol of \[JT\]).
     #[arg(long = "test", value_name = "PATH", requires = "inputs")]
     pub tests: Vec<PathBuf>,
     /// Label column. A table without it but with `<COL>_<name>` 0/1 columns is a

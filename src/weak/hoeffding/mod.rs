@@ -65,7 +65,7 @@ pub enum GraceComparison {
 }
 
 /// Ranges from which each tree draws its own grace period, split confidence and tie threshold
-/// (WEAK_LEARNERS.md §1.12, [JGT] App. E), in the order (δ, grace, τ).
+/// (WEAK_LEARNERS.md §1.12, \[JGT\] App. E), in the order (δ, grace, τ).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RandomizedParams {
     /// `grace ~ U[lo, hi]` (real-valued).
@@ -186,7 +186,7 @@ pub enum Preset {
 }
 
 impl HoeffdingTreeConfig {
-    /// The authors' VFDT port as used in [JGT]/[JT] experiments (WEAK_LEARNERS.md §1.1,
+    /// The authors' VFDT port as used in \[JGT\]/\[JT\] experiments (WEAK_LEARNERS.md §1.1,
     /// "Preset JgtPaper"): majority-class leaves with the +1 first-seen prior, population
     /// variance, strict `>` grace test, no `max_share_to_split`, stop at split nodes on missing
     /// values, and per-tree random grace period, δ and τ.

@@ -112,7 +112,7 @@ mod tests {
 }
 
 /// The test of a split node. `feature` is the column index in the row. Kept to 16 bytes:
-/// routing reads one [`Link`] per level, so its size is what a row's descent costs.
+/// routing reads one [`Link`](super::node::Link) per level, so its size is what a row's descent costs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum SplitTest {
     /// `x_j ≤ threshold` → branch 0, else branch 1.
