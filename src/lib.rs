@@ -118,3 +118,8 @@ pub mod prelude {
     };
     pub use crate::{Error, Result};
 }
+
+/// The README's Rust code, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
