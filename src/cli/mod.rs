@@ -3,6 +3,7 @@
 
 mod inspect;
 mod model_flags;
+mod plot;
 mod replay;
 mod report;
 #[cfg(feature = "sql")]
@@ -13,6 +14,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub use inspect::InspectArgs;
+pub use plot::PlotArgs;
 pub use replay::ReplayArgs;
 #[cfg(feature = "sql")]
 pub use sql::SqlArgs;
@@ -31,6 +33,8 @@ enum Command {
     Replay(Box<ReplayArgs>),
     /// Print a checkpoint's metadata and a summary of its model (the file is only read).
     Inspect(InspectArgs),
+    /// Draw the learning curves of `replay --report` files on one chart (SVG).
+    Plot(PlotArgs),
     /// Run a SQL statement over files and models (boost_prequential, boost_predict, ...).
     #[cfg(feature = "sql")]
     Sql(SqlArgs),
@@ -50,6 +54,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(args) => replay::run(&args),
         Command::Inspect(args) => inspect::run(&args),
+        Command::Plot(args) => plot::run(&args),
         #[cfg(feature = "sql")]
         Command::Sql(args) => sql::run(&args),
         #[cfg(not(feature = "sql"))]

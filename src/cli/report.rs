@@ -17,6 +17,8 @@ pub struct Outputs {
     pub report: Option<PathBuf>,
     /// The learning curve (CSV).
     pub curve: Option<PathBuf>,
+    /// The learning curve as a chart (SVG).
+    pub plot: Option<PathBuf>,
 }
 
 /// The JSON report: what ran, then the prequential metrics.
@@ -48,20 +50,32 @@ pub struct RunInfo<'a> {
     pub unknown_labels: usize,
 }
 
-/// Writes the files a replay was asked for at its end: the JSON report (`run` and `metrics`)
-/// and the learning curve of `metric` (the predictions are written as the rows are scored).
+/// Writes the files a replay was asked for at its end: the JSON report (`run` and `metrics`),
+/// and the learning curve of `metric` as CSV and as a chart marking `final_from`, the first
+/// row of the final fraction (the predictions are written as the rows are scored).
 pub fn write_outputs<R: Serialize>(
     outputs: &Outputs,
     run: &RunInfo,
     metrics: &R,
     metric: &str,
     curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
+    final_from: u64,
 ) -> Result<()> {
     if let Some(path) = &outputs.report {
         write_json(path, &RunReport { run, metrics })?;
     }
+    let points: Vec<_> = curve.collect();
     if let Some(path) = &outputs.curve {
-        write_curve(path, metric, curve)?;
+        write_curve(path, metric, points.iter().copied())?;
+    }
+    if let Some(path) = &outputs.plot {
+        let curve = super::plot::Curve {
+            name: run.algorithm.name().to_string(),
+            points,
+            final_from: Some(final_from),
+        };
+        let title = format!("{} on {}", run.algorithm.name(), run.inputs.join(", "));
+        super::plot::draw(path, &title, &metric.replace('_', " "), &[curve])?;
     }
     Ok(())
 }

@@ -73,6 +73,11 @@ impl Prequential {
         }
     }
 
+    /// The position of the first row of the final fraction of a stream of `n` rows.
+    pub fn first_final(&self, n: usize) -> usize {
+        self.layout(n).first_final
+    }
+
     /// Whether the row at `position` belongs to the test part.
     #[inline]
     pub(super) fn in_test(&self, position: usize) -> bool {
@@ -194,8 +199,8 @@ pub struct PrequentialReport {
     pub per_class: Vec<ClassMetrics>,
     /// Confusion matrix over the whole stream: `confusion[true][predicted]`.
     pub confusion: Vec<Vec<u64>>,
-    /// Learning curve (written separately as CSV, not part of the JSON report).
-    #[serde(skip)]
+    /// Learning curve (also written as CSV by `--curve`; `streamboost plot` reads it here).
+    #[serde(default)]
     pub curve: Vec<CurvePoint>,
     /// Speed.
     pub throughput: Throughput,

@@ -190,8 +190,8 @@ pub struct RankingReport {
     /// Over the test part (`--test`), if there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test: Option<RankingSummary>,
-    /// Learning curve (written separately as CSV).
-    #[serde(skip)]
+    /// Learning curve (also written as CSV by `--curve`; `streamboost plot` reads it here).
+    #[serde(default)]
     pub curve: Vec<RankingCurvePoint>,
     /// Speed.
     pub throughput: Throughput,

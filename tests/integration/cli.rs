@@ -426,3 +426,49 @@ fn a_streamed_replay_predicts_as_the_whole_stream_in_memory() {
         first_difference.map(|i| (&got[i], &expected[i]))
     );
 }
+
+/// `replay --plot` draws the learning curve as SVG; the report carries the curve, and
+/// `streamboost plot` draws several reports on one chart; a chart path that is not `.svg`
+/// is refused before the replay.
+#[test]
+fn learning_curves_are_drawn_as_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    for (algo, name) in [("ada-olm", "olm"), ("hoeffding", "tree")] {
+        streamboost()
+            .args(["replay", "-q", "--algo", algo])
+            .arg("--plot")
+            .arg(path(&format!("{name}.svg")))
+            .arg("--report")
+            .arg(path(&format!("{name}.json")))
+            .assert()
+            .success();
+        let svg = std::fs::read_to_string(path(&format!("{name}.svg"))).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("<polyline"),
+            "{name}"
+        );
+        assert!(svg.contains(&format!("{algo} on data/car.csv")));
+        let report = read_json(&path(&format!("{name}.json")));
+        assert!(
+            report["curve"].as_array().unwrap().len() >= 100,
+            "a point per window"
+        );
+    }
+    streamboost()
+        .args(["plot", "-o"])
+        .arg(path("both.svg"))
+        .arg(path("olm.json"))
+        .arg(path("tree.json"))
+        .assert()
+        .success();
+    let both = std::fs::read_to_string(path("both.svg")).unwrap();
+    assert!(both.contains("olm: ada-olm") && both.contains("tree: hoeffding"));
+    streamboost()
+        .args(["replay", "--plot"])
+        .arg(path("curve.png"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("curve.png").and(predicate::str::contains("SVG")))
+        .stdout(predicate::str::is_empty());
+}

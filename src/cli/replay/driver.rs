@@ -32,9 +32,13 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     });
     policy.as_ref().map_or(Ok(()), CheckpointPolicy::validate)?;
     let (tables, inputs, test_start) = read_inputs(args)?;
+    args.plot
+        .as_deref()
+        .map_or(Ok(()), crate::cli::plot::check_path)?;
     let outputs = Outputs {
         report: args.report.clone(),
         curve: args.curve.clone(),
+        plot: args.plot.clone(),
     };
     let evaluation = Prequential {
         final_fraction: args.final_fraction,
@@ -169,6 +173,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
         let ending = Ending {
             saved,
+            final_from: evaluation.first_final(n) as u64,
             progress: &progress,
             outputs: &outputs,
             run: &run,
@@ -218,6 +223,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
     let ending = Ending {
         saved,
+        final_from: evaluation.first_final(n) as u64,
         progress: &progress,
         outputs: &outputs,
         run: &run,
@@ -247,6 +253,8 @@ fn prediction_file<R: BatchRows>(path: &Option<PathBuf>, rows: R) -> Result<Opti
 /// rest goes.
 struct Ending<'a> {
     saved: Result<Option<(&'a Path, u64)>>,
+    /// The first row of the final fraction.
+    final_from: u64,
     progress: &'a report::Progress,
     outputs: &'a Outputs,
     run: &'a RunInfo<'a>,
@@ -267,7 +275,14 @@ impl Ending<'_> {
             eprintln!("saved    {} ({seen} rows seen)", path.display());
         }
         report::print(report);
-        report::write_outputs(self.outputs, self.run, report, metric, curve)?;
+        report::write_outputs(
+            self.outputs,
+            self.run,
+            report,
+            metric,
+            curve,
+            self.final_from,
+        )?;
         self.saved.map(|_| ())
     }
 }

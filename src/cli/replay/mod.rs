@@ -62,6 +62,10 @@ pub struct ReplayArgs {
     /// Write the learning curve as CSV.
     #[arg(long, value_name = "PATH")]
     pub curve: Option<PathBuf>,
+    /// Draw the learning curve (windowed and cumulative, the final fraction marked) as an
+    /// SVG chart.
+    #[arg(long, value_name = "PATH.svg")]
+    pub plot: Option<PathBuf>,
     /// Write every row's prediction and class probabilities (CSV, or Parquet by extension).
     #[arg(long, value_name = "PATH")]
     pub predictions: Option<PathBuf>,

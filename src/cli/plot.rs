@@ -1,0 +1,237 @@
+//! Learning-curve charts: `replay --plot PATH.svg` and `streamboost plot REPORT.json … -o
+//! PATH.svg`. The prequential metric after each window of rows, windowed and cumulative, one
+//! colour per run, with the start of the final fraction marked.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use plotters::prelude::*;
+use serde_json::Value;
+
+use crate::eval::Prequential;
+use crate::{Error, Result};
+
+/// One run's curve: `(rows, cumulative, window)` per point.
+pub struct Curve {
+    /// Its name in the legend.
+    pub name: String,
+    /// The points.
+    pub points: Vec<(u64, Option<f64>, Option<f64>)>,
+    /// The first row of the final fraction, if there is one.
+    pub final_from: Option<u64>,
+}
+
+/// Refuses a chart path that is not `.svg` before any work is done.
+pub fn check_path(path: &Path) -> Result<()> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(()),
+        _ => Err(Error::config(
+            "plot",
+            format!(
+                "{}: charts are written as SVG (name the file `.svg`; any browser opens it, and \
+                 `convert chart.svg chart.png` makes a PNG)",
+                path.display()
+            ),
+        )),
+    }
+}
+
+/// Draws `curves` of `metric` (`accuracy` or `rank loss`) into the SVG file `path`.
+pub fn draw(path: &Path, title: &str, metric: &str, curves: &[Curve]) -> Result<()> {
+    check_path(path)?;
+    let drawn = draw_svg(path, title, metric, curves);
+    drawn.map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    })
+}
+
+fn draw_svg(
+    path: &Path,
+    title: &str,
+    metric: &str,
+    curves: &[Curve],
+) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::new(path, (960, 540)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let rows = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.0))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let values = curves
+        .iter()
+        .flat_map(|c| c.points.iter().flat_map(|p| [p.1, p.2]))
+        .flatten();
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    let (lo, hi) = if lo.is_finite() {
+        let pad = ((hi - lo) * 0.05).max(0.01);
+        ((lo - pad).max(0.0), hi + pad)
+    } else {
+        (0.0, 1.0)
+    };
+    let caption = format!("{title} (thick: cumulative, thin: per window)");
+    let mut chart = ChartBuilder::on(&root)
+        .caption(caption, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0u64..rows, lo..hi)?;
+    chart
+        .configure_mesh()
+        .x_desc("rows")
+        .y_desc(metric)
+        .light_line_style(BLACK.mix(0.05))
+        .draw()?;
+    // Distinct, dark enough on white (matplotlib's tab10).
+    const COLOURS: [(u8, u8, u8); 8] = [
+        (31, 119, 180),
+        (214, 39, 40),
+        (44, 160, 44),
+        (148, 103, 189),
+        (255, 127, 14),
+        (23, 190, 207),
+        (140, 86, 75),
+        (227, 119, 194),
+    ];
+    if let Some(from) = curves.iter().find_map(|c| c.final_from) {
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(from, lo), (from, hi)],
+                6,
+                4,
+                BLACK.mix(0.5).stroke_width(1),
+            ))?
+            .label("the final fraction starts")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BLACK.mix(0.5)));
+    }
+    for (i, curve) in curves.iter().enumerate() {
+        let (r, g, b) = COLOURS[i % COLOURS.len()];
+        let colour = RGBColor(r, g, b).to_rgba();
+        let window = curve
+            .points
+            .iter()
+            .filter_map(|&(r, _, w)| w.map(|w| (r, w)));
+        chart.draw_series(LineSeries::new(window, colour.mix(0.4).stroke_width(1)))?;
+        let cumulative = curve
+            .points
+            .iter()
+            .filter_map(|&(r, c, _)| c.map(|c| (r, c)));
+        chart
+            .draw_series(LineSeries::new(cumulative, colour.stroke_width(3)))?
+            .label(curve.name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+/// `streamboost plot`: the learning curves of several `replay --report` files on one chart.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Reports written by `replay --report`.
+    #[arg(required = true, value_name = "REPORT")]
+    pub reports: Vec<PathBuf>,
+    /// The chart to write (SVG).
+    #[arg(short, long, value_name = "PATH.svg")]
+    pub output: PathBuf,
+}
+
+/// Runs `streamboost plot`.
+pub fn run(args: &PlotArgs) -> Result<()> {
+    check_path(&args.output)?;
+    let mut metric = None;
+    let mut curves = Vec::new();
+    for path in &args.reports {
+        let (name, this, curve) = read_report(path)?;
+        if metric.is_some_and(|m| m != this) {
+            return Err(Error::Format {
+                file: path.clone(),
+                message: format!("a report of {this} among reports of {}", metric.unwrap()),
+            });
+        }
+        metric = Some(this);
+        curves.push(Curve { name, ..curve });
+    }
+    let metric = metric.expect("at least one report");
+    draw(
+        &args.output,
+        &format!("prequential {metric}"),
+        metric,
+        &curves,
+    )
+}
+
+/// A report's name (its file's stem and algorithm), metric and curve.
+fn read_report(path: &Path) -> Result<(String, &'static str, Curve)> {
+    let format = |message: String| Error::Format {
+        file: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let report: Value =
+        serde_json::from_str(&text).map_err(|e| format(format!("not a JSON report: {e}")))?;
+    let curve = report["curve"]
+        .as_array()
+        .ok_or_else(|| format("no `curve` in it: not a `replay --report` file".into()))?;
+    let metric = if curve
+        .first()
+        .is_some_and(|p| p.get("cumulative_rank_loss").is_some())
+    {
+        "rank loss"
+    } else {
+        "accuracy"
+    };
+    let key = metric.replace(' ', "_");
+    let points = curve
+        .iter()
+        .map(|p| {
+            (
+                p["rows"].as_u64().unwrap_or(0),
+                p[format!("cumulative_{key}")].as_f64(),
+                p[format!("window_{key}")].as_f64(),
+            )
+        })
+        .collect();
+    let rows = report["rows"].as_u64().unwrap_or(0);
+    let fraction = report["final_fraction"]["fraction"]
+        .as_f64()
+        .or_else(|| report["final_fraction"].as_f64());
+    let final_from = fraction.map(|final_fraction| {
+        let evaluation = Prequential {
+            final_fraction,
+            ..Prequential::default()
+        };
+        evaluation.first_final(rows as usize) as u64
+    });
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let name = match report["algorithm"].as_str() {
+        Some(a) => format!("{stem}: {a}"),
+        None => stem,
+    };
+    Ok((
+        name.clone(),
+        metric,
+        Curve {
+            name,
+            points,
+            final_from,
+        },
+    ))
+}
