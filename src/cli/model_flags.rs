@@ -83,19 +83,95 @@ pub enum ScaleArg {
     Standardize,
 }
 
+/// A paper's experimental protocol: the model flags its experiments set, for the algorithms
+/// the paper ran (`--protocol`). A flag given beside it wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Protocol {
+    /// \[JGT\] (NeurIPS 2017): 100 jgt-paper trees, weight scales U\[5, 200\] per learner
+    /// (ada-olm, ova, ada-ova); OnlineMBBM as the authors' code runs it (raw weights scaled by
+    /// 0.1·U\[5, 200\], expected-cost votes); Oza's boosting (their OLB) and the single tree
+    /// as they are.
+    Jgt17,
+    /// \[CLL\] (ICML 2012): features rescaled online (min–max), the learners fed Poisson
+    /// copies of each row, trees at the library's default preset; for osboost*, ogboost,
+    /// oza and the single perceptron and naive Bayes.
+    Cll12,
+    /// \[JT\] (NeurIPS 2018): 100 jgt-paper trees over 20 random features each, weight
+    /// scales U\[3, 10\] (ada-olmr, bmr with hinge potentials).
+    Jt18,
+}
+
+impl Protocol {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Jgt17 => "jgt17",
+            Protocol::Cll12 => "cll12",
+            Protocol::Jt18 => "jt18",
+        }
+    }
+
+    /// Sets in `flags` what this protocol sets for their algorithm and they do not.
+    fn apply(self, flags: &mut ModelFlags) -> Result<()> {
+        use Algorithm::*;
+        let scale = |lo, hi| Some(WeightScale::UniformRandom(lo, hi));
+        let algo = flags.algo;
+        match (self, algo) {
+            (Protocol::Jgt17, AdaOlm | Ova | AdaOva) => {
+                flags.weight_scale = flags.weight_scale.or(scale(5.0, 200.0));
+            }
+            (Protocol::Jgt17, Mbbm) => {
+                flags.weight_scale = flags.weight_scale.or(scale(0.5, 20.0));
+                flags.weight_norm = flags.weight_norm.or(Some(WeightNorm::Raw));
+                flags.vote = flags.vote.or(Some(VoteRule::ExpectedCost));
+            }
+            (Protocol::Jgt17, Oza | Hoeffding) => {}
+            (Protocol::Cll12, OsBoost | OsBoostOcp | OsBoostExp | OgBoost | Oza) => {
+                flags.scale = flags.scale.or(Some(ScaleArg::MinMax));
+                flags.resample = flags.resample.or(Some(ResampleArg::Poisson));
+                flags.preset = flags.preset.or(Some(Preset::Default));
+            }
+            (Protocol::Cll12, Perceptron | NaiveBayes) => {
+                flags.scale = flags.scale.or(Some(ScaleArg::MinMax));
+            }
+            (Protocol::Jt18, AdaOlmr | Bmr) => {
+                flags.weight_scale = flags.weight_scale.or(scale(3.0, 10.0));
+            }
+            _ => {
+                return Err(Error::config(
+                    "protocol",
+                    format!("{algo} is not among the algorithms of {}", self.name()),
+                ));
+            }
+        }
+        if matches!(self, Protocol::Jgt17 | Protocol::Jt18) && algo.is_booster() {
+            flags.learners = flags.learners.or(Some(100));
+            flags.preset = flags.preset.or(Some(Preset::JgtPaper));
+        }
+        if (self, algo) == (Protocol::Jgt17, Hoeffding) {
+            flags.preset = flags.preset.or(Some(Preset::JgtPaper));
+        }
+        Ok(())
+    }
+}
+
 /// The flags that describe a model.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ModelFlags {
     /// Algorithm; each runs at its own defaults, which the flags below change.
     #[arg(long, default_value = "ada-olm", value_parser = algorithm_parser())]
     pub algo: Algorithm,
+    /// Run a paper's protocol: the settings its experiments used for this algorithm (a flag
+    /// given as well wins). Each RESULTS.md table's command is `--algo X --protocol P`.
+    #[arg(long, value_enum)]
+    pub protocol: Option<Protocol>,
     /// The model as a JSON config (the `config` of `sql --model`): its algorithm and what
     /// differs from that algorithm's defaults, e.g. `{"algorithm": "ada-olm", "n_learners":
     /// 20}`. The other model flags are not read with it.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "gamma", "vote", "loss",
         "oza_variant", "oza_zero_error", "weight_norm", "weak_output", "scale", "epsilon_prune",
-        "features_per_tree", "perceptron_init", "resample",
+        "features_per_tree", "perceptron_init", "resample", "protocol",
     ])]
     pub config: Option<PathBuf>,
     /// Number of weak learners of a booster.
@@ -137,8 +213,8 @@ pub struct ModelFlags {
     pub epsilon_prune: Option<f64>,
     /// Rescale numeric features online before the model sees them, with statistics of the
     /// rows learnt so far (never looking ahead; part of the model and its checkpoints).
-    #[arg(long, value_enum, default_value_t = ScaleArg::None)]
-    pub scale: ScaleArg,
+    #[arg(long, value_enum)]
+    pub scale: Option<ScaleArg>,
     /// How the binary boosters (osboost*, ogboost) read their weak learners: the sign of the
     /// most probable class (default), or p(+) − p(−).
     #[arg(long, value_enum)]
@@ -197,6 +273,12 @@ impl ModelFlags {
         if let Some(path) = &self.config {
             return read_config(path);
         }
+        if let Some(protocol) = self.protocol {
+            let mut flags = self.clone();
+            flags.protocol = None;
+            protocol.apply(&mut flags)?;
+            return flags.model_config();
+        }
         let mut config = self.algo.default_config();
         for knob in self.knobs() {
             if !config.tune(&knob) {
@@ -208,7 +290,7 @@ impl ModelFlags {
                 return Err(Error::config(knob.name(), reason));
             }
         }
-        let scaling = match self.scale {
+        let scaling = match self.scale.unwrap_or(ScaleArg::None) {
             ScaleArg::None => return Ok(config),
             ScaleArg::MinMax => Scaling::MinMax,
             ScaleArg::Standardize => Scaling::Standardize,
@@ -355,5 +437,121 @@ mod tests {
             "{err}"
         );
         assert!(config(&["--algo", "naive-bayes", "--learners", "3"]).is_err());
+    }
+
+    /// Each protocol is the flag set of its paper's table in RESULTS.md (the scripts
+    /// `reproduce_jgt17.py`, `multiclass_table.py`, `cll_table.py`, `jt18_table.py`), so those
+    /// tables hold for `--protocol` by construction: same config, same predictions.
+    #[test]
+    fn protocols_are_the_papers_flag_sets() {
+        let config = |flags: &[&str]| {
+            let flags = ["replay"].iter().chain(flags).copied();
+            Flags::parse_from(flags).model.model_config()
+        };
+        let paper = ["--learners", "100", "--preset", "jgt-paper"];
+        let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+            (
+                vec!["--algo", "ada-olm", "--protocol", "jgt17"],
+                [
+                    &["--algo", "ada-olm", "--weight-scale", "5:200"][..],
+                    &paper,
+                ]
+                .concat(),
+            ),
+            (
+                vec!["--algo", "mbbm", "--protocol", "jgt17", "--gamma", "0.01"],
+                [
+                    &[
+                        "--algo",
+                        "mbbm",
+                        "--gamma",
+                        "0.01",
+                        "--weight-scale",
+                        "0.5:20",
+                    ][..],
+                    &["--weight-norm", "raw", "--vote", "expected-cost"],
+                    &paper,
+                ]
+                .concat(),
+            ),
+            (
+                vec!["--algo", "ova", "--protocol", "jgt17"],
+                [&["--algo", "ova", "--weight-scale", "5:200"][..], &paper].concat(),
+            ),
+            (
+                vec!["--algo", "oza", "--protocol", "jgt17"],
+                [&["--algo", "oza"][..], &paper].concat(),
+            ),
+            (
+                vec!["--algo", "hoeffding", "--protocol", "jgt17"],
+                vec!["--algo", "hoeffding", "--preset", "jgt-paper"],
+            ),
+            (
+                vec![
+                    "--algo",
+                    "osboost",
+                    "--weak",
+                    "perceptron",
+                    "--protocol",
+                    "cll12",
+                ],
+                vec![
+                    "--algo",
+                    "osboost",
+                    "--weak",
+                    "perceptron",
+                    "--scale",
+                    "min-max",
+                    "--preset",
+                    "default",
+                    "--resample",
+                    "poisson",
+                ],
+            ),
+            (
+                vec!["--algo", "naive-bayes", "--protocol", "cll12"],
+                vec!["--algo", "naive-bayes", "--scale", "min-max"],
+            ),
+            (
+                vec!["--algo", "bmr", "--protocol", "jt18", "--gamma", "0.1"],
+                [
+                    &["--algo", "bmr", "--gamma", "0.1", "--weight-scale", "3:10"][..],
+                    &paper,
+                ]
+                .concat(),
+            ),
+            (
+                vec!["--algo", "ada-olmr", "--protocol", "jt18"],
+                [
+                    &["--algo", "ada-olmr", "--weight-scale", "3:10"][..],
+                    &paper,
+                ]
+                .concat(),
+            ),
+            // A flag given beside the protocol wins.
+            (
+                vec![
+                    "--algo",
+                    "ada-olm",
+                    "--protocol",
+                    "jgt17",
+                    "--weight-scale",
+                    "1",
+                ],
+                [&["--algo", "ada-olm", "--weight-scale", "1"][..], &paper].concat(),
+            ),
+        ];
+        for (with_protocol, flags) in cases {
+            assert_eq!(
+                config(&with_protocol).unwrap(),
+                config(&flags).unwrap(),
+                "{with_protocol:?}"
+            );
+        }
+        let err = config(&["--algo", "osboost", "--protocol", "jgt17"]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("osboost is not among the algorithms of jgt17")
+        );
     }
 }

@@ -34,6 +34,8 @@ struct RunReport<'a, R> {
 #[derive(Serialize)]
 pub struct RunInfo<'a> {
     pub algorithm: Algorithm,
+    /// The paper's protocol the model flags followed (`--protocol`), if one.
+    pub protocol: Option<&'static str>,
     pub model: String,
     pub config: &'a ModelConfig,
     /// `null` when the model was loaded from a checkpoint.

@@ -85,6 +85,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let n_nominal = spec.features.iter().filter(|f| f.is_nominal()).count();
     let order = replay::order(n, test_start, args.shuffle);
 
+    if let Some(p) = args.model.protocol {
+        eprintln!("protocol {}", p.name());
+    }
     eprintln!("model    {config}");
     let seed = args.load.is_none().then_some(args.seed);
     eprintln!(
@@ -135,8 +138,10 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         checkpointer.after_row(position, row, labelled, model)
     };
     let encodings = stream.encodings.clone();
+    let protocol = args.model.protocol.map(|p| p.name());
     let run = RunInfo {
         algorithm: config.algorithm(),
+        protocol,
         model: config.to_string(),
         config: &config,
         seed,

@@ -73,7 +73,7 @@ pub struct ReplayArgs {
     /// inputs are the rows that follow the ones it has seen.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "config", "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
-        "ordinal", "label", "classes", "gamma", "vote", "loss", "oza_variant", "oza_zero_error", "weight_norm",
+        "ordinal", "label", "classes", "protocol", "gamma", "vote", "loss", "oza_variant", "oza_zero_error", "weight_norm",
         "weak_output", "scale",
         "epsilon_prune",
         "features_per_tree", "perceptron_init", "resample",
