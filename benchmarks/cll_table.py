@@ -42,9 +42,10 @@ PAPER = {
 def flags(algo, weak, variant):
     if algo == "perceptron":
         single = "perceptron" if weak == "P" else "naive-bayes"
-        return ["--algo", single, "--scale", "min-max"]
+        return ["--algo", single, "--protocol", "cll12"]
     output, _, resample = variant.partition("+")
-    common = ["--algo", algo, "--weak", WEAK[weak], "--scale", "min-max", "--preset", "default",
+    # The protocol's Poisson copies, or the learners' weights as they are (`sign`, `soft`).
+    common = ["--algo", algo, "--weak", WEAK[weak], "--protocol", "cll12",
               "--resample", resample or "none"]
     # Only the boosters that have these knobs take them (the command refuses the others).
     gamma = ["--gamma", "0.1"] if algo.startswith("osboost") else []

@@ -19,16 +19,16 @@ from reproduce_jgt17 import ORDINAL
 
 GAMMAS = ["0.3", "0.1", "0.05", "0.01", "0.001"]
 ALGOS = {
-    "Adaboost.OLM": ["--algo", "ada-olm", "--weight-scale", "5:200"],
-    "Adaboost.OLM exp": ["--algo", "ada-olm", "--weight-scale", "5:200", "--loss", "exp"],
-    "Adaboost.OLM square-hinge": ["--algo", "ada-olm", "--weight-scale", "5:200", "--loss",
+    "Adaboost.OLM": ["--algo", "ada-olm", "--protocol", "jgt17"],
+    "Adaboost.OLM exp": ["--algo", "ada-olm", "--protocol", "jgt17", "--loss", "exp"],
+    "Adaboost.OLM square-hinge": ["--algo", "ada-olm", "--protocol", "jgt17", "--loss",
                                   "square-hinge"],
-    # The authors' OnlineMBBM: raw weights (not divided by k - 1) times 0.1 x U[5,200], with
-    # expected-cost votes (their code) or argmax votes.
-    **{f"OnlineMBBM g={g}": ["--algo", "mbbm", "--gamma", g, "--weight-scale", "0.5:20",
-                             "--weight-norm", "raw", "--vote", "expected-cost"] for g in GAMMAS},
-    **{f"OnlineMBBM argmax g={g}": ["--algo", "mbbm", "--gamma", g, "--weight-scale", "0.5:20",
-                                    "--weight-norm", "raw", "--vote", "argmax"] for g in GAMMAS},
+    # The authors' OnlineMBBM (`--protocol jgt17`): raw weights (not divided by k - 1) times
+    # 0.1 x U[5,200], with expected-cost votes (their code) or argmax votes.
+    **{f"OnlineMBBM g={g}": ["--algo", "mbbm", "--protocol", "jgt17", "--gamma", g]
+       for g in GAMMAS},
+    **{f"OnlineMBBM argmax g={g}": ["--algo", "mbbm", "--protocol", "jgt17", "--gamma", g,
+                                    "--vote", "argmax"] for g in GAMMAS},
     # The library default normalisation w/(k - 1), expected-cost votes.
     **{f"OnlineMBBM k-1 g={g}": ["--algo", "mbbm", "--gamma", g, "--weight-scale", "0.5:20",
                                  "--vote", "expected-cost"] for g in GAMMAS},
@@ -36,8 +36,8 @@ ALGOS = {
     "Oza (River)": ["--algo", "oza", "--oza-variant", "river"],
     # MOA's OzaBoost, but models with error 0 or above 1/2 are skipped instead of ending the vote.
     "Oza (MOA) skip": ["--algo", "oza", "--oza-zero-error", "skip"],
-    "OvA": ["--algo", "ova", "--weight-scale", "5:200"],
-    "AdaOVA": ["--algo", "ada-ova", "--weight-scale", "5:200"],
+    "OvA": ["--algo", "ova", "--protocol", "jgt17"],
+    "AdaOVA": ["--algo", "ada-ova", "--protocol", "jgt17"],
 }
 # The same boosters over the library's default trees (fixed grace 200, delta 1e-7, tau 0.05,
 # naive-Bayes-adaptive leaves: River's and MOA's defaults) instead of the paper's random

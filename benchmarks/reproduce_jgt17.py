@@ -42,11 +42,11 @@ RUNS = [
     ("Adaboost.OLM, 100 jgt-paper trees, weight scale 1 (paper's weights)",
      ["--algo", "ada-olm", "--learners", "100", "--preset", "jgt-paper"]),
     ("Adaboost.OLM, 100 jgt-paper trees, weight scale U[5,200] (authors' experiments)",
-     ["--algo", "ada-olm", "--learners", "100", "--preset", "jgt-paper", "--weight-scale", "5:200"]),
+     ["--algo", "ada-olm", "--protocol", "jgt17"]),
     ("single Hoeffding tree, default preset",
      ["--algo", "hoeffding", "--preset", "default"]),
     ("single Hoeffding tree, jgt-paper preset (random parameters)",
-     ["--algo", "hoeffding", "--preset", "jgt-paper"]),
+     ["--algo", "hoeffding", "--protocol", "jgt17"]),
 ]
 
 def main():
