@@ -52,6 +52,8 @@ ALGOS.update({
     "OvA, default trees": ALGOS["OvA"] + DEFAULT_TREES,
     "AdaOVA, default trees": ALGOS["AdaOVA"] + DEFAULT_TREES,
 })
+# Adaboost.OLM at its defaults (weight scale 1), against the papers' U[5, 200] above.
+ALGOS["Adaboost.OLM, defaults"] = ["--algo", "ada-olm"]
 # One Hoeffding tree under each preset: what `--algo hoeffding` should default to.
 ALGOS.update({
     f"Hoeffding tree, {preset}": ["--algo", "hoeffding", "--preset", preset]
@@ -206,6 +208,12 @@ def main():
         print(f"| {d} | " + " | ".join(cell(d, a) for a in [
             "Oza (MOA)", "Oza (MOA) skip", "Oza (MOA), default trees",
             "Oza (MOA) skip, default trees"]) + " |")
+    print("\nAdaboost.OLM at its defaults (weight scale 1) and with the papers' U[5, 200], "
+          "final 20% (whole stream):\n")
+    print("| data | weight scale 1 | U[5, 200] |")
+    print("|---|---|---|")
+    for d in sets:
+        print(f"| {d} | {cell(d, 'Adaboost.OLM, defaults')} | {cell(d, 'Adaboost.OLM')} |")
     print("\nOne Hoeffding tree under each preset (`--algo hoeffding --preset P`), final 20% "
           "(whole stream):\n")
     print("| data | jgt-paper | default | moa |")
