@@ -7,6 +7,7 @@ use clap::Args;
 use datafusion::prelude::{CsvReadOptions, ParquetReadOptions, SessionConfig, SessionContext};
 use serde::Deserialize;
 
+use datafusion::arrow::array::AsArray;
 use datafusion::arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 
@@ -39,9 +40,60 @@ struct ModelFile {
     /// A config as [`ModelConfig::from_json`] reads it: only what differs from the
     /// algorithm's defaults.
     config: serde_json::Value,
-    classes: Vec<String>,
+    classes: Classes,
     #[serde(default = "default_seed")]
     seed: u64,
+}
+
+/// A fresh model's classes: listed, or learnt from a registered table's column (its
+/// distinct non-null values, sorted, as a replay orders the classes it finds).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Classes {
+    Names(Vec<String>),
+    FromTable(TableColumn),
+}
+
+/// `{"table": …, "column": …}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableColumn {
+    table: String,
+    column: String,
+}
+
+impl Classes {
+    async fn names(self, ctx: &SessionContext) -> Result<Vec<String>> {
+        let (table, column) = match self {
+            Classes::Names(names) => return Ok(names),
+            Classes::FromTable(TableColumn { table, column }) => (table, column),
+        };
+        let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+        let query = format!(
+            "SELECT DISTINCT CAST({c} AS VARCHAR) AS class FROM {t} WHERE {c} IS NOT NULL \
+             ORDER BY class",
+            c = quote(&column),
+            t = quote(&table)
+        );
+        let batches = ctx
+            .sql(&query)
+            .await
+            .map_err(df_error)?
+            .collect()
+            .await
+            .map_err(df_error)?;
+        let mut names = Vec::new();
+        for batch in &batches {
+            let column = datafusion::arrow::compute::cast(
+                batch.column(0),
+                &datafusion::arrow::datatypes::DataType::Utf8,
+            )
+            .map_err(df_error)?;
+            let column = column.as_string::<i32>();
+            names.extend(column.iter().flatten().map(String::from));
+        }
+        Ok(names)
+    }
 }
 
 fn default_seed() -> u64 {
@@ -76,26 +128,6 @@ pub fn run(args: &SqlArgs) -> Result<()> {
 
 async fn run_async(args: &SqlArgs) -> Result<()> {
     let registry = ModelRegistry::new();
-    for arg in &args.models {
-        let (name, path) = name_and_path(arg, "model")?;
-        if path.extension().is_some_and(|e| e == "json") {
-            let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            let file: ModelFile = serde_json::from_str(&text).map_err(|e| Error::Format {
-                file: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
-            let config = ModelConfig::from_json(file.config).map_err(|e| Error::Format {
-                file: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
-            registry.register_config(name, config, file.classes, file.seed)?;
-        } else {
-            registry.load_checkpoint(name, path)?;
-        }
-    }
     // Files can also be queried by path: `SELECT ... FROM 'model.parquet'`.
     let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2))
         .enable_url_table();
@@ -114,6 +146,31 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
             }
         }
         .map_err(df_error)?;
+    }
+    // Models after tables: a fresh model may learn its classes from one.
+    for arg in &args.models {
+        let (name, path) = name_and_path(arg, "model")?;
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            let file: ModelFile = serde_json::from_str(&text).map_err(|e| Error::Format {
+                file: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+            let config = ModelConfig::from_json(file.config).map_err(|e| Error::Format {
+                file: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+            let classes = file.classes.names(&ctx).await.map_err(|e| Error::Format {
+                file: path.to_path_buf(),
+                message: format!("its classes: {e}"),
+            })?;
+            registry.register_config(name, config, classes, file.seed)?;
+        } else {
+            registry.load_checkpoint(name, path)?;
+        }
     }
     let frame = ctx.sql(&args.statement).await.map_err(df_error)?;
     match &args.output {

@@ -675,3 +675,52 @@ fn sql_output_to_csv_writes_list_columns_as_text() {
         assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{line}");
     }
 }
+
+/// A fresh model's classes can be learnt from a registered table's column instead of typed:
+/// the same classes, so the same predictions; a table that is not registered is an error
+/// naming the model file.
+#[test]
+fn a_fresh_models_classes_can_come_from_a_table() {
+    use predicates::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let car = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
+    let query = "SELECT ts, predicted_label FROM boost_score('fresh', \
+                 (SELECT row_number() OVER () AS ts, * FROM car), 'label', 'ts') ORDER BY ts";
+    let mut outputs = Vec::new();
+    for (name, classes) in [
+        ("typed", r#"["acc", "good", "unacc", "vgood"]"#),
+        ("learnt", r#"{"table": "car", "column": "label"}"#),
+    ] {
+        let model = dir.path().join(format!("{name}.json"));
+        let config = r#"{"algorithm": "ada-olm", "n_learners": 5}"#;
+        std::fs::write(
+            &model,
+            format!(r#"{{"config": {config}, "classes": {classes}}}"#),
+        )
+        .unwrap();
+        let out = dir.path().join(format!("{name}.csv"));
+        streamboost()
+            .arg("sql")
+            .arg(format!("--table=car={}", car.display()))
+            .arg(format!("--model=fresh={}", model.display()))
+            .arg(format!("--output={}", out.display()))
+            .arg(query)
+            .assert()
+            .success();
+        outputs.push(std::fs::read_to_string(out).unwrap());
+    }
+    assert_eq!(outputs[0].lines().count(), 1729);
+    assert_eq!(outputs[0], outputs[1]);
+    let model = dir.path().join("elsewhere.json");
+    std::fs::write(
+        &model,
+        r#"{"config": {"algorithm": "ada-olm"}, "classes": {"table": "nope", "column": "label"}}"#,
+    )
+    .unwrap();
+    streamboost()
+        .args(["sql", "SELECT 1"])
+        .arg(format!("--model=fresh={}", model.display()))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("elsewhere.json").and(predicates::str::contains("nope")));
+}
