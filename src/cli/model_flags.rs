@@ -167,7 +167,8 @@ pub struct ModelFlags {
     pub protocol: Option<Protocol>,
     /// The model as a JSON config (the `config` of `sql --model`): its algorithm and what
     /// differs from that algorithm's defaults, e.g. `{"algorithm": "ada-olm", "n_learners":
-    /// 20}`. The other model flags are not read with it.
+    /// 20}`; or a file holding one under `config`, such as a `--report`, to run a reported
+    /// model again. The other model flags are not read with it.
     #[arg(long, value_name = "PATH", conflicts_with_all = [
         "algo", "learners", "weak", "preset", "weight_scale", "expert", "gamma", "vote", "loss",
         "oza_variant", "oza_zero_error", "weight_norm", "weak_output", "scale", "epsilon_prune",
@@ -372,7 +373,8 @@ impl ModelFlags {
     }
 }
 
-/// Reads a model's JSON config file (see [`ModelConfig::from_json`]).
+/// Reads a model's JSON config file (see [`ModelConfig::from_json`]): a config, or a file
+/// that holds one under `config` (a `replay --report`, an `sql --model` file).
 pub fn read_config(path: &Path) -> Result<ModelConfig> {
     let format = |message: String| Error::Format {
         file: path.to_path_buf(),
@@ -382,7 +384,12 @@ pub fn read_config(path: &Path) -> Result<ModelConfig> {
         path: path.to_path_buf(),
         source,
     })?;
-    let value = serde_json::from_str(&text).map_err(|e| format(e.to_string()))?;
+    let mut value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format(e.to_string()))?;
+    // A `replay --report` file or an `sql --model` file holds the config under `config`.
+    if let Some(config) = value.get_mut("config").filter(|c| c.is_object()) {
+        value = config.take();
+    }
     ModelConfig::from_json(value).map_err(|e| format(e.to_string()))
 }
 

@@ -472,3 +472,38 @@ fn learning_curves_are_drawn_as_svg() {
         .stderr(predicate::str::contains("curve.png").and(predicate::str::contains("SVG")))
         .stdout(predicate::str::is_empty());
 }
+
+/// A `--report` file is a config `--config` accepts as it is: the model it reports, run
+/// again, predicts the same.
+#[test]
+fn a_report_runs_again_through_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    streamboost()
+        .args([
+            "replay",
+            "-q",
+            "--algo",
+            "oza",
+            "--learners",
+            "7",
+            "--preset",
+            "moa",
+        ])
+        .arg("--report")
+        .arg(path("first.json"))
+        .arg("--predictions")
+        .arg(path("first.csv"))
+        .assert()
+        .success();
+    streamboost()
+        .args(["replay", "-q", "--config"])
+        .arg(path("first.json"))
+        .arg("--predictions")
+        .arg(path("again.csv"))
+        .assert()
+        .success();
+    let read = |name: &str| std::fs::read_to_string(path(name)).unwrap();
+    assert_eq!(read("first.csv"), read("again.csv"));
+    assert_eq!(read_json(&path("first.json"))["algorithm"], "oza");
+}
