@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::checkpoint::{self, StreamState};
-use crate::columnar::{Encoded, StreamEncoder, Table, encode_with_spec, infer_spec};
+use crate::columnar::{Encoded, StreamEncoder, Table, encode_with_spec, grow_spec, infer_spec};
 use crate::core::{ClassSet, Dataset, Encodings, OperatorStats, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
 use crate::model::{Model, ModelConfig};
@@ -117,7 +117,7 @@ impl Session {
         // Beyond a declared set, the classes in the order the rows bring them.
         let whole = match classes {
             None => inferred,
-            Some(_) => grown_spec(tables, &start, label, &encodings)?,
+            Some(_) => grow_spec(tables, &start, label, &encodings)?,
         };
         let stream = StreamState {
             config,
@@ -139,7 +139,7 @@ impl Session {
         let (model, stream) = checkpoint::load(path)?;
         let start = stream.spec.clone();
         // The stream's spec grows with the categories and classes these rows reveal.
-        let whole = grown_spec(tables, &start, &stream.label, &stream.encodings)
+        let whole = grow_spec(tables, &start, &stream.label, &stream.encodings)
             .map_err(|e| checkpoint::not_fitting(path, e))?;
         let stream = StreamState {
             spec: whole,
@@ -181,25 +181,6 @@ impl Rows {
         StreamEncoder::new(&self.tables, &self.start, &self.label, &self.encodings)?
             .for_each_chunk(each)
     }
-}
-
-/// `spec` grown by the categories and classes `tables` bring (a pass over them, a batch in
-/// memory at a time).
-fn grown_spec(
-    tables: &[Table],
-    spec: &StreamSpec,
-    label: &str,
-    enc: &Encodings,
-) -> Result<StreamSpec> {
-    if spec.is_multi_label() {
-        return Ok(encode_with_spec(tables, spec, label, enc)?
-            .data
-            .spec()
-            .clone());
-    }
-    let mut encoder = StreamEncoder::new(tables, spec, label, enc)?;
-    encoder.for_each_chunk(|_| Ok(()))?;
-    encoder.spec()
 }
 
 /// Counts the rows of a replay and saves its model by a [`CheckpointPolicy`].

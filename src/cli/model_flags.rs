@@ -380,12 +380,7 @@ pub fn read_config(path: &Path) -> Result<ModelConfig> {
         file: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format(e.to_string()))?;
+    let mut value = super::report::read_json(path)?;
     // A `replay --report` file or an `sql --model` file holds the config under `config`.
     if let Some(config) = value.get_mut("config").filter(|c| c.is_object()) {
         value = config.take();

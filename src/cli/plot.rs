@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use plotters::prelude::*;
-use serde_json::Value;
 
 use crate::eval::Prequential;
 use crate::{Error, Result};
@@ -179,12 +178,7 @@ fn read_report(path: &Path) -> Result<(String, &'static str, Curve)> {
         file: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let report: Value =
-        serde_json::from_str(&text).map_err(|e| format(format!("not a JSON report: {e}")))?;
+    let report = super::report::read_json(path)?;
     let curve = report["curve"]
         .as_array()
         .ok_or_else(|| format("no `curve` in it: not a `replay --report` file".into()))?;

@@ -151,14 +151,13 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
     for arg in &args.models {
         let (name, path) = name_and_path(arg, "model")?;
         if path.extension().is_some_and(|e| e == "json") {
-            let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            let file: ModelFile = serde_json::from_str(&text).map_err(|e| Error::Format {
-                file: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
+            let file: ModelFile =
+                serde_json::from_value(super::report::read_json(path)?).map_err(|e| {
+                    Error::Format {
+                        file: path.to_path_buf(),
+                        message: e.to_string(),
+                    }
+                })?;
             let config = ModelConfig::from_json(file.config).map_err(|e| Error::Format {
                 file: path.to_path_buf(),
                 message: e.to_string(),

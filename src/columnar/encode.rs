@@ -239,6 +239,25 @@ pub fn encode_with_spec(
     })
 }
 
+/// `spec` grown by the categories and classes `tables` bring (a pass over them, a batch in
+/// memory at a time).
+pub fn grow_spec(
+    tables: &[Table],
+    spec: &StreamSpec,
+    label: &str,
+    enc: &Encodings,
+) -> Result<StreamSpec> {
+    if spec.is_multi_label() {
+        return Ok(encode_with_spec(tables, spec, label, enc)?
+            .data
+            .spec()
+            .clone());
+    }
+    let mut encoder = StreamEncoder::new(tables, spec, label, enc)?;
+    encoder.for_each_chunk(|_| Ok(()))?;
+    encoder.spec()
+}
+
 /// A multiclass stream's tables encoded batch by batch for a spec that grows as the rows
 /// bring what it does not know: categories get the next codes, classes the next ids, in the
 /// order the rows bring them ([`encode_with_spec`]'s rules, one batch in memory at a time).

@@ -11,7 +11,7 @@ mod rows;
 
 pub use crate::core::{Encodings, OperatorStats, Ordinal};
 pub use encode::{
-    Encoded, StreamEncoder, encode_tables, encode_with_spec, infer_spec, load_stream,
+    Encoded, StreamEncoder, encode_tables, encode_with_spec, grow_spec, infer_spec, load_stream,
 };
 #[cfg(feature = "sql")]
 pub(crate) use input::nominal_type;
