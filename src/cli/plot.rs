@@ -1,5 +1,5 @@
-//! Learning-curve charts: `replay --plot PATH.svg` and `streamboost plot REPORT.json … -o
-//! PATH.svg`. The prequential metric after each window of rows, windowed and cumulative, one
+//! Learning-curve charts: `replay --plot PATH.svg|png` and `streamboost plot REPORT.json …
+//! -o PATH.svg|png`. The prequential metric after each window of rows, windowed and cumulative, one
 //! colour per run, with the start of the final fraction marked.
 
 use std::path::{Path, PathBuf};
@@ -20,38 +20,62 @@ pub struct Curve {
     pub final_from: Option<u64>,
 }
 
-/// Refuses a chart path that is not `.svg` before any work is done.
-pub fn check_path(path: &Path) -> Result<()> {
+/// The image formats charts are written in, by the path's extension.
+#[derive(Clone, Copy)]
+enum Image {
+    Svg,
+    Png,
+}
+
+/// The format of a chart path; anything but `.svg` and `.png` is refused before any work.
+fn image_of(path: &Path) -> Result<Image> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(()),
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(Image::Svg),
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(Image::Png),
         _ => Err(Error::config(
             "plot",
-            format!(
-                "{}: charts are written as SVG (name the file `.svg`; any browser opens it, and \
-                 `convert chart.svg chart.png` makes a PNG)",
-                path.display()
-            ),
+            format!("{}: charts are written as `.svg` or `.png`", path.display()),
         )),
     }
 }
 
-/// Draws `curves` of `metric` (`accuracy` or `rank loss`) into the SVG file `path`.
+/// Refuses a chart path of a format charts are not written in, before any work is done.
+pub fn check_path(path: &Path) -> Result<()> {
+    image_of(path).map(|_| ())
+}
+
+const SIZE: (u32, u32) = (960, 540);
+
+/// Draws `curves` of `metric` (`accuracy` or `rank loss`) into `path` (SVG or PNG).
 pub fn draw(path: &Path, title: &str, metric: &str, curves: &[Curve]) -> Result<()> {
-    check_path(path)?;
-    let drawn = draw_svg(path, title, metric, curves);
+    let image = image_of(path)?;
+    // Text is measured and drawn with fonts registered here, not the system's.
+    static FONT: std::sync::Once = std::sync::Once::new();
+    FONT.call_once(|| {
+        let font = dejavu::sans::regular();
+        let registered = plotters::style::register_font("sans-serif", FontStyle::Normal, font);
+        assert!(registered.is_ok(), "DejaVu Sans is a valid font");
+    });
+    let drawn = match image {
+        Image::Svg => draw_on(SVGBackend::new(path, SIZE), title, metric, curves),
+        Image::Png => draw_on(BitMapBackend::new(path, SIZE), title, metric, curves),
+    };
     drawn.map_err(|e| Error::Io {
         path: path.to_path_buf(),
         source: std::io::Error::other(e.to_string()),
     })
 }
 
-fn draw_svg(
-    path: &Path,
+fn draw_on<B: DrawingBackend>(
+    backend: B,
     title: &str,
     metric: &str,
     curves: &[Curve],
-) -> std::result::Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::new(path, (960, 540)).into_drawing_area();
+) -> std::result::Result<(), Box<dyn std::error::Error>>
+where
+    B::ErrorType: 'static,
+{
+    let root = backend.into_drawing_area();
     root.fill(&WHITE)?;
     let rows = curves
         .iter()
@@ -142,8 +166,8 @@ pub struct PlotArgs {
     /// Reports written by `replay --report`.
     #[arg(required = true, value_name = "REPORT")]
     pub reports: Vec<PathBuf>,
-    /// The chart to write (SVG).
-    #[arg(short, long, value_name = "PATH.svg")]
+    /// The chart to write (SVG or PNG, by extension).
+    #[arg(short, long, value_name = "PATH.svg|png")]
     pub output: PathBuf,
 }
 

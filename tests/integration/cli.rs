@@ -427,11 +427,11 @@ fn a_streamed_replay_predicts_as_the_whole_stream_in_memory() {
     );
 }
 
-/// `replay --plot` draws the learning curve as SVG; the report carries the curve, and
-/// `streamboost plot` draws several reports on one chart; a chart path that is not `.svg`
-/// is refused before the replay.
+/// `replay --plot` draws the learning curve as SVG or PNG; the report carries the curve, and
+/// `streamboost plot` draws several reports on one chart; a chart path of another format is
+/// refused before the replay.
 #[test]
-fn learning_curves_are_drawn_as_svg() {
+fn learning_curves_are_drawn_as_svg_or_png() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name);
     for (algo, name) in [("ada-olm", "olm"), ("hoeffding", "tree")] {
@@ -465,11 +465,20 @@ fn learning_curves_are_drawn_as_svg() {
     let both = std::fs::read_to_string(path("both.svg")).unwrap();
     assert!(both.contains("olm: ada-olm") && both.contains("tree: hoeffding"));
     streamboost()
+        .args(["plot", "-o"])
+        .arg(path("both.png"))
+        .arg(path("olm.json"))
+        .arg(path("tree.json"))
+        .assert()
+        .success();
+    let png = std::fs::read(path("both.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 20_000);
+    streamboost()
         .args(["replay", "--plot"])
-        .arg(path("curve.png"))
+        .arg(path("curve.jpg"))
         .assert()
         .failure()
-        .stderr(predicate::str::contains("curve.png").and(predicate::str::contains("SVG")))
+        .stderr(predicate::str::contains("curve.jpg").and(predicate::str::contains(".png")))
         .stdout(predicate::str::is_empty());
 }
 
