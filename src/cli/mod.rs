@@ -33,7 +33,7 @@ enum Command {
     Replay(Box<ReplayArgs>),
     /// Print a checkpoint's metadata and a summary of its model (the file is only read).
     Inspect(InspectArgs),
-    /// Draw the learning curves of `replay --report` files on one chart (SVG).
+    /// Draw the learning curves of `replay --report` files on one chart (SVG or PNG).
     Plot(PlotArgs),
     /// Run a SQL statement over files and models (boost_prequential, boost_predict, ...).
     #[cfg(feature = "sql")]
