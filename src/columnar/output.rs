@@ -14,145 +14,98 @@ use parquet::arrow::ArrowWriter;
 use super::input::FileFormat;
 use crate::{Error, Result};
 
-/// One prediction per replayed row: the row's index in the input, its true label (if any),
-/// the prediction made before learning it and the class probabilities of that prediction.
-#[derive(Debug, Clone, Default)]
-pub struct Predictions {
-    /// Class names, in id order.
-    pub classes: Vec<String>,
+/// One output row per replayed row: the row's index in the input, its truth as the input
+/// gives it (if known), what was predicted before learning it, and a number per class or
+/// label. As [`ScoredRows::predictions`] (a multiclass stream: `label`, `prediction`,
+/// `p_<class>`) or [`ScoredRows::rankings`] (a multi-label stream: `relevant`, `predicted`,
+/// `score_<label>`, label sets written as `;`-separated names).
+#[derive(Debug, Clone)]
+pub struct ScoredRows {
+    /// Names of the truth and prediction columns, and the prefix of the per-name columns.
+    columns: [&'static str; 3],
+    /// Class or label names, in id order.
+    names: Vec<String>,
     /// 0-based input row numbers, in replay order.
-    pub rows: Vec<u64>,
-    /// True labels (`None` for unlabelled rows).
-    pub labels: Vec<Option<String>>,
-    /// Predicted labels.
-    pub predictions: Vec<String>,
-    /// Class probabilities, `classes.len()` per row.
-    pub probabilities: Vec<f64>,
+    rows: Vec<u64>,
+    truths: Vec<Option<String>>,
+    predicted: Vec<String>,
+    /// `names.len()` per row.
+    values: Vec<f64>,
 }
 
-impl Predictions {
-    /// Predictions for a stream of these classes.
-    pub fn new(classes: &[String]) -> Self {
-        Predictions {
-            classes: classes.to_vec(),
-            ..Predictions::default()
+impl ScoredRows {
+    fn new(columns: [&'static str; 3], names: &[String]) -> Self {
+        ScoredRows {
+            columns,
+            names: names.to_vec(),
+            rows: Vec::new(),
+            truths: Vec::new(),
+            predicted: Vec::new(),
+            values: Vec::new(),
         }
     }
 
-    /// Records one row: its input row number, its label as the input spells it, the
-    /// prediction and its class probabilities.
-    pub fn push(&mut self, row: u64, label: Option<String>, predicted: &str, proba: &[f64]) {
+    /// Predictions of a multiclass stream of these classes.
+    pub fn predictions(classes: &[String]) -> Self {
+        Self::new(["label", "prediction", "p_"], classes)
+    }
+
+    /// Rankings of a multi-label stream over these labels.
+    pub fn rankings(labels: &[String]) -> Self {
+        Self::new(["relevant", "predicted", "score_"], labels)
+    }
+
+    /// Records one row: its input row number, its truth, the prediction and a number per
+    /// name.
+    pub fn push(&mut self, row: u64, truth: Option<String>, predicted: String, values: &[f64]) {
         self.rows.push(row);
-        self.labels.push(label);
-        self.predictions.push(predicted.to_string());
-        self.probabilities.extend_from_slice(proba);
+        self.truths.push(truth);
+        self.predicted.push(predicted);
+        self.values.extend_from_slice(values);
     }
 
-    /// The predictions as a record batch with columns `row`, `label`, `prediction`, then
-    /// `p_<class>` per class (floats written with enough digits to read back exactly).
-    pub fn to_batch(&self) -> Result<RecordBatch> {
-        let mut fields = vec![
-            Field::new("row", DataType::UInt64, false),
-            Field::new("label", DataType::Utf8, true),
-            Field::new("prediction", DataType::Utf8, false),
-        ];
-        let mut columns: Vec<ArrayRef> = vec![
-            Arc::new(UInt64Array::from(self.rows.clone())),
-            Arc::new(StringArray::from(self.labels.clone())),
-            Arc::new(StringArray::from(self.predictions.clone())),
-        ];
-        let k = self.classes.len();
-        for (c, name) in self.classes.iter().enumerate() {
-            fields.push(Field::new(format!("p_{name}"), DataType::Float64, false));
-            let column: Float64Array = self
-                .probabilities
-                .iter()
-                .skip(c)
-                .step_by(k.max(1))
-                .copied()
-                .collect();
-            columns.push(Arc::new(column));
-        }
-        let schema = Schema::new(fields);
-        RecordBatch::try_new(Arc::new(schema), columns)
-            .map_err(|e| Error::config("predictions", e.to_string()))
-    }
-}
-
-/// One ranking per replayed row of a multi-label stream: the row's index in the input, its
-/// relevant labels (if known), the predicted label set and the scores made before learning.
-#[derive(Debug, Clone, Default)]
-pub struct RankedPredictions {
-    /// Label names, in id order.
-    pub labels: Vec<String>,
-    /// 0-based input row numbers, in replay order.
-    pub rows: Vec<u64>,
-    /// Relevant labels, `;`-separated (`None` for rows without a known set).
-    pub relevant: Vec<Option<String>>,
-    /// Predicted label sets, `;`-separated.
-    pub predicted: Vec<String>,
-    /// Scores, `labels.len()` per row.
-    pub scores: Vec<f64>,
-}
-
-impl RankedPredictions {
-    /// Rankings over these labels.
-    pub fn new(labels: &[String]) -> Self {
-        RankedPredictions {
-            labels: labels.to_vec(),
-            ..RankedPredictions::default()
-        }
-    }
-
-    /// The names of the flagged labels, `;`-separated.
-    fn names(&self, mask: &[bool]) -> String {
-        self.labels
-            .iter()
-            .zip(mask)
-            .filter(|(_, on)| **on)
-            .map(|(n, _)| n.as_str())
-            .collect::<Vec<_>>()
-            .join(";")
-    }
-
-    /// Records one row.
-    pub fn push(
+    /// Records one ranked row: its relevant labels (if known), its scores and the predicted
+    /// set, both sets as masks over the labels.
+    pub fn push_ranking(
         &mut self,
         row: u64,
         relevant: Option<&[bool]>,
         scores: &[f64],
         predicted: &[bool],
     ) {
-        self.rows.push(row);
-        self.relevant.push(relevant.map(|m| self.names(m)));
-        self.predicted.push(self.names(predicted));
-        self.scores.extend_from_slice(scores);
+        let names = |mask: &[bool]| {
+            let on = self.names.iter().zip(mask).filter(|(_, on)| **on);
+            on.map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(";")
+        };
+        let (relevant, predicted) = (relevant.map(names), names(predicted));
+        self.push(row, relevant, predicted, scores);
     }
 
-    /// The rankings as a record batch with columns `row`, `relevant`, `predicted`, then
-    /// `score_<label>` per label.
+    /// The rows as a record batch: `row`, the truth and prediction columns, then a column
+    /// per name (floats written with enough digits to read back exactly).
     pub fn to_batch(&self) -> Result<RecordBatch> {
+        let [truth, prediction, prefix] = self.columns;
         let mut fields = vec![
             Field::new("row", DataType::UInt64, false),
-            Field::new("relevant", DataType::Utf8, true),
-            Field::new("predicted", DataType::Utf8, false),
+            Field::new(truth, DataType::Utf8, true),
+            Field::new(prediction, DataType::Utf8, false),
         ];
         let mut columns: Vec<ArrayRef> = vec![
             Arc::new(UInt64Array::from(self.rows.clone())),
-            Arc::new(StringArray::from(self.relevant.clone())),
+            Arc::new(StringArray::from(self.truths.clone())),
             Arc::new(StringArray::from(self.predicted.clone())),
         ];
-        let k = self.labels.len();
-        for (l, name) in self.labels.iter().enumerate() {
+        let k = self.names.len();
+        for (c, name) in self.names.iter().enumerate() {
             fields.push(Field::new(
-                format!("score_{name}"),
+                format!("{prefix}{name}"),
                 DataType::Float64,
                 false,
             ));
             let column: Float64Array = self
-                .scores
+                .values
                 .iter()
-                .skip(l)
+                .skip(c)
                 .step_by(k.max(1))
                 .copied()
                 .collect();
@@ -175,7 +128,7 @@ pub trait BatchRows {
     fn clear(&mut self);
 }
 
-impl BatchRows for Predictions {
+impl BatchRows for ScoredRows {
     fn held(&self) -> usize {
         self.rows.len()
     }
@@ -186,26 +139,9 @@ impl BatchRows for Predictions {
 
     fn clear(&mut self) {
         self.rows.clear();
-        self.labels.clear();
-        self.predictions.clear();
-        self.probabilities.clear();
-    }
-}
-
-impl BatchRows for RankedPredictions {
-    fn held(&self) -> usize {
-        self.rows.len()
-    }
-
-    fn batch(&self) -> Result<RecordBatch> {
-        self.to_batch()
-    }
-
-    fn clear(&mut self) {
-        self.rows.clear();
-        self.relevant.clear();
+        self.truths.clear();
         self.predicted.clear();
-        self.scores.clear();
+        self.values.clear();
     }
 }
 

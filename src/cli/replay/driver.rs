@@ -9,9 +9,7 @@ use serde::Serialize;
 use super::ReplayArgs;
 use crate::Result;
 use crate::cli::report::{self, Outputs, RunInfo};
-use crate::columnar::{
-    BatchRows, Predictions, RankedPredictions, RowsWriter, Table, open_table, read_csv_bytes,
-};
+use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
 use crate::core::Encodings;
 use crate::eval::{Prequential, RowOutcome};
@@ -157,17 +155,24 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     if let Some(whole) = &whole {
         say_missing(missing_cells(&whole.data));
     }
+    let ending = Ending {
+        final_from: evaluation.first_final(n) as u64,
+        progress: &progress,
+        outputs: &outputs,
+        run: &run,
+    };
     if spec.is_multi_label() {
         let data = &whole
             .as_ref()
             .expect("a multi-label stream is encoded whole")
             .data;
         let labels = spec.classes.names();
-        let mut predictions = prediction_file(&args.predictions, RankedPredictions::new(labels))?;
+        let mut predictions = prediction_file(&args.predictions, ScoredRows::rankings(labels))?;
         let report = evaluation.run_ranking(&mut model, data, order.as_deref(), |row, model| {
             if let Some(p) = predictions.as_mut() {
                 let number = before.rows_seen + row.row as u64;
-                p.rows.push(number, row.relevant, row.scores, row.predicted);
+                p.rows
+                    .push_ranking(number, row.relevant, row.scores, row.predicted);
                 p.flush_if_full()?;
             }
             after_row(row.position, row.row, row.relevant.is_some(), model)
@@ -176,28 +181,17 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         let saved = checkpointer.finish(n, &mut model);
         let points = report.curve.iter();
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
-        let ending = Ending {
-            saved,
-            final_from: evaluation.first_final(n) as u64,
-            progress: &progress,
-            outputs: &outputs,
-            run: &run,
-        };
-        return ending.write(&report, "rank_loss", points);
+        return ending.write(saved, &report, "rank_loss", points);
     }
 
     let class_names = spec.classes.names();
-    let mut predictions = prediction_file(&args.predictions, Predictions::new(class_names))?;
+    let mut predictions = prediction_file(&args.predictions, ScoredRows::predictions(class_names))?;
     let on_row = |outcome: &RowOutcome<'_>, model: &mut Model| {
         if let Some(p) = predictions.as_mut() {
             let label = outcome.label.map(|y| class_names[y].clone());
             let number = before.rows_seen + outcome.row as u64;
-            p.rows.push(
-                number,
-                label,
-                &class_names[outcome.predicted],
-                outcome.proba,
-            );
+            let predicted = class_names[outcome.predicted].clone();
+            p.rows.push(number, label, predicted, outcome.proba);
             p.flush_if_full()?;
         }
         after_row(
@@ -226,14 +220,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let saved = checkpointer.finish(n, &mut model);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
-    let ending = Ending {
-        saved,
-        final_from: evaluation.first_final(n) as u64,
-        progress: &progress,
-        outputs: &outputs,
-        run: &run,
-    };
-    ending.write(&report, "accuracy", points)
+    ending.write(saved, &report, "accuracy", points)
 }
 
 /// Cells read as missing values: never refused (WEAK_LEARNERS.md §0), but said.
@@ -257,7 +244,6 @@ fn prediction_file<R: BatchRows>(path: &Option<PathBuf>, rows: R) -> Result<Opti
 /// What is left once the rows are replayed: the outcome of the final save, and where the
 /// rest goes.
 struct Ending<'a> {
-    saved: Result<Option<(&'a Path, u64)>>,
     /// The first row of the final fraction.
     final_from: u64,
     progress: &'a report::Progress,
@@ -271,12 +257,13 @@ impl Ending<'_> {
     /// them, so that it costs none of them.
     fn write<R: Serialize + Display>(
         self,
+        saved: Result<Option<(&Path, u64)>>,
         report: &R,
         metric: &str,
         curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
     ) -> Result<()> {
         self.progress.finish();
-        if let Ok(Some((path, seen))) = &self.saved {
+        if let Ok(Some((path, seen))) = &saved {
             eprintln!("saved    {} ({seen} rows seen)", path.display());
         }
         report::print(report);
@@ -288,7 +275,7 @@ impl Ending<'_> {
             curve,
             self.final_from,
         )?;
-        self.saved.map(|_| ())
+        saved.map(|_| ())
     }
 }
 
