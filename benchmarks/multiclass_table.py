@@ -32,10 +32,10 @@ ALGOS = {
     # The library default normalisation w/(k - 1), expected-cost votes.
     **{f"OnlineMBBM k-1 g={g}": ["--algo", "mbbm", "--gamma", g, "--weight-scale", "0.5:20",
                                  "--vote", "expected-cost"] for g in GAMMAS},
-    "Oza (MOA)": ["--algo", "oza"],
+    "Oza (MOA)": ["--algo", "oza", "--protocol", "jgt17"],
     "Oza (River)": ["--algo", "oza", "--oza-variant", "river"],
     # MOA's OzaBoost, but models with error 0 or above 1/2 are skipped instead of ending the vote.
-    "Oza (MOA) skip": ["--algo", "oza", "--oza-zero-error", "skip"],
+    "Oza (MOA) skip": ["--algo", "oza", "--oza-variant", "moa", "--oza-zero-error", "skip"],
     "OvA": ["--algo", "ova", "--protocol", "jgt17"],
     "AdaOVA": ["--algo", "ada-ova", "--protocol", "jgt17"],
 }

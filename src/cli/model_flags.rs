@@ -125,8 +125,18 @@ impl Protocol {
                 flags.weight_norm = flags.weight_norm.or(Some(WeightNorm::Raw));
                 flags.vote = flags.vote.or(Some(VoteRule::ExpectedCost));
             }
-            (Protocol::Jgt17, Oza | Hoeffding) => {}
-            (Protocol::Cll12, OsBoost | OsBoostOcp | OsBoostExp | OgBoost | Oza) => {
+            // The papers' OLB and Oza's boosting are MOA's OzaBoost, its stop rule included.
+            (Protocol::Jgt17, Oza) => {
+                flags.oza_variant = flags.oza_variant.or(Some(OzaVariant::Moa));
+            }
+            (Protocol::Jgt17, Hoeffding) => {}
+            (Protocol::Cll12, Oza) => {
+                flags.oza_variant = flags.oza_variant.or(Some(OzaVariant::Moa));
+                flags.scale = flags.scale.or(Some(ScaleArg::MinMax));
+                flags.resample = flags.resample.or(Some(ResampleArg::Poisson));
+                flags.preset = flags.preset.or(Some(Preset::Default));
+            }
+            (Protocol::Cll12, OsBoost | OsBoostOcp | OsBoostExp | OgBoost) => {
                 flags.scale = flags.scale.or(Some(ScaleArg::MinMax));
                 flags.resample = flags.resample.or(Some(ResampleArg::Poisson));
                 flags.preset = flags.preset.or(Some(Preset::Default));
@@ -482,7 +492,31 @@ mod tests {
             ),
             (
                 vec!["--algo", "oza", "--protocol", "jgt17"],
-                [&["--algo", "oza"][..], &paper].concat(),
+                [&["--algo", "oza", "--oza-variant", "moa"][..], &paper].concat(),
+            ),
+            (
+                vec![
+                    "--algo",
+                    "oza",
+                    "--weak",
+                    "naive-bayes",
+                    "--protocol",
+                    "cll12",
+                ],
+                vec![
+                    "--algo",
+                    "oza",
+                    "--weak",
+                    "naive-bayes",
+                    "--oza-variant",
+                    "moa",
+                    "--scale",
+                    "min-max",
+                    "--preset",
+                    "default",
+                    "--resample",
+                    "poisson",
+                ],
             ),
             (
                 vec!["--algo", "hoeffding", "--protocol", "jgt17"],
@@ -550,6 +584,19 @@ mod tests {
                 "{with_protocol:?}"
             );
         }
+        // `--algo oza` alone is the configuration RESULTS.md measured as "Oza (MOA) skip".
+        assert_eq!(
+            config(&["--algo", "oza"]).unwrap(),
+            config(&[
+                "--algo",
+                "oza",
+                "--oza-variant",
+                "moa",
+                "--oza-zero-error",
+                "skip"
+            ])
+            .unwrap()
+        );
         let err = config(&["--algo", "osboost", "--protocol", "jgt17"]).unwrap_err();
         assert!(
             err.to_string()
