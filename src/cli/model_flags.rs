@@ -597,6 +597,21 @@ mod tests {
             ])
             .unwrap()
         );
+        // `--algo mbbm` alone is RESULTS.md's "raw weights, 0.1 x U[5, 200]" column.
+        assert_eq!(
+            config(&["--algo", "mbbm"]).unwrap(),
+            config(&[
+                "--algo",
+                "mbbm",
+                "--weight-scale",
+                "0.5:20",
+                "--weight-norm",
+                "raw",
+                "--vote",
+                "argmax"
+            ])
+            .unwrap()
+        );
         let err = config(&["--algo", "osboost", "--protocol", "jgt17"]).unwrap_err();
         assert!(
             err.to_string()
