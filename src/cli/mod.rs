@@ -1,6 +1,7 @@
 //! The `streamboost` command line: argument parsing and presentation only. Algorithms are
 //! assembled from their configs ([`crate::model`]); evaluation is [`crate::eval`]'s.
 
+mod files;
 mod inspect;
 mod model_flags;
 mod plot;

@@ -202,7 +202,7 @@ fn read_report(path: &Path) -> Result<(String, &'static str, Curve)> {
         file: path.to_path_buf(),
         message,
     };
-    let report = super::report::read_json(path)?;
+    let report = super::files::read_json(path)?;
     let curve = report["curve"]
         .as_array()
         .ok_or_else(|| format("no `curve` in it: not a `replay --report` file".into()))?;

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use super::files::{write_json, write_text};
+use crate::Result;
 use crate::columnar::Encodings;
 use crate::model::{Algorithm, ModelConfig};
-use crate::{Error, Result};
 
 /// The files a replay was asked to write.
 pub struct Outputs {
@@ -94,30 +95,6 @@ fn write_curve(
         csv += &format!("{rows},{},{}\n", cell(cumulative), cell(window));
     }
     write_text(path, &csv)
-}
-
-/// Reads a JSON file: an I/O error, or a format error naming the file.
-pub fn read_json(path: &Path) -> Result<serde_json::Value> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    serde_json::from_str(&text).map_err(|e| Error::Format {
-        file: path.to_path_buf(),
-        message: format!("not JSON: {e}"),
-    })
-}
-
-fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    let json = serde_json::to_string_pretty(value).expect("reports serialize");
-    write_text(path, &(json + "\n"))
-}
-
-fn write_text(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 /// Prints a report's summary on stdout (a closed pipe ends the output, not the run).

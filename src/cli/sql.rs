@@ -152,7 +152,7 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
         let (name, path) = name_and_path(arg, "model")?;
         if path.extension().is_some_and(|e| e == "json") {
             let file: ModelFile =
-                serde_json::from_value(super::report::read_json(path)?).map_err(|e| {
+                serde_json::from_value(super::files::read_json(path)?).map_err(|e| {
                     Error::Format {
                         file: path.to_path_buf(),
                         message: e.to_string(),
