@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{BoosterConfig, add_class_to_members, learnable, members_classes};
+use crate::boost::{BoosterConfig, Members, add_class_to_members, learnable};
 use crate::core::math::{argmax, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -62,13 +62,12 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
         Ok(())
     }
 
-    fn assemble<L: Classifier + Clone>(&self, learners: Vec<L>, seed: u64) -> Result<OzaBag<L>> {
-        self.validate_booster()?;
+    fn assemble_over<L: Classifier + Clone>(&self, m: Members<L>) -> Result<Self::Over<L>> {
         Ok(OzaBag {
-            k: members_classes(&learners)?,
+            k: m.k,
             lambda: self.lambda,
-            learners,
-            rng: Rng::new(seed),
+            learners: m.learners,
+            rng: m.rng,
             member_proba: Vec::new(),
         })
     }

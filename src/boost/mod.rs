@@ -132,10 +132,45 @@ pub trait BoosterConfig {
     /// checked for every booster by [`Config::validate`]).
     fn validate_booster(&self) -> Result<()>;
 
+    /// The booster over `members`, checked and counted (its parameters are checked before).
+    fn assemble_over<L: Classifier + Clone>(&self, members: Members<L>) -> Result<Self::Over<L>>;
+
     /// Assembles the booster over members built elsewhere (any [`Classifier`]); `seed`
     /// seeds the booster's own generator (weight scales, expert draws, random ties). The
     /// member count is `members.len()`, whatever [`BoosterConfig::n_members`] says.
-    fn assemble<L: Classifier + Clone>(&self, members: Vec<L>, seed: u64) -> Result<Self::Over<L>>;
+    fn assemble<L: Classifier + Clone>(&self, members: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
+        self.validate_booster()?;
+        let k = members_classes(&members)?;
+        self.assemble_over(Members {
+            learners: members,
+            k,
+            rng: Rng::new(seed),
+        })
+    }
+}
+
+/// What a booster is assembled from: its members, their class count and its own generator.
+#[derive(Debug)]
+pub struct Members<L> {
+    /// The weak learners, at least one.
+    pub learners: Vec<L>,
+    /// The classes every member predicts (`k ≥ 2`).
+    pub k: usize,
+    /// The booster's own generator, seeded apart from the members' (weight scales, expert
+    /// draws, random ties).
+    pub rng: Rng,
+}
+
+impl<L> Members<L> {
+    /// The number of members.
+    pub fn len(&self) -> usize {
+        self.learners.len()
+    }
+
+    /// Whether there are none (never, once assembled).
+    pub fn is_empty(&self) -> bool {
+        self.learners.is_empty()
+    }
 }
 
 impl<B> Config for B
@@ -178,7 +213,7 @@ fn build_members<W: Config>(
 
 /// The class count `k` of a booster's members: there is at least one, and all predict the
 /// same `k ≥ 2` classes.
-pub(crate) fn members_classes<L: Classifier>(members: &[L]) -> Result<usize> {
+fn members_classes<L: Classifier>(members: &[L]) -> Result<usize> {
     let Some(k) = members.first().map(Classifier::n_classes) else {
         return Err(Error::config("n_learners", "must be >= 1"));
     };

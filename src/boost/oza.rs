@@ -17,7 +17,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::boost::{BoosterConfig, Knob, Tune, add_class_to_members, learnable, members_classes};
+use crate::boost::{BoosterConfig, Knob, Members, Tune, add_class_to_members, learnable};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -124,12 +124,6 @@ impl<W> OzaBoostConfig<W> {
     }
 }
 
-impl<W: Default> Default for OzaBoostConfig<W> {
-    fn default() -> Self {
-        OzaBoostConfig::new(W::default())
-    }
-}
-
 impl<W: fmt::Display> fmt::Display for OzaBoostConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -152,27 +146,20 @@ impl<W> BoosterConfig for OzaBoostConfig<W> {
         Ok(())
     }
 
-    /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG (Poisson
-    /// draws, ties).
-    fn assemble<L: Classifier + Clone>(
-        &self,
-        learners: Vec<L>,
-        seed: u64,
-    ) -> Result<Self::Over<L>> {
-        let k = members_classes(&learners)?;
-        let m = learners.len();
+    fn assemble_over<L: Classifier + Clone>(&self, m: Members<L>) -> Result<Self::Over<L>> {
+        let n = m.len();
         Ok(OzaBoost {
-            k,
+            k: m.k,
             poisson: self.poisson,
             lambda_update: self.lambda_update,
             vote: self.vote,
             zero_error: self.zero_error,
             tie_break: self.tie_break,
-            learners,
-            lambda_sc: vec![0.0; m],
-            lambda_sw: vec![0.0; m],
+            learners: m.learners,
+            lambda_sc: vec![0.0; n],
+            lambda_sw: vec![0.0; n],
             seen: 0.0,
-            rng: Rng::new(seed),
+            rng: m.rng,
         })
     }
 }

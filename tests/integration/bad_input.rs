@@ -6,7 +6,7 @@ use predicates::prelude::*;
 use streamboost::Error;
 use streamboost::columnar::{Encodings, load_stream};
 
-use crate::cli::streamboost;
+use crate::cli::{fails_saying, streamboost};
 
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
     let path = dir.path().join(name);
@@ -48,14 +48,10 @@ fn malformed_csv_row_names_line_and_column() {
     // A value of the wrong type: line 4, column `x`. Type inference reads every row, so an
     // explicit schema conflict only arises across files; within one file a text value in a
     // numeric column makes the column nominal. Mixed types across inputs are checked below.
-    streamboost()
-        .args(["replay", "--input"])
-        .arg(&short)
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains(
-            "short.csv: malformed row at line 3",
-        ));
+    fails_saying(
+        streamboost().args(["replay", "--input"]).arg(&short),
+        &["short.csv: malformed row at line 3"],
+    );
 }
 
 #[test]
@@ -100,12 +96,10 @@ fn empty_inputs() {
             matches!(&err, Error::EmptyInput { file } if file == path),
             "{err}"
         );
-        streamboost()
-            .args(["replay", "--input"])
-            .arg(path)
-            .assert()
-            .failure()
-            .stderr(predicate::str::contains("no data rows"));
+        fails_saying(
+            streamboost().args(["replay", "--input"]).arg(path),
+            &["no data rows"],
+        );
     }
 }
 
@@ -161,21 +155,18 @@ fn single_class_and_missing_values() {
 
 #[test]
 fn invalid_parameters_are_refused() {
-    streamboost()
-        .args(["replay", "--final-fraction", "1.5"])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("final_fraction"));
-    streamboost()
-        .args(["replay", "--learners", "0"])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("n_learners"));
-    streamboost()
-        .args(["replay", "--weight-scale", "5:1"])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("weight_scale"));
+    fails_saying(
+        streamboost().args(["replay", "--final-fraction", "1.5"]),
+        &["final_fraction"],
+    );
+    fails_saying(
+        streamboost().args(["replay", "--learners", "0"]),
+        &["n_learners"],
+    );
+    fails_saying(
+        streamboost().args(["replay", "--weight-scale", "5:1"]),
+        &["weight_scale"],
+    );
 }
 
 #[test]
@@ -229,19 +220,16 @@ fn ordinal_columns_are_ranked_and_unlisted_levels_are_named() {
             "{bad}"
         );
     }
-    streamboost()
-        .args(["replay", "-q", "--ordinal", "size=small,big", "--input"])
-        .arg(&path)
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains(
-            "data row 4, column `size`: `med` is not one of the declared levels",
-        ));
-    streamboost()
-        .args(["replay", "-q", "--ordinal", "size=small"])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("--ordinal"));
+    fails_saying(
+        streamboost()
+            .args(["replay", "-q", "--ordinal", "size=small,big", "--input"])
+            .arg(&path),
+        &["data row 4, column `size`: `med` is not one of the declared levels"],
+    );
+    fails_saying(
+        streamboost().args(["replay", "-q", "--ordinal", "size=small"]),
+        &["--ordinal"],
+    );
 }
 
 #[test]
@@ -309,12 +297,12 @@ fn a_checkpoint_path_that_cannot_be_written_fails_before_the_first_row() {
         )
         // Refused up front: nothing was replayed, so no summary was printed.
         .stdout(predicate::str::contains("accuracy").not());
-    streamboost()
-        .args(["replay", "-q", "--algo", "hoeffding", "--save"])
-        .arg(dir.path())
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("it is a directory"));
+    fails_saying(
+        streamboost()
+            .args(["replay", "-q", "--algo", "hoeffding", "--save"])
+            .arg(dir.path()),
+        &["it is a directory"],
+    );
 }
 
 #[test]

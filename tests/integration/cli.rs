@@ -10,6 +10,15 @@ pub fn streamboost() -> Command {
     Command::cargo_bin("streamboost").unwrap()
 }
 
+/// Runs `command` and checks that it fails with each of `messages` on stderr.
+pub fn fails_saying(command: &mut Command, messages: &[&str]) {
+    let output = command.assert().failure();
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
+    for message in messages {
+        assert!(stderr.contains(message), "no {message:?} in: {stderr}");
+    }
+}
+
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }

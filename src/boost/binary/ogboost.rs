@@ -12,7 +12,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, write_proba};
-use crate::boost::{BoosterConfig, learnable, members_classes};
+use crate::boost::{BoosterConfig, Members, learnable};
 use crate::core::ClassId;
 use crate::core::math::sigmoid;
 use crate::learner::{Classifier, Config};
@@ -117,27 +117,21 @@ impl<W> BoosterConfig for OgBoostConfig<W> {
         Ok(())
     }
 
-    /// Assembles a booster over `M·K` binary learners built elsewhere (selector `m` holds
-    /// learners `m·K .. (m+1)·K`).
-    fn assemble<L: Classifier + Clone>(
-        &self,
-        learners: Vec<L>,
-        _seed: u64,
-    ) -> Result<Self::Over<L>> {
-        self.validate_booster()?;
-        require_binary(members_classes(&learners)?, "ogboost")?;
-        if !learners.len().is_multiple_of(self.per_selector) {
+    /// `M·K` binary members: selector `m` holds members `m·K .. (m+1)·K`.
+    fn assemble_over<L: Classifier + Clone>(&self, m: Members<L>) -> Result<Self::Over<L>> {
+        require_binary(m.k, "ogboost")?;
+        if !m.len().is_multiple_of(self.per_selector) {
             return Err(Error::config(
                 "per_selector",
                 "must divide the number of learners",
             ));
         }
-        let n = learners.len();
+        let n = m.len();
         Ok(OgBoost {
             per_selector: self.per_selector,
             loss: self.loss,
             weak_output: self.weak_output,
-            learners,
+            learners: m.learners,
             errors: vec![0.0; n],
             best: vec![0; n / self.per_selector],
         })

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, smooth_weight, write_proba};
 use crate::boost::ogd::project_to_simplex;
-use crate::boost::{BoosterConfig, WeightScale, learnable, members_classes};
+use crate::boost::{BoosterConfig, Members, WeightScale, learnable};
 use crate::core::{ClassId, Rng};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
@@ -131,27 +131,20 @@ impl<W> BoosterConfig for OsBoostConfig<W> {
         self.weight_scale.validate()
     }
 
-    /// Assembles a booster over binary learners built elsewhere; `seed` seeds its RNG.
-    fn assemble<L: Classifier + Clone>(
-        &self,
-        learners: Vec<L>,
-        seed: u64,
-    ) -> Result<Self::Over<L>> {
-        self.validate_booster()?;
-        require_binary(members_classes(&learners)?, "osboost")?;
-        let n = learners.len();
-        let mut rng = Rng::new(seed);
+    fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
+        require_binary(m.k, "osboost")?;
+        let n = m.len();
         Ok(OsBoost {
             gamma: self.gamma,
             theta: self.gamma / (2.0 + self.gamma),
             combiner: self.combiner,
             weak_output: self.weak_output,
-            scales: self.weight_scale.draw(n, &mut rng),
-            learners,
+            scales: self.weight_scale.draw(n, &mut m.rng),
+            learners: m.learners,
             alpha: vec![1.0 / n as f64; n],
             mistakes: vec![0.0; n],
             rows: 0,
-            rng,
+            rng: m.rng,
         })
     }
 }

@@ -17,12 +17,12 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::Pass;
 use super::cost::{PairwiseCosts, Surrogate};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
 use crate::boost::{
-    BoosterConfig, ExpertSelection, VoteRule, WeightScale, add_class_to_members, learnable,
-    members_classes,
+    BoosterConfig, ExpertSelection, Members, VoteRule, WeightScale, add_class_to_members, learnable,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
@@ -59,12 +59,6 @@ pub struct AdaBoostOlmConfig<W> {
     pub tie_break: TieBreak,
     /// The weak learners' config.
     pub weak: W,
-}
-
-impl<W: Default> Default for AdaBoostOlmConfig<W> {
-    fn default() -> Self {
-        AdaBoostOlmConfig::new(W::default())
-    }
 }
 
 impl<W> AdaBoostOlmConfig<W> {
@@ -124,13 +118,6 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
     }
 }
 
-/// The members as [`AdaBoostOlm::forward`] uses them: scored only, or scored then taught
-/// row label `y` with row weight `weight`.
-enum Members<'a, L> {
-    Score(&'a [L]),
-    Learn(&'a mut [L], ClassId, f64),
-}
-
 /// Per-row buffers, reused so that the streaming path allocates nothing.
 #[derive(Debug, Clone, Default)]
 struct Workspace {
@@ -180,35 +167,25 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
         self.weight_scale.validate()
     }
 
-    /// Assembles a booster over learners built elsewhere (any [`Classifier`], e.g. one with no
-    /// config of its own). `n_learners` is ignored: the booster has `learners.len()` of them.
-    /// `seed` seeds the booster's own RNG (weight scales, expert draws, random ties).
-    fn assemble<L: Classifier + Clone>(
-        &self,
-        learners: Vec<L>,
-        seed: u64,
-    ) -> Result<Self::Over<L>> {
-        self.validate_booster()?;
-        let k = members_classes(&learners)?;
-        let n = learners.len();
-        let mut own = Rng::new(seed);
+    fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
+        let n = m.len();
         Ok(AdaBoostOlm {
-            k,
+            k: m.k,
             loss: self.loss,
             feasible: Interval::symmetric(self.bound()),
-            steps: self.steps(k, n),
+            steps: self.steps(m.k, n),
             weight_bounds: (1..=n)
-                .map(|i| self.loss.weight_bound(i, k, self.bound()))
+                .map(|i| self.loss.weight_bound(i, m.k, self.bound()))
                 .collect(),
             expert_selection: self.expert_selection,
             vote_rule: self.vote_rule,
             tie_break: self.tie_break,
-            scales: self.weight_scale.draw(n, &mut own),
-            learners,
+            scales: self.weight_scale.draw(n, &mut m.rng),
+            learners: m.learners,
             alpha: vec![0.0; n],
             hedge: Hedge::new(n, self.hedge_rate),
             rows: 0,
-            rng: own,
+            rng: m.rng,
             work: Workspace::default(),
         })
     }
@@ -262,13 +239,13 @@ impl<L: Classifier> AdaBoostOlm<L> {
     /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
     /// (`ŷ^i`) for row `x`. Ties are broken with `tie` and `rng`.
     ///
-    /// With [`Members::Learn`], learner `i` also learns the row with weight
+    /// With [`Pass::Learn`], learner `i` also learns the row with weight
     /// `w_i = −C[y][y]/(k−1)` at `s^{i−1}` (§3.4 step (a)) right after predicting it: that
     /// weight depends only on the votes and pre-update `α` of learners `< i`, all known here,
     /// so each member routes the row once for both phases.
     fn forward(
         &self,
-        mut members: Members<'_, L>,
+        mut members: Pass<'_, L>,
         x: &[f64],
         work: &mut Workspace,
         tie: TieBreak,
@@ -279,8 +256,8 @@ impl<L: Classifier> AdaBoostOlm<L> {
         work.costs.reset(self.loss, k);
         for i in 0..self.alpha.len() {
             match &mut members {
-                Members::Score(learners) => learners[i].predict_proba(x, &mut work.p),
-                Members::Learn(learners, y, weight) => {
+                Pass::Score(learners) => learners[i].predict_proba(x, &mut work.p),
+                Pass::Learn(learners, y, weight) => {
                     // −C[y][y] at s^{i−1}, kept by the cost matrix.
                     let w = self.loss.normalised_weight(
                         -work.costs.get(*y, *y),
@@ -324,11 +301,11 @@ impl<L: Classifier> AdaBoostOlm<L> {
         match target {
             Some((y, weight)) => {
                 let mut learners = std::mem::take(&mut self.learners);
-                let members = Members::Learn(&mut learners, y, weight);
+                let members = Pass::Learn(&mut learners, y, weight);
                 self.forward(members, x, work, self.tie_break, rng);
                 self.learners = learners;
             }
-            None => self.forward(Members::Score(&self.learners), x, work, self.tie_break, rng),
+            None => self.forward(Pass::Score(&self.learners), x, work, self.tie_break, rng),
         }
     }
 
@@ -436,7 +413,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
         let mut work = Workspace::for_model(self.k, self.learners.len());
         let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
-        let members = Members::Score(&self.learners);
+        let members = Pass::Score(&self.learners);
         self.forward(members, x, &mut work, TieBreak::Lowest, &mut rng);
         self.mixture(&work.experts, out);
     }

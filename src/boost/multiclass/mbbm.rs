@@ -30,10 +30,11 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use super::Pass;
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
 use crate::boost::{
-    BoosterConfig, VoteRule, WeightScale, add_class_to_members, learnable, members_classes,
+    BoosterConfig, Members, VoteRule, WeightScale, add_class_to_members, learnable,
 };
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
@@ -75,12 +76,6 @@ pub struct OnlineMbbmConfig<W> {
     pub epsilon_prune: f64,
     /// The weak learners' config.
     pub weak: W,
-}
-
-impl<W: Default> Default for OnlineMbbmConfig<W> {
-    fn default() -> Self {
-        OnlineMbbmConfig::new(W::default())
-    }
 }
 
 impl<W> OnlineMbbmConfig<W> {
@@ -155,25 +150,17 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
         self.weight_scale.validate()
     }
 
-    /// Assembles a booster over learners built elsewhere; `seed` seeds its own RNG.
-    fn assemble<L: Classifier + Clone>(
-        &self,
-        learners: Vec<L>,
-        seed: u64,
-    ) -> Result<Self::Over<L>> {
-        self.validate_booster()?;
-        let k = members_classes(&learners)?;
-        let mut rng = Rng::new(seed);
+    fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
         Ok(OnlineMbbm {
-            k,
+            k: m.k,
             gamma: self.gamma,
             vote_rule: self.vote_rule,
             weight_norm: self.weight_norm,
             tie_break: self.tie_break,
             epsilon_prune: self.epsilon_prune,
-            scales: self.weight_scale.draw(learners.len(), &mut rng),
-            learners,
-            rng,
+            scales: self.weight_scale.draw(m.len(), &mut m.rng),
+            learners: m.learners,
+            rng: m.rng,
             engine: Engine::default(),
             work: Workspace::default(),
         })
@@ -231,7 +218,7 @@ impl<L: Classifier> OnlineMbbm<L> {
         k: usize,
         params: (VoteRule, WeightNorm, TieBreak),
         scales: &[f64],
-        learners: Members<'_, L>,
+        learners: Pass<'_, L>,
         x: &[f64],
         engine: &mut PotentialEngine,
         work: &mut Workspace,
@@ -252,8 +239,8 @@ impl<L: Classifier> OnlineMbbm<L> {
         for i in 0..n_learners {
             let n = n_learners - 1 - i;
             match &mut learners {
-                Members::Score(ls) => ls[i].predict_proba(x, &mut work.p),
-                Members::Learn(ls, y, weight) => {
+                Pass::Score(ls) => ls[i].predict_proba(x, &mut work.p),
+                Pass::Learn(ls, y, weight) => {
                     // w = Σ_l (C[y][l] − C[y][y]) at s^{i−1} (Alg. 1 line 9). Expected-cost
                     // votes need row C[y]'s bundle anyway; argmax votes need two base values.
                     let w = match vote_rule {
@@ -300,8 +287,8 @@ impl<L: Classifier> OnlineMbbm<L> {
         let mut slot = self.engine.0.lock().expect("engine lock");
         let engine = slot.get_or_insert_with(fresh);
         let members = match target {
-            Some((y, weight)) => Members::Learn(&mut learners, y, weight),
-            None => Members::Score(&learners),
+            Some((y, weight)) => Pass::Learn(&mut learners, y, weight),
+            None => Pass::Score(&learners),
         };
         Self::forward(
             self.k,
@@ -415,13 +402,6 @@ fn decided(partial: &[f64], unseen: f64) -> Option<ClassId> {
     (partial[best] + unseen.max(0.0) + MARGIN < runner_up).then_some(best)
 }
 
-/// The members as [`OnlineMbbm::forward`] uses them: scored only, or scored then taught
-/// row label `y` with row weight `weight`.
-enum Members<'a, L> {
-    Score(&'a [L]),
-    Learn(&'a mut [L], ClassId, f64),
-}
-
 ensemble!(OnlineMbbm<L> over learners);
 
 impl<L: Classifier> Classifier for OnlineMbbm<L> {
@@ -460,7 +440,7 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
             self.k,
             params,
             &self.scales,
-            Members::Score(&self.learners),
+            Pass::Score(&self.learners),
             x,
             engine,
             &mut work,

@@ -9,3 +9,13 @@ pub mod potential;
 pub use ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
 pub use mbbm::{OnlineMbbm, OnlineMbbmConfig, WeightNorm};
 pub use ova::{BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig, one_vs_all};
+
+use crate::core::ClassId;
+
+/// The members as a cost-matrix booster's forward pass uses them: scored only, or scored
+/// then taught row label `y` with row weight `weight` (learner `i` learns after it votes,
+/// with the weight the votes of learners `< i` give it).
+enum Pass<'a, L> {
+    Score(&'a [L]),
+    Learn(&'a mut [L], ClassId, f64),
+}

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::{LabelSplit, learn_relevant};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
-use crate::boost::{BoosterConfig, ExpertSelection, WeightScale, members_classes};
+use crate::boost::{BoosterConfig, ExpertSelection, Members, WeightScale};
 use crate::core::Rng;
 use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
 use crate::learner::{Classifier, Ranker};
@@ -103,29 +103,20 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
         self.weight_scale.validate()
     }
 
-    /// Assembles a booster over learners built elsewhere; `seed` seeds its own generator
-    /// (weight scales, expert draws).
-    fn assemble<L: Classifier + Clone>(
-        &self,
-        learners: Vec<L>,
-        seed: u64,
-    ) -> Result<Self::Over<L>> {
-        self.validate_booster()?;
-        let k = members_classes(&learners)?;
-        let n = learners.len();
-        let mut own = Rng::new(seed);
+    fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
+        let n = m.len();
         Ok(AdaOlmr {
-            k,
+            k: m.k,
             feasible: Interval::symmetric(self.alpha_bound),
             eta0: self.eta0,
             expert_selection: self.expert_selection,
             tie_break: self.tie_break,
-            scales: self.weight_scale.draw(n, &mut own),
-            learners,
+            scales: self.weight_scale.draw(n, &mut m.rng),
+            learners: m.learners,
             alpha: vec![0.0; n],
             hedge: Hedge::new(n, self.hedge_rate),
             rows: 0,
-            rng: own,
+            rng: m.rng,
             work: Workspace::default(),
         })
     }

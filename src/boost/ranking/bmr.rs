@@ -15,8 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::potential::{PairLoss, WalkTables};
 use super::{LabelSplit, learn_relevant};
-use crate::boost::{BoosterConfig, WeightScale, members_classes};
-use crate::core::Rng;
+use crate::boost::{BoosterConfig, Members, WeightScale};
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
@@ -128,22 +127,14 @@ impl<W> BoosterConfig for OnlineBmrConfig<W> {
         self.weight_scale.validate()
     }
 
-    /// Assembles a booster over learners built elsewhere; `seed` seeds the weight scales.
-    fn assemble<L: Classifier + Clone>(
-        &self,
-        learners: Vec<L>,
-        seed: u64,
-    ) -> Result<Self::Over<L>> {
-        self.validate_booster()?;
-        let k = members_classes(&learners)?;
-        let mut own = Rng::new(seed);
+    fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
         Ok(OnlineBmr {
-            k,
+            k: m.k,
             gamma: self.gamma,
             loss: self.loss,
             weight_norm: self.norm(),
-            scales: self.weight_scale.draw(learners.len(), &mut own),
-            learners,
+            scales: self.weight_scale.draw(m.len(), &mut m.rng),
+            learners: m.learners,
             rows: 0,
             capped_rows: 0,
             work: Workspace::default(),
