@@ -62,6 +62,15 @@ ALGOS["Adaboost.OLM, default-preset trees"] = ["--algo", "ada-olm", "--preset", 
 ALGOS["OnlineMBBM, defaults"] = ["--algo", "mbbm"]
 ALGOS["OnlineMBBM, raw 0.5:20 argmax"] = ["--algo", "mbbm", "--weight-scale", "0.5:20",
                                           "--weight-norm", "raw", "--vote", "argmax"]
+# Each learner's weights divided by their running mean (`--weight-scale unit-mean`): a tree
+# under boosting grows at the pace it would alone. Over each tree preset.
+for preset in ["jgt-paper", "moa", "default"]:
+    suffix = "" if preset == "jgt-paper" else f", {preset} trees"
+    ALGOS[f"Adaboost.OLM, unit mean{suffix}"] = ["--algo", "ada-olm", "--preset", preset,
+                                                 "--weight-scale", "unit-mean"]
+ALGOS["OnlineMBBM, unit mean"] = ["--algo", "mbbm", "--weight-scale", "unit-mean"]
+ALGOS["OvA, unit mean"] = ["--algo", "ova", "--weight-scale", "unit-mean"]
+ALGOS["AdaOVA, unit mean"] = ["--algo", "ada-ova", "--weight-scale", "unit-mean"]
 # One Hoeffding tree under each preset: what `--algo hoeffding` should default to.
 ALGOS.update({
     f"Hoeffding tree, {preset}": ["--algo", "hoeffding", "--preset", preset]

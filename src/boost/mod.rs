@@ -272,9 +272,10 @@ pub enum VoteRule {
     ExpectedCost,
 }
 
-/// Per-learner constant multiplying the weights a booster passes to its learners
-/// (ALGORITHMS.md §1.2). A Hoeffding tree counts weight toward its grace period, so this is a
-/// real hyper-parameter.
+/// Per-learner factor multiplying the weights a booster passes to its learners
+/// (ALGORITHMS.md §1.2). A Hoeffding tree counts weight toward its grace period and its
+/// Hoeffding bound, so this is a real hyper-parameter: under weights `w ≤ 1` a tree that
+/// waits for 200 units of weight grows several times slower than it does alone.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WeightScale {
@@ -282,6 +283,12 @@ pub enum WeightScale {
     Constant(f64),
     /// `U[lo, hi]`, drawn once per learner at construction (the authors used `U[5, 200]`).
     UniformRandom(f64, f64),
+    /// Each learner's weights divided by their running mean over the rows it has been
+    /// handed, so that a learner sees weight 1 per row on average, as it would alone. The
+    /// ratios between one learner's rows, which are what boosting changes, are kept (up to
+    /// the slow drift of the mean); only the unit is fixed. Scale-free: the booster's
+    /// weights times any constant give the same learners.
+    UnitMean,
 }
 
 impl Default for WeightScale {
@@ -296,6 +303,7 @@ impl WeightScale {
         let ok = match *self {
             WeightScale::Constant(c) => c > 0.0 && c.is_finite(),
             WeightScale::UniformRandom(lo, hi) => lo > 0.0 && lo <= hi && hi.is_finite(),
+            WeightScale::UnitMean => true,
         };
         if ok {
             Ok(())
@@ -307,12 +315,81 @@ impl WeightScale {
         }
     }
 
-    /// The scales of `n` learners.
-    pub fn draw(&self, n: usize, rng: &mut Rng) -> Vec<f64> {
+    /// The scales of `n` learners (a constant draws nothing from `rng`).
+    pub(crate) fn draw(&self, n: usize, rng: &mut Rng) -> LearnerScales {
         match *self {
-            WeightScale::Constant(c) => vec![c; n],
-            WeightScale::UniformRandom(lo, hi) => (0..n).map(|_| rng.uniform_in(lo, hi)).collect(),
+            WeightScale::Constant(c) => LearnerScales::Fixed(vec![c; n]),
+            WeightScale::UniformRandom(lo, hi) => {
+                LearnerScales::Fixed((0..n).map(|_| rng.uniform_in(lo, hi)).collect())
+            }
+            WeightScale::UnitMean => LearnerScales::UnitMean {
+                sums: vec![0.0; n],
+                rows: vec![0; n],
+            },
         }
+    }
+}
+
+/// A booster's learners' weight scales ([`WeightScale`]) as the booster's state: fixed
+/// factors, or the running sums of [`WeightScale::UnitMean`]. Checkpoints written before
+/// `UnitMean` existed hold the fixed factors as a plain array, which is what `Fixed` reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum LearnerScales {
+    /// One constant factor per learner.
+    Fixed(Vec<f64>),
+    /// Per learner, the sum of the weights it was handed and the number of rows.
+    UnitMean { sums: Vec<f64>, rows: Vec<u64> },
+}
+
+impl LearnerScales {
+    /// The factor learner `i`'s weight `w` is multiplied by: its fixed scale, or under
+    /// `UnitMean` (with `w` counted toward learner `i`'s mean first) the inverse of its mean,
+    /// so its first row has weight 1 and a learner only ever handed weight 0 learns nothing.
+    #[inline]
+    pub(crate) fn factor(&mut self, i: usize, w: f64) -> f64 {
+        match self {
+            LearnerScales::Fixed(factors) => factors[i],
+            LearnerScales::UnitMean { sums, rows } => {
+                sums[i] += w;
+                rows[i] += 1;
+                if sums[i] > 0.0 {
+                    rows[i] as f64 / sums[i]
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+}
+
+impl LearnerScales {
+    /// The fixed factors of a booster that takes no `UnitMean` (checked by its validation).
+    pub(crate) fn into_fixed(self) -> Vec<f64> {
+        match self {
+            LearnerScales::Fixed(factors) => factors,
+            LearnerScales::UnitMean { .. } => unreachable!("refused by the booster's validation"),
+        }
+    }
+}
+
+impl WeightScale {
+    /// Refuses [`WeightScale::UnitMean`] for a booster whose learners' weights are not one
+    /// per row (the rankers weight label pairs).
+    pub(crate) fn require_fixed(&self, booster: &str) -> Result<()> {
+        if *self == WeightScale::UnitMean {
+            return Err(Error::config(
+                "weight_scale",
+                format!("{booster} takes a constant or uniform random scale, not unit-mean"),
+            ));
+        }
+        self.validate()
+    }
+}
+
+impl Default for LearnerScales {
+    fn default() -> Self {
+        LearnerScales::Fixed(Vec::new())
     }
 }
 
@@ -321,6 +398,61 @@ impl std::fmt::Display for WeightScale {
         match self {
             WeightScale::Constant(c) => write!(f, "{c}"),
             WeightScale::UniformRandom(lo, hi) => write!(f, "U[{lo}, {hi}]"),
+            WeightScale::UnitMean => f.write_str("unit mean"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_mean_hands_weight_one_on_average_whatever_the_unit() {
+        let mut rng = Rng::new(1);
+        let weights: Vec<f64> = (0..500).map(|_| rng.uniform_in(0.0, 0.3)).collect();
+        let handed = |c: f64| {
+            let mut scales = WeightScale::UnitMean.draw(1, &mut Rng::new(0));
+            let out: Vec<f64> = weights
+                .iter()
+                .map(|&w| scales.factor(0, c * w) * c * w)
+                .collect();
+            out
+        };
+        let (unit, scaled) = (handed(1.0), handed(1000.0));
+        for (a, b) in unit.iter().zip(&scaled) {
+            assert!((a - b).abs() <= 1e-12 * a.max(1.0), "{a} vs {b}");
+        }
+        assert_eq!(unit[0], 1.0, "a learner's first row has weight 1");
+        let mean = unit.iter().sum::<f64>() / unit.len() as f64;
+        assert!((mean - 1.0).abs() < 0.05, "mean handed weight {mean}");
+        // The ratios of one learner's rows are the booster's, up to the drift of the mean.
+        let (t, u) = (400, 401);
+        let ratio = unit[u] / unit[t];
+        let booster_ratio = weights[u] / weights[t];
+        assert!((ratio / booster_ratio - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn unit_mean_never_divides_by_zero() {
+        let mut scales = WeightScale::UnitMean.draw(2, &mut Rng::new(0));
+        assert_eq!(scales.factor(0, 0.0), 0.0);
+        assert_eq!(scales.factor(0, 0.0) * 0.0, 0.0);
+        assert_eq!(scales.factor(1, 2.0) * 2.0, 1.0);
+        assert_eq!(scales.factor(0, 0.5) * 0.5, 3.0, "third row, mean 0.5/3");
+    }
+
+    #[test]
+    fn fixed_scales_read_as_the_plain_array_older_checkpoints_hold() {
+        let old: LearnerScales = serde_json::from_str("[1.0, 2.5]").unwrap();
+        assert_eq!(old, LearnerScales::Fixed(vec![1.0, 2.5]));
+        let mut unit = WeightScale::UnitMean.draw(2, &mut Rng::new(0));
+        unit.factor(1, 0.25);
+        let json = serde_json::to_string(&unit).unwrap();
+        assert_eq!(serde_json::from_str::<LearnerScales>(&json).unwrap(), unit);
+        assert_eq!(
+            serde_json::to_string(&LearnerScales::Fixed(vec![1.0])).unwrap(),
+            "[1.0]"
+        );
     }
 }

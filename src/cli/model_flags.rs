@@ -195,9 +195,11 @@ pub struct ModelFlags {
     /// experiments; all features otherwise, as in \[JGT\]'s.
     #[arg(long, value_name = "M")]
     pub features_per_tree: Option<usize>,
-    /// Per-learner weight scale of a booster: a constant `C`, or `LO:HI` for U[LO, HI] per
-    /// learner (the papers' experiments used 5:200). Default: 1, OnlineMBBM's 0.5:20.
-    #[arg(long, value_parser = parse_weight_scale, value_name = "C|LO:HI")]
+    /// Per-learner weight scale of a booster: a constant `C`, `LO:HI` for U[LO, HI] per
+    /// learner (the papers' experiments used 5:200), or `unit-mean`: each learner's weights
+    /// divided by their running mean, so it sees weight 1 per row on average as it would
+    /// alone (not for the rankers). Default: 1, OnlineMBBM's 0.5:20.
+    #[arg(long, value_parser = parse_weight_scale, value_name = "C|LO:HI|unit-mean")]
     pub weight_scale: Option<WeightScale>,
     /// The assumed edge γ of OnlineMBBM (the paper's grid: 0.3, 0.1, 0.05, 0.01, 0.001), of
     /// OnlineBMR and of the OSBoost family (in (0, 1/2)). Default 0.1.
@@ -266,6 +268,7 @@ fn parse_weight_scale(s: &str) -> std::result::Result<WeightScale, String> {
             .map_err(|_| format!("`{t}` is not a number"))
     };
     let scale = match s.split_once(':') {
+        _ if s == "unit-mean" => WeightScale::UnitMean,
         Some((lo, hi)) => WeightScale::UniformRandom(number(lo)?, number(hi)?),
         None => WeightScale::Constant(number(s)?),
     };

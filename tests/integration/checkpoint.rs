@@ -88,6 +88,18 @@ fn resume_is_bit_identical_on_car() {
 }
 
 #[test]
+fn resume_is_bit_identical_under_unit_mean_weight_scales() {
+    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
+    for name in ["ada-olm", "mbbm"] {
+        let dir = tempfile::tempdir().unwrap();
+        let json = serde_json::json!({"algorithm": name, "n_learners": 8,
+            "weight_scale": "unit-mean"});
+        let config = ModelConfig::from_json(json).unwrap();
+        assert_resume_is_exact(&config, &data, dir.path());
+    }
+}
+
+#[test]
 fn resume_is_bit_identical_for_online_mbbm() {
     let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
     for vote_rule in [VoteRule::Argmax, VoteRule::ExpectedCost] {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, smooth_weight, write_proba};
 use crate::boost::ogd::project_to_simplex;
-use crate::boost::{BoosterConfig, Members, WeightScale, learnable};
+use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale, learnable};
 use crate::core::{ClassId, Rng};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
@@ -163,7 +163,7 @@ pub struct OsBoost<L> {
     theta: f64,
     combiner: Combiner,
     weak_output: WeakOutput,
-    scales: Vec<f64>,
+    scales: LearnerScales,
     learners: Vec<L>,
     /// OCP's weights on the simplex.
     alpha: Vec<f64>,
@@ -200,7 +200,8 @@ impl<L: Classifier> OsBoost<L> {
         let mut p = [0.0; 2];
         let mut z = 0.0;
         for (i, learner) in self.learners.iter_mut().enumerate() {
-            let weight = self.scales[i] * smooth_weight(z, self.gamma) * w;
+            let smooth = smooth_weight(z, self.gamma);
+            let weight = self.scales.factor(i, smooth * w) * smooth * w;
             learner.learn_predict(x, Some(y), weight, &mut p);
             h[i] = self.weak_output.hypothesis(&p);
             z += sign_of(y) * h[i] - self.theta;

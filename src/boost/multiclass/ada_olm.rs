@@ -22,7 +22,8 @@ use super::cost::{PairwiseCosts, Surrogate};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
 use crate::boost::{
-    BoosterConfig, ExpertSelection, Members, VoteRule, WeightScale, add_class_to_members, learnable,
+    BoosterConfig, ExpertSelection, LearnerScales, Members, VoteRule, WeightScale,
+    add_class_to_members, learnable,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
@@ -212,7 +213,7 @@ pub struct AdaBoostOlm<L> {
     expert_selection: ExpertSelection,
     vote_rule: VoteRule,
     tie_break: TieBreak,
-    scales: Vec<f64>,
+    scales: LearnerScales,
     learners: Vec<L>,
     /// Learner weights `α^i`.
     alpha: Vec<f64>,
@@ -257,7 +258,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
         for i in 0..self.alpha.len() {
             match &mut members {
                 Pass::Score(learners) => learners[i].predict_proba(x, &mut work.p),
-                Pass::Learn(learners, y, weight) => {
+                Pass::Learn(learners, scales, y, weight) => {
                     // −C[y][y] at s^{i−1}, kept by the cost matrix.
                     let w = self.loss.normalised_weight(
                         -work.costs.get(*y, *y),
@@ -266,12 +267,8 @@ impl<L: Classifier> AdaBoostOlm<L> {
                         k,
                         self.feasible.hi,
                     );
-                    learners[i].learn_predict(
-                        x,
-                        Some(*y),
-                        self.scales[i] * w * *weight,
-                        &mut work.p,
-                    );
+                    let scale = scales.factor(i, w * *weight);
+                    learners[i].learn_predict(x, Some(*y), scale * w * *weight, &mut work.p);
                 }
             }
             let vote = match self.vote_rule {
@@ -301,9 +298,11 @@ impl<L: Classifier> AdaBoostOlm<L> {
         match target {
             Some((y, weight)) => {
                 let mut learners = std::mem::take(&mut self.learners);
-                let members = Pass::Learn(&mut learners, y, weight);
+                let mut scales = std::mem::take(&mut self.scales);
+                let members = Pass::Learn(&mut learners, &mut scales, y, weight);
                 self.forward(members, x, work, self.tie_break, rng);
                 self.learners = learners;
+                self.scales = scales;
             }
             None => self.forward(Pass::Score(&self.learners), x, work, self.tie_break, rng),
         }

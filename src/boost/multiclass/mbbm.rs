@@ -34,7 +34,7 @@ use super::Pass;
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
 use crate::boost::{
-    BoosterConfig, Members, VoteRule, WeightScale, add_class_to_members, learnable,
+    BoosterConfig, LearnerScales, Members, VoteRule, WeightScale, add_class_to_members, learnable,
 };
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
@@ -186,7 +186,7 @@ pub struct OnlineMbbm<L> {
     tie_break: TieBreak,
     #[serde(default)]
     epsilon_prune: f64,
-    scales: Vec<f64>,
+    scales: LearnerScales,
     learners: Vec<L>,
     rng: Rng,
     #[serde(skip)]
@@ -206,8 +206,9 @@ impl<L: Classifier> OnlineMbbm<L> {
             .map_or((0, 0), PotentialEngine::counts)
     }
 
-    fn new_engine(&self) -> PotentialEngine {
-        PotentialEngine::new(self.k, self.gamma, self.scales.len()).with_pruning(self.epsilon_prune)
+    /// The engine for `n_learners` members (passed: [`Self::run`] holds them apart).
+    fn new_engine(&self, n_learners: usize) -> PotentialEngine {
+        PotentialEngine::new(self.k, self.gamma, n_learners).with_pruning(self.epsilon_prune)
     }
 
     /// Predicts row `x` (and, given `(y, weight)`, trains every learner on it): returns the
@@ -217,7 +218,6 @@ impl<L: Classifier> OnlineMbbm<L> {
     fn forward(
         k: usize,
         params: (VoteRule, WeightNorm, TieBreak),
-        scales: &[f64],
         learners: Pass<'_, L>,
         x: &[f64],
         engine: &mut PotentialEngine,
@@ -225,7 +225,7 @@ impl<L: Classifier> OnlineMbbm<L> {
         rng: &mut Rng,
     ) {
         let (vote_rule, weight_norm, tie) = params;
-        let n_learners = scales.len();
+        let n_learners = learners.len();
         work.s.clear();
         work.s.resize(k, 0);
         work.p.resize(k, 0.0);
@@ -240,7 +240,7 @@ impl<L: Classifier> OnlineMbbm<L> {
             let n = n_learners - 1 - i;
             match &mut learners {
                 Pass::Score(ls) => ls[i].predict_proba(x, &mut work.p),
-                Pass::Learn(ls, y, weight) => {
+                Pass::Learn(ls, scales, y, weight) => {
                     // w = Σ_l (C[y][l] − C[y][y]) at s^{i−1} (Alg. 1 line 9). Expected-cost
                     // votes need row C[y]'s bundle anyway; argmax votes need two base values.
                     let w = match vote_rule {
@@ -254,7 +254,7 @@ impl<L: Classifier> OnlineMbbm<L> {
                     // A weight within the potentials' rounding is a decided row: zero, not a
                     // speck that would still reach the tree (and its first-seen prior).
                     let w = if w <= WEIGHT_NOISE { 0.0 } else { w };
-                    let w = scales[i] * *weight * w / norm;
+                    let w = scales.factor(i, *weight * w / norm) * *weight * w / norm;
                     ls[i].learn_predict(x, Some(*y), w, &mut work.p);
                 }
             }
@@ -282,26 +282,19 @@ impl<L: Classifier> OnlineMbbm<L> {
         let mut work = std::mem::take(&mut self.work);
         let mut rng = self.rng.clone();
         let mut learners = std::mem::take(&mut self.learners);
+        let mut scales = std::mem::take(&mut self.scales);
         let params = (self.vote_rule, self.weight_norm, self.tie_break);
-        let fresh = || self.new_engine();
+        let fresh = || self.new_engine(learners.len());
         let mut slot = self.engine.0.lock().expect("engine lock");
         let engine = slot.get_or_insert_with(fresh);
         let members = match target {
-            Some((y, weight)) => Pass::Learn(&mut learners, y, weight),
+            Some((y, weight)) => Pass::Learn(&mut learners, &mut scales, y, weight),
             None => Pass::Score(&learners),
         };
-        Self::forward(
-            self.k,
-            params,
-            &self.scales,
-            members,
-            x,
-            engine,
-            &mut work,
-            &mut rng,
-        );
+        Self::forward(self.k, params, members, x, engine, &mut work, &mut rng);
         drop(slot);
         self.learners = learners;
+        self.scales = scales;
         work.votes.clear();
         work.votes.extend(work.s.iter().map(|&v| v as f64));
         let predicted = argmax_tie(&work.votes, self.tie_break, &mut rng);
@@ -435,11 +428,10 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
         let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
         let params = (self.vote_rule, self.weight_norm, TieBreak::Lowest);
         let mut slot = self.engine.0.lock().expect("engine lock");
-        let engine = slot.get_or_insert_with(|| self.new_engine());
+        let engine = slot.get_or_insert_with(|| self.new_engine(self.learners.len()));
         Self::forward(
             self.k,
             params,
-            &self.scales,
             Pass::Score(&self.learners),
             x,
             engine,

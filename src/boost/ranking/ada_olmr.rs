@@ -100,7 +100,7 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
         if !(self.hedge_rate >= 0.0 && self.hedge_rate.is_finite()) {
             return Err(Error::config("hedge_rate", "must be >= 0"));
         }
-        self.weight_scale.validate()
+        self.weight_scale.require_fixed("ada-olmr")
     }
 
     fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
@@ -111,7 +111,7 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
             eta0: self.eta0,
             expert_selection: self.expert_selection,
             tie_break: self.tie_break,
-            scales: self.weight_scale.draw(n, &mut m.rng),
+            scales: self.weight_scale.draw(n, &mut m.rng).into_fixed(),
             learners: m.learners,
             alpha: vec![0.0; n],
             hedge: Hedge::new(n, self.hedge_rate),

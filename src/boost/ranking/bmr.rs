@@ -124,7 +124,7 @@ impl<W> BoosterConfig for OnlineBmrConfig<W> {
         {
             return Err(Error::config("weight_norm", "must be > 0"));
         }
-        self.weight_scale.validate()
+        self.weight_scale.require_fixed("bmr")
     }
 
     fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
@@ -133,7 +133,7 @@ impl<W> BoosterConfig for OnlineBmrConfig<W> {
             gamma: self.gamma,
             loss: self.loss,
             weight_norm: self.norm(),
-            scales: self.weight_scale.draw(m.len(), &mut m.rng),
+            scales: self.weight_scale.draw(m.len(), &mut m.rng).into_fixed(),
             learners: m.learners,
             rows: 0,
             capped_rows: 0,
