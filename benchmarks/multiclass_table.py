@@ -69,6 +69,8 @@ for preset in ["jgt-paper", "moa", "default"]:
     ALGOS[f"Adaboost.OLM, unit mean{suffix}"] = ["--algo", "ada-olm", "--preset", preset,
                                                  "--weight-scale", "unit-mean"]
 ALGOS["OnlineMBBM, unit mean"] = ["--algo", "mbbm", "--weight-scale", "unit-mean"]
+ALGOS["OvA, defaults"] = ["--algo", "ova", "--weight-scale", "1"]
+ALGOS["AdaOVA, defaults"] = ["--algo", "ada-ova", "--weight-scale", "1"]
 ALGOS["OvA, unit mean"] = ["--algo", "ova", "--weight-scale", "unit-mean"]
 ALGOS["AdaOVA, unit mean"] = ["--algo", "ada-ova", "--weight-scale", "unit-mean"]
 # One Hoeffding tree under each preset: what `--algo hoeffding` should default to.

@@ -89,6 +89,10 @@ pub mod columnar;
 #[cfg(feature = "columnar")]
 mod files;
 #[cfg(feature = "columnar")]
+pub mod job;
+#[cfg(feature = "columnar")]
+pub mod live;
+#[cfg(feature = "columnar")]
 pub mod replay;
 
 #[cfg(feature = "stream")]

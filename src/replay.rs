@@ -16,7 +16,8 @@
 //! caller sees each row as it is replayed. An input file that changes while it is replayed
 //! is an error at its end.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::time::Instant;
 
 use crate::checkpoint::{self, StreamState};
 use crate::columnar::{Encoded, StreamEncoder, Table, encode_with_spec, grow_spec, infer_spec};
@@ -25,41 +26,7 @@ use crate::learner::{Classifier, Config};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
 
-/// Where and how often a replay saves its model.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckpointPolicy {
-    /// The checkpoint file, replaced atomically at each save.
-    pub path: PathBuf,
-    /// Also save after every this many rows (else only at the end).
-    pub every: Option<u64>,
-}
-
-impl CheckpointPolicy {
-    /// Checks the period, and that the file can be written where it is named (its directory
-    /// exists, it is not a directory), so that a bad path fails before the first row rather
-    /// than after the whole stream.
-    pub fn validate(&self) -> Result<()> {
-        if self.every == Some(0) {
-            return Err(Error::config("checkpoint_every", "must be >= 1"));
-        }
-        let unwritable = |why: &str| Error::Io {
-            path: self.path.clone(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, why.to_string()),
-        };
-        let dir = self.path.parent().filter(|d| !d.as_os_str().is_empty());
-        if !dir.unwrap_or(Path::new(".")).is_dir() {
-            return Err(unwritable(
-                "cannot save a checkpoint here: its directory does not exist",
-            ));
-        }
-        if self.path.is_dir() {
-            return Err(unwritable(
-                "cannot save a checkpoint here: it is a directory",
-            ));
-        }
-        Ok(())
-    }
-}
+pub use crate::live::CheckpointPolicy;
 
 /// A model and the stream it replays: built fresh, or resumed from a checkpoint.
 pub struct Session {
@@ -125,6 +92,7 @@ impl Session {
             encodings,
             label: label.to_string(),
             stats: OperatorStats::default(),
+            position: None,
         };
         let rows = Rows::new(tables, start, &stream);
         Ok(Session {
@@ -189,6 +157,9 @@ pub struct Checkpointer<'a> {
     stream: StreamState,
     unknown_label_rows: &'a [usize],
     saved_at: Option<usize>,
+    /// Rows replayed at the last save, and when it was.
+    saved_rows: u64,
+    last_save: Instant,
 }
 
 impl<'a> Checkpointer<'a> {
@@ -204,6 +175,8 @@ impl<'a> Checkpointer<'a> {
             stream: stream.clone(),
             unknown_label_rows,
             saved_at: None,
+            saved_rows: 0,
+            last_save: Instant::now(),
         }
     }
 
@@ -222,14 +195,16 @@ impl<'a> Checkpointer<'a> {
         } else if self.unknown_label_rows.binary_search(&row).is_ok() {
             self.stream.stats.unknown_labels += 1;
         }
-        if let Some(CheckpointPolicy {
-            path,
-            every: Some(every),
-        }) = &self.policy
-            && (position as u64 + 1).is_multiple_of(*every)
+        if let Some(policy) = &self.policy
+            && policy.due(
+                position as u64 + 1 - self.saved_rows,
+                self.last_save.elapsed(),
+            )
         {
-            checkpoint::save(path, model, &self.state_of(model)?)?;
+            checkpoint::save(&policy.path, model, &self.state_of(model)?)?;
             self.saved_at = Some(position);
+            self.saved_rows = position as u64 + 1;
+            self.last_save = Instant::now();
         }
         Ok(())
     }

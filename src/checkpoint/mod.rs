@@ -28,8 +28,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::hash::Hasher;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use arrow::compute::concat_batches;
 use parquet::arrow::ArrowWriter;
@@ -41,9 +40,12 @@ use serde::{Deserialize, Serialize};
 use twox_hash::XxHash64;
 
 use crate::Classifier;
-use crate::core::{Encodings, FeatureKind, OperatorStats, StreamSpec};
+use crate::core::{Encodings, FeatureKind, OperatorStats, Position, StreamSpec};
+use crate::files::write_atomically;
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result, files};
+
+pub use crate::files::{partial_files, partial_path};
 
 /// The format version this build writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -68,6 +70,10 @@ pub struct StreamState {
     pub label: String,
     /// Rows seen and learnt so far.
     pub stats: OperatorStats,
+    /// How far a live model has taken its input (absent for a model saved by a replay or
+    /// an operator outside a job).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Position>,
 }
 
 /// The body of `streamboost.state`.
@@ -443,89 +449,4 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> Error {
         path: path.to_path_buf(),
         source: std::io::Error::other(e.to_string()),
     }
-}
-
-/// The temporary file one write of a checkpoint goes to before it replaces `path`:
-/// `<name>.<pid>-<n>.partial`, unique to the process and the write, so that two writers of
-/// the same path never share it.
-pub fn partial_path(path: &Path) -> PathBuf {
-    static WRITES: AtomicU64 = AtomicU64::new(0);
-    let n = WRITES.fetch_add(1, Ordering::Relaxed);
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".{}-{n}.partial", std::process::id()));
-    path.with_file_name(name)
-}
-
-/// The temporary files of writes of `path` that were left behind (a writer killed mid-write;
-/// never read), with the id of the process that wrote each.
-pub fn partial_files(path: &Path) -> Vec<(u32, PathBuf)> {
-    let name = path
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| {
-            let file = e.ok()?.file_name().into_string().ok()?;
-            let writer = file.strip_prefix(&name)?.strip_prefix('.')?;
-            let (pid, _) = writer.strip_suffix(".partial")?.split_once('-')?;
-            Some((pid.parse().ok()?, dir.join(&file)))
-        })
-        .collect()
-}
-
-/// Removes the temporary files of `path`'s writers that no longer run (Linux, where a
-/// process's liveness can be read from `/proc`; elsewhere they are left).
-fn remove_dead_writers_files(path: &Path) {
-    if cfg!(target_os = "linux") {
-        for (pid, file) in partial_files(path) {
-            if !Path::new(&format!("/proc/{pid}")).exists() {
-                let _ = std::fs::remove_file(file);
-            }
-        }
-    }
-}
-
-/// Writes `path` through `write` so that `path` is either its old contents or the complete
-/// new ones: write a [`partial_path`], flush it to disk, rename it over `path`, flush the
-/// directory entry.
-fn write_atomically(path: &Path, write: impl FnOnce(File) -> Result<()>) -> Result<()> {
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| Error::Io { path: p, source }
-    };
-    let partial = partial_path(path);
-    let file = File::create(&partial).map_err(io(&partial))?;
-    let written = file
-        .try_clone()
-        .map_err(io(&partial))
-        .and_then(write)
-        .and_then(|()| file.sync_all().map_err(io(&partial)));
-    drop(file);
-    if let Err(e) = written {
-        // A write that failed (a full disk, a file size limit) leaves `path` as it was and
-        // nothing beside it.
-        let _ = std::fs::remove_file(&partial);
-        return Err(e);
-    }
-    std::fs::rename(&partial, path).map_err(io(path))?;
-    remove_dead_writers_files(path);
-    #[cfg(unix)]
-    {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io(dir))?;
-    }
-    Ok(())
 }

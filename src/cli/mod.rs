@@ -7,6 +7,7 @@ mod model_flags;
 mod plot;
 mod replay;
 mod report;
+mod run;
 #[cfg(feature = "sql")]
 mod sql;
 
@@ -17,6 +18,7 @@ use clap::{Parser, Subcommand};
 pub use inspect::InspectArgs;
 pub use plot::PlotArgs;
 pub use replay::ReplayArgs;
+pub use run::RunArgs;
 #[cfg(feature = "sql")]
 pub use sql::SqlArgs;
 
@@ -32,6 +34,9 @@ pub struct Cli {
 enum Command {
     /// Replay a logged stream test-then-train and report prequential metrics.
     Replay(Box<ReplayArgs>),
+    /// Score the files that arrive in a directory with a live model, committed to a
+    /// checkpoint so that a restart goes on where it stopped (exactly once).
+    Run(Box<RunArgs>),
     /// Print a checkpoint's metadata and a summary of its model (the file is only read).
     Inspect(InspectArgs),
     /// Draw the learning curves of `replay --report` files on one chart (SVG or PNG).
@@ -54,6 +59,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => replay::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Plot(args) => plot::run(&args),
         #[cfg(feature = "sql")]

@@ -97,12 +97,13 @@ pub fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<Stre
         _ => name == label,
     };
     let feature_cols: Vec<usize> = (0..columns.len())
-        .filter(|&i| !is_target(&columns[i]))
+        .filter(|&i| !is_target(&columns[i]) && !enc.passthrough.contains(&columns[i]))
         .collect();
     for name in enc
         .nominal
         .iter()
         .chain(enc.ordinal.iter().map(|o| &o.column))
+        .chain(&enc.passthrough)
     {
         if !columns.contains(name) || is_target(name) {
             return Err(Error::MissingColumn {

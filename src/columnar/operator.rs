@@ -24,7 +24,7 @@ use super::label_sets::LabelSetReader;
 use super::rows::{RowEncoder, utf8};
 use crate::checkpoint::{self, StreamState};
 use crate::core::{ClassId, FeatureKind, StreamSpec};
-use crate::core::{Encodings, OperatorStats};
+use crate::core::{Encodings, OperatorStats, Position};
 use crate::eval::ranking::predicted_set;
 use crate::learner::{Classifier, Ranker};
 use crate::model::{Model, ModelConfig};
@@ -84,6 +84,8 @@ pub struct BoostOperator<M> {
     /// Names the input in errors.
     source: PathBuf,
     stats: OperatorStats,
+    /// How far a live model has taken its input, saved with it.
+    position: Option<Position>,
     /// Encoded rows of the current batch, reused.
     rows: Vec<f64>,
     /// One row's probabilities, reused.
@@ -113,30 +115,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                 ),
             ));
         }
-        let encoder = RowEncoder::new(spec, &input, encodings, &source)?;
-        let (targets, schema) = if spec.is_multi_label() {
-            let reader = LabelSetReader::new(spec, &input, label, &source)?;
-            let schema = ranking_output_schema(&input, label, spec.classes.names());
-            (Targets::LabelSets(reader), schema)
-        } else {
-            let schema = output_schema(&input, label, spec.classes.names());
-            let label_type = schema.field(input.fields().len()).data_type().clone();
-            let names = StringArray::from_iter_values(spec.classes.names());
-            let class_values = cast(&names, &label_type).map_err(|e| Error::SchemaMismatch {
-                file: source.clone(),
-                first: PathBuf::from("the model's class set"),
-                detail: format!(
-                    "class names do not fit label column `{label}` of type {label_type}: {e}"
-                ),
-            })?;
-            let class_ids = spec.classes.ids();
-            let targets = Targets::Classes {
-                label_column: input.index_of(label).ok(),
-                class_ids,
-                class_values,
-            };
-            (targets, schema)
-        };
+        let (encoder, targets, schema) = bind(spec, &input, label, encodings, &source)?;
         Ok(BoostOperator {
             model,
             spec: spec.clone(),
@@ -148,6 +127,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
             schema,
             source,
             stats: OperatorStats::default(),
+            position: None,
             rows: Vec::new(),
             probs: vec![0.0; spec.n_classes()],
         })
@@ -168,7 +148,47 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         self.model
     }
 
-    /// Counters so far.
+    /// The label column.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// How far a live model has taken its input, if it is told.
+    pub fn position(&self) -> Option<&Position> {
+        self.position.as_ref()
+    }
+
+    /// Records how far the model has taken its input; the next save writes it.
+    pub fn set_position(&mut self, position: Position) {
+        self.position = Some(position);
+    }
+
+    /// The same model, stream, counters and position on batches of another `input` schema
+    /// (the next file of a job), `source` naming it in errors. An input that does not fit
+    /// the model is refused, and the operator given back unchanged with the error.
+    pub fn rebind(
+        mut self,
+        input: SchemaRef,
+        source: impl Into<PathBuf>,
+    ) -> std::result::Result<Self, Box<(Self, Error)>> {
+        let source = source.into();
+        // The categories met so far, which the new encoder goes on from.
+        let spec = self.spec();
+        match bind(&spec, &input, &self.label, &self.encodings, &source) {
+            Ok((encoder, targets, schema)) => {
+                self.spec = spec;
+                self.encoder = encoder;
+                self.targets = targets;
+                self.schema = schema;
+                self.input_schema = input;
+                self.source = source;
+                Ok(self)
+            }
+            Err(e) => Err(Box::new((self, e))),
+        }
+    }
+
+    /// Counters of the stream so far.
     pub fn stats(&self) -> OperatorStats {
         self.stats
     }
@@ -313,6 +333,37 @@ fn fixed_list(values: Vec<f64>, k: usize) -> FixedSizeListArray {
     FixedSizeListArray::new(item, k as i32, Arc::new(Float64Array::from(values)), None)
 }
 
+/// What an operator needs to read batches of `input` for a model of `spec`: the feature
+/// encoder, the label reader and the output schema.
+fn bind(
+    spec: &StreamSpec,
+    input: &SchemaRef,
+    label: &str,
+    encodings: &Encodings,
+    source: &Path,
+) -> Result<(RowEncoder, Targets, SchemaRef)> {
+    let encoder = RowEncoder::new(spec, input, encodings, source)?;
+    if spec.is_multi_label() {
+        let reader = LabelSetReader::new(spec, input, label, source)?;
+        let schema = ranking_output_schema(input, label, spec.classes.names());
+        return Ok((encoder, Targets::LabelSets(reader), schema));
+    }
+    let schema = output_schema(input, label, spec.classes.names());
+    let label_type = schema.field(input.fields().len()).data_type().clone();
+    let names = StringArray::from_iter_values(spec.classes.names());
+    let class_values = cast(&names, &label_type).map_err(|e| Error::SchemaMismatch {
+        file: source.to_path_buf(),
+        first: PathBuf::from("the model's class set"),
+        detail: format!("class names do not fit label column `{label}` of type {label_type}: {e}"),
+    })?;
+    let targets = Targets::Classes {
+        label_column: input.index_of(label).ok(),
+        class_ids: spec.classes.ids(),
+        class_values,
+    };
+    Ok((encoder, targets, schema))
+}
+
 /// The schema of a ranker's output over `input` with label prefix `label` and these labels:
 /// the input's columns, then `<label>_scores` (a score per label; the names under
 /// [`CLASSES_KEY`] in its metadata) and `predicted_<label>`, the predicted set (the labels
@@ -376,6 +427,7 @@ impl BoostOperator<Model> {
             encodings: self.encodings.clone(),
             label: self.label.clone(),
             stats: self.stats,
+            position: self.position.clone(),
         };
         checkpoint::save(path, &mut self.model, &stream)
     }
@@ -390,6 +442,19 @@ impl BoostOperator<Model> {
         source: impl Into<PathBuf>,
     ) -> Result<(Self, ModelConfig)> {
         let (model, stream) = checkpoint::load(path)?;
+        let op = BoostOperator::continuing(model, &stream, input, source)
+            .map_err(|e| checkpoint::not_fitting(path, e))?;
+        Ok((op, stream.config))
+    }
+
+    /// An operator that goes on with `model` and `stream` (a checkpoint's contents): its
+    /// spec, label, encodings, counters and position.
+    pub fn continuing(
+        model: Model,
+        stream: &StreamState,
+        input: SchemaRef,
+        source: impl Into<PathBuf>,
+    ) -> Result<Self> {
         let mut op = BoostOperator::new(
             model,
             &stream.spec,
@@ -397,10 +462,10 @@ impl BoostOperator<Model> {
             &stream.label,
             &stream.encodings,
             source,
-        )
-        .map_err(|e| checkpoint::not_fitting(path, e))?;
+        )?;
         op.stats = stream.stats;
-        Ok((op, stream.config))
+        op.position = stream.position.clone();
+        Ok(op)
     }
 }
 

@@ -13,6 +13,10 @@ pub struct Encodings {
     pub nominal: Vec<String>,
     /// Columns whose values are ordered levels, coded by rank.
     pub ordinal: Vec<Ordinal>,
+    /// Columns that are not features: carried from input to output (an event id, a
+    /// timestamp) and never read by the model.
+    #[serde(default)]
+    pub passthrough: Vec<String>,
 }
 
 impl Encodings {
@@ -68,4 +72,20 @@ pub struct OperatorStats {
     pub rows_learnt: u64,
     /// Rows whose label was not in the class set (scored only).
     pub unknown_labels: u64,
+}
+
+/// How far a live model has taken its input: the input file it is in, or last finished, and
+/// how many of that file's rows it has taken (scored, and learnt if labelled). Files are
+/// taken in name order, so every file named before `file` was taken whole. A checkpoint
+/// holding a position is the commit point of a job: on restart, the rows it covers are
+/// neither learnt nor emitted again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Position {
+    /// The input file's name within its directory (not its path: the directory may move).
+    pub file: String,
+    /// Rows of that file taken.
+    pub rows: u64,
+    /// Whether the whole file was taken (its output is then committed, or is committed
+    /// first thing on restart).
+    pub done: bool,
 }

@@ -11,7 +11,7 @@ mod rng;
 mod schema;
 
 pub use dataset::Dataset;
-pub use encoding::{Encodings, OperatorStats, Ordinal};
+pub use encoding::{Encodings, OperatorStats, Ordinal, Position};
 pub use rng::Rng;
 pub use schema::{
     ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec, Task, is_present,

@@ -150,6 +150,7 @@ impl ModelSource {
                     encodings: Encodings::default(),
                     label: label.to_string(),
                     stats: OperatorStats::default(),
+                    position: None,
                 };
                 Ok((model, stream))
             }

@@ -36,6 +36,7 @@ fn state(config: &ModelConfig, data: &Dataset, rows: u64) -> StreamState {
             rows_learnt: rows,
             unknown_labels: 0,
         },
+        position: None,
     }
 }
 

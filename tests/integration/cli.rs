@@ -41,12 +41,13 @@ fn replay_of_the_bundled_data_reports_and_writes_everything() {
         .success()
         .stdout(predicate::str::contains("accuracy").and(predicate::str::contains("final  20%")))
         .stderr(
-            predicate::str::contains("AdaBoostOLM(N=10")
+            predicate::str::contains("OneVsAll(k x AdaBoostOLM(N=10")
+                .and(predicate::str::contains("weight scale=unit mean"))
                 .and(predicate::str::contains("seed     3")),
         );
 
     let r = read_json(&report);
-    assert_eq!(r["algorithm"], "ada-olm");
+    assert_eq!(r["algorithm"], "ova", "the default model");
     assert_eq!(r["seed"], 3);
     assert_eq!(r["rows"], 1728);
     let accuracy = r["cumulative"]["accuracy"].as_f64().unwrap();
@@ -376,6 +377,8 @@ fn a_streamed_replay_predicts_as_the_whole_stream_in_memory() {
         .args([
             "replay",
             "-q",
+            "--algo",
+            "ada-olm",
             "--learners",
             "3",
             "--classes",

@@ -24,5 +24,7 @@ mod bad_input;
 mod cli;
 #[cfg(feature = "cli")]
 mod multi_label;
+#[cfg(feature = "cli")]
+mod run_job;
 #[cfg(all(feature = "sql", feature = "cli"))]
 mod sql;

@@ -187,7 +187,17 @@ async fn frozen_scoring_and_the_model_table() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("car.parquet");
     streamboost()
-        .args(["replay", "--learners", "5", "--seed", "2", "-q", "--save"])
+        .args([
+            "replay",
+            "--algo",
+            "ada-olm",
+            "--learners",
+            "5",
+            "--seed",
+            "2",
+            "-q",
+            "--save",
+        ])
         .arg(&ck)
         .assert()
         .success();
@@ -210,7 +220,7 @@ async fn frozen_scoring_and_the_model_table() {
 +---------+-----------+-----------+----------------------+----------------+
 | name    | algorithm | rows_seen | classes              | format_version |
 +---------+-----------+-----------+----------------------+----------------+
-| fresh   | ada-olm   |           | acc,good,unacc,vgood |                |
+| fresh   | ova       |           | acc,good,unacc,vgood |                |
 | trained | ada-olm   | 1728      | acc,good,unacc,vgood | 1              |
 +---------+-----------+-----------+----------------------+----------------+"
     );
@@ -271,7 +281,15 @@ async fn a_checkpoint_is_a_table() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("car.parquet");
     streamboost()
-        .args(["replay", "--learners", "5", "-q", "--save"])
+        .args([
+            "replay",
+            "--algo",
+            "ada-olm",
+            "--learners",
+            "5",
+            "-q",
+            "--save",
+        ])
         .arg(&ck)
         .assert()
         .success();

@@ -27,6 +27,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let policy = args.save.clone().map(|path| CheckpointPolicy {
         path,
         every: args.checkpoint_every,
+        interval: None,
     });
     policy.as_ref().map_or(Ok(()), CheckpointPolicy::validate)?;
     let (tables, inputs, test_start) = read_inputs(args)?;
@@ -56,6 +57,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             let encodings = Encodings {
                 nominal: args.nominal.clone(),
                 ordinal: args.ordinal.clone(),
+                ..Encodings::default()
             };
             let config = args.model.model_config()?;
             let classes = args.classes.as_deref();

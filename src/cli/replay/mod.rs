@@ -90,6 +90,6 @@ pub struct ReplayArgs {
     pub quiet: bool,
 }
 
-fn parse_ordinal(s: &str) -> std::result::Result<Ordinal, String> {
+pub(super) fn parse_ordinal(s: &str) -> std::result::Result<Ordinal, String> {
     s.parse().map_err(|e: Error| e.to_string())
 }

@@ -1,0 +1,250 @@
+//! `streamboost run`: a live model over a directory of files, exactly once across SIGKILLs,
+//! a final commit on SIGTERM, and bad files moved aside.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arrow::record_batch::RecordBatch;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use streamboost::checkpoint;
+use streamboost::core::Rng;
+
+use crate::cli::streamboost;
+
+const MODEL_ARGS: [&str; 6] = ["--algo", "ada-olm", "--learners", "8", "--seed", "4"];
+
+/// `files` CSV files of the bundled car rows (cycled), each `rows` rows with an `id` column.
+fn input_dir(dir: &Path, files: usize, rows: usize) -> PathBuf {
+    let car = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv"))
+        .unwrap();
+    let mut lines = car.lines();
+    let header = lines.next().unwrap();
+    let body: Vec<&str> = lines.collect();
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    for f in 0..files {
+        let mut text = format!("id,{header}\n");
+        for r in 0..rows {
+            let id = f * rows + r;
+            text += &format!("{id},{}\n", body[id % body.len()]);
+        }
+        std::fs::write(input.join(format!("events-{f:03}.csv")), text).unwrap();
+    }
+    input
+}
+
+fn run_args(input: &Path, out: &Path, model: &Path) -> Vec<String> {
+    let mut args: Vec<String> = ["run", "--once", "-q", "--passthrough", "id"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for (flag, path) in [
+        ("--input-dir", input),
+        ("--output-dir", out),
+        ("--model", model),
+    ] {
+        args.push(flag.into());
+        args.push(path.display().to_string());
+    }
+    args.extend(["--checkpoint-every", "60"].map(String::from));
+    args.extend(MODEL_ARGS.map(String::from));
+    args
+}
+
+/// Every output file's batches, by name.
+fn outputs(dir: &Path) -> Vec<(String, Vec<RecordBatch>)> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".parquet"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let file = std::fs::File::open(dir.join(&name)).unwrap();
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                .unwrap()
+                .build()
+                .unwrap();
+            (name, reader.map(Result::unwrap).collect())
+        })
+        .collect()
+}
+
+/// The ids of every output row, in order.
+fn ids(outputs: &[(String, Vec<RecordBatch>)]) -> Vec<i64> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::Int64Type;
+    outputs
+        .iter()
+        .flat_map(|(_, batches)| batches.iter())
+        .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+        .collect()
+}
+
+/// A job killed with SIGKILL at random points and restarted each time ends with the same
+/// outputs, row for row, and the same checkpoint, bit for bit, as an uninterrupted one; no
+/// row is lost or emitted twice.
+#[test]
+fn a_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_dir(dir.path(), 6, 300);
+    let (whole_out, whole_model) = (dir.path().join("whole"), dir.path().join("whole.parquet"));
+    std::fs::create_dir_all(&whole_out).unwrap();
+    let clock = Instant::now();
+    streamboost()
+        .args(run_args(&input, &whole_out, &whole_model))
+        .assert()
+        .success();
+    // Kills land between a fifth and a half of an uninterrupted run's time after a start.
+    let whole = clock.elapsed().as_secs_f64();
+
+    let (out, model) = (dir.path().join("killed"), dir.path().join("killed.parquet"));
+    std::fs::create_dir_all(&out).unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("streamboost");
+    let mut rng = Rng::new(11);
+    let mut kills = 0;
+    // Where each killed run's successor starts: the test must kill mid-stream, not only
+    // before the first commit or after the last.
+    let mut positions = std::collections::BTreeSet::new();
+    for _ in 0..12 {
+        let mut child = Command::new(&binary)
+            .args(run_args(&input, &out, &model))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs_f64(rng.uniform_in(0.2, 0.5) * whole));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+        if let Ok((_, stream)) = checkpoint::load(&model) {
+            positions.insert(stream.stats.rows_seen);
+        }
+    }
+    streamboost()
+        .args(run_args(&input, &out, &model))
+        .assert()
+        .success();
+    let mid_stream = positions
+        .iter()
+        .filter(|&&rows| rows > 0 && rows < 1800)
+        .count();
+    assert!(
+        kills > 0 && mid_stream >= 3,
+        "{kills} kills, restarts at rows {positions:?}: the kills must land mid-stream"
+    );
+
+    let (expected, got) = (outputs(&whole_out), outputs(&out));
+    assert_eq!(
+        ids(&got),
+        (0..1800).collect::<Vec<i64>>(),
+        "one row out per row in"
+    );
+    assert_eq!(got.len(), expected.len());
+    for ((name, a), (_, b)) in got.iter().zip(&expected) {
+        assert_eq!(a, b, "{name} differs from the uninterrupted run's");
+    }
+    let (m1, s1) = checkpoint::load(&whole_model).unwrap();
+    let (m2, s2) = checkpoint::load(&model).unwrap();
+    assert_eq!(s1, s2);
+    assert_eq!(
+        serde_json::to_string(&m1).unwrap(),
+        serde_json::to_string(&m2).unwrap()
+    );
+    assert_eq!(
+        checkpoint::read_metadata(&whole_model).unwrap().digest,
+        checkpoint::read_metadata(&model).unwrap().digest
+    );
+    assert!(
+        std::fs::read_dir(out.join(".parts"))
+            .unwrap()
+            .next()
+            .is_none(),
+        "no part is left behind"
+    );
+}
+
+/// SIGTERM while the job watches its directory: a final commit, exit 0.
+#[test]
+fn sigterm_commits_and_exits_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_dir(dir.path(), 2, 200);
+    let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
+    std::fs::create_dir_all(&out).unwrap();
+    let mut args = run_args(&input, &out, &model);
+    args.retain(|a| a != "--once");
+    args.extend(["--poll", "0.05"].map(String::from));
+    let binary = assert_cmd::cargo::cargo_bin("streamboost");
+    let mut child = Command::new(&binary).args(&args).spawn().unwrap();
+    let start = Instant::now();
+    while !out.join("events-001.parquet").exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "no output");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+    let (_, stream) = checkpoint::load(&model).unwrap();
+    let position = stream.position.unwrap();
+    assert_eq!(
+        (position.file.as_str(), position.done),
+        ("events-001.csv", true)
+    );
+    assert_eq!(stream.stats.rows_seen, 400);
+}
+
+/// A file that cannot be read, or whose columns do not fit the model, is moved to
+/// `rejected/` with its reason; the job goes on with the next file.
+#[test]
+fn bad_files_are_moved_aside_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_dir(dir.path(), 3, 50);
+    std::fs::write(input.join("events-000a.csv"), "id,x,label\n1,2\n").unwrap();
+    std::fs::write(input.join("events-001a.csv"), "id,other,label\n1,2,acc\n").unwrap();
+    std::fs::write(input.join("events-002.csv.partial"), "half a file").unwrap();
+    let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
+    std::fs::create_dir_all(&out).unwrap();
+    streamboost()
+        .args(run_args(&input, &out, &model))
+        .assert()
+        .success();
+    let rejected = input.join("rejected");
+    for name in ["events-000a.csv", "events-001a.csv"] {
+        assert!(rejected.join(name).exists(), "{name}");
+        let reason = std::fs::read_to_string(rejected.join(format!("{name}.reason.txt"))).unwrap();
+        assert!(
+            reason.contains(name) || reason.contains("column"),
+            "{reason}"
+        );
+    }
+    assert_eq!(ids(&outputs(&out)).len(), 150);
+    assert!(
+        input.join("events-002.csv.partial").exists(),
+        "a file being written is left"
+    );
+    let (_, stream) = checkpoint::load(&model).unwrap();
+    assert_eq!(stream.stats.rows_seen, 150);
+}
+
+/// A checkpoint path in a directory that does not exist fails before any file is taken.
+#[test]
+fn an_unwritable_checkpoint_fails_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_dir(dir.path(), 1, 20);
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let model = dir.path().join("missing/m.parquet");
+    crate::cli::fails_saying(
+        streamboost().args(run_args(&input, &out, &model)),
+        &["its directory does not exist"],
+    );
+    assert!(std::fs::read_dir(&out).unwrap().next().is_none());
+}
