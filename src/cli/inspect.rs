@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::Result;
 use crate::checkpoint::{self, Metadata, StreamState};
-use crate::core::{FeatureKind, Task};
+use crate::core::{FeatureKind, Position, Task};
 use crate::learner::EnsembleSummary;
 use crate::model::Model;
 use crate::weak::Structure;
@@ -47,6 +47,9 @@ struct Inspection<'a> {
     trees: TreeSummary,
     /// A booster's members in brief (`None` for a single learner).
     ensemble: Option<EnsembleSummary>,
+    /// How far a live model has taken its input (`run`), if it was saved by one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    position: Option<&'a Position>,
 }
 
 /// Runs `streamboost inspect`.
@@ -62,6 +65,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
         features: features(&stream),
         trees: trees(&model),
         ensemble: model.ensemble(),
+        position: stream.position.as_ref(),
     };
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -115,6 +119,10 @@ fn print_text(out: &mut impl Write, i: &Inspection<'_>) {
         "rows            {} seen, {} learnt",
         m.rows_seen, m.rows_learnt
     );
+    if let Some(p) = i.position {
+        let whole = if p.done { ", whole" } else { "" };
+        let _ = writeln!(out, "position        {} rows of {}{whole}", p.rows, p.file);
+    }
     let _ = writeln!(out, "fingerprint     {}", m.fingerprint);
     let _ = writeln!(out, "checksum        {}", m.digest);
     let _ = writeln!(out, "label           {}", i.label);

@@ -35,9 +35,10 @@ pub struct RunArgs {
     /// Commit after every N rows (besides the end of each file).
     #[arg(long, value_name = "ROWS")]
     pub checkpoint_every: Option<u64>,
-    /// Commit when this many seconds have passed since the last commit.
-    #[arg(long, value_name = "SECS")]
-    pub checkpoint_interval: Option<f64>,
+    /// Commit when this many seconds have passed since the last commit (checked between
+    /// batches), so a crash loses at most this much work.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    pub checkpoint_interval: f64,
     /// Take the files that are there, then exit (else watch the directory).
     #[arg(long)]
     pub once: bool,
@@ -80,10 +81,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         Duration::try_from_secs_f64(s)
             .map_err(|_| crate::Error::config(name, "must be a number of seconds >= 0"))
     };
-    let interval = args
-        .checkpoint_interval
-        .map(|s| seconds(s, "checkpoint_interval"))
-        .transpose()?;
+    let interval = Some(seconds(args.checkpoint_interval, "checkpoint_interval")?);
     let job = Job {
         input_dir: args.input_dir.clone(),
         output_dir: args.output_dir.clone(),
