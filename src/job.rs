@@ -331,6 +331,7 @@ impl Job {
                         file: name.to_string(),
                         rows: row,
                         done: false,
+                        ts: None,
                     };
                     live.commit(Some(at.clone()))?;
                     *position = Some(at);
@@ -352,6 +353,7 @@ impl Job {
             file: name.to_string(),
             rows: row,
             done: true,
+            ts: None,
         };
         live.commit(Some(done.clone()))?;
         *position = Some(done);

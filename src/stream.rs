@@ -86,7 +86,10 @@ where
             Poll::Pending => return Poll::Pending,
             Poll::Ready(None) => {
                 this.done = true;
-                return Poll::Ready(None);
+                return match this.operator.finish() {
+                    Ok(()) => Poll::Ready(None),
+                    Err(e) => Poll::Ready(Some(Err(e))),
+                };
             }
             Poll::Ready(Some(Err(e))) => {
                 this.done = true;

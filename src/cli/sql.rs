@@ -12,6 +12,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 
 use crate::columnar::{BatchWriter, FileFormat};
+use crate::live::CheckpointPolicy;
 use crate::model::ModelConfig;
 use crate::sql::{ModelRegistry, register_all};
 use crate::{Error, Result};
@@ -28,6 +29,12 @@ pub struct SqlArgs {
     /// `{"config": {...}, "classes": [...], "seed": 1}` for a fresh model (repeatable).
     #[arg(long = "model", value_name = "NAME=PATH")]
     pub models: Vec<String>,
+    /// Register a live model: a checkpoint that `boost_score` queries start from and commit
+    /// to (every N rows, every S seconds, and at the end of each query), made from a model
+    /// JSON file (as `--model` takes) when it does not exist yet (repeatable):
+    /// `NAME=PATH[,every=N][,interval=S][,config=FILE.json]`.
+    #[arg(long = "live", value_name = "NAME=PATH[,…]")]
+    pub live: Vec<String>,
     /// Write the result here (CSV, or Parquet by extension) instead of printing it.
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
@@ -96,6 +103,26 @@ impl Classes {
     }
 }
 
+/// A fresh model's registration file: its config, classes and seed.
+async fn read_model_file(
+    path: &Path,
+    ctx: &SessionContext,
+) -> Result<(ModelConfig, Vec<String>, u64)> {
+    let format = |message: String| Error::Format {
+        file: path.to_path_buf(),
+        message,
+    };
+    let file: ModelFile = serde_json::from_value(super::files::read_json(path)?)
+        .map_err(|e| format(e.to_string()))?;
+    let config = ModelConfig::from_json(file.config).map_err(|e| format(e.to_string()))?;
+    let classes = file
+        .classes
+        .names(ctx)
+        .await
+        .map_err(|e| format(format!("its classes: {e}")))?;
+    Ok((config, classes, file.seed))
+}
+
 fn default_seed() -> u64 {
     1
 }
@@ -151,25 +178,37 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
     for arg in &args.models {
         let (name, path) = name_and_path(arg, "model")?;
         if path.extension().is_some_and(|e| e == "json") {
-            let file: ModelFile =
-                serde_json::from_value(super::files::read_json(path)?).map_err(|e| {
-                    Error::Format {
-                        file: path.to_path_buf(),
-                        message: e.to_string(),
-                    }
-                })?;
-            let config = ModelConfig::from_json(file.config).map_err(|e| Error::Format {
-                file: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
-            let classes = file.classes.names(&ctx).await.map_err(|e| Error::Format {
-                file: path.to_path_buf(),
-                message: format!("its classes: {e}"),
-            })?;
-            registry.register_config(name, config, classes, file.seed)?;
+            let (config, classes, seed) = read_model_file(path, &ctx).await?;
+            registry.register_config(name, config, classes, seed)?;
         } else {
             registry.load_checkpoint(name, path)?;
         }
+    }
+    for arg in &args.live {
+        let mut parts = arg.split(',');
+        let (name, path) = name_and_path(parts.next().unwrap_or_default(), "live")?;
+        let mut policy = CheckpointPolicy::at_end(path);
+        let mut fresh = None;
+        for option in parts {
+            let bad = || {
+                Error::config(
+                    "live",
+                    format!("`{option}`: expected every=N, interval=S or config=FILE"),
+                )
+            };
+            let (key, value) = option.split_once('=').ok_or_else(bad)?;
+            match key {
+                "every" => policy.every = Some(value.parse().map_err(|_| bad())?),
+                "interval" => {
+                    let seconds: f64 = value.parse().map_err(|_| bad())?;
+                    policy.interval =
+                        Some(std::time::Duration::try_from_secs_f64(seconds).map_err(|_| bad())?);
+                }
+                "config" => fresh = Some(read_model_file(Path::new(value), &ctx).await?),
+                _ => return Err(bad()),
+            }
+        }
+        registry.register_live(name, policy, fresh)?;
     }
     let frame = ctx.sql(&args.statement).await.map_err(df_error)?;
     match &args.output {

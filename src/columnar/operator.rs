@@ -42,6 +42,11 @@ pub trait BatchOperator {
 
     /// Scores (and learns from) every row of `batch` in order; returns its output rows.
     fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch>;
+
+    /// The input has ended (not called on cancel or error): a live model commits here.
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 impl<M: Classifier + Ranker> BatchOperator for BoostOperator<M> {
@@ -421,15 +426,20 @@ pub fn output_schema(input: &Schema, label: &str, classes: &[String]) -> SchemaR
 impl BoostOperator<Model> {
     /// Saves the model and the stream state (categories met, counters) to a checkpoint.
     pub fn save(&mut self, path: &Path, config: &ModelConfig) -> Result<checkpoint::Metadata> {
-        let stream = StreamState {
+        let stream = self.stream_state(config);
+        checkpoint::save(path, &mut self.model, &stream)
+    }
+
+    /// The stream state a checkpoint of this operator holds, for a model of `config`.
+    pub fn stream_state(&self, config: &ModelConfig) -> StreamState {
+        StreamState {
             config: config.clone(),
             spec: self.spec(),
             encodings: self.encodings.clone(),
             label: self.label.clone(),
             stats: self.stats,
             position: self.position.clone(),
-        };
-        checkpoint::save(path, &mut self.model, &stream)
+        }
     }
 
     /// An operator that continues from a checkpoint on batches of `input` schema, with the

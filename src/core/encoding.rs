@@ -88,4 +88,8 @@ pub struct Position {
     /// Whether the whole file was taken (its output is then committed, or is committed
     /// first thing on restart).
     pub done: bool,
+    /// For a model trained through SQL, the largest ordering value (`ts`) learnt: a later
+    /// query learns only rows after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<i64>,
 }

@@ -8,10 +8,12 @@
 //! | `SELECT * FROM boost_models()` | the registered models ([`models`]) |
 //!
 //! Models are registered by name in a [`ModelRegistry`]: a config with its class set (a
-//! fresh model per query), or a checkpoint. [`register_all`] adds every function to a
-//! session. Training through SQL never changes a registered model, so a query is a pure
-//! function of its input and the registry.
+//! fresh model per query), a checkpoint, or a live model ([`live`]). [`register_all`] adds
+//! every function to a session. Training through SQL changes only a live model (and only
+//! through `boost_score` without a key); over any other model a query is a pure function
+//! of its input and the registry.
 
+pub mod live;
 pub mod models;
 pub mod predict;
 pub mod prequential;

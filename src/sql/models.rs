@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{ArrayRef, StringArray, UInt32Array, UInt64Array};
+use datafusion::arrow::array::{
+    ArrayRef, BooleanArray, Float64Array, Int64Array, StringArray, UInt32Array, UInt64Array,
+};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
@@ -36,12 +38,28 @@ impl TableFunctionImpl for BoostModels {
             Field::new("classes", DataType::Utf8, false),
             Field::new("checkpoint", DataType::Utf8, true),
             Field::new("format_version", DataType::UInt32, true),
+            Field::new("live", DataType::Boolean, false),
+            Field::new("rows_learnt", DataType::UInt64, true),
+            Field::new("learnt_up_to_ts", DataType::Int64, true),
+            Field::new("last_commit_unix", DataType::Float64, true),
         ]));
         let entries = self.registry.entries();
         let (mut names, mut algorithms, mut rows, mut classes, mut paths, mut versions) =
             (vec![], vec![], vec![], vec![], vec![], vec![]);
+        let (mut live, mut learnt, mut up_to, mut committed) = (vec![], vec![], vec![], vec![]);
         for (name, source) in entries {
             names.push(name);
+            let frozen = source.frozen();
+            live.push(matches!(source, ModelSource::Live(_)));
+            learnt.push(frozen.as_ref().map(|s| s.1.stats.rows_learnt));
+            up_to.push(frozen.as_ref().and_then(|s| s.1.position.as_ref()?.ts));
+            committed.push(match &source {
+                ModelSource::Live(slot) => slot
+                    .committed_at()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs_f64()),
+                _ => None,
+            });
             match source {
                 ModelSource::Config {
                     config, classes: c, ..
@@ -55,14 +73,26 @@ impl TableFunctionImpl for BoostModels {
                 ModelSource::Checkpoint {
                     path,
                     metadata,
-                    stream,
-                    ..
+                    state,
                 } => {
                     algorithms.push(metadata.algorithm.clone());
                     rows.push(Some(metadata.rows_seen));
-                    classes.push(stream.spec.classes.names().join(","));
+                    classes.push(state.1.spec.classes.names().join(","));
                     paths.push(Some(path.display().to_string()));
                     versions.push(Some(metadata.format_version));
+                }
+                ModelSource::Live(slot) => {
+                    let state = slot.committed();
+                    let algorithm = match (&state, slot.fresh_source()) {
+                        (Some(state), _) => state.1.config.algorithm(),
+                        (None, Ok(ModelSource::Config { config, .. })) => config.algorithm(),
+                        (None, _) => unreachable!("a live model has a commit or a config"),
+                    };
+                    algorithms.push(algorithm.to_string());
+                    rows.push(state.as_ref().map(|s| s.1.stats.rows_seen));
+                    classes.push(ModelSource::Live(slot.clone()).classes().join(","));
+                    paths.push(Some(slot.path().display().to_string()));
+                    versions.push(state.map(|_| crate::checkpoint::FORMAT_VERSION));
                 }
             }
         }
@@ -73,6 +103,10 @@ impl TableFunctionImpl for BoostModels {
             Arc::new(StringArray::from(classes)),
             Arc::new(StringArray::from(paths)),
             Arc::new(UInt32Array::from(versions)),
+            Arc::new(BooleanArray::from(live)),
+            Arc::new(UInt64Array::from(learnt)),
+            Arc::new(Int64Array::from(up_to)),
+            Arc::new(Float64Array::from(committed)),
         ];
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
         Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))

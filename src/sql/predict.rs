@@ -80,12 +80,13 @@ impl ScalarUDFImpl for BoostPredict {
             );
         };
         let source = self.registry.get(&name).map_err(to_df)?;
-        let Some((model, stream)) = source.frozen() else {
+        let Some(frozen) = source.frozen() else {
             return exec_err!(
                 "{}: model `{name}` has not been trained; load a checkpoint to score with it",
                 self.name()
             );
         };
+        let (model, stream) = (&frozen.0, &frozen.1);
         let fields: Vec<Arc<Field>> = args.arg_fields[1..]
             .iter()
             .map(|f| Arc::new(f.as_ref().clone().with_nullable(true)))

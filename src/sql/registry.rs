@@ -6,12 +6,14 @@ use std::sync::{Arc, RwLock};
 
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 
+use super::live::LiveSlot;
 use crate::checkpoint::{self, Metadata, StreamState};
 use crate::columnar::{
     BoostOperator, Encodings, LabelSetLayout, OperatorStats, label_set_layout, nominal_type,
     output_schema, ranking_output_schema,
 };
 use crate::core::{ClassSet, Feature, StreamSpec};
+use crate::live::CheckpointPolicy;
 use crate::model::{Model, ModelConfig};
 use crate::{Config, Error, Result};
 
@@ -33,12 +35,17 @@ pub enum ModelSource {
         path: PathBuf,
         /// Its metadata.
         metadata: Metadata,
-        /// The model, frozen: queries score with it and start their training from it.
-        model: Arc<Model>,
-        /// Its stream.
-        stream: Box<StreamState>,
+        /// The model and its stream, frozen: queries score with it and start their
+        /// training from it.
+        state: Frozen,
     },
+    /// A live model: bound to a checkpoint that the queries training it commit to
+    /// ([`super::live`]).
+    Live(Arc<LiveSlot>),
 }
+
+/// A model and its stream, shared read-only.
+pub type Frozen = Arc<(Model, StreamState)>;
 
 /// Models by name. Cloning shares the same registry.
 #[derive(Debug, Clone, Default)]
@@ -85,16 +92,30 @@ impl ModelRegistry {
     /// Loads a checkpoint under `name`.
     pub fn load_checkpoint(&self, name: &str, path: &Path) -> Result<()> {
         let metadata = checkpoint::read_metadata(path)?;
-        let (model, stream) = checkpoint::load(path)?;
+        let state = checkpoint::load(path)?;
         self.insert(
             name,
             ModelSource::Checkpoint {
                 path: path.to_path_buf(),
                 metadata,
-                model: Arc::new(model),
-                stream: Box::new(stream),
+                state: Arc::new(state),
             },
         );
+        Ok(())
+    }
+
+    /// Registers a live model under `name`: the checkpoint at `policy.path` if it exists,
+    /// else a fresh model of `fresh` (config, classes, seed), created at the first query
+    /// that trains it. Queries that train it start from its last commit and commit by
+    /// `policy` and at their end; `boost_predict` scores with the last commit.
+    pub fn register_live(
+        &self,
+        name: &str,
+        policy: CheckpointPolicy,
+        fresh: Option<(ModelConfig, Vec<String>, u64)>,
+    ) -> Result<()> {
+        let slot = LiveSlot::open(name, policy, fresh)?;
+        self.insert(name, ModelSource::Live(Arc::new(slot)));
         Ok(())
     }
 
@@ -154,9 +175,11 @@ impl ModelSource {
                 };
                 Ok((model, stream))
             }
-            ModelSource::Checkpoint { model, stream, .. } => {
-                Ok(((**model).clone(), (**stream).clone()))
-            }
+            ModelSource::Checkpoint { state, .. } => Ok((state.0.clone(), state.1.clone())),
+            ModelSource::Live(slot) => match slot.committed() {
+                Some(state) => Ok((state.0.clone(), state.1.clone())),
+                None => slot.fresh_source()?.start(features, label, multi_label),
+            },
         }
     }
 
@@ -164,9 +187,9 @@ impl ModelSource {
     /// checkpoint's own task, or for a fresh model, whether the input holds label sets (a
     /// list-typed label column, or `<label>_<name>` flag columns instead of a label column).
     pub fn is_multi_label(&self, input: &Schema, label: &str) -> bool {
-        match self {
-            ModelSource::Checkpoint { stream, .. } => stream.spec.is_multi_label(),
-            ModelSource::Config { .. } => label_set_layout(input, label).is_some(),
+        match self.frozen() {
+            Some(state) => state.1.spec.is_multi_label(),
+            None => label_set_layout(input, label).is_some(),
         }
     }
 
@@ -174,17 +197,19 @@ impl ModelSource {
     /// of a classifier or of a ranker.
     pub fn output_schema(&self, input: &Schema, label: &str) -> SchemaRef {
         if self.is_multi_label(input, label) {
-            ranking_output_schema(input, label, self.classes())
+            ranking_output_schema(input, label, &self.classes())
         } else {
-            output_schema(input, label, self.classes())
+            output_schema(input, label, &self.classes())
         }
     }
 
     /// The class names, in id order.
-    pub fn classes(&self) -> &[String] {
-        match self {
-            ModelSource::Config { classes, .. } => classes,
-            ModelSource::Checkpoint { stream, .. } => stream.spec.classes.names(),
+    pub fn classes(&self) -> Vec<String> {
+        match (self, self.frozen()) {
+            (_, Some(state)) => state.1.spec.classes.names().to_vec(),
+            (ModelSource::Config { classes, .. }, None) => classes.clone(),
+            (ModelSource::Live(slot), None) => slot.fresh_classes(),
+            (ModelSource::Checkpoint { .. }, None) => unreachable!("a checkpoint is frozen"),
         }
     }
 
@@ -215,20 +240,20 @@ impl ModelSource {
                 .collect::<Vec<_>>(),
         );
         let (model, stream) = self.start(&features, label, multi_label)?;
-        BoostOperator::new(
-            model,
-            &stream.spec,
-            input,
-            label,
-            &stream.encodings,
-            PathBuf::from(origin),
-        )
+        // The counters and position go on from the model's (a live model's last commit).
+        let stream = StreamState {
+            label: label.to_string(),
+            ..stream
+        };
+        BoostOperator::continuing(model, &stream, input, PathBuf::from(origin))
     }
 
-    /// The trained model and its stream, for scoring; `None` for a model never trained.
-    pub fn frozen(&self) -> Option<(&Model, &StreamState)> {
+    /// The trained model and its stream, for scoring (a live model's last commit); `None`
+    /// for a model never trained.
+    pub fn frozen(&self) -> Option<Frozen> {
         match self {
-            ModelSource::Checkpoint { model, stream, .. } => Some((model, stream)),
+            ModelSource::Checkpoint { state, .. } => Some(state.clone()),
+            ModelSource::Live(slot) => slot.committed(),
             ModelSource::Config { .. } => None,
         }
     }

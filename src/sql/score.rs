@@ -61,6 +61,7 @@ use datafusion::sql::sqlparser::ast::{
 use futures::StreamExt;
 use futures::stream::BoxStream;
 
+use super::live::LiveQuery;
 use super::registry::{ModelRegistry, ModelSource};
 use super::to_df;
 use crate::Error;
@@ -473,15 +474,31 @@ impl ExecutionPlan for BoostScoreExec {
         let args = &self.args;
         let not_features = args.not_features();
         let origin = args.origin();
-        let stream = match &args.key {
-            None => {
+        let stream = match (&args.key, &self.source) {
+            (None, ModelSource::Live(slot)) => {
+                let operator = self
+                    .source
+                    .operator(in_schema.clone(), &args.label, &not_features, &origin)
+                    .map_err(to_df)?;
+                let query =
+                    LiveQuery::start(slot.clone(), operator, &in_schema, &args.ts, &args.label)
+                        .map_err(to_df)?;
+                scored(input, query)
+            }
+            (Some(_), ModelSource::Live(_)) => {
+                return Err(to_df(Error::config(
+                    "key",
+                    "a live model is trained without a key (one model per key is not live yet)",
+                )));
+            }
+            (None, _) => {
                 let operator = self
                     .source
                     .operator(in_schema, &args.label, &not_features, &origin)
                     .map_err(to_df)?;
                 scored(input, operator)
             }
-            Some(key) => {
+            (Some(key), _) => {
                 let (source, args) = (self.source.clone(), args.clone());
                 let (input_schema, key_column) = (in_schema.clone(), key.clone());
                 let factory = Box::new(move |value: Option<&str>| {
@@ -498,7 +515,7 @@ impl ExecutionPlan for BoostScoreExec {
                     in_schema,
                     key,
                     &self.args.label,
-                    self.source.classes(),
+                    &self.source.classes(),
                     factory,
                 )
                 .map_err(to_df)?;

@@ -742,3 +742,96 @@ fn a_fresh_models_classes_can_come_from_a_table() {
         .failure()
         .stderr(predicates::str::contains("elsewhere.json").and(predicates::str::contains("nope")));
 }
+
+/// A live model learns across queries: two `boost_score` queries over the halves of a
+/// stream predict what one query over the whole stream predicts, the checkpoint ends the
+/// same, a query over rows already learnt learns nothing more, and a second trainer is
+/// refused while one runs.
+#[tokio::test]
+async fn a_live_model_learns_across_queries_exactly_once() {
+    use streamboost::live::CheckpointPolicy;
+    let dir = tempfile::tempdir().unwrap();
+    let car = car_with_ts(dir.path());
+    let (config, classes, _) = replay_config(dir.path());
+    let score = |range: &str| {
+        format!(
+            "SELECT ts, predicted_label FROM boost_score('m', (SELECT * FROM car WHERE {range}), \
+             'label', 'ts') ORDER BY ts"
+        )
+    };
+    let live = |path: &Path, every: Option<u64>| {
+        let registry = ModelRegistry::new();
+        let policy = CheckpointPolicy {
+            path: path.to_path_buf(),
+            every,
+            interval: None,
+        };
+        registry
+            .register_live("m", policy, Some((config.clone(), classes.clone(), 1)))
+            .unwrap();
+        registry
+    };
+
+    let whole_path = dir.path().join("whole.parquet");
+    let registry = live(&whole_path, None);
+    let ctx = session(&registry, &car).await;
+    let whole = strings(&query(&ctx, &score("ts >= 1")).await, "predicted_label");
+    assert_eq!(whole.len(), 1728);
+
+    let halves_path = dir.path().join("halves.parquet");
+    let registry = live(&halves_path, Some(100));
+    let ctx = session(&registry, &car).await;
+    let mut halves = strings(&query(&ctx, &score("ts <= 864")).await, "predicted_label");
+    // A new registry, as a restarted process would have: the file is the state.
+    let registry = live(&halves_path, Some(100));
+    let ctx = session(&registry, &car).await;
+    halves.extend(strings(
+        &query(&ctx, &score("ts > 864")).await,
+        "predicted_label",
+    ));
+    assert_eq!(
+        halves, whole,
+        "two queries over the halves predict as one over the whole"
+    );
+    let (m1, s1) = checkpoint::load(&whole_path).unwrap();
+    let (m2, s2) = checkpoint::load(&halves_path).unwrap();
+    assert_eq!(
+        serde_json::to_string(&m1).unwrap(),
+        serde_json::to_string(&m2).unwrap()
+    );
+    assert_eq!(s1.stats, s2.stats);
+    assert_eq!(s2.position.unwrap().ts, Some(1728));
+
+    // The whole stream again: every row scored, none learnt a second time.
+    let models = query(
+        &ctx,
+        "SELECT live, rows_learnt, learnt_up_to_ts FROM boost_models() WHERE name = 'm'",
+    )
+    .await;
+    assert_eq!(models[0].num_rows(), 1);
+    let again = query(&ctx, &score("ts >= 1")).await;
+    assert_eq!(again.iter().map(RecordBatch::num_rows).sum::<usize>(), 1728);
+    let (m3, s3) = checkpoint::load(&halves_path).unwrap();
+    assert_eq!(s3.stats.rows_learnt, s2.stats.rows_learnt);
+    assert_eq!(s3.stats.rows_seen, 2 * 1728);
+    // The trees are as they were (scoring may still draw from the model's generator, as
+    // an expert draw does in the online protocol).
+    let trees = |m: &streamboost::model::Model| serde_json::to_string(&m.trees()).unwrap();
+    assert_eq!(trees(&m3), trees(&m2));
+
+    // One trainer at a time: a query holding the model keeps a second one out.
+    let mut first = ctx
+        .sql(&score("ts >= 1"))
+        .await
+        .unwrap()
+        .execute_stream()
+        .await
+        .unwrap();
+    let second = ctx.sql(&score("ts >= 1")).await.unwrap().collect().await;
+    let err = second.unwrap_err().to_string();
+    assert!(err.contains("being trained by another query"), "{err}");
+    use futures::StreamExt;
+    while let Some(batch) = first.next().await {
+        batch.unwrap();
+    }
+}
