@@ -228,3 +228,41 @@ impl std::fmt::Debug for LiveModel {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_policy_is_due_by_rows_or_by_time() {
+        let mut policy = CheckpointPolicy::at_end("m.parquet");
+        assert!(
+            !policy.due(u64::MAX, Duration::from_secs(3600)),
+            "at the end only"
+        );
+        policy.every = Some(100);
+        assert!(!policy.due(99, Duration::ZERO));
+        assert!(policy.due(100, Duration::ZERO));
+        policy.interval = Some(Duration::from_secs(60));
+        assert!(policy.due(1, Duration::from_secs(60)));
+        assert!(!policy.due(1, Duration::from_secs(59)));
+    }
+
+    #[test]
+    fn a_policy_refuses_zero_periods_and_unwritable_paths() {
+        let dir = std::env::temp_dir();
+        let mut policy = CheckpointPolicy::at_end(dir.join("m.parquet"));
+        policy.validate().unwrap();
+        policy.every = Some(0);
+        assert!(policy.validate().is_err());
+        policy.every = None;
+        policy.interval = Some(Duration::ZERO);
+        assert!(policy.validate().is_err());
+        let policy = CheckpointPolicy::at_end(dir.join("no-such-dir/m.parquet"));
+        assert!(policy.validate().is_err());
+        assert!(
+            CheckpointPolicy::at_end(&dir).validate().is_err(),
+            "a directory"
+        );
+    }
+}

@@ -28,13 +28,15 @@ use datafusion::arrow::array::{Array, AsArray, RecordBatch, new_null_array};
 use datafusion::arrow::compute::{cast, nullif};
 use datafusion::arrow::datatypes::{DataType, Int64Type, SchemaRef};
 
-use super::registry::{Frozen, ModelSource};
-use crate::checkpoint;
+use crate::checkpoint::{self, StreamState};
 use crate::columnar::{BatchOperator, BoostOperator};
 use crate::core::Position;
 use crate::live::CheckpointPolicy;
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
+
+/// A model and its stream, shared read-only: a checkpoint's, or a live model's last commit.
+pub type Frozen = Arc<(Model, StreamState)>;
 
 /// A live model's shared state in a registry.
 #[derive(Debug)]
@@ -97,24 +99,9 @@ impl LiveSlot {
         &self.policy.path
     }
 
-    /// The fresh model, as a config source.
-    pub(crate) fn fresh_source(&self) -> Result<ModelSource> {
-        let (config, classes, seed) = self.fresh.clone().ok_or_else(|| {
-            Error::config("live", format!("live model `{}` has no config", self.name))
-        })?;
-        Ok(ModelSource::Config {
-            config,
-            classes,
-            seed,
-        })
-    }
-
-    /// A fresh model's classes.
-    pub(crate) fn fresh_classes(&self) -> Vec<String> {
-        self.fresh
-            .as_ref()
-            .map(|(_, classes, _)| classes.clone())
-            .unwrap_or_default()
+    /// The fresh model's config, classes and seed (a model never committed is made of them).
+    pub fn fresh(&self) -> Option<&(ModelConfig, Vec<String>, u64)> {
+        self.fresh.as_ref()
     }
 
     /// The config a commit records.

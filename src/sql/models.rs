@@ -83,10 +83,10 @@ impl TableFunctionImpl for BoostModels {
                 }
                 ModelSource::Live(slot) => {
                     let state = slot.committed();
-                    let algorithm = match (&state, slot.fresh_source()) {
+                    let algorithm = match (&state, slot.fresh()) {
                         (Some(state), _) => state.1.config.algorithm(),
-                        (None, Ok(ModelSource::Config { config, .. })) => config.algorithm(),
-                        (None, _) => unreachable!("a live model has a commit or a config"),
+                        (None, Some((config, _, _))) => config.algorithm(),
+                        (None, None) => unreachable!("a live model has a commit or a config"),
                     };
                     algorithms.push(algorithm.to_string());
                     rows.push(state.as_ref().map(|s| s.1.stats.rows_seen));

@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 
-use super::live::LiveSlot;
+use super::live::{Frozen, LiveSlot};
 use crate::checkpoint::{self, Metadata, StreamState};
 use crate::columnar::{
     BoostOperator, Encodings, LabelSetLayout, OperatorStats, label_set_layout, nominal_type,
@@ -43,9 +43,6 @@ pub enum ModelSource {
     /// ([`super::live`]).
     Live(Arc<LiveSlot>),
 }
-
-/// A model and its stream, shared read-only.
-pub type Frozen = Arc<(Model, StreamState)>;
 
 /// Models by name. Cloning shares the same registry.
 #[derive(Debug, Clone, Default)]
@@ -178,7 +175,7 @@ impl ModelSource {
             ModelSource::Checkpoint { state, .. } => Ok((state.0.clone(), state.1.clone())),
             ModelSource::Live(slot) => match slot.committed() {
                 Some(state) => Ok((state.0.clone(), state.1.clone())),
-                None => slot.fresh_source()?.start(features, label, multi_label),
+                None => fresh_of(slot)?.start(features, label, multi_label),
             },
         }
     }
@@ -208,7 +205,9 @@ impl ModelSource {
         match (self, self.frozen()) {
             (_, Some(state)) => state.1.spec.classes.names().to_vec(),
             (ModelSource::Config { classes, .. }, None) => classes.clone(),
-            (ModelSource::Live(slot), None) => slot.fresh_classes(),
+            (ModelSource::Live(slot), None) => {
+                slot.fresh().map(|f| f.1.clone()).unwrap_or_default()
+            }
             (ModelSource::Checkpoint { .. }, None) => unreachable!("a checkpoint is frozen"),
         }
     }
@@ -257,6 +256,19 @@ impl ModelSource {
             ModelSource::Config { .. } => None,
         }
     }
+}
+
+/// A live model never committed, as the fresh model it starts as.
+pub(crate) fn fresh_of(slot: &LiveSlot) -> Result<ModelSource> {
+    let (config, classes, seed) = slot
+        .fresh()
+        .cloned()
+        .ok_or_else(|| Error::config("live", "a live model with neither a commit nor a config"))?;
+    Ok(ModelSource::Config {
+        config,
+        classes,
+        seed,
+    })
 }
 
 /// The spec of a fresh model over these columns, kinds by the file readers' rule (text is
