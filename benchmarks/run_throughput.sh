@@ -34,7 +34,11 @@ EOF
 MODEL=(--algo ada-olm --learners 100 --seed 1)
 # The job declares the classes (a fresh model takes those of its first file otherwise).
 CLASSES=(--classes not_recom,priority,recommend,spec_prior,very_recom)
-seconds() { local s e; s=$(date +%s.%N); "$@"; e=$(date +%s.%N); python3 -c "print(f'{$e - $s:.2f}')"; }
+# Seconds `$@` takes; its stdout is dropped and its stderr goes to $LOG.
+seconds() {
+  local s e; s=$(date +%s.%N); "$@" >/dev/null 2>"$LOG"; e=$(date +%s.%N)
+  python3 -c "print(f'{$e - $s:.2f}')"
+}
 
 echo "| run | replay --predictions (no checkpoint) | run, default policy (60 s, end of each file) | run, --checkpoint-every 10000 |"
 echo "|---|---|---|---|"
@@ -42,11 +46,13 @@ for r in $(seq "$REPEATS"); do
   rm -rf "$WORK/out" "$WORK"/*.parquet && mkdir -p "$WORK/out"
   inputs=()
   for f in "$WORK"/in_plain/*.csv; do inputs+=(--input "$f"); done
+  LOG=/dev/null
   a=$(seconds "$BIN" replay -q "${inputs[@]}" "${MODEL[@]}" \
-      --predictions "$WORK/replay.parquet" >/dev/null)
+      --predictions "$WORK/replay.parquet")
+  LOG=$WORK/b.log
   b=$(seconds "$BIN" run --once --progress-every 1000 --input-dir "$WORK/in" \
-      --output-dir "$WORK/out" --model "$WORK/default.parquet" --passthrough id "${CLASSES[@]}" "${MODEL[@]}" \
-      2> "$WORK/b.log")
+      --output-dir "$WORK/out" --model "$WORK/default.parquet" --passthrough id "${CLASSES[@]}" "${MODEL[@]}")
+  LOG=/dev/null
   rm -rf "$WORK/out" && mkdir -p "$WORK/out"
   c=$(seconds "$BIN" run --once -q --input-dir "$WORK/in" --output-dir "$WORK/out" \
       --model "$WORK/every.parquet" --passthrough id --checkpoint-every 10000 "${CLASSES[@]}" "${MODEL[@]}")

@@ -14,18 +14,20 @@
 //!
 //! **Output.** `<output dir>/<stem>.parquet` per input file: every input column, then the
 //! prediction columns, one row per input row, in input order. It appears whole (renamed into
-//! place), only once its file is committed; until then its rows are kept in part files under
-//! `<output dir>/.parts/`.
+//! place) at the first commit after its last row; until then its rows are kept in part files
+//! under `<output dir>/.parts/`.
 //!
 //! **Commit.** Between batches, when the [`CheckpointPolicy`] asks (every N rows, every T
-//! seconds), at the end of each file, and on a stop: first the rows scored since the last
-//! commit are written as a part file, then the checkpoint records the model with its
-//! [`Position`] (file, rows taken, whether the file is done). The checkpoint is the commit
-//! point. On restart:
+//! seconds), when the input directory has nothing more to take for now, and on a stop:
+//! first the rows scored since the last commit are written as part files, then the
+//! checkpoint records the model with its [`Position`] (file, rows taken, whether the file is
+//! done). The checkpoint is the commit point. A commit is not forced at each file's end: a
+//! checkpoint of 100 grown trees takes most of a second (RESULTS.md), so a directory of
+//! small files is committed by the policy, not once per file. On restart:
 //! * parts past the checkpoint's position are deleted (their rows are scored again, by the
 //!   state that had not learnt them, so with the same predictions);
-//! * a file the checkpoint says is done but whose output is not in place yet is assembled
-//!   from its parts;
+//! * the outputs of files the checkpoint covers whole are assembled from their parts if they
+//!   are not in place yet;
 //! * taking resumes at the position: no row is lost, none is learnt twice, none is emitted
 //!   twice. A restarted job's outputs and final checkpoint are those of an uninterrupted one,
 //!   bit for bit (tested, and by `benchmarks/run_crash.sh` under 100 SIGKILLs).
@@ -125,6 +127,13 @@ enum Held {
     Live(Box<LiveModel>),
 }
 
+/// Where a run is: the last position taken (committed, or not yet), and the files taken
+/// whole since the last commit, whose outputs are assembled when it comes.
+struct Taking {
+    position: Option<Position>,
+    uncommitted: Vec<String>,
+}
+
 /// Where part files of the output are kept until their file is committed.
 const PARTS_DIR: &str = ".parts";
 /// Where rejected input files go, in the input directory.
@@ -146,19 +155,36 @@ impl Job {
         self.recover(committed.as_ref())?;
         let mut progress = Progress::default();
         let mut held = Held::Unloaded;
-        let mut position = committed;
+        let mut taking = Taking {
+            position: committed,
+            uncommitted: Vec::new(),
+        };
         // Names at or before the committed position were taken by an earlier run.
         let mut known: HashSet<String> = HashSet::new();
         let mut first_scan = true;
         loop {
-            for name in self.scan(&mut known, position.as_ref(), first_scan, &mut progress)? {
+            let pending = self.scan(
+                &mut known,
+                taking.position.as_ref(),
+                first_scan,
+                &mut progress,
+            )?;
+            for name in pending {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                held = self.take(&name, held, &mut position, stop, &mut progress, report)?;
+                held = self.take(&name, held, &mut taking, stop, &mut progress, report)?;
                 if progress.stopped {
                     return Ok(progress);
                 }
+            }
+            // The input is taken for now: what was taken since the last commit is committed.
+            if let Held::Live(live) = &mut held
+                && !taking.uncommitted.is_empty()
+            {
+                let at = taking.position.clone().expect("a file was taken");
+                self.commit(live, at, &mut taking, &mut progress)?;
+                report(&progress);
             }
             first_scan = false;
             if self.once || stop.load(Ordering::Relaxed) {
@@ -170,6 +196,24 @@ impl Job {
                 std::thread::sleep(Duration::from_millis(50).min(self.poll));
             }
         }
+    }
+
+    /// Commits the live model at `at`, then assembles the outputs of the files taken whole
+    /// since the last commit (all named at or before `at`).
+    fn commit(
+        &self,
+        live: &mut LiveModel,
+        at: Position,
+        taking: &mut Taking,
+        progress: &mut Progress,
+    ) -> Result<()> {
+        live.commit(Some(at.clone()))?;
+        taking.position = Some(at);
+        note_commit(live, progress);
+        for name in std::mem::take(&mut taking.uncommitted) {
+            self.assemble(&name)?;
+        }
+        Ok(())
     }
 
     /// Refuses, before any file is taken, directories that are not there and a checkpoint
@@ -198,18 +242,21 @@ impl Job {
     /// Brings the output directory to the checkpoint's position: assembles the output of a
     /// file the checkpoint says is done, and deletes parts past the position.
     fn recover(&self, position: Option<&Position>) -> Result<()> {
-        let mut stale = Vec::new();
+        let mut committed = Vec::new();
         for (name, start, path) in self.parts()? {
-            let kept = position.is_some_and(|p| p.file == name && (p.done || start < p.rows));
+            // Files before the position's were taken whole; the position's file up to its
+            // rows; anything after is stale, scored again by the state that had not learnt it.
+            let kept = position
+                .is_some_and(|p| name < p.file || (name == p.file && (p.done || start < p.rows)));
             if !kept {
-                stale.push(path);
+                remove(&path)?;
+            } else if position.is_some_and(|p| name < p.file || p.done) {
+                committed.push(name);
             }
         }
-        for path in stale {
-            remove(&path)?;
-        }
-        if let Some(p) = position.filter(|p| p.done) {
-            self.assemble(&p.file)?;
+        committed.dedup();
+        for name in committed {
+            self.assemble(&name)?;
         }
         Ok(())
     }
@@ -269,12 +316,13 @@ impl Job {
     }
 
     /// Takes file `name` (from the position's row if it is the position's file), committing
-    /// by the policy, and at its end writes its output.
+    /// by the policy; at its end its last part is written, and its output is assembled at
+    /// the next commit.
     fn take(
         &self,
         name: &str,
         held: Held,
-        position: &mut Option<Position>,
+        taking: &mut Taking,
         stop: &AtomicBool,
         progress: &mut Progress,
         report: &mut dyn FnMut(&Progress),
@@ -296,7 +344,7 @@ impl Job {
                 return Ok(held);
             }
         };
-        let start = match position {
+        let start = match &taking.position {
             Some(p) if p.file == name && !p.done => p.rows,
             _ => 0,
         };
@@ -333,9 +381,7 @@ impl Job {
                         done: false,
                         ts: None,
                     };
-                    live.commit(Some(at.clone()))?;
-                    *position = Some(at);
-                    note_commit(&live, progress);
+                    self.commit(&mut live, at, taking, progress)?;
                     (part_start, pending) = (row, Vec::new());
                     if stopping {
                         progress.stopped = true;
@@ -355,11 +401,12 @@ impl Job {
             done: true,
             ts: None,
         };
-        live.commit(Some(done.clone()))?;
-        *position = Some(done);
-        note_commit(&live, progress);
-        self.assemble(name)?;
+        taking.position = Some(done.clone());
+        taking.uncommitted.push(name.to_string());
         progress.files += 1;
+        if live.due() {
+            self.commit(&mut live, done, taking, progress)?;
+        }
         report(progress);
         Ok(Held::Live(Box::new(live)))
     }

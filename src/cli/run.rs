@@ -24,15 +24,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub input_dir: PathBuf,
     /// Where one scored Parquet file per input file appears (`<stem>.parquet`: the input's
-    /// columns, then the predictions), whole, once its rows are committed.
+    /// columns, then the predictions), whole, at the first commit after its last row.
     #[arg(long, value_name = "DIR")]
     pub output_dir: PathBuf,
     /// The live model's checkpoint: loaded when it exists, else made from the model flags
-    /// at the first file; committed by the checkpoint policy, at the end of each file, and
-    /// on SIGINT or SIGTERM.
+    /// at the first file; committed by the checkpoint policy, when the directory has
+    /// nothing more to take, and on SIGINT or SIGTERM.
     #[arg(long, value_name = "PATH")]
     pub model: PathBuf,
-    /// Commit after every N rows (besides the end of each file).
+    /// Also commit after every N rows.
     #[arg(long, value_name = "ROWS")]
     pub checkpoint_every: Option<u64>,
     /// Commit when this many seconds have passed since the last commit (checked between
