@@ -248,3 +248,61 @@ fn an_unwritable_checkpoint_fails_first() {
     );
     assert!(std::fs::read_dir(&out).unwrap().next().is_none());
 }
+
+/// A commit that fails (here, a file size limit: the checkpoint cannot be written) ends the
+/// job with an error naming the file and exit 1; the previous checkpoint stays whole, no
+/// output of the uncommitted rows appears, and the job restarted without the limit goes on
+/// from the last commit to the same end as an uninterrupted run.
+#[test]
+fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_dir(dir.path(), 1, 300);
+    let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
+    std::fs::create_dir_all(&out).unwrap();
+    streamboost()
+        .args(run_args(&input, &out, &model))
+        .assert()
+        .success();
+    let before = std::fs::read(&model).unwrap();
+    let first_outputs = outputs(&out);
+    // A second file arrives; the next commit would write a checkpoint past 16 KiB.
+    let more = input_dir(&dir.path().join("more"), 2, 300);
+    std::fs::rename(more.join("events-001.csv"), input.join("events-001.csv")).unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("streamboost");
+    let limited = Command::new("bash")
+        .arg("-c")
+        .arg(r#"trap '' XFSZ; ulimit -f 16; exec "$0" "$@""#)
+        .arg(&binary)
+        .args(run_args(&input, &out, &model))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&limited.stderr);
+    assert_eq!(limited.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("too large"), "{stderr}");
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        before,
+        "the last checkpoint is kept"
+    );
+    assert_eq!(
+        outputs(&out),
+        first_outputs,
+        "no output of uncommitted rows"
+    );
+
+    streamboost()
+        .args(run_args(&input, &out, &model))
+        .assert()
+        .success();
+    let (whole_out, whole_model) = (dir.path().join("whole"), dir.path().join("w.parquet"));
+    std::fs::create_dir_all(&whole_out).unwrap();
+    streamboost()
+        .args(run_args(&input, &whole_out, &whole_model))
+        .assert()
+        .success();
+    assert_eq!(outputs(&out), outputs(&whole_out));
+    assert_eq!(
+        checkpoint::read_metadata(&model).unwrap().digest,
+        checkpoint::read_metadata(&whole_model).unwrap().digest
+    );
+}
