@@ -40,7 +40,7 @@ seconds() {
   python3 -c "print(f'{$e - $s:.2f}')"
 }
 
-echo "| run | replay --predictions (no checkpoint) | run, default policy (60 s, end of each file) | run, --checkpoint-every 10000 |"
+echo "| run | replay --predictions (no checkpoint) | run, default policy (every 60 s and when drained) | run, --checkpoint-every 10000 |"
 echo "|---|---|---|---|"
 for r in $(seq "$REPEATS"); do
   rm -rf "$WORK/out" "$WORK"/*.parquet && mkdir -p "$WORK/out"

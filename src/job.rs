@@ -59,7 +59,7 @@ use crate::core::{Encodings, Position};
 use crate::files::write_atomically;
 use crate::learner::{Classifier, Config};
 use crate::live::{CheckpointPolicy, LiveModel};
-use crate::model::ModelConfig;
+use crate::model::{Model, ModelConfig};
 use crate::replay::Session;
 use crate::{Error, Result};
 
@@ -121,9 +121,10 @@ pub struct Progress {
 }
 
 /// The job's model between files: not loaded yet (a fresh model, or the checkpoint's, is
-/// made at the next file), or live.
+/// made at the next file), the checkpoint's as loaded at start, or live.
 enum Held {
     Unloaded,
+    Loaded(Box<(Model, StreamState)>),
     Live(Box<LiveModel>),
 }
 
@@ -151,10 +152,21 @@ impl Job {
             path: parts.clone(),
             source,
         })?;
-        let committed = self.committed_position()?;
+        // The checkpoint is read once: for its position now, and as the model at the first
+        // file.
+        let loaded = match self.policy.path.exists() {
+            true => Some(checkpoint::load(&self.policy.path)?),
+            false => None,
+        };
+        let committed = loaded
+            .as_ref()
+            .and_then(|(_, stream)| stream.position.clone());
         self.recover(committed.as_ref())?;
         let mut progress = Progress::default();
-        let mut held = Held::Unloaded;
+        let mut held = match loaded {
+            Some(state) => Held::Loaded(Box::new(state)),
+            None => Held::Unloaded,
+        };
         let mut taking = Taking {
             position: committed,
             uncommitted: Vec::new(),
@@ -229,14 +241,6 @@ impl Job {
         }
         self.policy.validate()?;
         self.fresh.config.validate()
-    }
-
-    /// The position of the checkpoint, if there is one.
-    fn committed_position(&self) -> Result<Option<Position>> {
-        if !self.policy.path.exists() {
-            return Ok(None);
-        }
-        Ok(checkpoint::load(&self.policy.path)?.1.position)
     }
 
     /// Brings the output directory to the checkpoint's position: assembles the output of a
@@ -425,8 +429,12 @@ impl Job {
             Held::Live(live) => live
                 .rebind(table.schema.clone(), source)
                 .map_err(|(live, e)| (Held::Live(live), e)),
-            Held::Unloaded if self.policy.path.exists() => {
-                let (model, stream) = checkpoint::load(&self.policy.path)?;
+            held @ (Held::Loaded(_) | Held::Unloaded) if self.policy.path.exists() => {
+                // A model that does not fit this file is dropped and read again for the next.
+                let (model, stream) = match held {
+                    Held::Loaded(state) => *state,
+                    _ => checkpoint::load(&self.policy.path)?,
+                };
                 LiveModel::new(
                     model,
                     stream,
@@ -441,7 +449,7 @@ impl Job {
                     )
                 })
             }
-            Held::Unloaded => {
+            Held::Loaded(_) | Held::Unloaded => {
                 let f = &self.fresh;
                 let session = match Session::fresh(
                     std::slice::from_ref(table),
