@@ -69,6 +69,9 @@ for preset in ["jgt-paper", "moa", "default"]:
     ALGOS[f"Adaboost.OLM, unit mean{suffix}"] = ["--algo", "ada-olm", "--preset", preset,
                                                  "--weight-scale", "unit-mean"]
 ALGOS["OnlineMBBM, unit mean"] = ["--algo", "mbbm", "--weight-scale", "unit-mean"]
+# Oza's bagging (10 trees) over the paper's trees (its former default) and over `moa` trees.
+ALGOS["OzaBag, jgt-paper trees"] = ["--algo", "oza-bag", "--preset", "jgt-paper"]
+ALGOS["OzaBag, moa trees"] = ["--algo", "oza-bag", "--preset", "moa"]
 ALGOS["OvA, defaults"] = ["--algo", "ova", "--weight-scale", "1"]
 ALGOS["AdaOVA, defaults"] = ["--algo", "ada-ova", "--weight-scale", "1"]
 ALGOS["OvA, unit mean"] = ["--algo", "ova", "--weight-scale", "unit-mean"]

@@ -14,6 +14,8 @@ mod checkpoint;
 #[cfg(feature = "columnar")]
 mod datasets;
 #[cfg(feature = "columnar")]
+mod defaults;
+#[cfg(feature = "columnar")]
 mod mutations;
 #[cfg(feature = "columnar")]
 mod operator;
