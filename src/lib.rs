@@ -16,12 +16,14 @@
 //! | [`model`] | **the algorithm catalogue**: every algorithm by name, one enum over the models | always |
 //! | [`eval`] | the prequential (test-then-train) driver, metrics and reports | always |
 //! | [`synth`] | seeded synthetic streams for tests and examples | always |
-//! | `files` (private) | reading untrusted Parquet: no embedded Arrow schema, panics as errors | `columnar` |
+//! | `files` (private) | reading untrusted Parquet (no embedded Arrow schema, panics as errors); atomic file replacement | `columnar` |
 //! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
 //! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows, the operator | `columnar` |
+//! | `live` | a model bound to a checkpoint and a commit policy (rows, seconds), with its input position | `columnar` |
 //! | `replay` | a logged stream replayed through a model, checkpointed by policy | `columnar` |
+//! | `job` | the `run` job: a live model over a watched directory, one output per input file, exactly once | `columnar` |
 //! | `stream` | the operator over an async stream of record batches | `stream` |
-//! | `sql` | DataFusion SQL functions over named models | `sql` |
+//! | `sql` | DataFusion SQL functions over named models, live models among them | `sql` |
 //! | `cli` | the `streamboost` command: flags and presentation only | `cli` (default) |
 //!
 //! Algorithms never see Arrow: everything above `columnar` builds with
@@ -35,7 +37,7 @@
 //! row cannot say lives beside the algorithm's code:
 //!
 //! * its config type, with its defaults and presets as constructors, implementing
-//!   [`boost::BoosterConfig`] (own parameters and `assemble`; validation and the seeded
+//!   [`boost::BoosterConfig`] (own parameters and `assemble_over`; validation and the seeded
 //!   construction of the members come from one blanket [`Config`] impl) and
 //!   [`boost::Tune`] (which of the shared [`boost::Knob`]s, the command line's model flags,
 //!   it takes);
@@ -43,7 +45,9 @@
 //!   (through the `ensemble!` macro), which gives it tree access for checkpoints and an
 //!   `inspect` summary.
 //!
-//! So a new booster is its file, a `pub mod` line, and one catalogue row. The contract and
+//! So a new booster is its file, a `pub mod` line, and one catalogue row (the booster's
+//! file implements `assemble_over`: its members arrive checked, with their class count and
+//! the booster's own generator). The contract and
 //! checkpoint suites iterate the catalogue, so it is tested without being listed; a JSON
 //! config naming it (`{"algorithm": "name"}`) and `--algo name` work at once.
 //!

@@ -3,7 +3,7 @@
 //! they share ([`hedge`], [`ogd`], the types below) live here.
 //!
 //! A booster's file holds its algorithm and three short declarations: its config's
-//! [`BoosterConfig`] (own parameters and `assemble`; validation and the members' seeded
+//! [`BoosterConfig`] (own parameters and `assemble_over`; validation and the members' seeded
 //! construction are written once, in the blanket [`Config`] impl), a `tune!` table of the
 //! [`Knob`]s it takes, and an `ensemble!` line giving [`crate::learner::Ensemble`] (tree access
 //! and an `inspect` summary).
