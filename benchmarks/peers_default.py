@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The default model (`streamboost replay` with no `--algo`) beside the strongest peers on
+the same machine, data and row orders: CapyMOA's StreamingRandomPatches and
+AdaptiveRandomForest with 10 members (MOA's defaults otherwise) and River's ARFClassifier
+with 10 members. Each shuffle `s` shuffles the data set with seed `s` and writes the copy
+every tool replays prequentially (predict, then learn, each row); accuracy on the final 20%
+and on the whole stream, and rows per CPU-second of each tool's own loop (as in
+`peers_oza.py`, whose helpers and throwaway virtual environment this reuses).
+
+    cargo build --release
+    python3 benchmarks/peers_default.py [--shuffles 5] [--sets car nursery ...]
+"""
+import argparse, json, os, statistics, subprocess, sys, tempfile
+
+from peers_oza import ensure_venv, peer, shuffled_copy, write_arff
+
+RIVER_ARF = r"""
+import csv, json, sys, time
+from river import forest
+path, label = sys.argv[1], sys.argv[2]
+with open(path, newline="") as f:
+    rows = list(csv.DictReader(f))
+def number(v):
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+numeric = {k for k in rows[0] if k != label and all(number(r[k]) for r in rows if r[k] != "")}
+data = [({k: float(v) if k in numeric else v for k, v in r.items() if k != label and v != ""},
+         r[label]) for r in rows]
+model = forest.ARFClassifier(n_models=10, seed=1)
+n = len(data); final = int(n * 0.8); right = right_final = 0
+start = time.process_time()
+for i, (x, y) in enumerate(data):
+    hit = model.predict_one(x) == y
+    right += hit
+    right_final += hit and i >= final
+    model.learn_one(x, y)
+cpu = time.process_time() - start
+print(json.dumps({"whole": right / n, "final": right_final / (n - final), "rows_per_second": n / cpu}))
+"""
+
+CAPYMOA = r"""
+import json, sys
+from capymoa.stream import ARFFStream
+from capymoa.classifier import AdaptiveRandomForestClassifier, StreamingRandomPatches
+from capymoa.evaluation import prequential_evaluation
+path, n, which = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+stream = ARFFStream(path)
+schema = stream.get_schema()
+learner = (StreamingRandomPatches(schema=schema, random_seed=1, ensemble_size=10)
+           if which == "srp" else
+           AdaptiveRandomForestClassifier(schema=schema, random_seed=1, ensemble_size=10))
+res = prequential_evaluation(stream, learner, window_size=max(1, n - int(n * 0.8)),
+                             store_predictions=True, store_y=True)
+pred, y = res.predictions(), res.ground_truth_y()
+final = int(n * 0.8)
+hits = [p == t for p, t in zip(pred, y)]
+print(json.dumps({"whole": sum(hits) / n, "final": sum(hits[final:]) / (n - final),
+                  "rows_per_second": n / res.cpu_time()}))
+"""
+
+SETS = ["optdigits", "pendigits", "satimage", "movement_partial", "nursery", "car",
+        "balance_scale", "mice_protein"]
+
+
+def streamboost(binary, path):
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "r.json")
+        subprocess.run([binary, "replay", "--input", path, "--seed", "1", "-q", "--report",
+                        report], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        r = json.load(open(report))
+    return {"whole": r["cumulative"]["accuracy"], "final": r["final_fraction"]["accuracy"],
+            "rows_per_second": r["throughput"]["rows_per_second"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
+    ap.add_argument("--binary", default="target/release/streamboost")
+    ap.add_argument("--venv", default=os.path.join(tempfile.gettempdir(), "streamboost-peers-venv"))
+    ap.add_argument("--sets", nargs="*", default=SETS)
+    ap.add_argument("--shuffles", type=int, default=5)
+    args = ap.parse_args()
+    py = ensure_venv(args.venv)
+    tmp = tempfile.mkdtemp()
+    systems = ["streamboost default (ova, unit mean)", "CapyMOA SRP-10", "CapyMOA ARF-10",
+               "River ARF-10"]
+    print("final 20% (whole stream) and rows/s, mean over shuffles 1.." + str(args.shuffles))
+    print()
+    print("| data | " + " | ".join(systems) + " |")
+    print("|---" * (len(systems) + 1) + "|")
+    for name in args.sets:
+        runs = {s: [] for s in systems}
+        for seed in range(1, args.shuffles + 1):
+            csv_path = os.path.join(tmp, f"{name}.csv")
+            header, body = shuffled_copy(os.path.join(args.datasets, name, "data.csv"),
+                                         csv_path, seed)
+            arff_path = os.path.join(tmp, f"{name}.arff")
+            write_arff(header, body, "label", arff_path)
+            n = len(body)
+            runs[systems[0]].append(streamboost(args.binary, csv_path))
+            runs[systems[1]].append(peer(py, CAPYMOA, arff_path, n, "srp"))
+            runs[systems[2]].append(peer(py, CAPYMOA, arff_path, n, "arf"))
+            runs[systems[3]].append(peer(py, RIVER_ARF, csv_path, "label"))
+        cells = []
+        for s in systems:
+            m = lambda key: statistics.mean(r[key] for r in runs[s])
+            cells.append(f"{m('final'):.3f} ({m('whole'):.3f}), {m('rows_per_second'):,.0f}/s")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
