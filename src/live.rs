@@ -27,7 +27,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 
 use crate::checkpoint::{self, StreamState};
-use crate::columnar::BoostOperator;
+use crate::columnar::{BatchOperator, BoostOperator};
 use crate::core::{OperatorStats, Position};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
@@ -216,6 +216,28 @@ impl LiveModel {
     /// The checkpoint's path.
     pub fn path(&self) -> &Path {
         &self.policy.path
+    }
+}
+
+/// A live model drives [`crate::stream::ScoredStream`] like any operator: it commits
+/// between batches when its policy asks, and when the input ends. Its position stays the one
+/// it was loaded with (or set through [`LiveModel::commit`] by an owner that knows its
+/// input's offsets).
+impl BatchOperator for LiveModel {
+    fn schema(&self) -> SchemaRef {
+        self.operator.schema()
+    }
+
+    fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let out = LiveModel::process(self, batch)?;
+        if self.due() {
+            self.commit(None)?;
+        }
+        Ok(out)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        self.commit(None)
     }
 }
 

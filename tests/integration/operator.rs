@@ -208,6 +208,75 @@ mod stream {
         assert_eq!(got, expected);
     }
 
+    /// A live model over an async stream: its checkpoint is committed between batches by its
+    /// policy and at the end, and a second stream over the rest of the input, from that
+    /// checkpoint, predicts what one stream over the whole input does.
+    #[test]
+    fn a_live_model_over_two_streams_predicts_as_one() {
+        use streamboost::checkpoint::StreamState;
+        use streamboost::core::OperatorStats;
+        use streamboost::live::{CheckpointPolicy, LiveModel};
+        use streamboost::model::ModelConfig;
+        let path = bundled_car();
+        let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
+        let table = read_table(&path).unwrap();
+        let all = table.to_batch().unwrap();
+        let batches: Vec<RecordBatch> = (0..all.num_rows())
+            .step_by(200)
+            .map(|i| all.slice(i, 200.min(all.num_rows() - i)))
+            .collect();
+        let config =
+            ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 6}))
+                .unwrap();
+        let fresh = || {
+            let model = config.build(data.spec(), 2).unwrap();
+            let stream = StreamState {
+                config: config.clone(),
+                spec: data.spec().clone(),
+                encodings: Encodings::default(),
+                label: "label".into(),
+                stats: OperatorStats::default(),
+                position: None,
+            };
+            (model, stream)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let run = |live: LiveModel, batches: Vec<RecordBatch>| -> Vec<RecordBatch> {
+            let input = futures::stream::iter(batches.into_iter().map(Ok::<_, std::io::Error>));
+            futures::executor::block_on(
+                ScoredStream::new(input, live).map(|b| b.unwrap()).collect(),
+            )
+        };
+        let whole_policy = CheckpointPolicy::at_end(dir.path().join("whole.parquet"));
+        let (model, stream) = fresh();
+        let live =
+            LiveModel::new(model, stream, whole_policy, table.schema.clone(), &path).unwrap();
+        let expected = run(live, batches.clone());
+
+        let policy = CheckpointPolicy {
+            every: Some(400),
+            ..CheckpointPolicy::at_end(dir.path().join("live.parquet"))
+        };
+        let (model, stream) = fresh();
+        let live =
+            LiveModel::new(model, stream, policy.clone(), table.schema.clone(), &path).unwrap();
+        let mut got = run(live, batches[..4].to_vec());
+        let live = LiveModel::load(policy, table.schema.clone(), &path).unwrap();
+        assert_eq!(
+            live.stats().rows_seen,
+            800,
+            "committed at the end of the first stream"
+        );
+        got.extend(run(live, batches[4..].to_vec()));
+        assert_eq!(got, expected);
+        let (a, _) = streamboost::checkpoint::load(&dir.path().join("whole.parquet")).unwrap();
+        let (b, _) = streamboost::checkpoint::load(&dir.path().join("live.parquet")).unwrap();
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
+    }
+
     #[test]
     fn yields_between_batches_and_cancels_cleanly() {
         let (op, batches) = operator_and_batches();
