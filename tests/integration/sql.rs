@@ -834,4 +834,17 @@ async fn a_live_model_learns_across_queries_exactly_once() {
     while let Some(batch) = first.next().await {
         batch.unwrap();
     }
+    drop(first);
+
+    // One model per key is not live: refused with a clear error, the checkpoint untouched.
+    let before = std::fs::read(&halves_path).unwrap();
+    let keyed = ctx
+        .sql("SELECT * FROM boost_score('m', (SELECT * FROM car), 'label', 'ts', 'safety')")
+        .await
+        .unwrap()
+        .collect()
+        .await;
+    let err = keyed.unwrap_err().to_string();
+    assert!(err.contains("live model is trained without a key"), "{err}");
+    assert_eq!(std::fs::read(&halves_path).unwrap(), before);
 }
