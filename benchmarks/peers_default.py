@@ -12,34 +12,9 @@ and on the whole stream, and rows per CPU-second of each tool's own loop (as in
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
-from peers_oza import ensure_venv, peer, shuffled_copy, write_arff
+from peers_oza import RIVER_LOOP, ensure_venv, peer, shuffled_copy, write_arff
 
-RIVER_ARF = r"""
-import csv, json, sys, time
-from river import forest
-path, label = sys.argv[1], sys.argv[2]
-with open(path, newline="") as f:
-    rows = list(csv.DictReader(f))
-def number(v):
-    try:
-        float(v)
-        return True
-    except ValueError:
-        return False
-numeric = {k for k in rows[0] if k != label and all(number(r[k]) for r in rows if r[k] != "")}
-data = [({k: float(v) if k in numeric else v for k, v in r.items() if k != label and v != ""},
-         r[label]) for r in rows]
-model = forest.ARFClassifier(n_models=10, seed=1)
-n = len(data); final = int(n * 0.8); right = right_final = 0
-start = time.process_time()
-for i, (x, y) in enumerate(data):
-    hit = model.predict_one(x) == y
-    right += hit
-    right_final += hit and i >= final
-    model.learn_one(x, y)
-cpu = time.process_time() - start
-print(json.dumps({"whole": right / n, "final": right_final / (n - final), "rows_per_second": n / cpu}))
-"""
+RIVER_ARF = RIVER_LOOP.replace("MODEL", "forest.ARFClassifier(n_models=10, seed=1)")
 
 CAPYMOA = r"""
 import json, sys

@@ -68,9 +68,11 @@ def write_arff(header, body, label, path):
             f.write(",".join(r[i] if r[i] != "" else "?" for i in idx) + "\n")
 
 
-RIVER = r"""
+# River's prequential loop over a CSV; `{model}` is the model expression (imports:
+# `ensemble`, `forest`, `tree`).
+RIVER_LOOP = r"""
 import csv, json, sys, time
-from river import ensemble, tree
+from river import ensemble, forest, tree
 path, label = sys.argv[1], sys.argv[2]
 with open(path, newline="") as f:
     rows = list(csv.DictReader(f))
@@ -84,7 +86,7 @@ def number(v):
 numeric = {k for k in rows[0] if k != label and all(number(r[k]) for r in rows if r[k] != "")}
 data = [({k: float(v) if k in numeric else v for k, v in r.items() if k != label and v != ""},
          r[label]) for r in rows]
-model = ensemble.AdaBoostClassifier(model=tree.HoeffdingTreeClassifier(), n_models=10, seed=1)
+model = MODEL
 n = len(data); final = int(n * 0.8); right = right_final = 0
 start = time.process_time()
 for i, (x, y) in enumerate(data):
@@ -95,6 +97,9 @@ for i, (x, y) in enumerate(data):
 cpu = time.process_time() - start
 print(json.dumps({"whole": right / n, "final": right_final / (n - final), "rows_per_second": n / cpu}))
 """
+
+RIVER = RIVER_LOOP.replace(
+    "MODEL", "ensemble.AdaBoostClassifier(model=tree.HoeffdingTreeClassifier(), n_models=10, seed=1)")
 
 CAPYMOA = r"""
 import json, sys
