@@ -52,6 +52,15 @@ fn run_args(input: &Path, out: &Path, model: &Path) -> Vec<String> {
     args
 }
 
+/// Runs the job over `input` (once), which must succeed.
+fn run_to_end(input: &Path, out: &Path, model: &Path) {
+    std::fs::create_dir_all(out).unwrap();
+    streamboost()
+        .args(run_args(input, out, model))
+        .assert()
+        .success();
+}
+
 /// Every output file's batches, by name.
 fn outputs(dir: &Path) -> Vec<(String, Vec<RecordBatch>)> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -94,10 +103,7 @@ fn a_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
     let (whole_out, whole_model) = (dir.path().join("whole"), dir.path().join("whole.parquet"));
     std::fs::create_dir_all(&whole_out).unwrap();
     let clock = Instant::now();
-    streamboost()
-        .args(run_args(&input, &whole_out, &whole_model))
-        .assert()
-        .success();
+    run_to_end(&input, &whole_out, &whole_model);
     // Kills land between a fifth and a half of an uninterrupted run's time after a start.
     let whole = clock.elapsed().as_secs_f64();
 
@@ -125,10 +131,7 @@ fn a_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
             positions.insert(stream.stats.rows_seen);
         }
     }
-    streamboost()
-        .args(run_args(&input, &out, &model))
-        .assert()
-        .success();
+    run_to_end(&input, &out, &model);
     let mid_stream = positions
         .iter()
         .filter(|&&rows| rows > 0 && rows < 1800)
@@ -212,10 +215,7 @@ fn bad_files_are_moved_aside_with_a_reason() {
     std::fs::write(input.join("events-002.csv.partial"), "half a file").unwrap();
     let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
     std::fs::create_dir_all(&out).unwrap();
-    streamboost()
-        .args(run_args(&input, &out, &model))
-        .assert()
-        .success();
+    run_to_end(&input, &out, &model);
     let rejected = input.join("rejected");
     for name in ["events-000a.csv", "events-001a.csv"] {
         assert!(rejected.join(name).exists(), "{name}");
@@ -259,10 +259,7 @@ fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
     let input = input_dir(dir.path(), 1, 300);
     let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
     std::fs::create_dir_all(&out).unwrap();
-    streamboost()
-        .args(run_args(&input, &out, &model))
-        .assert()
-        .success();
+    run_to_end(&input, &out, &model);
     let before = std::fs::read(&model).unwrap();
     let first_outputs = outputs(&out);
     // A second file arrives; the next commit would write a checkpoint past 16 KiB.
@@ -290,16 +287,10 @@ fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
         "no output of uncommitted rows"
     );
 
-    streamboost()
-        .args(run_args(&input, &out, &model))
-        .assert()
-        .success();
+    run_to_end(&input, &out, &model);
     let (whole_out, whole_model) = (dir.path().join("whole"), dir.path().join("w.parquet"));
     std::fs::create_dir_all(&whole_out).unwrap();
-    streamboost()
-        .args(run_args(&input, &whole_out, &whole_model))
-        .assert()
-        .success();
+    run_to_end(&input, &whole_out, &whole_model);
     assert_eq!(outputs(&out), outputs(&whole_out));
     assert_eq!(
         checkpoint::read_metadata(&model).unwrap().digest,
