@@ -12,29 +12,15 @@ and on the whole stream, and rows per CPU-second of each tool's own loop (as in
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
-from peers_oza import RIVER_LOOP, ensure_venv, peer, shuffled_copy, write_arff
+from peers_oza import CAPYMOA_LOOP, RIVER_LOOP, ensure_venv, peer, shuffled_copy, write_arff
 
 RIVER_ARF = RIVER_LOOP.replace("MODEL", "forest.ARFClassifier(n_models=10, seed=1)")
 
-CAPYMOA = r"""
-import json, sys
-from capymoa.stream import ARFFStream
-from capymoa.classifier import AdaptiveRandomForestClassifier, StreamingRandomPatches
-from capymoa.evaluation import prequential_evaluation
-path, n, which = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-stream = ARFFStream(path)
-schema = stream.get_schema()
-learner = (StreamingRandomPatches(schema=schema, random_seed=1, ensemble_size=10)
-           if which == "srp" else
-           AdaptiveRandomForestClassifier(schema=schema, random_seed=1, ensemble_size=10))
-res = prequential_evaluation(stream, learner, window_size=max(1, n - int(n * 0.8)),
-                             store_predictions=True, store_y=True)
-pred, y = res.predictions(), res.ground_truth_y()
-final = int(n * 0.8)
-hits = [p == t for p, t in zip(pred, y)]
-print(json.dumps({"whole": sum(hits) / n, "final": sum(hits[final:]) / (n - final),
-                  "rows_per_second": n / res.cpu_time()}))
-"""
+CAPYMOA_SRP = CAPYMOA_LOOP.replace(
+    "LEARNER", "classifier.StreamingRandomPatches(schema=schema, random_seed=1, ensemble_size=10)")
+CAPYMOA_ARF = CAPYMOA_LOOP.replace(
+    "LEARNER",
+    "classifier.AdaptiveRandomForestClassifier(schema=schema, random_seed=1, ensemble_size=10)")
 
 SETS = ["optdigits", "pendigits", "satimage", "movement_partial", "nursery", "car",
         "balance_scale", "mice_protein"]
@@ -77,8 +63,8 @@ def main():
             write_arff(header, body, "label", arff_path)
             n = len(body)
             runs[systems[0]].append(streamboost(args.binary, csv_path))
-            runs[systems[1]].append(peer(py, CAPYMOA, arff_path, n, "srp"))
-            runs[systems[2]].append(peer(py, CAPYMOA, arff_path, n, "arf"))
+            runs[systems[1]].append(peer(py, CAPYMOA_SRP, arff_path, n))
+            runs[systems[2]].append(peer(py, CAPYMOA_ARF, arff_path, n))
             runs[systems[3]].append(peer(py, RIVER_ARF, csv_path, "label"))
         cells = []
         for s in systems:

@@ -101,14 +101,17 @@ print(json.dumps({"whole": right / n, "final": right_final / (n - final), "rows_
 RIVER = RIVER_LOOP.replace(
     "MODEL", "ensemble.AdaBoostClassifier(model=tree.HoeffdingTreeClassifier(), n_models=10, seed=1)")
 
-CAPYMOA = r"""
+# CapyMOA's prequential evaluation over an ARFF file of `n` rows; `LEARNER` is the learner
+# expression (names: `classifier`, `schema`).
+CAPYMOA_LOOP = r"""
 import json, sys
+from capymoa import classifier
 from capymoa.stream import ARFFStream
-from capymoa.classifier import OzaBoost
 from capymoa.evaluation import prequential_evaluation
 path, n = sys.argv[1], int(sys.argv[2])
 stream = ARFFStream(path)
-learner = OzaBoost(schema=stream.get_schema(), random_seed=1, boosting_iterations=10)
+schema = stream.get_schema()
+learner = LEARNER
 res = prequential_evaluation(stream, learner, window_size=max(1, n - int(n * 0.8)),
                              store_predictions=True, store_y=True)
 pred, y = res.predictions(), res.ground_truth_y()
@@ -117,6 +120,9 @@ hits = [p == t for p, t in zip(pred, y)]
 print(json.dumps({"whole": sum(hits) / n, "final": sum(hits[final:]) / (n - final),
                   "rows_per_second": n / res.cpu_time()}))
 """
+
+CAPYMOA = CAPYMOA_LOOP.replace(
+    "LEARNER", "classifier.OzaBoost(schema=schema, random_seed=1, boosting_iterations=10)")
 
 
 def streamboost(binary, path, variant, preset):

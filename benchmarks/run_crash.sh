@@ -15,20 +15,7 @@ DATA=${STREAMBOOST_DATASETS:-../shared/datasets}/nursery/data.csv
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-python3 - "$DATA" "$WORK/in" <<'EOF'
-import os, sys
-src, out = sys.argv[1], sys.argv[2]
-os.makedirs(out)
-lines = open(src).read().splitlines()
-header, rows = lines[0], lines[1:]
-rows = rows * 10
-per = len(rows) // 20
-for f in range(20):
-    with open(f"{out}/events-{f:03d}.csv", "w") as w:
-        w.write(f"id,ts,{header}\n")
-        for i in range(f * per, len(rows) if f == 19 else (f + 1) * per):
-            w.write(f"{i},{i},{rows[i]}\n")
-EOF
+python3 "$(dirname "$0")/event_files.py" "$DATA" "$WORK/in" --columns id ts
 
 # Commits every 2,000 rows, so that runs killed a second or two after they start
 # still make progress: the 100 kills land before the stream is done.

@@ -13,24 +13,9 @@ DATA=${STREAMBOOST_DATASETS:-../shared/datasets}/nursery/data.csv
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-python3 - "$DATA" "$WORK/in" <<'EOF'
-import os, sys
-src, out = sys.argv[1], sys.argv[2]
-os.makedirs(out)
-os.makedirs(out + "_plain")
-lines = open(src).read().splitlines()
-header, rows = lines[0], lines[1:] * 10
-per = len(rows) // 20
-for f in range(20):
-    # The job's files carry an event id (passed through); the replay's the same rows without.
-    with open(f"{out}/events-{f:03d}.csv", "w") as w, \
-         open(f"{out}_plain/events-{f:03d}.csv", "w") as p:
-        w.write(f"id,{header}\n")
-        p.write(f"{header}\n")
-        for i in range(f * per, len(rows) if f == 19 else (f + 1) * per):
-            w.write(f"{i},{rows[i]}\n")
-            p.write(f"{rows[i]}\n")
-EOF
+# The job's files carry an event id (passed through); the replay's the same rows without.
+python3 "$(dirname "$0")/event_files.py" "$DATA" "$WORK/in" --columns id
+python3 "$(dirname "$0")/event_files.py" "$DATA" "$WORK/in_plain" --columns
 MODEL=(--algo ada-olm --learners 100 --seed 1)
 # The job declares the classes (a fresh model takes those of its first file otherwise).
 CLASSES=(--classes not_recom,priority,recommend,spec_prior,very_recom)

@@ -105,11 +105,11 @@ impl LiveSlot {
     }
 
     /// The config a commit records.
-    fn config(&self, operator: &BoostOperator<Model>) -> ModelConfig {
+    fn config(&self) -> ModelConfig {
         match (self.committed(), &self.fresh) {
             (Some(state), _) => state.1.config.clone(),
             (None, Some((config, _, _))) => config.clone(),
-            (None, None) => unreachable!("opened with a checkpoint or a config, {operator:?}"),
+            (None, None) => unreachable!("opened with a checkpoint or a config"),
         }
     }
 }
@@ -178,7 +178,7 @@ impl LiveQuery {
 
     /// Writes the checkpoint and makes it what the registry scores with.
     fn commit(&mut self) -> Result<()> {
-        let config = self.slot.config(&self.operator);
+        let config = self.slot.config();
         self.operator.set_position(Position {
             file: "sql".to_string(),
             rows: self.operator.stats().rows_learnt,
