@@ -17,7 +17,7 @@ use clap::{Parser, Subcommand};
 
 pub use inspect::InspectArgs;
 pub use plot::PlotArgs;
-pub use replay::ReplayArgs;
+pub use replay::{ReplayArgs, StreamFlags};
 pub use run::RunArgs;
 #[cfg(feature = "sql")]
 pub use sql::SqlArgs;

@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::model_flags::ModelFlags;
+use super::replay::StreamFlags;
 use crate::Result;
-use crate::columnar::Ordinal;
-use crate::core::Encodings;
 use crate::job::{FreshModel, Job, Progress};
 use crate::live::CheckpointPolicy;
 
@@ -45,22 +44,13 @@ pub struct RunArgs {
     /// Seconds between looks at the input directory.
     #[arg(long, default_value_t = 1.0, value_name = "SECS")]
     pub poll: f64,
-    /// Label column of a fresh model.
-    #[arg(long, default_value = "label", value_name = "COL")]
-    pub label: String,
     /// A column that is carried to the output without being a feature of a fresh model (an
     /// event id, a timestamp; repeatable).
     #[arg(long = "passthrough", value_name = "COL")]
     pub passthrough: Vec<String>,
-    /// Treat this column as nominal whatever its type (repeatable; a fresh model).
-    #[arg(long = "nominal", value_name = "COL")]
-    pub nominal: Vec<String>,
-    /// Treat this column as ordinal (repeatable; a fresh model; `COL=low,med,high`).
-    #[arg(long = "ordinal", value_name = "COL=LEVELS", value_parser = super::replay::parse_ordinal)]
-    pub ordinal: Vec<Ordinal>,
-    /// The classes of a fresh model, in order (else those of the first file).
-    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
-    pub classes: Option<Vec<String>>,
+    /// A fresh model's label, column kinds and classes.
+    #[command(flatten)]
+    pub stream: StreamFlags,
     /// The model a fresh checkpoint starts from.
     #[command(flatten)]
     pub model_flags: ModelFlags,
@@ -93,13 +83,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         fresh: FreshModel {
             config: args.model_flags.model_config()?,
             seed: args.seed,
-            label: args.label.clone(),
-            encodings: Encodings {
-                nominal: args.nominal.clone(),
-                ordinal: args.ordinal.clone(),
-                passthrough: args.passthrough.clone(),
-            },
-            classes: args.classes.clone(),
+            label: args.stream.label.clone(),
+            encodings: args.stream.encodings(&args.passthrough),
+            classes: args.stream.classes.clone(),
         },
         once: args.once,
         poll: seconds(args.poll, "poll")?,

@@ -11,7 +11,6 @@ use crate::Result;
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
-use crate::core::Encodings;
 use crate::eval::{Prequential, RowOutcome};
 use crate::learner::Classifier;
 use crate::model::Model;
@@ -54,14 +53,17 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             session
         }
         None => {
-            let encodings = Encodings {
-                nominal: args.nominal.clone(),
-                ordinal: args.ordinal.clone(),
-                ..Encodings::default()
-            };
+            let stream = &args.stream;
             let config = args.model.model_config()?;
-            let classes = args.classes.as_deref();
-            Session::fresh(&tables, config, args.seed, &args.label, encodings, classes)?
+            let (encodings, classes) = (stream.encodings(&[]), stream.classes.as_deref());
+            Session::fresh(
+                &tables,
+                config,
+                args.seed,
+                &stream.label,
+                encodings,
+                classes,
+            )?
         }
     };
     let Session {

@@ -12,6 +12,7 @@ pub use driver::run;
 use super::model_flags::ModelFlags;
 use crate::Error;
 use crate::columnar::Ordinal;
+use crate::core::Encodings;
 
 /// Arguments of `streamboost replay`.
 #[derive(Debug, Args)]
@@ -24,22 +25,9 @@ pub struct ReplayArgs {
     /// and the report has these rows' metrics under `test` (the protocol of \[JT\]).
     #[arg(long = "test", value_name = "PATH", requires = "inputs")]
     pub tests: Vec<PathBuf>,
-    /// Label column. A table without it but with `<COL>_<name>` 0/1 columns is a
-    /// multi-label stream with those labels.
-    #[arg(long, default_value = "label", value_name = "COL")]
-    pub label: String,
-    /// Treat this column as nominal whatever its type (repeatable).
-    #[arg(long = "nominal", value_name = "COL")]
-    pub nominal: Vec<String>,
-    /// Treat this column as ordinal: its levels, lowest first, become the numbers 0, 1, ...
-    /// (repeatable; e.g. `--ordinal safety=low,med,high`).
-    #[arg(long = "ordinal", value_name = "COL=LEVELS", value_parser = parse_ordinal)]
-    pub ordinal: Vec<Ordinal>,
-    /// The classes the model starts with, in this order (comma-separated). A label of the
-    /// input outside them is a new class: the model grows when its first row arrives (after
-    /// predicting that row). Default: every class of the inputs, sorted by name.
-    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
-    pub classes: Option<Vec<String>>,
+    /// The stream's label, column kinds and classes.
+    #[command(flatten)]
+    pub stream: StreamFlags,
     /// The model.
     #[command(flatten)]
     pub model: ModelFlags,
@@ -90,6 +78,41 @@ pub struct ReplayArgs {
     pub quiet: bool,
 }
 
-pub(super) fn parse_ordinal(s: &str) -> std::result::Result<Ordinal, String> {
+/// How a fresh model reads its input: the label, column kinds and classes (`replay` and
+/// `run` alike).
+#[derive(Debug, Args)]
+pub struct StreamFlags {
+    /// Label column. A table without it but with `<COL>_<name>` 0/1 columns is a
+    /// multi-label stream with those labels.
+    #[arg(long, default_value = "label", value_name = "COL")]
+    pub label: String,
+    /// Treat this column as nominal whatever its type (repeatable).
+    #[arg(long = "nominal", value_name = "COL")]
+    pub nominal: Vec<String>,
+    /// Treat this column as ordinal: its levels, lowest first, become the numbers 0, 1, ...
+    /// (repeatable; e.g. `--ordinal safety=low,med,high`).
+    #[arg(long = "ordinal", value_name = "COL=LEVELS", value_parser = parse_ordinal)]
+    pub ordinal: Vec<Ordinal>,
+    /// The classes the model starts with, in this order (comma-separated). Default: every
+    /// class of the inputs (`run`: of its first file), sorted by name. A label outside them
+    /// is a new class to `replay` (the model grows when its first row arrives, after
+    /// predicting that row); `run` counts such rows and scores them without learning.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub classes: Option<Vec<String>>,
+}
+
+impl StreamFlags {
+    /// The column encodings these flags give, with `passthrough` columns kept out of the
+    /// features.
+    pub fn encodings(&self, passthrough: &[String]) -> Encodings {
+        Encodings {
+            nominal: self.nominal.clone(),
+            ordinal: self.ordinal.clone(),
+            passthrough: passthrough.to_vec(),
+        }
+    }
+}
+
+fn parse_ordinal(s: &str) -> std::result::Result<Ordinal, String> {
     s.parse().map_err(|e: Error| e.to_string())
 }
