@@ -42,6 +42,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arrow::array::Array;
@@ -53,7 +54,8 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
-use crate::checkpoint::{self, StreamState};
+use crate::checkpoint::{self, KeyedStore, StreamState};
+use crate::columnar::BatchOperator;
 use crate::columnar::{Table, read_table};
 use crate::core::{Encodings, Position};
 use crate::files::write_atomically;
@@ -95,6 +97,9 @@ pub struct Job {
     pub once: bool,
     /// How often the directory is looked at for new files.
     pub poll: Duration,
+    /// The key column, for one model per key (the checkpoint is then a directory, see
+    /// [`crate::checkpoint::keyed`]); not a feature.
+    pub key: Option<String>,
 }
 
 /// What a job has done so far (since this process started it).
@@ -121,10 +126,12 @@ pub struct Progress {
 }
 
 /// The job's model between files: not loaded yet (a fresh model, or the checkpoint's, is
-/// made at the next file), the checkpoint's as loaded at start, or live.
+/// made at the next file), the checkpoint's as loaded at start (a keyed checkpoint's
+/// store), or live.
 enum Held {
     Unloaded,
     Loaded(Box<(Model, StreamState)>),
+    Store(Arc<Mutex<KeyedStore>>),
     Live(Box<LiveModel>),
 }
 
@@ -154,19 +161,21 @@ impl Job {
         })?;
         // The checkpoint is read once: for its position now, and as the model at the first
         // file.
-        let loaded = match self.policy.path.exists() {
-            true => Some(checkpoint::load(&self.policy.path)?),
-            false => None,
+        let (mut held, committed) = match (self.policy.path.exists(), &self.key) {
+            (false, _) => (Held::Unloaded, None),
+            (true, None) => {
+                let state = checkpoint::load(&self.policy.path)?;
+                let position = state.1.position.clone();
+                (Held::Loaded(Box::new(state)), position)
+            }
+            (true, Some(_)) => {
+                let store = KeyedStore::open(&self.policy.path)?;
+                let position = store.manifest().position.clone();
+                (Held::Store(Arc::new(Mutex::new(store))), position)
+            }
         };
-        let committed = loaded
-            .as_ref()
-            .and_then(|(_, stream)| stream.position.clone());
         self.recover(committed.as_ref())?;
         let mut progress = Progress::default();
-        let mut held = match loaded {
-            Some(state) => Held::Loaded(Box::new(state)),
-            None => Held::Unloaded,
-        };
         let mut taking = Taking {
             position: committed,
             uncommitted: Vec::new(),
@@ -240,6 +249,24 @@ impl Job {
             }
         }
         self.policy.validate()?;
+        let path = &self.policy.path;
+        match (&self.key, path.exists(), KeyedStore::is_keyed(path)) {
+            (None, _, true) => Err(Error::config(
+                "key",
+                format!(
+                    "`{}` is a keyed checkpoint: name its key column",
+                    path.display()
+                ),
+            )),
+            (Some(_), true, false) => Err(Error::config(
+                "key",
+                format!(
+                    "`{}` holds one model, not one per key: a keyed model needs a directory",
+                    path.display()
+                ),
+            )),
+            _ => Ok(()),
+        }?;
         self.fresh.config.validate()
     }
 
@@ -353,11 +380,7 @@ impl Job {
             _ => 0,
         };
         progress.file = Some(name.to_string());
-        let label = live
-            .operator()
-            .schema()
-            .index_of(live.operator().label())
-            .ok();
+        let label = live.schema().index_of(live.label()).ok();
         let mut pending: Vec<RecordBatch> = Vec::new();
         let (mut part_start, mut row) = (start, 0u64);
         let total = table.n_rows() as u64;
@@ -378,7 +401,7 @@ impl Job {
                 pending.push(out);
                 let stopping = stop.load(Ordering::Relaxed);
                 if (live.due() || stopping) && row < total {
-                    self.write_part(name, part_start, &live.operator().schema(), &pending)?;
+                    self.write_part(name, part_start, &live.schema(), &pending)?;
                     let at = Position {
                         file: name.to_string(),
                         rows: row,
@@ -397,7 +420,7 @@ impl Job {
             }
         }
         if !pending.is_empty() || part_start == 0 {
-            self.write_part(name, part_start, &live.operator().schema(), &pending)?;
+            self.write_part(name, part_start, &live.schema(), &pending)?;
         }
         let done = Position {
             file: name.to_string(),
@@ -425,61 +448,80 @@ impl Job {
         table: &Table,
     ) -> Result<std::result::Result<LiveModel, (Held, Error)>> {
         let source = table.path.clone();
-        Ok(match held {
-            Held::Live(live) => live
-                .rebind(table.schema.clone(), source)
+        let schema = table.schema.clone();
+        let policy = self.policy.clone();
+        Ok(match (held, &self.key) {
+            (Held::Live(live), _) => live
+                .rebind(schema, source)
                 .map_err(|(live, e)| (Held::Live(live), e)),
-            held @ (Held::Loaded(_) | Held::Unloaded) if self.policy.path.exists() => {
+            (held @ (Held::Loaded(_) | Held::Unloaded), None) if self.policy.path.exists() => {
                 // A model that does not fit this file is dropped and read again for the next.
                 let (model, stream) = match held {
                     Held::Loaded(state) => *state,
                     _ => checkpoint::load(&self.policy.path)?,
                 };
-                LiveModel::new(
-                    model,
-                    stream,
-                    self.policy.clone(),
-                    table.schema.clone(),
-                    source,
-                )
-                .map_err(|e| {
+                LiveModel::new(model, stream, None, policy, schema, source).map_err(|e| {
                     (
                         Held::Unloaded,
                         checkpoint::not_fitting(&self.policy.path, e),
                     )
                 })
             }
-            Held::Loaded(_) | Held::Unloaded => {
-                let f = &self.fresh;
-                let session = match Session::fresh(
-                    std::slice::from_ref(table),
-                    f.config.clone(),
-                    f.seed,
-                    &f.label,
-                    f.encodings.clone(),
-                    f.classes.as_deref(),
-                ) {
-                    Ok(session) => session,
+            (Held::Store(store), Some(key)) => {
+                LiveModel::keyed(store.clone(), key, None, policy, schema, source).map_err(|e| {
+                    (
+                        Held::Store(store),
+                        checkpoint::not_fitting(&self.policy.path, e),
+                    )
+                })
+            }
+            (_, key) => {
+                if let Some(key) = key
+                    && table.schema.index_of(key).is_err()
+                {
+                    let e = Error::missing_column(&table.path, key.clone(), &table.schema);
+                    return Ok(Err((Held::Unloaded, e)));
+                }
+                let (model, stream) = match self.fresh_from(table) {
+                    Ok(fresh) => fresh,
                     Err(e) => return Ok(Err((Held::Unloaded, e))),
                 };
-                let spec = session
-                    .stream
-                    .spec
-                    .first_classes(session.model.n_classes())?;
-                let stream = StreamState {
-                    spec,
-                    ..session.stream
-                };
-                LiveModel::new(
-                    session.model,
-                    stream,
-                    self.policy.clone(),
-                    table.schema.clone(),
-                    source,
-                )
+                match key {
+                    None => LiveModel::new(model, stream, None, policy, schema, source),
+                    Some(key) => {
+                        let store = KeyedStore::create(&self.policy.path, stream, self.fresh.seed)?;
+                        let store = Arc::new(Mutex::new(store));
+                        LiveModel::keyed(store, key, None, policy, schema, source)
+                    }
+                }
                 .map_err(|e| (Held::Unloaded, e))
             }
         })
+    }
+
+    /// A fresh model, and its stream, for a stream whose first file is `table` (the key
+    /// column, if any, is not a feature).
+    fn fresh_from(&self, table: &Table) -> Result<(Model, StreamState)> {
+        let f = &self.fresh;
+        let mut encodings = f.encodings.clone();
+        encodings.passthrough.extend(self.key.clone());
+        let session = Session::fresh(
+            std::slice::from_ref(table),
+            f.config.clone(),
+            f.seed,
+            &f.label,
+            encodings,
+            f.classes.as_deref(),
+        )?;
+        let spec = session
+            .stream
+            .spec
+            .first_classes(session.model.n_classes())?;
+        let stream = StreamState {
+            spec,
+            ..session.stream
+        };
+        Ok((session.model, stream))
     }
 
     /// Writes the scored rows of `name` from row `start` as a part file, atomically.

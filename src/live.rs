@@ -21,13 +21,14 @@
 //!   whole model (its size is the checkpoint's, see RESULTS.md).
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 
-use crate::checkpoint::{self, StreamState};
-use crate::columnar::{BatchOperator, BoostOperator};
+use crate::checkpoint::{self, KeyedStore, StreamState};
+use crate::columnar::{BatchOperator, BoostOperator, KeyedOperator};
 use crate::core::{OperatorStats, Position};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
@@ -55,8 +56,8 @@ impl CheckpointPolicy {
     }
 
     /// Checks the period, and that the file can be written where it is named (its directory
-    /// exists, it is not a directory), so that a bad path fails before the first row rather
-    /// than after the whole stream.
+    /// exists, it is not a directory unless a keyed checkpoint's), so that a bad path fails
+    /// before the first row rather than after the whole stream.
     pub fn validate(&self) -> Result<()> {
         if self.every == Some(0) {
             return Err(Error::config("checkpoint_every", "must be >= 1"));
@@ -74,9 +75,9 @@ impl CheckpointPolicy {
                 "cannot save a checkpoint here: its directory does not exist",
             ));
         }
-        if self.path.is_dir() {
+        if self.path.is_dir() && !KeyedStore::is_keyed(&self.path) {
             return Err(unwritable(
-                "cannot save a checkpoint here: it is a directory",
+                "cannot save a checkpoint here: it is a directory, and not a keyed checkpoint",
             ));
         }
         Ok(())
@@ -91,8 +92,9 @@ impl CheckpointPolicy {
 
 /// A model bound to a checkpoint and a [`CheckpointPolicy`] (see the module doc).
 pub struct LiveModel {
-    operator: BoostOperator<Model>,
+    scorer: Scorer,
     config: ModelConfig,
+    label: String,
     policy: CheckpointPolicy,
     rows_since_commit: u64,
     last_commit: Instant,
@@ -100,28 +102,103 @@ pub struct LiveModel {
     last_commit_time: Duration,
 }
 
+/// What a live model scores with: one model, or one per key, kept in a keyed checkpoint
+/// directory ([`KeyedStore`]).
+enum Scorer {
+    One(Box<BoostOperator<Model>>),
+    Keyed {
+        operators: KeyedOperator<Model>,
+        /// Shared by the live models of one keyed model (a query's partitions), which commit
+        /// their own keys to it.
+        store: Arc<Mutex<KeyedStore>>,
+    },
+}
+
 impl LiveModel {
     /// A live model of `model` and `stream` (a checkpoint's, or a fresh model's), reading
     /// batches of `input` (`source` naming it in errors). The operator goes on from the
-    /// stream's counters and position.
+    /// stream's counters and position; with `learn_once_by`, it learns each row once by
+    /// that ordering column ([`BoostOperator::learn_once_by`]).
     pub fn new(
         model: Model,
         stream: StreamState,
+        learn_once_by: Option<&str>,
         policy: CheckpointPolicy,
         input: SchemaRef,
         source: impl Into<PathBuf>,
     ) -> Result<Self> {
         policy.validate()?;
-        let operator = BoostOperator::continuing(model, &stream, input, source)?;
-        Ok(LiveModel {
-            operator,
-            config: stream.config,
+        let mut operator = BoostOperator::continuing(model, &stream, input, source)?;
+        if let Some(ts) = learn_once_by {
+            operator.learn_once_by(ts)?;
+        }
+        Ok(LiveModel::of(
+            Scorer::One(Box::new(operator)),
+            stream.config,
+            stream.label,
+            policy,
+        ))
+    }
+
+    /// A live model with one model per value of column `key`, kept in the keyed checkpoint
+    /// `store` (whose directory is `policy.path`): a key's model is loaded from it when the
+    /// key first appears, or starts fresh; a commit writes the keys that took rows since the
+    /// last. With `learn_once_by`, each key's rows are learnt once by that ordering column
+    /// ([`BoostOperator::learn_once_by`]).
+    pub fn keyed(
+        store: Arc<Mutex<KeyedStore>>,
+        key: &str,
+        learn_once_by: Option<&str>,
+        policy: CheckpointPolicy,
+        input: SchemaRef,
+        source: impl Into<PathBuf>,
+    ) -> Result<Self> {
+        policy.validate()?;
+        let template = lock(&store).manifest().template.clone();
+        let source = source.into();
+        let factory = {
+            let (store, key, once) = (
+                store.clone(),
+                key.to_string(),
+                learn_once_by.map(String::from),
+            );
+            move |value: Option<&str>, input: &SchemaRef| {
+                let (model, stream) = lock(&store).load_or_fresh(value)?;
+                let origin = format!("{} {key}={}", source.display(), value.unwrap_or("NULL"));
+                let mut op = BoostOperator::continuing(model, &stream, input.clone(), origin)?;
+                if let Some(ts) = &once {
+                    op.learn_once_by(ts)?;
+                }
+                Ok(op)
+            }
+        };
+        let operators = KeyedOperator::new(
+            input,
+            key,
+            &template.label,
+            template.spec.classes.names(),
+            Box::new(factory),
+        )?;
+        let scorer = Scorer::Keyed { operators, store };
+        Ok(LiveModel::of(
+            scorer,
+            template.config,
+            template.label,
+            policy,
+        ))
+    }
+
+    fn of(scorer: Scorer, config: ModelConfig, label: String, policy: CheckpointPolicy) -> Self {
+        LiveModel {
+            scorer,
+            config,
+            label,
             policy,
             rows_since_commit: 0,
             last_commit: Instant::now(),
             commits: 0,
             last_commit_time: Duration::ZERO,
-        })
+        }
     }
 
     /// The live model committed at `policy.path`, reading batches of `input`.
@@ -132,7 +209,7 @@ impl LiveModel {
     ) -> Result<Self> {
         let (model, stream) = checkpoint::load(&policy.path)?;
         let path = policy.path.clone();
-        LiveModel::new(model, stream, policy, input, source)
+        LiveModel::new(model, stream, None, policy, input, source)
             .map_err(|e| checkpoint::not_fitting(&path, e))
     }
 
@@ -143,24 +220,37 @@ impl LiveModel {
         input: SchemaRef,
         source: impl Into<PathBuf>,
     ) -> std::result::Result<Self, (Box<Self>, Error)> {
-        let operator = self.operator;
-        match operator.rebind(input, source) {
-            Ok(operator) => {
-                self.operator = operator;
-                Ok(self)
-            }
-            Err(failed) => {
-                let (operator, e) = *failed;
-                self.operator = operator;
-                Err((Box::new(self), e))
-            }
+        let source = source.into();
+        let (scorer, failed) = match self.scorer {
+            Scorer::One(operator) => match operator.rebind(input, source) {
+                Ok(operator) => (Scorer::One(Box::new(operator)), None),
+                Err(failed) => (Scorer::One(Box::new(failed.0)), Some(failed.1)),
+            },
+            Scorer::Keyed { operators, store } => match operators.rebind(input, &source) {
+                Ok(operators) => (Scorer::Keyed { operators, store }, None),
+                Err(failed) => (
+                    Scorer::Keyed {
+                        operators: failed.0,
+                        store,
+                    },
+                    Some(failed.1),
+                ),
+            },
+        };
+        self.scorer = scorer;
+        match failed {
+            None => Ok(self),
+            Some(e) => Err((Box::new(self), e)),
         }
     }
 
     /// Scores (and learns, where labelled) every row of `batch` in order; the batch with the
     /// prediction columns appended.
     pub fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
-        let out = self.operator.process(batch)?;
+        let out = match &mut self.scorer {
+            Scorer::One(operator) => operator.process(batch)?,
+            Scorer::Keyed { operators, .. } => operators.process(batch)?,
+        };
         self.rows_since_commit += batch.num_rows() as u64;
         Ok(out)
     }
@@ -179,13 +269,31 @@ impl LiveModel {
             .due(self.rows_since_commit, self.last_commit.elapsed())
     }
 
-    /// Writes the checkpoint, with `position` if given (else the one it had).
+    /// Writes the checkpoint, with `position` if given (else the one it had). A keyed model
+    /// writes the keys that took rows since its last commit, then the manifest.
     pub fn commit(&mut self, position: Option<Position>) -> Result<()> {
-        if let Some(position) = position {
-            self.operator.set_position(position);
-        }
         let start = Instant::now();
-        self.operator.save(&self.policy.path, &self.config)?;
+        match &mut self.scorer {
+            Scorer::One(operator) => {
+                if let Some(position) = position {
+                    operator.set_position(position);
+                }
+                operator.save(&self.policy.path, &self.config)?;
+            }
+            Scorer::Keyed { operators, store } => {
+                let config = &self.config;
+                let changed: Vec<_> = operators
+                    .touched()
+                    .into_iter()
+                    .map(|(key, op)| {
+                        let stream = op.stream_state(config);
+                        (key, op.model_mut(), stream)
+                    })
+                    .collect();
+                lock(store).commit(changed, position)?;
+                operators.clear_touched();
+            }
+        }
         self.last_commit_time = start.elapsed();
         self.last_commit = Instant::now();
         self.rows_since_commit = 0;
@@ -193,14 +301,24 @@ impl LiveModel {
         Ok(())
     }
 
-    /// How far the model has taken its input, as of the last commit or as set since.
-    pub fn position(&self) -> Option<&Position> {
-        self.operator.position()
+    /// How far the model has taken its input, as of the last commit or as set since (a
+    /// keyed model's: its manifest's, as of the last commit).
+    pub fn position(&self) -> Option<Position> {
+        match &self.scorer {
+            Scorer::One(operator) => operator.position().cloned(),
+            Scorer::Keyed { store, .. } => lock(store).manifest().position.clone(),
+        }
     }
 
-    /// The stream's counters.
+    /// The stream's counters (a keyed model's: summed over the keys it holds).
     pub fn stats(&self) -> OperatorStats {
-        self.operator.stats()
+        match &self.scorer {
+            Scorer::One(operator) => operator.stats(),
+            Scorer::Keyed { operators, .. } => operators
+                .operators()
+                .map(|(_, op)| op.stats())
+                .fold(OperatorStats::default(), |a, b| a.add(&b)),
+        }
     }
 
     /// Commits so far, and how long the last one took.
@@ -208,9 +326,26 @@ impl LiveModel {
         (self.commits, self.last_commit_time)
     }
 
-    /// The operator.
-    pub fn operator(&self) -> &BoostOperator<Model> {
-        &self.operator
+    /// The model and its stream state, as a checkpoint would hold them (`None` for a keyed
+    /// model: its keys are in its store).
+    pub fn snapshot(&self) -> Option<(Model, StreamState)> {
+        match &self.scorer {
+            Scorer::One(operator) => Some((
+                operator.model().clone(),
+                operator.stream_state(&self.config),
+            )),
+            Scorer::Keyed { .. } => None,
+        }
+    }
+
+    /// The label column.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The config the model was built from.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
     }
 
     /// The checkpoint's path.
@@ -219,13 +354,24 @@ impl LiveModel {
     }
 }
 
+fn lock(store: &Mutex<KeyedStore>) -> std::sync::MutexGuard<'_, KeyedStore> {
+    // A panic while holding the lock left the store as of its last complete commit (a
+    // commit restores it on error), so its state is still good.
+    store
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// A live model drives [`crate::stream::ScoredStream`] like any operator: it commits
 /// between batches when its policy asks, and when the input ends. Its position stays the one
 /// it was loaded with (or set through [`LiveModel::commit`] by an owner that knows its
 /// input's offsets).
 impl BatchOperator for LiveModel {
     fn schema(&self) -> SchemaRef {
-        self.operator.schema()
+        match &self.scorer {
+            Scorer::One(operator) => operator.schema(),
+            Scorer::Keyed { operators, .. } => operators.schema(),
+        }
     }
 
     fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {

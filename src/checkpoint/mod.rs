@@ -22,6 +22,7 @@
 //! [`read_metadata`] reads the footer alone and checks none of this; `inspect` loads too. Floats are stored exactly, so a loaded model continues
 //! bit for bit where the saved one stopped.
 
+pub mod keyed;
 pub mod nodes;
 
 use std::collections::HashMap;
@@ -46,6 +47,7 @@ use crate::model::{Model, ModelConfig};
 use crate::{Error, Result, files};
 
 pub use crate::files::{partial_files, partial_path};
+pub use keyed::{KeyEntry, KeyedStore, Manifest};
 
 /// The format version this build writes.
 pub const FORMAT_VERSION: u32 = 1;

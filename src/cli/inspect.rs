@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::Result;
-use crate::checkpoint::{self, Metadata, StreamState};
+use crate::checkpoint::{self, KeyedStore, Metadata, StreamState};
 use crate::core::{FeatureKind, Position, Task};
 use crate::learner::EnsembleSummary;
 use crate::model::Model;
@@ -17,11 +17,15 @@ use crate::weak::Structure;
 /// Arguments of `streamboost inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The checkpoint (a Parquet file written by `replay --save`).
+    /// The checkpoint: a Parquet file (`replay --save`, `run`), or a keyed checkpoint's
+    /// directory (`run --key`, a keyed live model in SQL), whose keys are listed.
     pub path: PathBuf,
-    /// Print JSON instead of text.
+    /// Print JSON instead of text (a keyed checkpoint's: its whole manifest).
     #[arg(long)]
     pub json: bool,
+    /// The keys of a keyed checkpoint listed in text (in key order).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub keys: usize,
 }
 
 /// Size and shape of the trees.
@@ -54,6 +58,9 @@ struct Inspection<'a> {
 
 /// Runs `streamboost inspect`.
 pub fn run(args: &InspectArgs) -> Result<()> {
+    if KeyedStore::is_keyed(&args.path) {
+        return keyed(args);
+    }
     let metadata = checkpoint::read_metadata(&args.path)?;
     let (model, stream) = checkpoint::load(&args.path)?;
     let inspection = Inspection {
@@ -73,6 +80,66 @@ pub fn run(args: &InspectArgs) -> Result<()> {
         let _ = writeln!(out, "{json}");
     } else {
         print_text(&mut out, &inspection);
+    }
+    Ok(())
+}
+
+/// A keyed checkpoint: its manifest, and its keys with their rows.
+fn keyed(args: &InspectArgs) -> Result<()> {
+    let store = KeyedStore::open_read_only(&args.path)?;
+    let m = store.manifest();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let json = serde_json::to_string_pretty(m).expect("manifests serialize");
+        let _ = writeln!(out, "{json}");
+        return Ok(());
+    }
+    let (seen, learnt) = store.rows();
+    let config = serde_json::to_string(&m.template.config).expect("configs serialize");
+    let _ = writeln!(
+        out,
+        "directory       {} (one model per key)",
+        args.path.display()
+    );
+    let _ = writeln!(out, "algorithm       {}", m.template.config.algorithm());
+    let _ = writeln!(out, "config          {config}");
+    let _ = writeln!(
+        out,
+        "keys            {}, {} commits",
+        m.keys.len(),
+        m.commits
+    );
+    let _ = writeln!(out, "rows            {seen} seen, {learnt} learnt");
+    if let Some(p) = &m.position {
+        let whole = if p.done { ", whole" } else { "" };
+        let _ = writeln!(out, "position        {} rows of {}{whole}", p.rows, p.file);
+    }
+    let _ = writeln!(out, "label           {}", m.template.label);
+    let _ = writeln!(
+        out,
+        "classes         {}",
+        m.template.spec.classes.names().join(", ")
+    );
+    let _ = writeln!(out, "features        {}", features(&m.template).join(", "));
+    let _ = writeln!(
+        out,
+        "key             rows seen  rows learnt  learnt up to ts  file"
+    );
+    for e in m.keys.iter().take(args.keys) {
+        let ts = e.ts.map_or("-".to_string(), |t| t.to_string());
+        let key = e.key.as_deref().unwrap_or("NULL");
+        let _ = writeln!(
+            out,
+            "{key:<15} {:>9}  {:>11}  {ts:>15}  {}",
+            e.rows_seen, e.rows_learnt, e.file
+        );
+    }
+    if m.keys.len() > args.keys {
+        let _ = writeln!(
+            out,
+            "… {} more keys (--keys N, or --json)",
+            m.keys.len() - args.keys
+        );
     }
     Ok(())
 }

@@ -38,6 +38,11 @@ pub struct RunArgs {
     /// batches), so a crash loses at most this much work.
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     pub checkpoint_interval: f64,
+    /// One model per value of this column (not a feature). `--model` is then a directory:
+    /// one checkpoint per key and a manifest; a commit writes the keys that took rows since
+    /// the last.
+    #[arg(long, value_name = "COL")]
+    pub key: Option<String>,
     /// Take the files that are there, then exit (else watch the directory).
     #[arg(long)]
     pub once: bool,
@@ -89,6 +94,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         },
         once: args.once,
         poll: seconds(args.poll, "poll")?,
+        key: args.key.clone(),
     };
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {

@@ -1,7 +1,7 @@
 //! One model per key: a [`BoostOperator`] for each value of a key column, each fed its own
 //! rows in order, as `PARTITION BY key` gives each partition its own model.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -15,8 +15,10 @@ use super::rows::utf8;
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
-/// Builds the operator of a key seen for the first time (`None` is the null key).
-pub type OperatorFactory<M> = Box<dyn FnMut(Option<&str>) -> Result<BoostOperator<M>> + Send>;
+/// Builds the operator of a key seen for the first time (`None` is the null key), for
+/// batches of the given input schema.
+pub type OperatorFactory<M> =
+    Box<dyn FnMut(Option<&str>, &SchemaRef) -> Result<BoostOperator<M>> + Send>;
 
 /// A [`BoostOperator`] per value of the key column. A batch's rows are split by key, each
 /// key's rows go through its own operator in their order, and the outputs are put back in
@@ -25,9 +27,12 @@ pub type OperatorFactory<M> = Box<dyn FnMut(Option<&str>) -> Result<BoostOperato
 pub struct KeyedOperator<M> {
     key: String,
     key_column: usize,
+    input: SchemaRef,
     schema: SchemaRef,
     factory: OperatorFactory<M>,
     operators: HashMap<Option<String>, BoostOperator<M>>,
+    /// Keys that took rows since [`KeyedOperator::take_touched`] was last called.
+    touched: BTreeSet<Option<String>>,
 }
 
 impl<M: Classifier + Ranker> KeyedOperator<M> {
@@ -48,9 +53,91 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
             key: key.to_string(),
             key_column,
             schema: output_schema(&input, label, classes),
+            input,
             factory,
             operators: HashMap::new(),
+            touched: BTreeSet::new(),
         })
+    }
+
+    /// The keys that took rows since [`KeyedOperator::clear_touched`] was last called, in
+    /// key order (the null key first), and their operators.
+    pub fn touched(&mut self) -> Vec<(Option<&str>, &mut BoostOperator<M>)> {
+        let touched = &self.touched;
+        let mut operators: Vec<_> = self
+            .operators
+            .iter_mut()
+            .filter(|(k, _)| touched.contains(*k))
+            .map(|(k, op)| (k.as_deref(), op))
+            .collect();
+        operators.sort_by(|a, b| a.0.cmp(&b.0));
+        operators
+    }
+
+    /// Forgets which keys took rows (after their state was saved).
+    pub fn clear_touched(&mut self) {
+        self.touched.clear();
+    }
+
+    /// The key column.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The same operators on batches of another `input` schema (the next file of a job),
+    /// `source` naming it in errors. An input that does not fit is refused, and the
+    /// operators given back as they were, with the error.
+    pub fn rebind(
+        mut self,
+        input: SchemaRef,
+        source: &std::path::Path,
+    ) -> std::result::Result<Self, Box<(Self, Error)>> {
+        let key_column = match input.index_of(&self.key) {
+            Ok(i) => i,
+            Err(_) => {
+                let e = Error::missing_column(source, self.key.clone(), &input);
+                return Err(Box::new((self, e)));
+            }
+        };
+        let old = self.input.clone();
+        let mut rebound = HashMap::with_capacity(self.operators.len());
+        let mut failed = None;
+        for (key, op) in std::mem::take(&mut self.operators) {
+            if failed.is_some() {
+                rebound.insert(key, op);
+                continue;
+            }
+            match op.rebind(input.clone(), source) {
+                Ok(op) => {
+                    rebound.insert(key, op);
+                }
+                Err(e) => {
+                    let (op, e) = *e;
+                    failed = Some((key.clone(), e));
+                    rebound.insert(key, op);
+                }
+            }
+        }
+        if let Some((failed_key, e)) = failed {
+            // Every key reads the same columns, so the first refusal is everyone's: the keys
+            // already moved go back to the schema they came from, which they were bound to.
+            for (key, op) in rebound {
+                let op = match op.input_schema() == &old || key == failed_key {
+                    true => op,
+                    false => op.rebind(old.clone(), source).unwrap_or_else(|e| e.0),
+                };
+                self.operators.insert(key, op);
+            }
+            return Err(Box::new((self, e)));
+        }
+        self.operators = rebound;
+        self.schema = match self.operators.values().next() {
+            Some(op) => op.schema(),
+            None => self.schema,
+        };
+        self.key_column = key_column;
+        self.input = input;
+        Ok(self)
     }
 
     /// The operator of each key met so far.
@@ -62,7 +149,7 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
     fn operator(&mut self, key: Option<&str>) -> Result<&mut BoostOperator<M>> {
         let owned = key.map(str::to_string);
         if !self.operators.contains_key(&owned) {
-            let op = (self.factory)(key)?;
+            let op = (self.factory)(key, &self.input)?;
             if op.schema() != self.schema {
                 return Err(Error::config(
                     "key",
@@ -92,8 +179,12 @@ impl<M: Classifier + Ranker> BatchOperator for KeyedOperator<M> {
         let keys = keys.as_string::<i32>();
         let key_of = |r: usize| keys.is_valid(r).then(|| keys.value(r));
         let n = batch.num_rows();
-        if n == 0 || (1..n).all(|r| key_of(r) == key_of(0)) {
+        if n == 0 {
+            return Ok(RecordBatch::new_empty(self.schema.clone()));
+        }
+        if (1..n).all(|r| key_of(r) == key_of(0)) {
             // One key in the batch, as when the input is clustered by key: no split.
+            self.touched.insert(key_of(0).map(str::to_string));
             return self.operator(key_of(0))?.process(batch);
         }
         // Group the rows by key, groups in order of first appearance.
@@ -111,6 +202,7 @@ impl<M: Classifier + Ranker> BatchOperator for KeyedOperator<M> {
         let mut outputs = Vec::with_capacity(groups.len());
         for rows in groups {
             let key = key_of(rows[0] as usize);
+            self.touched.insert(key.map(str::to_string));
             let part = take_record_batch(batch, &UInt32Array::from(rows))
                 .expect("row indices are in range");
             outputs.push(self.operator(key)?.process(&part)?);

@@ -59,6 +59,35 @@ impl<M: Classifier + Ranker> BatchOperator for BoostOperator<M> {
     }
 }
 
+/// Learning each row once, by an ordering column: the rows at or before the largest value
+/// learnt when the operator started are scored, not learnt.
+#[derive(Debug, Clone)]
+struct LearnOnce {
+    column: String,
+    index: usize,
+    learnt_up_to: Option<i64>,
+}
+
+impl LearnOnce {
+    /// Whether each row of `batch` was learnt before (its `ts` at or before the mark), and
+    /// the batch's largest `ts`.
+    fn learnt(&self, batch: &RecordBatch, source: &Path) -> Result<(Vec<bool>, Option<i64>)> {
+        let ts = cast(batch.column(self.index), &DataType::Int64).map_err(|e| {
+            Error::SchemaMismatch {
+                file: source.to_path_buf(),
+                first: PathBuf::from("the ordering column"),
+                detail: format!("`{}` is not an integer or timestamp: {e}", self.column),
+            }
+        })?;
+        let ts = ts.as_primitive::<arrow::datatypes::Int64Type>();
+        let learnt = match self.learnt_up_to {
+            Some(mark) => ts.iter().map(|t| t.is_some_and(|t| t <= mark)).collect(),
+            None => vec![false; batch.num_rows()],
+        };
+        Ok((learnt, ts.iter().flatten().max()))
+    }
+}
+
 /// Where the rows' targets come from and how predictions are written.
 enum Targets {
     /// One class per row.
@@ -91,6 +120,9 @@ pub struct BoostOperator<M> {
     stats: OperatorStats,
     /// How far a live model has taken its input, saved with it.
     position: Option<Position>,
+    /// The ordering column by which rows are learnt once, if asked
+    /// ([`BoostOperator::learn_once_by`]).
+    once: Option<LearnOnce>,
     /// Encoded rows of the current batch, reused.
     rows: Vec<f64>,
     /// One row's probabilities, reused.
@@ -133,6 +165,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
             source,
             stats: OperatorStats::default(),
             position: None,
+            once: None,
             rows: Vec::new(),
             probs: vec![0.0; spec.n_classes()],
         })
@@ -143,9 +176,19 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         self.schema.clone()
     }
 
+    /// The schema of the batches it reads.
+    pub fn input_schema(&self) -> &SchemaRef {
+        &self.input_schema
+    }
+
     /// The model.
     pub fn model(&self) -> &M {
         &self.model
+    }
+
+    /// The model, to save it (a save takes a tree's nodes out and puts them back).
+    pub(crate) fn model_mut(&mut self) -> &mut M {
+        &mut self.model
     }
 
     /// The model, consuming the operator.
@@ -168,6 +211,31 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         self.position = Some(position);
     }
 
+    /// Learns each row once across restarts, by ordering column `ts` (an integer or
+    /// timestamp column, ascending): rows at or before the largest `ts` the position says
+    /// was learnt are scored only, and the position's `ts` follows the rows taken, so the
+    /// next save records it. A stream fed again after a crash, or in two parts, is learnt
+    /// once.
+    pub fn learn_once_by(&mut self, ts: &str) -> Result<()> {
+        let index = self
+            .input_schema
+            .index_of(ts)
+            .map_err(|_| Error::missing_column(self.source.clone(), ts, &self.input_schema))?;
+        let data_type = self.input_schema.field(index).data_type();
+        if !(data_type.is_integer() || matches!(data_type, DataType::Timestamp(..))) {
+            return Err(Error::config(
+                "ts",
+                format!("the ordering column `{ts}` is {data_type}, not an integer or timestamp"),
+            ));
+        }
+        self.once = Some(LearnOnce {
+            column: ts.to_string(),
+            index,
+            learnt_up_to: self.position.as_ref().and_then(|p| p.ts),
+        });
+        Ok(())
+    }
+
     /// The same model, stream, counters and position on batches of another `input` schema
     /// (the next file of a job), `source` naming it in errors. An input that does not fit
     /// the model is refused, and the operator given back unchanged with the error.
@@ -179,8 +247,21 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let source = source.into();
         // The categories met so far, which the new encoder goes on from.
         let spec = self.spec();
+        let once_index = match &self.once {
+            Some(once) => match input.index_of(&once.column) {
+                Ok(i) => Some(i),
+                Err(_) => {
+                    let e = Error::missing_column(source, once.column.clone(), &input);
+                    return Err(Box::new((self, e)));
+                }
+            },
+            None => None,
+        };
         match bind(&spec, &input, &self.label, &self.encodings, &source) {
             Ok((encoder, targets, schema)) => {
+                if let (Some(once), Some(i)) = (&mut self.once, once_index) {
+                    once.index = i;
+                }
                 self.spec = spec;
                 self.encoder = encoder;
                 self.targets = targets;
@@ -236,20 +317,38 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let first_row = self.stats.rows_seen;
         self.encoder
             .encode(batch, &self.source, first_row, &mut self.rows)?;
+        let (learnt, last_ts) = match &self.once {
+            Some(once) => once.learnt(batch, &self.source)?,
+            None => (Vec::new(), None),
+        };
         let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
         match &self.targets {
-            Targets::Classes { .. } => self.classify(batch, &mut columns)?,
-            Targets::LabelSets(_) => self.rank(batch, &mut columns)?,
+            Targets::Classes { .. } => self.classify(batch, &learnt, &mut columns)?,
+            Targets::LabelSets(_) => self.rank(batch, &learnt, &mut columns)?,
         }
         self.stats.rows_seen += batch.num_rows() as u64;
+        if self.once.is_some() {
+            let position = self.position.get_or_insert_with(|| Position {
+                file: "sql".to_string(),
+                ..Position::default()
+            });
+            position.rows = self.stats.rows_learnt;
+            position.ts = position.ts.max(last_ts);
+        }
         RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| Error::Format {
             file: PathBuf::from("record batch"),
             message: e.to_string(),
         })
     }
 
-    /// Multiclass rows: `predicted_<label>` and `predicted_<label>_probs`.
-    fn classify(&mut self, batch: &RecordBatch, columns: &mut Vec<ArrayRef>) -> Result<()> {
+    /// Multiclass rows: `predicted_<label>` and `predicted_<label>_probs`. Rows flagged in
+    /// `learnt` (when it is not empty) are scored only.
+    fn classify(
+        &mut self,
+        batch: &RecordBatch,
+        learnt: &[bool],
+        columns: &mut Vec<ArrayRef>,
+    ) -> Result<()> {
         let Targets::Classes {
             label_column,
             class_ids,
@@ -270,6 +369,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let mut probs = Vec::with_capacity(n * k);
         for r in 0..n {
             let y = match labels {
+                _ if learnt.get(r) == Some(&true) => None,
                 Some(l) if l.is_valid(r) => match class_ids.get(l.value(r)) {
                     Some(&y) => Some(y),
                     None => {
@@ -290,8 +390,14 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         Ok(())
     }
 
-    /// Multi-label rows: `<label>_scores` and `predicted_<label>` (the predicted set).
-    fn rank(&mut self, batch: &RecordBatch, columns: &mut Vec<ArrayRef>) -> Result<()> {
+    /// Multi-label rows: `<label>_scores` and `predicted_<label>` (the predicted set). Rows
+    /// flagged in `learnt` (when it is not empty) are scored only.
+    fn rank(
+        &mut self,
+        batch: &RecordBatch,
+        learnt: &[bool],
+        columns: &mut Vec<ArrayRef>,
+    ) -> Result<()> {
         let Targets::LabelSets(reader) = &self.targets else {
             unreachable!("called for multi-label streams")
         };
@@ -314,7 +420,8 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let mut sets = arrow::array::ListBuilder::new(arrow::array::StringBuilder::new());
         let mut set = Vec::with_capacity(k);
         for r in 0..n {
-            let relevant = known[r].then(|| &masks[r * k..(r + 1) * k]);
+            let learn = known[r] && learnt.get(r) != Some(&true);
+            let relevant = learn.then(|| &masks[r * k..(r + 1) * k]);
             let x = &self.rows[r * d..(r + 1) * d];
             self.model
                 .learn_predict_scores(x, relevant, 1.0, &mut self.probs);

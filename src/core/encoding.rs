@@ -74,6 +74,17 @@ pub struct OperatorStats {
     pub unknown_labels: u64,
 }
 
+impl OperatorStats {
+    /// The counters of two streams together (two keys' models).
+    pub fn add(&self, other: &OperatorStats) -> OperatorStats {
+        OperatorStats {
+            rows_seen: self.rows_seen + other.rows_seen,
+            rows_learnt: self.rows_learnt + other.rows_learnt,
+            unknown_labels: self.unknown_labels + other.unknown_labels,
+        }
+    }
+}
+
 /// How far a live model has taken its input: the input file it is in, or last finished, and
 /// how many of that file's rows it has taken (scored, and learnt if labelled). Files are
 /// taken in name order, so every file named before `file` was taken whole. A checkpoint

@@ -42,17 +42,42 @@ impl TableFunctionImpl for BoostModels {
             Field::new("rows_learnt", DataType::UInt64, true),
             Field::new("learnt_up_to_ts", DataType::Int64, true),
             Field::new("last_commit_unix", DataType::Float64, true),
+            Field::new("keys", DataType::UInt64, true),
         ]));
         let entries = self.registry.entries();
         let (mut names, mut algorithms, mut rows, mut classes, mut paths, mut versions) =
             (vec![], vec![], vec![], vec![], vec![], vec![]);
         let (mut live, mut learnt, mut up_to, mut committed) = (vec![], vec![], vec![], vec![]);
+        let mut keys = vec![];
         for (name, source) in entries {
             names.push(name);
             let frozen = source.frozen();
             live.push(matches!(source, ModelSource::Live(_)));
-            learnt.push(frozen.as_ref().map(|s| s.1.stats.rows_learnt));
-            up_to.push(frozen.as_ref().and_then(|s| s.1.position.as_ref()?.ts));
+            // A keyed live model: its manifest's keys, rows summed over them, the latest `ts`.
+            let store = match &source {
+                ModelSource::Live(slot) => slot.store(),
+                _ => None,
+            };
+            let manifest = store.map(|s| {
+                s.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .manifest()
+                    .clone()
+            });
+            keys.push(manifest.as_ref().map(|m| m.keys.len() as u64));
+            let keyed_rows = manifest.as_ref().map(|m| {
+                let sum =
+                    |f: fn(&crate::checkpoint::KeyEntry) -> u64| m.keys.iter().map(f).sum::<u64>();
+                (sum(|e| e.rows_seen), sum(|e| e.rows_learnt))
+            });
+            learnt.push(match keyed_rows {
+                Some((_, learnt)) => Some(learnt),
+                None => frozen.as_ref().map(|s| s.1.stats.rows_learnt),
+            });
+            up_to.push(match &manifest {
+                Some(m) => m.keys.iter().filter_map(|e| e.ts).max(),
+                None => frozen.as_ref().and_then(|s| s.1.position.as_ref()?.ts),
+            });
             committed.push(match &source {
                 ModelSource::Live(slot) => slot
                     .committed_at()
@@ -83,16 +108,15 @@ impl TableFunctionImpl for BoostModels {
                 }
                 ModelSource::Live(slot) => {
                     let state = slot.committed();
-                    let algorithm = match (&state, slot.fresh()) {
-                        (Some(state), _) => state.1.config.algorithm(),
-                        (None, Some((config, _, _))) => config.algorithm(),
-                        (None, None) => unreachable!("a live model has a commit or a config"),
-                    };
-                    algorithms.push(algorithm.to_string());
-                    rows.push(state.as_ref().map(|s| s.1.stats.rows_seen));
+                    algorithms.push(slot.config().algorithm().to_string());
+                    rows.push(match keyed_rows {
+                        Some((seen, _)) => Some(seen),
+                        None => state.as_ref().map(|s| s.1.stats.rows_seen),
+                    });
                     classes.push(ModelSource::Live(slot.clone()).classes().join(","));
                     paths.push(Some(slot.path().display().to_string()));
-                    versions.push(state.map(|_| crate::checkpoint::FORMAT_VERSION));
+                    let committed = state.is_some() || keyed_rows.is_some();
+                    versions.push(committed.then_some(crate::checkpoint::FORMAT_VERSION));
                 }
             }
         }
@@ -107,6 +131,7 @@ impl TableFunctionImpl for BoostModels {
             Arc::new(UInt64Array::from(learnt)),
             Arc::new(Int64Array::from(up_to)),
             Arc::new(Float64Array::from(committed)),
+            Arc::new(UInt64Array::from(keys)),
         ];
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
         Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))

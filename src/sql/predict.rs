@@ -16,7 +16,7 @@ use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use super::registry::ModelRegistry;
+use super::registry::{ModelRegistry, ModelSource};
 use super::{model_name, to_df};
 use crate::Classifier;
 use crate::columnar::RowEncoder;
@@ -80,6 +80,14 @@ impl ScalarUDFImpl for BoostPredict {
             );
         };
         let source = self.registry.get(&name).map_err(to_df)?;
+        if let ModelSource::Live(slot) = &source
+            && slot.store().is_some()
+        {
+            return exec_err!(
+                "{}: model `{name}` is one model per key; score it with boost_score(…, 'key')",
+                self.name()
+            );
+        }
         let Some(frozen) = source.frozen() else {
             return exec_err!(
                 "{}: model `{name}` has not been trained; load a checkpoint to score with it",

@@ -205,27 +205,26 @@ impl ModelSource {
         match (self, self.frozen()) {
             (_, Some(state)) => state.1.spec.classes.names().to_vec(),
             (ModelSource::Config { classes, .. }, None) => classes.clone(),
-            (ModelSource::Live(slot), None) => {
-                slot.fresh().map(|f| f.1.clone()).unwrap_or_default()
-            }
+            (ModelSource::Live(slot), None) => match slot.key_template() {
+                Some(template) => template.spec.classes.names().to_vec(),
+                None => slot.fresh().map(|f| f.1.clone()).unwrap_or_default(),
+            },
             (ModelSource::Checkpoint { .. }, None) => unreachable!("a checkpoint is frozen"),
         }
     }
 
-    /// An operator that trains a copy of this model on batches of `input`, learning from
-    /// column `label`. A fresh model's features are the columns of `input` other than the
-    /// label and those in `not_features`; a checkpoint's are its own. `origin` names the
-    /// stream in errors.
-    pub fn operator(
+    /// The model to train on batches of `input`, learning from column `label`, and the
+    /// stream state it starts from. A fresh model's features are the columns of `input`
+    /// other than the label and those in `not_features`; a checkpoint's are its own.
+    pub fn start_on(
         &self,
-        input: SchemaRef,
+        input: &Schema,
         label: &str,
         not_features: &[&str],
-        origin: &str,
-    ) -> Result<BoostOperator<Model>> {
+    ) -> Result<(Model, StreamState)> {
         // A list-typed label column, or `<label>_<name>` flag columns without a label column,
         // make the stream multi-label; the flags are then targets too.
-        let layout = label_set_layout(&input, label);
+        let layout = label_set_layout(input, label);
         let multi_label = layout.is_some();
         let prefix = format!("{label}_");
         let flags = matches!(layout, Some(LabelSetLayout::Flags(_)));
@@ -244,6 +243,19 @@ impl ModelSource {
             label: label.to_string(),
             ..stream
         };
+        Ok((model, stream))
+    }
+
+    /// An operator that trains a copy of this model on batches of `input` (see
+    /// [`ModelSource::start_on`]); `origin` names the stream in errors.
+    pub fn operator(
+        &self,
+        input: SchemaRef,
+        label: &str,
+        not_features: &[&str],
+        origin: &str,
+    ) -> Result<BoostOperator<Model>> {
+        let (model, stream) = self.start_on(&input, label, not_features)?;
         BoostOperator::continuing(model, &stream, input, PathBuf::from(origin))
     }
 

@@ -61,11 +61,12 @@ use datafusion::sql::sqlparser::ast::{
 use futures::StreamExt;
 use futures::stream::BoxStream;
 
-use super::live::LiveQuery;
+use super::live::{LiveQuery, LiveSlot, Training};
 use super::registry::{ModelRegistry, ModelSource};
 use super::to_df;
 use crate::Error;
 use crate::columnar::{BatchOperator, KeyedOperator, label_set_layout};
+use crate::live::LiveModel;
 use crate::stream::ScoredStream;
 
 const NAME: &str = "boost_score";
@@ -363,6 +364,9 @@ pub struct BoostScoreExec {
     ts: Arc<dyn PhysicalExpr>,
     key: Option<Arc<dyn PhysicalExpr>>,
     properties: Arc<PlanProperties>,
+    /// This query's claim on training a live model, taken by its first partition and shared
+    /// by the others.
+    training: Arc<std::sync::Mutex<Option<Arc<Training>>>>,
 }
 
 impl BoostScoreExec {
@@ -395,7 +399,21 @@ impl BoostScoreExec {
             ts,
             key,
             properties: Arc::new(properties),
+            training: Arc::default(),
         })
+    }
+
+    /// The query's claim on training live model `slot` (see [`LiveSlot::claim`]).
+    fn claim(&self, slot: &Arc<LiveSlot>) -> crate::Result<Arc<Training>> {
+        let mut training = self.training.lock().unwrap_or_else(|p| p.into_inner());
+        match &*training {
+            Some(claim) => Ok(claim.clone()),
+            None => {
+                let claim = slot.claim()?;
+                *training = Some(claim.clone());
+                Ok(claim)
+            }
+        }
     }
 }
 
@@ -475,21 +493,28 @@ impl ExecutionPlan for BoostScoreExec {
         let not_features = args.not_features();
         let origin = args.origin();
         let stream = match (&args.key, &self.source) {
-            (None, ModelSource::Live(slot)) => {
-                let operator = self
-                    .source
-                    .operator(in_schema.clone(), &args.label, &not_features, &origin)
-                    .map_err(to_df)?;
-                let query =
-                    LiveQuery::start(slot.clone(), operator, &in_schema, &args.ts, &args.label)
-                        .map_err(to_df)?;
-                scored(input, query)
-            }
-            (Some(_), ModelSource::Live(_)) => {
-                return Err(to_df(Error::config(
-                    "key",
-                    "a live model is trained without a key (one model per key is not live yet)",
-                )));
+            (key, ModelSource::Live(slot)) => {
+                let training = self.claim(slot).map_err(to_df)?;
+                let policy = slot.policy().clone();
+                let live = match key {
+                    None => {
+                        let (model, stream) = (self.source)
+                            .start_on(&in_schema, &args.label, &not_features)
+                            .map_err(to_df)?;
+                        LiveModel::new(model, stream, Some(&args.ts), policy, in_schema, origin)
+                    }
+                    Some(key) => slot
+                        .keyed_store(|| {
+                            let (_, template) =
+                                (self.source).start_on(&in_schema, &args.label, &not_features)?;
+                            Ok(template)
+                        })
+                        .and_then(|store| {
+                            LiveModel::keyed(store, key, Some(&args.ts), policy, in_schema, origin)
+                        }),
+                }
+                .map_err(to_df)?;
+                scored(input, LiveQuery::new(training, live))
             }
             (None, _) => {
                 let operator = self
@@ -500,16 +525,11 @@ impl ExecutionPlan for BoostScoreExec {
             }
             (Some(key), _) => {
                 let (source, args) = (self.source.clone(), args.clone());
-                let (input_schema, key_column) = (in_schema.clone(), key.clone());
-                let factory = Box::new(move |value: Option<&str>| {
+                let key_column = key.clone();
+                let factory = Box::new(move |value: Option<&str>, input: &SchemaRef| {
                     let value = value.unwrap_or("NULL");
                     let origin = format!("{} {key_column}={value}", args.origin());
-                    source.operator(
-                        input_schema.clone(),
-                        &args.label,
-                        &args.not_features(),
-                        &origin,
-                    )
+                    source.operator(input.clone(), &args.label, &args.not_features(), &origin)
                 });
                 let operator = KeyedOperator::new(
                     in_schema,

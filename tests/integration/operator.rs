@@ -104,7 +104,7 @@ fn keyed_operator_equals_one_operator_per_key() {
     let all = table.to_batch().unwrap();
     let make = {
         let (config, spec, schema, path) = (config, spec.clone(), table.schema.clone(), path);
-        move |_: Option<&str>| {
+        move |_: Option<&str>, _: &arrow::datatypes::SchemaRef| {
             BoostOperator::new(
                 config.build(&spec, 4)?,
                 &spec,
@@ -142,7 +142,7 @@ fn keyed_operator_equals_one_operator_per_key() {
             .iter()
             .map(|v| Some(v == Some(level)))
             .collect();
-        let alone = make(Some(level))
+        let alone = make(Some(level), &table.schema)
             .unwrap()
             .process(&filter_record_batch(&all, &keep).unwrap())
             .unwrap();
@@ -249,8 +249,15 @@ mod stream {
         };
         let whole_policy = CheckpointPolicy::at_end(dir.path().join("whole.parquet"));
         let (model, stream) = fresh();
-        let live =
-            LiveModel::new(model, stream, whole_policy, table.schema.clone(), &path).unwrap();
+        let live = LiveModel::new(
+            model,
+            stream,
+            None,
+            whole_policy,
+            table.schema.clone(),
+            &path,
+        )
+        .unwrap();
         let expected = run(live, batches.clone());
 
         let policy = CheckpointPolicy {
@@ -258,8 +265,15 @@ mod stream {
             ..CheckpointPolicy::at_end(dir.path().join("live.parquet"))
         };
         let (model, stream) = fresh();
-        let live =
-            LiveModel::new(model, stream, policy.clone(), table.schema.clone(), &path).unwrap();
+        let live = LiveModel::new(
+            model,
+            stream,
+            None,
+            policy.clone(),
+            table.schema.clone(),
+            &path,
+        )
+        .unwrap();
         let mut got = run(live, batches[..4].to_vec());
         let live = LiveModel::load(policy, table.schema.clone(), &path).unwrap();
         assert_eq!(

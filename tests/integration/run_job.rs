@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use streamboost::checkpoint;
+use streamboost::checkpoint::{self, KeyedStore};
 use streamboost::core::Rng;
 
 use crate::cli::streamboost;
@@ -53,10 +53,11 @@ fn run_args(input: &Path, out: &Path, model: &Path) -> Vec<String> {
 }
 
 /// Runs the job over `input` (once), which must succeed.
-fn run_to_end(input: &Path, out: &Path, model: &Path) {
+fn run_to_end(input: &Path, out: &Path, model: &Path, extra: &[&str]) {
     std::fs::create_dir_all(out).unwrap();
     streamboost()
         .args(run_args(input, out, model))
+        .args(extra)
         .assert()
         .success();
 }
@@ -98,16 +99,59 @@ fn ids(outputs: &[(String, Vec<RecordBatch>)]) -> Vec<i64> {
 /// row is lost or emitted twice.
 #[test]
 fn a_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
+    killed_at_random_points(&[], "parquet");
+}
+
+/// The same with one model per key: the keyed checkpoint (a directory) ends with every key's
+/// model as an uninterrupted run's.
+#[test]
+fn a_keyed_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
+    killed_at_random_points(&["--key", "buying"], "keys");
+}
+
+/// The rows seen by a job's committed model, one or keyed.
+fn rows_seen(model: &Path) -> Option<u64> {
+    if KeyedStore::is_keyed(model) {
+        return Some(KeyedStore::open(model).ok()?.rows().0);
+    }
+    checkpoint::load(model).ok().map(|(_, s)| s.stats.rows_seen)
+}
+
+/// Every model of a job's checkpoint, as text (a keyed one's by key), with its stream state.
+fn models(model: &Path) -> Vec<(Option<String>, String, checkpoint::StreamState)> {
+    let as_text = |(m, s): (streamboost::model::Model, checkpoint::StreamState)| {
+        (serde_json::to_string(&m).unwrap(), s)
+    };
+    if !KeyedStore::is_keyed(model) {
+        let (m, s) = as_text(checkpoint::load(model).unwrap());
+        return vec![(None, m, s)];
+    }
+    let store = KeyedStore::open(model).unwrap();
+    let keys = store.manifest().keys.iter();
+    keys.map(|e| {
+        let (m, s) = as_text(store.load(e.key.as_deref()).unwrap().unwrap());
+        (e.key.clone(), m, s)
+    })
+    .collect()
+}
+
+fn killed_at_random_points(extra: &[&str], extension: &str) {
     let dir = tempfile::tempdir().unwrap();
     let input = input_dir(dir.path(), 6, 300);
-    let (whole_out, whole_model) = (dir.path().join("whole"), dir.path().join("whole.parquet"));
+    let (whole_out, whole_model) = (
+        dir.path().join("whole"),
+        dir.path().join(format!("whole.{extension}")),
+    );
     std::fs::create_dir_all(&whole_out).unwrap();
     let clock = Instant::now();
-    run_to_end(&input, &whole_out, &whole_model);
+    run_to_end(&input, &whole_out, &whole_model, extra);
     // Kills land between a fifth and a half of an uninterrupted run's time after a start.
     let whole = clock.elapsed().as_secs_f64();
 
-    let (out, model) = (dir.path().join("killed"), dir.path().join("killed.parquet"));
+    let (out, model) = (
+        dir.path().join("killed"),
+        dir.path().join(format!("killed.{extension}")),
+    );
     std::fs::create_dir_all(&out).unwrap();
     let binary = assert_cmd::cargo::cargo_bin("streamboost");
     let mut rng = Rng::new(11);
@@ -118,6 +162,7 @@ fn a_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
     for _ in 0..12 {
         let mut child = Command::new(&binary)
             .args(run_args(&input, &out, &model))
+            .args(extra)
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
@@ -127,11 +172,9 @@ fn a_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
             kills += 1;
         }
         child.wait().unwrap();
-        if let Ok((_, stream)) = checkpoint::load(&model) {
-            positions.insert(stream.stats.rows_seen);
-        }
+        positions.extend(rows_seen(&model));
     }
-    run_to_end(&input, &out, &model);
+    run_to_end(&input, &out, &model, extra);
     let mid_stream = positions
         .iter()
         .filter(|&&rows| rows > 0 && rows < 1800)
@@ -151,17 +194,24 @@ fn a_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
     for ((name, a), (_, b)) in got.iter().zip(&expected) {
         assert_eq!(a, b, "{name} differs from the uninterrupted run's");
     }
-    let (m1, s1) = checkpoint::load(&whole_model).unwrap();
-    let (m2, s2) = checkpoint::load(&model).unwrap();
-    assert_eq!(s1, s2);
-    assert_eq!(
-        serde_json::to_string(&m1).unwrap(),
-        serde_json::to_string(&m2).unwrap()
-    );
-    assert_eq!(
-        checkpoint::read_metadata(&whole_model).unwrap().digest,
-        checkpoint::read_metadata(&model).unwrap().digest
-    );
+    assert_eq!(models(&whole_model), models(&model));
+    if extension == "keys" {
+        // `inspect` lists a keyed checkpoint's keys with their rows.
+        let shown = streamboost().arg("inspect").arg(&model).assert().success();
+        let text = String::from_utf8(shown.get_output().stdout.clone()).unwrap();
+        assert!(text.contains("keys            4, "), "{text}");
+        assert!(
+            text.contains("rows            1800 seen, 1800 learnt"),
+            "{text}"
+        );
+        assert!(text.lines().any(|l| l.starts_with("vhigh")), "{text}");
+    }
+    if extension == "parquet" {
+        assert_eq!(
+            checkpoint::read_metadata(&whole_model).unwrap().digest,
+            checkpoint::read_metadata(&model).unwrap().digest
+        );
+    }
     assert!(
         std::fs::read_dir(out.join(".parts"))
             .unwrap()
@@ -215,7 +265,7 @@ fn bad_files_are_moved_aside_with_a_reason() {
     std::fs::write(input.join("events-002.csv.partial"), "half a file").unwrap();
     let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
     std::fs::create_dir_all(&out).unwrap();
-    run_to_end(&input, &out, &model);
+    run_to_end(&input, &out, &model, &[]);
     let rejected = input.join("rejected");
     for name in ["events-000a.csv", "events-001a.csv"] {
         assert!(rejected.join(name).exists(), "{name}");
@@ -259,7 +309,7 @@ fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
     let input = input_dir(dir.path(), 1, 300);
     let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
     std::fs::create_dir_all(&out).unwrap();
-    run_to_end(&input, &out, &model);
+    run_to_end(&input, &out, &model, &[]);
     let before = std::fs::read(&model).unwrap();
     let first_outputs = outputs(&out);
     // A second file arrives; the next commit would write a checkpoint past 16 KiB.
@@ -287,10 +337,10 @@ fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
         "no output of uncommitted rows"
     );
 
-    run_to_end(&input, &out, &model);
+    run_to_end(&input, &out, &model, &[]);
     let (whole_out, whole_model) = (dir.path().join("whole"), dir.path().join("w.parquet"));
     std::fs::create_dir_all(&whole_out).unwrap();
-    run_to_end(&input, &whole_out, &whole_model);
+    run_to_end(&input, &whole_out, &whole_model, &[]);
     assert_eq!(outputs(&out), outputs(&whole_out));
     assert_eq!(
         checkpoint::read_metadata(&model).unwrap().digest,

@@ -1,0 +1,440 @@
+//! The checkpoint of a keyed model (one model per value of a key column): a directory with
+//! one checkpoint file per key, in the single-model format, and a manifest naming them.
+//!
+//! ```text
+//! model.keys/
+//!   manifest.json          what is committed: the config, the position, every key's file
+//!   k000001.3.parquet      key 1's model as of commit 3 (a checkpoint like any other)
+//!   k000002.1.parquet      key 2's model, unchanged since commit 1
+//! ```
+//!
+//! **Why a directory and not one file with a key column.** A commit writes only the keys
+//! that learnt since the last one: a stream of a million keys of which a thousand are active
+//! commits a thousand small files, not the whole table. A key is loaded by reading its own
+//! file, when it first appears, which is also what spilling a key out of memory and reading
+//! it back needs. And every key's file is an ordinary checkpoint: `inspect`, `replay
+//! --resume` and SQL read it as they read any. The price is one file per key on disk and
+//! one `open` per key on load; measured in RESULTS.md ("Keyed live models").
+//!
+//! **Atomic commits.** A key's new state goes to a new file (`k<id>.<commit>.parquet`, never
+//! an existing name); the manifest, which alone says which files are current, is then
+//! replaced atomically; files it no longer names are deleted last. A crash at any point
+//! leaves the previous manifest and every file it names whole; files of a commit that did
+//! not complete are deleted when the store is next opened.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{StreamState, load, save};
+use crate::core::Position;
+use crate::files::write_atomically;
+use crate::learner::Config;
+use crate::model::Model;
+use crate::{Error, Result};
+
+/// The manifest's file name in a keyed checkpoint's directory.
+pub const MANIFEST: &str = "manifest.json";
+/// The manifest format this build writes and reads.
+const MANIFEST_VERSION: u32 = 1;
+
+/// What a keyed checkpoint holds: its manifest, read at open and kept in step with each
+/// commit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The manifest format.
+    pub format_version: u32,
+    /// What a key's model starts as: its config, the stream's features and classes, label
+    /// and encodings (with no rows seen).
+    pub template: StreamState,
+    /// The seed a key's fresh model is built with (the same for every key).
+    pub seed: u64,
+    /// How far the keyed model as a whole has taken its input (a job's file and row).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Position>,
+    /// Commits so far; the number in the names of the files each commit writes.
+    pub commits: u64,
+    /// The id the next new key gets.
+    pub next_id: u64,
+    /// Every committed key, in key order (the null key first).
+    pub keys: Vec<KeyEntry>,
+}
+
+/// A committed key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeyEntry {
+    /// The key's value (`None`: the null key).
+    pub key: Option<String>,
+    /// The key's number, which names its files.
+    pub id: u64,
+    /// Its checkpoint file, in the directory.
+    pub file: String,
+    /// Rows of this key seen.
+    pub rows_seen: u64,
+    /// Rows of this key learnt.
+    pub rows_learnt: u64,
+    /// The largest ordering value learnt, for a model trained through SQL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<i64>,
+}
+
+/// A keyed checkpoint directory, open for loading keys and committing them.
+#[derive(Debug)]
+pub struct KeyedStore {
+    dir: PathBuf,
+    manifest: Manifest,
+    /// Key → index in `manifest.keys`.
+    index: BTreeMap<Option<String>, usize>,
+}
+
+impl KeyedStore {
+    /// Whether `path` is a keyed checkpoint (a directory with a manifest).
+    pub fn is_keyed(path: &Path) -> bool {
+        path.join(MANIFEST).is_file()
+    }
+
+    /// Opens the keyed checkpoint at `dir`, deleting files left by a commit that did not
+    /// complete.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let store = Self::open_read_only(dir)?;
+        store.remove_unlisted()?;
+        Ok(store)
+    }
+
+    /// Opens the keyed checkpoint at `dir` to read it, changing nothing (another process
+    /// may be committing to it).
+    pub fn open_read_only(dir: &Path) -> Result<Self> {
+        let path = dir.join(MANIFEST);
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let corrupt = |detail: String| Error::CorruptCheckpoint {
+            file: path.clone(),
+            detail,
+        };
+        let manifest: Manifest =
+            serde_json::from_str(&text).map_err(|e| corrupt(format!("manifest: {e}")))?;
+        if manifest.format_version != MANIFEST_VERSION {
+            return Err(Error::CheckpointVersion {
+                file: path.clone(),
+                found: manifest.format_version,
+                needs: manifest.format_version,
+                oldest: MANIFEST_VERSION,
+                newest: MANIFEST_VERSION,
+            });
+        }
+        let mut index = BTreeMap::new();
+        for (i, entry) in manifest.keys.iter().enumerate() {
+            if index.insert(entry.key.clone(), i).is_some() {
+                return Err(corrupt(format!("key {:?} is listed twice", entry.key)));
+            }
+        }
+        Ok(KeyedStore {
+            dir: dir.to_path_buf(),
+            manifest,
+            index,
+        })
+    }
+
+    /// Creates an empty keyed checkpoint at `dir` (made if missing; it must not hold a
+    /// manifest already) whose keys start as models of `template` built with `seed`.
+    pub fn create(dir: &Path, template: StreamState, seed: u64) -> Result<Self> {
+        if Self::is_keyed(dir) {
+            return Err(Error::config(
+                "model",
+                format!("`{}` already holds a keyed checkpoint", dir.display()),
+            ));
+        }
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut store = KeyedStore {
+            dir: dir.to_path_buf(),
+            manifest: Manifest {
+                format_version: MANIFEST_VERSION,
+                template: StreamState {
+                    stats: Default::default(),
+                    position: None,
+                    ..template
+                },
+                seed,
+                position: None,
+                commits: 0,
+                next_id: 1,
+                keys: Vec::new(),
+            },
+            index: BTreeMap::new(),
+        };
+        store.write_manifest()?;
+        Ok(store)
+    }
+
+    /// The manifest as of the last commit.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The model a new key starts as, and its stream state.
+    pub fn fresh(&self) -> Result<(Model, StreamState)> {
+        let template = &self.manifest.template;
+        let model = template.config.build(&template.spec, self.manifest.seed)?;
+        Ok((model, template.clone()))
+    }
+
+    /// The model of `key`: its committed one, else a fresh one.
+    pub fn load_or_fresh(&self, key: Option<&str>) -> Result<(Model, StreamState)> {
+        match self.load(key)? {
+            Some(state) => Ok(state),
+            None => self.fresh(),
+        }
+    }
+
+    /// Rows seen and learnt over every committed key.
+    pub fn rows(&self) -> (u64, u64) {
+        (self.manifest.keys.iter()).fold((0, 0), |(s, l), e| (s + e.rows_seen, l + e.rows_learnt))
+    }
+
+    /// The committed model of `key`, if it has one, from its checkpoint file (checked as
+    /// [`super::load`] checks any).
+    pub fn load(&self, key: Option<&str>) -> Result<Option<(Model, StreamState)>> {
+        let Some(&i) = self.index.get(&key.map(str::to_string)) else {
+            return Ok(None);
+        };
+        load(&self.dir.join(&self.manifest.keys[i].file)).map(Some)
+    }
+
+    /// Commits `changed` (each key's model and stream state) and `position`: each key is
+    /// written to a new file, then the manifest is replaced, then the files it no longer
+    /// names are deleted. Keys not in `changed` keep their files. On an error the manifest
+    /// on disk, and this store, are as before.
+    pub fn commit<'a>(
+        &mut self,
+        changed: impl IntoIterator<Item = (Option<&'a str>, &'a mut Model, StreamState)>,
+        position: Option<Position>,
+    ) -> Result<()> {
+        let before = (self.manifest.clone(), self.index.clone());
+        let result = self.try_commit(changed, position);
+        if result.is_err() {
+            (self.manifest, self.index) = before;
+            // Files of the failed commit are unlisted; the next open deletes what this
+            // cannot.
+            let _ = self.remove_unlisted();
+        }
+        result
+    }
+
+    fn try_commit<'a>(
+        &mut self,
+        changed: impl IntoIterator<Item = (Option<&'a str>, &'a mut Model, StreamState)>,
+        position: Option<Position>,
+    ) -> Result<()> {
+        let commit = self.manifest.commits + 1;
+        let mut superseded = Vec::new();
+        for (key, model, stream) in changed {
+            let owned = key.map(str::to_string);
+            let i = match self.index.get(&owned) {
+                Some(&i) => i,
+                None => {
+                    let id = self.manifest.next_id;
+                    self.manifest.next_id += 1;
+                    self.manifest.keys.push(KeyEntry {
+                        key: owned.clone(),
+                        id,
+                        file: String::new(),
+                        rows_seen: 0,
+                        rows_learnt: 0,
+                        ts: None,
+                    });
+                    self.index.insert(owned, self.manifest.keys.len() - 1);
+                    self.manifest.keys.len() - 1
+                }
+            };
+            let entry = &mut self.manifest.keys[i];
+            let file = format!("k{:06}.{commit}.parquet", entry.id);
+            save(&self.dir.join(&file), model, &stream)?;
+            if !entry.file.is_empty() {
+                superseded.push(std::mem::replace(&mut entry.file, file));
+            } else {
+                entry.file = file;
+            }
+            entry.rows_seen = stream.stats.rows_seen;
+            entry.rows_learnt = stream.stats.rows_learnt;
+            entry.ts = stream.position.and_then(|p| p.ts);
+        }
+        self.manifest.commits = commit;
+        if position.is_some() {
+            self.manifest.position = position;
+        }
+        // Key order, so that the same keys give the same manifest whatever order they came in.
+        self.manifest.keys.sort_by(|a, b| a.key.cmp(&b.key));
+        self.index = (self.manifest.keys.iter().enumerate())
+            .map(|(i, e)| (e.key.clone(), i))
+            .collect();
+        self.write_manifest()?;
+        for file in superseded {
+            let _ = std::fs::remove_file(self.dir.join(file));
+        }
+        Ok(())
+    }
+
+    fn write_manifest(&mut self) -> Result<()> {
+        let text = serde_json::to_string_pretty(&self.manifest).expect("manifests serialize");
+        write_atomically(&self.dir.join(MANIFEST), |mut file| {
+            use std::io::Write;
+            file.write_all(text.as_bytes()).map_err(|source| Error::Io {
+                path: self.dir.join(MANIFEST),
+                source,
+            })
+        })
+    }
+
+    /// Deletes the key files the manifest does not name (a commit cut short).
+    fn remove_unlisted(&self) -> Result<()> {
+        let listed: std::collections::HashSet<&str> = (self.manifest.keys.iter())
+            .map(|e| e.file.as_str())
+            .collect();
+        let entries = std::fs::read_dir(&self.dir).map_err(|source| Error::Io {
+            path: self.dir.clone(),
+            source,
+        })?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let key_file = name.starts_with('k') && name.contains(".parquet");
+            if key_file && !listed.contains(name.as_str()) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Classifier;
+    use crate::core::{Encodings, OperatorStats};
+    use crate::model::ModelConfig;
+    use crate::synth;
+
+    /// A keyed store of three-learner Adaboost.OLM models over the synthetic mixed stream.
+    fn store(dir: &Path) -> KeyedStore {
+        let data = synth::mixed(10, 0.0, 0.0, 1);
+        let config = ModelConfig::from_json(serde_json::json!({
+            "algorithm": "ada-olm", "n_learners": 3
+        }))
+        .unwrap();
+        let template = StreamState {
+            config,
+            spec: data.spec().clone(),
+            encodings: Encodings::default(),
+            label: "y".into(),
+            stats: OperatorStats::default(),
+            position: None,
+        };
+        KeyedStore::create(dir, template, 7).unwrap()
+    }
+
+    /// `key`'s model after learning `rows` rows of the mixed stream, and its stream state.
+    fn trained(store: &KeyedStore, key: &str, rows: usize) -> (Model, StreamState) {
+        let (mut model, mut stream) = store.load_or_fresh(Some(key)).unwrap();
+        let data = synth::mixed(rows, 0.1, 0.0, 2);
+        let mut probs = vec![0.0; 3];
+        for i in 0..data.len() {
+            model.learn_predict(data.row(i), data.label(i), 1.0, &mut probs);
+        }
+        stream.stats.rows_seen += rows as u64;
+        stream.stats.rows_learnt += rows as u64;
+        (model, stream)
+    }
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_commit_writes_the_changed_keys_and_a_reopened_store_loads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = store(dir.path());
+        let (mut a, sa) = trained(&s, "a", 50);
+        let (mut b, sb) = trained(&s, "b", 30);
+        let changed = vec![(Some("a"), &mut a, sa.clone()), (Some("b"), &mut b, sb)];
+        s.commit(changed, None).unwrap();
+        assert_eq!(s.rows(), (80, 80));
+        // Only `a` learns more: `b` keeps its file, `a`'s old file goes.
+        let (mut a2, sa2) = trained(&s, "a", 20);
+        s.commit(vec![(Some("a"), &mut a2, sa2.clone())], None)
+            .unwrap();
+        assert_eq!(
+            files(dir.path()),
+            ["k000001.2.parquet", "k000002.1.parquet", MANIFEST]
+        );
+        let reopened = KeyedStore::open(dir.path()).unwrap();
+        assert_eq!(reopened.manifest(), s.manifest());
+        let (loaded, stream) = reopened.load(Some("a")).unwrap().unwrap();
+        assert_eq!(
+            serde_json::to_string(&loaded).unwrap(),
+            serde_json::to_string(&a2).unwrap()
+        );
+        assert_eq!(stream, sa2);
+        assert!(reopened.load(Some("c")).unwrap().is_none());
+        let (fresh, _) = reopened.load_or_fresh(Some("c")).unwrap();
+        let (expected, _) = store(tempfile::tempdir().unwrap().path()).fresh().unwrap();
+        assert_eq!(
+            serde_json::to_string(&fresh).unwrap(),
+            serde_json::to_string(&expected).unwrap(),
+            "a new key starts as the template's fresh model"
+        );
+    }
+
+    #[test]
+    fn files_of_a_commit_cut_short_are_not_read_and_are_removed_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = store(dir.path());
+        let (mut a, sa) = trained(&s, "a", 40);
+        s.commit(vec![(Some("a"), &mut a, sa)], None).unwrap();
+        let manifest = std::fs::read(dir.path().join(MANIFEST)).unwrap();
+        // A crash after the next commit wrote its key file, before the manifest.
+        let (mut a2, sa2) = trained(&s, "a", 10);
+        save(&dir.path().join("k000001.2.parquet"), &mut a2, &sa2).unwrap();
+        std::fs::write(dir.path().join("k000001.3.parquet.9-0.partial"), b"PAR1").unwrap();
+        let reopened = KeyedStore::open(dir.path()).unwrap();
+        assert_eq!(std::fs::read(dir.path().join(MANIFEST)).unwrap(), manifest);
+        assert_eq!(files(dir.path()), ["k000001.1.parquet", MANIFEST]);
+        assert_eq!(reopened.rows(), (40, 40), "the last complete commit");
+    }
+
+    #[test]
+    fn a_damaged_or_newer_manifest_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        store(dir.path());
+        let path = dir.path().join(MANIFEST);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+        let err = KeyedStore::open(dir.path()).unwrap_err();
+        assert!(matches!(err, Error::CorruptCheckpoint { .. }), "{err}");
+        assert!(err.to_string().contains(MANIFEST), "{err}");
+        let newer = text.replace("\"format_version\": 1", "\"format_version\": 9");
+        std::fs::write(&path, newer).unwrap();
+        let err = KeyedStore::open(dir.path()).unwrap_err();
+        assert!(matches!(err, Error::CheckpointVersion { .. }), "{err}");
+        assert!(KeyedStore::create(dir.path(), store_template(), 1).is_err());
+    }
+
+    fn store_template() -> StreamState {
+        let dir = tempfile::tempdir().unwrap();
+        store(dir.path()).manifest().template.clone()
+    }
+}
