@@ -107,16 +107,23 @@ pub(crate) fn write_atomically(path: &Path, write: impl FnOnce(File) -> Result<(
     }
     std::fs::rename(&partial, path).map_err(io(path))?;
     remove_dead_writers_files(path);
+    sync_dir(match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    })
+}
+
+/// Flushes a directory's entries (files renamed or created in it) to disk.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     #[cfg(unix)]
-    {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io(dir))?;
-    }
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    #[cfg(not(unix))]
+    let _ = dir;
     Ok(())
 }
 

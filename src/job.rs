@@ -58,7 +58,7 @@ use crate::checkpoint::{self, KeyedStore, StreamState};
 use crate::columnar::BatchOperator;
 use crate::columnar::{Table, read_table};
 use crate::core::{Encodings, Position};
-use crate::files::write_atomically;
+use crate::files::{sync_dir, write_atomically};
 use crate::learner::{Classifier, Config};
 use crate::live::{CheckpointPolicy, LiveModel};
 use crate::model::{Model, ModelConfig};
@@ -685,18 +685,4 @@ fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
         .map_err(io)?
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(io)
-}
-
-/// Flushes a directory's entries (a rename into it) to disk.
-fn sync_dir(dir: &Path) -> Result<()> {
-    #[cfg(unix)]
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|source| Error::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
 }

@@ -46,6 +46,19 @@ pub struct CheckpointPolicy {
 }
 
 impl CheckpointPolicy {
+    /// The default period of time-based commits: a crash loses at most this much work, and
+    /// a commit of 100 grown trees (most of a second, RESULTS.md) costs a few percent of it.
+    pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
+
+    /// Saves at `path` every [`CheckpointPolicy::DEFAULT_INTERVAL`] and at the end: the
+    /// default of `streamboost run` and of a live model in `streamboost sql`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        CheckpointPolicy {
+            interval: Some(Self::DEFAULT_INTERVAL),
+            ..Self::at_end(path)
+        }
+    }
+
     /// Saves at `path` at the end only.
     pub fn at_end(path: impl Into<PathBuf>) -> Self {
         CheckpointPolicy {

@@ -27,9 +27,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{StreamState, load, save};
+use super::{StreamState, load, save_new};
 use crate::core::Position;
-use crate::files::write_atomically;
+use crate::files::{sync_dir, write_atomically};
 use crate::learner::Config;
 use crate::model::Model;
 use crate::{Error, Result};
@@ -238,6 +238,7 @@ impl KeyedStore {
     ) -> Result<()> {
         let commit = self.manifest.commits + 1;
         let mut superseded = Vec::new();
+        let mut writes = Vec::new();
         for (key, model, stream) in changed {
             let owned = key.map(str::to_string);
             let i = match self.index.get(&owned) {
@@ -259,7 +260,7 @@ impl KeyedStore {
             };
             let entry = &mut self.manifest.keys[i];
             let file = format!("k{:06}.{commit}.parquet", entry.id);
-            save(&self.dir.join(&file), model, &stream)?;
+            writes.push((self.dir.join(&file), model, stream.clone()));
             if !entry.file.is_empty() {
                 superseded.push(std::mem::replace(&mut entry.file, file));
             } else {
@@ -269,6 +270,9 @@ impl KeyedStore {
             entry.rows_learnt = stream.stats.rows_learnt;
             entry.ts = stream.position.and_then(|p| p.ts);
         }
+        write_in_parallel(writes)?;
+        // The new files' directory entries reach the disk before the manifest naming them.
+        sync_dir(&self.dir)?;
         self.manifest.commits = commit;
         if position.is_some() {
             self.manifest.position = position;
@@ -296,7 +300,8 @@ impl KeyedStore {
         })
     }
 
-    /// Deletes the key files the manifest does not name (a commit cut short).
+    /// Deletes the key files the manifest does not name (a commit cut short, whose files
+    /// may exist whole or in part: a file is only read once a manifest names it).
     fn remove_unlisted(&self) -> Result<()> {
         let listed: std::collections::HashSet<&str> = (self.manifest.keys.iter())
             .map(|e| e.file.as_str())
@@ -314,6 +319,40 @@ impl KeyedStore {
         }
         Ok(())
     }
+}
+
+/// Writes each key's file, on as many threads as the machine has cores (a commit of many
+/// keys is CPU-bound: encoding, compression and file creation; RESULTS.md).
+fn write_in_parallel(writes: Vec<(PathBuf, &mut Model, StreamState)>) -> Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads == 1 || writes.len() < 2 {
+        for (path, model, stream) in writes {
+            save_new(&path, model, &stream)?;
+        }
+        return Ok(());
+    }
+    let per_thread = writes.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<_>> = Vec::new();
+    let mut writes = writes.into_iter().peekable();
+    while writes.peek().is_some() {
+        chunks.push(writes.by_ref().take(per_thread).collect());
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (chunks.into_iter())
+            .map(|chunk| {
+                scope.spawn(move || {
+                    for (path, model, stream) in chunk {
+                        save_new(&path, model, &stream)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })
 }
 
 #[cfg(test)]
@@ -408,7 +447,7 @@ mod tests {
         let manifest = std::fs::read(dir.path().join(MANIFEST)).unwrap();
         // A crash after the next commit wrote its key file, before the manifest.
         let (mut a2, sa2) = trained(&s, "a", 10);
-        save(&dir.path().join("k000001.2.parquet"), &mut a2, &sa2).unwrap();
+        save_new(&dir.path().join("k000001.2.parquet"), &mut a2, &sa2).unwrap();
         std::fs::write(dir.path().join("k000001.3.parquet.9-0.partial"), b"PAR1").unwrap();
         let reopened = KeyedStore::open(dir.path()).unwrap();
         assert_eq!(std::fs::read(dir.path().join(MANIFEST)).unwrap(), manifest);

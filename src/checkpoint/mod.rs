@@ -32,6 +32,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use arrow::compute::concat_batches;
+use arrow::record_batch::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
@@ -135,6 +136,34 @@ pub fn fingerprint(spec: &StreamSpec, label: &str) -> String {
 /// The trees' node arenas are taken out while the rest of the state is serialized and put
 /// back before any I/O, so `model` is unchanged whether or not the write succeeds.
 pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Metadata> {
+    let (meta, table, props) = encode(model, stream);
+    write_atomically(path, |file| write_table(path, file, &table, props))?;
+    Ok(meta)
+}
+
+/// Saves as [`save`] does, without the atomic rename: for a file that nothing reads until a
+/// later, atomic write names it (a key's file, named by a keyed checkpoint's manifest). The file's contents are flushed to disk; its directory entry is not (the
+/// caller flushes the directory once for many files).
+pub(crate) fn save_new(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Metadata> {
+    let (meta, table, props) = encode(model, stream);
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::create(path).map_err(io)?;
+    let written = file
+        .try_clone()
+        .map_err(io)
+        .and_then(|f| write_table(path, f, &table, props))
+        .and_then(|()| file.sync_all().map_err(io));
+    if written.is_err() {
+        let _ = std::fs::remove_file(path);
+    }
+    written.map(|()| meta)
+}
+
+/// The metadata, node table and writer properties of a checkpoint of `model` and `stream`.
+fn encode(model: &mut Model, stream: &StreamState) -> (Metadata, RecordBatch, WriterProperties) {
     let arenas: Vec<_> = model
         .trees_mut()
         .into_iter()
@@ -165,14 +194,20 @@ pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Meta
         .set_compression(Compression::SNAPPY)
         .set_key_value_metadata(Some(kv))
         .build();
-    write_atomically(path, |file| {
-        let mut writer = ArrowWriter::try_new(file, table.schema(), Some(props))
-            .map_err(|e| io_error(path, e))?;
-        writer.write(&table).map_err(|e| io_error(path, e))?;
-        writer.close().map_err(|e| io_error(path, e))?;
-        Ok(())
-    })?;
-    Ok(meta)
+    (meta, table, props)
+}
+
+fn write_table(
+    path: &Path,
+    file: File,
+    table: &RecordBatch,
+    props: WriterProperties,
+) -> Result<()> {
+    let mut writer =
+        ArrowWriter::try_new(file, table.schema(), Some(props)).map_err(|e| io_error(path, e))?;
+    writer.write(table).map_err(|e| io_error(path, e))?;
+    writer.close().map_err(|e| io_error(path, e))?;
+    Ok(())
 }
 
 /// Loads a checkpoint: the model, ready to continue, and its stream state.

@@ -36,7 +36,7 @@ pub struct RunArgs {
     pub checkpoint_every: Option<u64>,
     /// Commit when this many seconds have passed since the last commit (checked between
     /// batches), so a crash loses at most this much work.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    #[arg(long, default_value_t = CheckpointPolicy::DEFAULT_INTERVAL.as_secs_f64(), value_name = "SECS")]
     pub checkpoint_interval: f64,
     /// One model per value of this column (not a feature). `--model` is then a directory:
     /// one checkpoint per key and a manifest; a commit writes the keys that took rows since

@@ -30,9 +30,10 @@ pub struct SqlArgs {
     #[arg(long = "model", value_name = "NAME=PATH")]
     pub models: Vec<String>,
     /// Register a live model: a checkpoint that `boost_score` queries start from and commit
-    /// to (every N rows, every S seconds, and at the end of each query), made from a model
-    /// JSON file (as `--model` takes) when it does not exist yet (repeatable):
-    /// `NAME=PATH[,every=N][,interval=S][,config=FILE.json]`.
+    /// to (every N rows, every S seconds — 60 unless given — and at the end of each query),
+    /// made from a model JSON file (as `--model` takes) when it does not exist yet
+    /// (repeatable): `NAME=PATH[,every=N][,interval=S][,config=FILE.json]`. A query with a
+    /// key makes a fresh live model one model per key: PATH is then a directory.
     #[arg(long = "live", value_name = "NAME=PATH[,…]")]
     pub live: Vec<String>,
     /// Write the result here (CSV, or Parquet by extension) instead of printing it.
@@ -187,7 +188,7 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
     for arg in &args.live {
         let mut parts = arg.split(',');
         let (name, path) = name_and_path(parts.next().unwrap_or_default(), "live")?;
-        let mut policy = CheckpointPolicy::at_end(path);
+        let mut policy = CheckpointPolicy::new(path);
         let mut fresh = None;
         for option in parts {
             let bad = || {
