@@ -245,6 +245,12 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         source: impl Into<PathBuf>,
     ) -> std::result::Result<Self, Box<(Self, Error)>> {
         let source = source.into();
+        if input.fields() == self.input_schema.fields() {
+            // The same columns (the next file of a stream): the encoder and targets hold.
+            self.input_schema = input;
+            self.source = source;
+            return Ok(self);
+        }
         // The categories met so far, which the new encoder goes on from.
         let spec = self.spec();
         let once_index = match &self.once {
