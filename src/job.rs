@@ -56,7 +56,7 @@ use parquet::file::properties::WriterProperties;
 
 use crate::checkpoint::{self, KeyedStore, StreamState};
 use crate::columnar::BatchOperator;
-use crate::columnar::{Table, read_table};
+use crate::columnar::{BatchWriter, PipeFormat, Table, read_table};
 use crate::core::{Encodings, Position};
 use crate::files::{sync_dir, write_atomically};
 use crate::learner::{Classifier, Config};
@@ -219,6 +219,137 @@ impl Job {
         }
     }
 
+    /// Runs the job over an Arrow IPC stream read from `input` (standard input), writing
+    /// each scored batch to standard output in `format` as soon as it is scored, until the
+    /// stream ends or `stop` is set; commits by the policy, at the end and on a stop. The
+    /// input and output directories are not used.
+    ///
+    /// A pipe has no offsets to resume from, so the checkpoint's position cannot say which
+    /// rows were taken: with `learn_once_by` (an ordering column, ascending), a restarted
+    /// job fed the stream again from an earlier point scores every row and learns only those
+    /// after the committed largest value (per key, for a keyed model): learning is exactly
+    /// once, output at least once (rows after the last commit are emitted again, with the
+    /// same predictions; deduplicate by id downstream). Without it, a restarted job learns
+    /// whatever it is given.
+    pub fn run_pipe(
+        &self,
+        input: impl std::io::Read + Send + 'static,
+        format: PipeFormat,
+        learn_once_by: Option<&str>,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&Progress),
+    ) -> Result<Progress> {
+        self.validate_model()?;
+        let source = PathBuf::from("<stdin>");
+        // Batches are read on their own thread, so that a stop is seen while the pipe is
+        // quiet.
+        let (sender, batches) = std::sync::mpsc::sync_channel::<Result<RecordBatch>>(2);
+        std::thread::spawn(move || {
+            let reader = match arrow::ipc::reader::StreamReader::try_new(input, None) {
+                Ok(reader) => reader,
+                Err(e) => {
+                    let _ = sender.send(Err(format_error(Path::new("<stdin>"), e)));
+                    return;
+                }
+            };
+            for batch in reader {
+                let batch = batch.map_err(|e| format_error(Path::new("<stdin>"), e));
+                if sender.send(batch).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut held = match (self.policy.path.exists(), &self.key) {
+            (false, _) => Held::Unloaded,
+            (true, None) => Held::Loaded(Box::new(checkpoint::load(&self.policy.path)?)),
+            (true, Some(_)) => {
+                Held::Store(Arc::new(Mutex::new(KeyedStore::open(&self.policy.path)?)))
+            }
+        };
+        let mut live: Option<LiveModel> = None;
+        let mut output = BatchWriter::stdout(format);
+        let mut progress = Progress {
+            file: Some(source.display().to_string()),
+            ..Progress::default()
+        };
+        loop {
+            let batch = match batches.recv_timeout(Duration::from_millis(100)) {
+                Ok(batch) => Some(batch?),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            if let Some(batch) = batch {
+                let model = match live.take() {
+                    Some(model) => model,
+                    None => {
+                        let table = Table::new(&source, batch.schema(), vec![batch.clone()]);
+                        let bound = self.bind_once(held, &table, learn_once_by)?;
+                        held = Held::Unloaded;
+                        bound
+                    }
+                };
+                let model = live.insert(model);
+                let label = model.schema().index_of(model.label()).ok();
+                let out = model.process(&batch)?;
+                count_correct(&out, label, &mut progress);
+                progress.rows += batch.num_rows() as u64;
+                output.write(&out)?;
+            }
+            let stopping = stop.load(Ordering::Relaxed);
+            if let Some(model) = &mut live
+                && (model.due() || stopping)
+            {
+                model.commit(None)?;
+                note_commit(model, &mut progress);
+            }
+            report(&progress);
+            if stopping {
+                progress.stopped = true;
+                return Ok(progress);
+            }
+        }
+        if let Some(model) = &mut live {
+            model.commit(None)?;
+            note_commit(model, &mut progress);
+        }
+        output.finish()?;
+        report(&progress);
+        Ok(progress)
+    }
+
+    /// The live model for a pipe's first batch (`table`), learning once by `learn_once_by`.
+    fn bind_once(
+        &self,
+        held: Held,
+        table: &Table,
+        learn_once_by: Option<&str>,
+    ) -> Result<LiveModel> {
+        let policy = self.policy.clone();
+        let (schema, source) = (table.schema.clone(), table.path.clone());
+        let path = &self.policy.path;
+        match (held, &self.key) {
+            (Held::Store(store), Some(key)) => {
+                LiveModel::keyed(store, key, learn_once_by, policy, schema, source)
+            }
+            (Held::Loaded(state), None) => {
+                let (model, stream) = *state;
+                LiveModel::new(model, stream, learn_once_by, policy, schema, source)
+            }
+            (_, key) => {
+                let (model, stream) = self.fresh_from(table)?;
+                match key {
+                    None => LiveModel::new(model, stream, learn_once_by, policy, schema, source),
+                    Some(key) => {
+                        let store = KeyedStore::create(path, stream, self.fresh.seed)?;
+                        let store = Arc::new(Mutex::new(store));
+                        LiveModel::keyed(store, key, learn_once_by, policy, schema, source)
+                    }
+                }
+            }
+        }
+        .map_err(|e| checkpoint::not_fitting(path, e))
+    }
+
     /// Commits the live model at `at`, then assembles the outputs of the files taken whole
     /// since the last commit (all named at or before `at`).
     fn commit(
@@ -248,6 +379,12 @@ impl Job {
                 });
             }
         }
+        self.validate_model()
+    }
+
+    /// Refuses a checkpoint that cannot be written, one that is not of the kind the key
+    /// asks for (a directory for a keyed model, a file otherwise), and a bad config.
+    fn validate_model(&self) -> Result<()> {
         self.policy.validate()?;
         let path = &self.policy.path;
         match (&self.key, path.exists(), KeyedStore::is_keyed(path)) {

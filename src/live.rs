@@ -19,6 +19,13 @@
 //!   it took should count (the `run` job does, on SIGINT or SIGTERM).
 //! * **Bounded.** A live model holds its model and one batch's buffers; a commit writes the
 //!   whole model (its size is the checkpoint's, see RESULTS.md).
+//!
+//! A keyed live model ([`LiveModel::keyed`]) holds one model per value of a key column and
+//! commits to a keyed checkpoint ([`crate::checkpoint::keyed`]): a directory of one
+//! checkpoint per key and a manifest, the commit point, replaced atomically. A commit writes
+//! the keys that took rows since the last one, then the manifest with the position; a key
+//! is loaded from its file when it first appears. The semantics above hold per key; every
+//! key met stays in memory (its models are what the process holds).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -11,6 +11,7 @@ use clap::Args;
 use super::model_flags::ModelFlags;
 use super::replay::StreamFlags;
 use crate::Result;
+use crate::columnar::PipeFormat;
 use crate::job::{FreshModel, Job, Progress};
 use crate::live::CheckpointPolicy;
 
@@ -20,12 +21,26 @@ pub struct RunArgs {
     /// The watched directory: CSV or Parquet files, taken in name order, each once. Write a
     /// file under a name starting with `.` or ending in `.partial` and rename it when it is
     /// complete; names must sort in arrival order.
-    #[arg(long, value_name = "DIR")]
-    pub input_dir: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "stdin")]
+    pub input_dir: Option<PathBuf>,
     /// Where one scored Parquet file per input file appears (`<stem>.parquet`: the input's
     /// columns, then the predictions), whole, at the first commit after its last row.
-    #[arg(long, value_name = "DIR")]
-    pub output_dir: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "stdin")]
+    pub output_dir: Option<PathBuf>,
+    /// Read an Arrow IPC stream from standard input instead of a directory, and write each
+    /// scored batch to standard output as it is scored (see `--stdout-format`); commits by
+    /// the policy, at the end of the stream and on SIGINT or SIGTERM.
+    #[arg(long, conflicts_with_all = ["input_dir", "output_dir"])]
+    pub stdin: bool,
+    /// The format of the scored batches on standard output, with `--stdin`.
+    #[arg(long, value_enum, default_value = "ipc", requires = "stdin")]
+    pub stdout_format: PipeFormat,
+    /// With `--stdin`: learn each row once by this ordering column (ascending; not a
+    /// feature), so that a restarted job fed the stream again from an earlier point learns
+    /// only rows after the committed largest value (and emits the others again, with the same
+    /// predictions).
+    #[arg(long, value_name = "COL", requires = "stdin")]
+    pub learn_once_by: Option<String>,
     /// The live model's checkpoint: loaded when it exists, else made from the model flags
     /// at the first file; committed by the checkpoint policy, when the directory has
     /// nothing more to take, and on SIGINT or SIGTERM.
@@ -77,9 +92,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
             .map_err(|_| crate::Error::config(name, "must be a number of seconds >= 0"))
     };
     let interval = Some(seconds(args.checkpoint_interval, "checkpoint_interval")?);
+    let mut passthrough = args.passthrough.clone();
+    passthrough.extend(args.learn_once_by.clone());
     let job = Job {
-        input_dir: args.input_dir.clone(),
-        output_dir: args.output_dir.clone(),
+        input_dir: args.input_dir.clone().unwrap_or_default(),
+        output_dir: args.output_dir.clone().unwrap_or_default(),
         policy: CheckpointPolicy {
             path: args.model.clone(),
             every: args.checkpoint_every,
@@ -89,7 +106,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             config: args.model_flags.model_config()?,
             seed: args.seed,
             label: args.stream.label.clone(),
-            encodings: args.stream.encodings(&args.passthrough),
+            encodings: args.stream.encodings(&passthrough),
             classes: args.stream.classes.clone(),
         },
         once: args.once,
@@ -116,7 +133,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
         eprintln!("{}", line(p, p.rows - rows_at_last, last.elapsed()));
         (last, rows_at_last) = (Instant::now(), p.rows);
     };
-    let progress = job.run(&stop, &mut report)?;
+    let progress = match args.stdin {
+        true => job.run_pipe(
+            std::io::stdin(),
+            args.stdout_format,
+            args.learn_once_by.as_deref(),
+            &stop,
+            &mut report,
+        )?,
+        false => job.run(&stop, &mut report)?,
+    };
     if !args.quiet {
         eprintln!("{}", line(&progress, progress.rows, start.elapsed()));
         if progress.stopped {

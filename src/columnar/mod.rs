@@ -21,5 +21,5 @@ pub use label_sets::{LabelSetLayout, LabelSetReader, flag_column, label_set_layo
 pub use operator::{
     BatchOperator, BoostOperator, CLASSES_KEY, output_schema, ranking_output_schema,
 };
-pub use output::{BatchRows, BatchWriter, RowsWriter, ScoredRows, write_batch};
+pub use output::{BatchRows, BatchWriter, PipeFormat, RowsWriter, ScoredRows, write_batch};
 pub use rows::RowEncoder;

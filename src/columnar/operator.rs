@@ -23,6 +23,7 @@ use arrow::record_batch::RecordBatch;
 use super::label_sets::LabelSetReader;
 use super::rows::{RowEncoder, utf8};
 use crate::checkpoint::{self, StreamState};
+use crate::core::math::argmax;
 use crate::core::{ClassId, FeatureKind, StreamSpec};
 use crate::core::{Encodings, OperatorStats, Position};
 use crate::eval::ranking::predicted_set;
@@ -213,9 +214,10 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
 
     /// Learns each row once across restarts, by ordering column `ts` (an integer or
     /// timestamp column, ascending): rows at or before the largest `ts` the position says
-    /// was learnt are scored only, and the position's `ts` follows the rows taken, so the
-    /// next save records it. A stream fed again after a crash, or in two parts, is learnt
-    /// once.
+    /// was learnt are scored by the model as it is (`predict_proba`), changing nothing in it,
+    /// and the position's `ts` follows the rows taken, so the next save records it. A stream
+    /// fed again after a crash, or in two parts, is learnt once, and the model ends as one
+    /// fed the stream once, bit for bit.
     pub fn learn_once_by(&mut self, ts: &str) -> Result<()> {
         let index = self
             .input_schema
@@ -374,8 +376,16 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let mut predicted = Vec::with_capacity(n);
         let mut probs = Vec::with_capacity(n * k);
         for r in 0..n {
+            let x = &self.rows[r * d..(r + 1) * d];
+            if learnt.get(r) == Some(&true) {
+                // A row learnt before (a stream fed again): scored by the model as it is,
+                // changing nothing in it, not even its generator's state.
+                self.model.predict_proba(x, &mut self.probs);
+                predicted.push(argmax(&self.probs) as u32);
+                probs.extend_from_slice(&self.probs);
+                continue;
+            }
             let y = match labels {
-                _ if learnt.get(r) == Some(&true) => None,
                 Some(l) if l.is_valid(r) => match class_ids.get(l.value(r)) {
                     Some(&y) => Some(y),
                     None => {
@@ -385,7 +395,6 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                 },
                 _ => None,
             };
-            let x = &self.rows[r * d..(r + 1) * d];
             predicted.push(self.model.learn_predict(x, y, 1.0, &mut self.probs) as u32);
             probs.extend_from_slice(&self.probs);
             self.stats.rows_learnt += u64::from(y.is_some());
@@ -426,11 +435,16 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let mut sets = arrow::array::ListBuilder::new(arrow::array::StringBuilder::new());
         let mut set = Vec::with_capacity(k);
         for r in 0..n {
-            let learn = known[r] && learnt.get(r) != Some(&true);
-            let relevant = learn.then(|| &masks[r * k..(r + 1) * k]);
             let x = &self.rows[r * d..(r + 1) * d];
-            self.model
-                .learn_predict_scores(x, relevant, 1.0, &mut self.probs);
+            let relevant = known[r].then(|| &masks[r * k..(r + 1) * k]);
+            match learnt.get(r) == Some(&true) {
+                // Learnt before: scored, changing nothing (see `classify`).
+                true => self.model.predict_scores(x, &mut self.probs),
+                false => self
+                    .model
+                    .learn_predict_scores(x, relevant, 1.0, &mut self.probs),
+            }
+            let relevant = relevant.filter(|_| learnt.get(r) != Some(&true));
             scores.extend_from_slice(&self.probs);
             predicted_set(&self.probs, &mut set);
             for (name, _) in names.iter().zip(&set).filter(|(_, on)| **on) {

@@ -223,16 +223,41 @@ fn csv_cells(batch: &RecordBatch) -> std::result::Result<RecordBatch, ArrowError
 /// as CSV with a header: nothing is held beyond the batch being written. The file is created
 /// at once (so a path that cannot be written fails before any work); CSV rows written before
 /// a crash stay readable, Parquet row groups need the footer [`BatchWriter::finish`] writes.
+/// Or to standard output ([`BatchWriter::stdout`]), as an Arrow IPC stream or CSV, flushed
+/// after every batch.
 pub struct BatchWriter {
     path: PathBuf,
+    format: Format,
     state: Writing,
+    /// Flush standard output after every batch.
+    pipe: bool,
 }
 
+/// The format of a [`BatchWriter`] on standard output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum PipeFormat {
+    /// An Arrow IPC stream (what `pyarrow.ipc.open_stream` and `arrow-ipc` read).
+    Ipc,
+    /// CSV with a header.
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Csv,
+    Parquet,
+    Ipc,
+}
+
+type Sink = Box<dyn std::io::Write + Send>;
+
 enum Writing {
-    /// The file, before the first batch gives the schema.
-    Created(File),
-    Csv(Box<arrow::csv::Writer<File>>),
-    Parquet(Box<ArrowWriter<File>>),
+    /// The sink, before the first batch gives the schema.
+    Created(Option<Sink>),
+    Csv(Box<arrow::csv::Writer<Sink>>),
+    Parquet(Box<ArrowWriter<Sink>>),
+    Ipc(Box<arrow::ipc::writer::StreamWriter<Sink>>),
 }
 
 impl BatchWriter {
@@ -242,10 +267,30 @@ impl BatchWriter {
             path: path.to_path_buf(),
             source,
         })?;
+        let format = match FileFormat::of(path) {
+            FileFormat::Csv => Format::Csv,
+            FileFormat::Parquet => Format::Parquet,
+        };
         Ok(BatchWriter {
             path: path.to_path_buf(),
-            state: Writing::Created(file),
+            format,
+            state: Writing::Created(Some(Box::new(file))),
+            pipe: false,
         })
+    }
+
+    /// Writes to standard output in `format`, flushing after every batch so that a reader
+    /// at the other end of a pipe gets each batch as it is written.
+    pub fn stdout(format: PipeFormat) -> Self {
+        BatchWriter {
+            path: PathBuf::from("<stdout>"),
+            format: match format {
+                PipeFormat::Ipc => Format::Ipc,
+                PipeFormat::Csv => Format::Csv,
+            },
+            state: Writing::Created(Some(Box::new(std::io::stdout()))),
+            pipe: true,
+        }
     }
 
     fn format_error(&self, e: impl std::fmt::Display) -> Error {
@@ -257,19 +302,20 @@ impl BatchWriter {
 
     /// Appends `batch` (every batch has the first one's schema).
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if let Writing::Created(file) = &self.state {
-            let file = file.try_clone().map_err(|source| Error::Io {
-                path: self.path.clone(),
-                source,
-            })?;
-            self.state = match FileFormat::of(&self.path) {
-                FileFormat::Csv => Writing::Csv(Box::new(
+        if let Writing::Created(sink) = &mut self.state {
+            let sink = sink.take().expect("a sink until the first batch");
+            self.state = match self.format {
+                Format::Csv => Writing::Csv(Box::new(
                     arrow::csv::WriterBuilder::new()
                         .with_header(true)
-                        .build(file),
+                        .build(sink),
                 )),
-                FileFormat::Parquet => Writing::Parquet(Box::new(
-                    ArrowWriter::try_new(file, batch.schema(), None)
+                Format::Parquet => Writing::Parquet(Box::new(
+                    ArrowWriter::try_new(sink, batch.schema(), None)
+                        .map_err(|e| self.format_error(e))?,
+                )),
+                Format::Ipc => Writing::Ipc(Box::new(
+                    arrow::ipc::writer::StreamWriter::try_new(sink, &batch.schema())
                         .map_err(|e| self.format_error(e))?,
                 )),
             };
@@ -283,15 +329,27 @@ impl BatchWriter {
                 .write(batch)
                 .and_then(|()| w.flush())
                 .map_err(|e| e.to_string()),
+            Writing::Ipc(w) => w.write(batch).map_err(|e| e.to_string()),
             Writing::Created(_) => unreachable!("a writer was made above"),
         };
-        written.map_err(|e| self.format_error(e))
+        written.map_err(|e| self.format_error(e))?;
+        if self.pipe {
+            use std::io::Write;
+            std::io::stdout()
+                .flush()
+                .map_err(|e| self.format_error(e))?;
+        }
+        Ok(())
     }
 
     /// Ends the file (Parquet's footer); a file that got no batch is left empty.
     pub fn finish(self) -> Result<()> {
         match self.state {
             Writing::Parquet(w) => w.close().map(|_| ()).map_err(|e| Error::Format {
+                file: self.path.clone(),
+                message: e.to_string(),
+            }),
+            Writing::Ipc(mut w) => w.finish().map_err(|e| Error::Format {
                 file: self.path.clone(),
                 message: e.to_string(),
             }),

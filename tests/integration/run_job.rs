@@ -347,3 +347,123 @@ fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
         checkpoint::read_metadata(&whole_model).unwrap().digest
     );
 }
+
+/// `run --stdin`: an Arrow IPC stream in, scored batches out on stdout as IPC, the same
+/// predictions as the directory job's. Fed the stream again from its start after a run over
+/// its first part, with `--learn-once-by id`, it learns only the rows after the commit: its
+/// model ends as one run's over the whole stream.
+#[test]
+fn a_piped_job_scores_as_the_directory_job_and_learns_once_by_id() {
+    use arrow::array::AsArray;
+    use arrow::ipc::reader::StreamReader;
+    use arrow::ipc::writer::StreamWriter;
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_dir(dir.path(), 1, 1728);
+    let (out, dir_model) = (dir.path().join("out"), dir.path().join("dir.parquet"));
+    run_to_end(&input, &out, &dir_model, &[]);
+    let table = streamboost::columnar::read_table(&input.join("events-000.csv")).unwrap();
+    let all = table.to_batch().unwrap();
+    let ipc = |rows: usize| {
+        let mut bytes = Vec::new();
+        let mut writer = StreamWriter::try_new(&mut bytes, &all.schema()).unwrap();
+        for start in (0..rows).step_by(100) {
+            writer
+                .write(&all.slice(start, 100.min(rows - start)))
+                .unwrap();
+        }
+        writer.finish().unwrap();
+        drop(writer);
+        bytes
+    };
+    let piped = |model: &Path, rows: usize| -> RecordBatch {
+        let output = streamboost()
+            .args(["run", "--stdin", "-q", "--learn-once-by", "id", "--model"])
+            .arg(model)
+            .args(["--checkpoint-every", "60"])
+            .args(MODEL_ARGS)
+            .write_stdin(ipc(rows))
+            .assert()
+            .success();
+        let stdout = output.get_output().stdout.clone();
+        let reader = StreamReader::try_new(std::io::Cursor::new(stdout), None).unwrap();
+        let batches: Vec<_> = reader.map(Result::unwrap).collect();
+        arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap()
+    };
+    let predictions = |b: &RecordBatch| -> Vec<String> {
+        let p = b
+            .column_by_name("predicted_label")
+            .unwrap()
+            .as_string::<i32>();
+        p.iter().map(|v| v.unwrap().to_string()).collect()
+    };
+
+    let whole_model = dir.path().join("whole.parquet");
+    let whole = piped(&whole_model, 1728);
+    assert_eq!(whole.num_rows(), 1728);
+    let from_dir = &outputs(&out)[0].1;
+    let from_dir = arrow::compute::concat_batches(&from_dir[0].schema(), from_dir).unwrap();
+    assert_eq!(
+        predictions(&whole),
+        predictions(&from_dir),
+        "as the directory job"
+    );
+
+    let model = dir.path().join("parts.parquet");
+    let first = piped(&model, 1000);
+    assert_eq!(predictions(&first), predictions(&whole)[..1000]);
+    let again = piped(&model, 1728);
+    assert_eq!(again.num_rows(), 1728, "every row scored");
+    let (m1, s1) = checkpoint::load(&whole_model).unwrap();
+    let (m2, s2) = checkpoint::load(&model).unwrap();
+    assert_eq!(s2.stats.rows_learnt, 1728, "each row learnt once");
+    assert_eq!(s1.position.unwrap().ts, s2.position.unwrap().ts);
+    assert_eq!(
+        serde_json::to_string(&m1).unwrap(),
+        serde_json::to_string(&m2).unwrap(),
+        "rows fed again change nothing: the model is one run's, bit for bit"
+    );
+}
+
+/// `run --stdin` with a pipe that stays open: SIGTERM while it waits for more ends it with a
+/// commit of the rows taken and exit 0; the scored rows were written to stdout as they came.
+#[test]
+fn sigterm_on_a_quiet_pipe_commits_and_exits_zero() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_dir(dir.path(), 1, 300);
+    let table = streamboost::columnar::read_table(&input.join("events-000.csv")).unwrap();
+    let batch = table.to_batch().unwrap();
+    let mut bytes = Vec::new();
+    let mut writer =
+        arrow::ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).unwrap();
+    writer.write(&batch).unwrap();
+    drop(writer); // no end-of-stream marker: more could come
+    let model = dir.path().join("m.parquet");
+    let binary = assert_cmd::cargo::cargo_bin("streamboost");
+    let mut child = Command::new(&binary)
+        .args(["run", "--stdin", "-q", "--model"])
+        .arg(&model)
+        .args(MODEL_ARGS)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&bytes).unwrap();
+    stdin.flush().unwrap();
+    // The scored batch arrives on stdout before the stop: read its first bytes.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 8];
+    stdout.read_exact(&mut first).unwrap();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+    let (_, stream) = checkpoint::load(&model).unwrap();
+    assert_eq!(stream.stats.rows_seen, 300);
+    drop(stdin);
+}
