@@ -63,8 +63,8 @@ for r in $(seq "$REPEATS"); do
       --model "$WORK/m.keys" --key key --passthrough id --passthrough ts --classes "$CLASSES" \
       --algo ada-olm --learners 10 --seed 1)
   LOG=/dev/null
-  last=$(grep -o "commits [0-9]* (last [0-9.]* s)" "$WORK/run.log" | tail -1)
-  echo "| $r | $a s | ${last%% (*} | ${last##*last } |"
+  last=$(grep -o "commits=[0-9]* last_commit_s=[0-9.]*" "$WORK/run.log" | tail -1)
+  echo "| $r | $a s | ${last%% *} | ${last##*=} s |"
 done
 echo
 echo "keyed checkpoint of 1,000 keys: $(ls "$WORK/m.keys" | wc -l) files, $(du -sk "$WORK/m.keys" | cut -f1) KiB"
@@ -77,7 +77,7 @@ LOG=$WORK/small.log
 t=$(seconds "$BIN" run --once --progress-every 1000 --input-dir "$WORK/in" --output-dir "$WORK/out" \
     --model "$WORK/m.keys" --key key --passthrough id --passthrough ts)
 echo
-echo "a 100-row file touching 100 keys, from the checkpoint: $t s in all (start, load 100 keys, score, commit), $(grep -o "commits [0-9]* (last [0-9.]* s)" "$WORK/small.log" | tail -1)"
+echo "a 100-row file touching 100 keys, from the checkpoint: $t s in all (start, load 100 keys, score, commit), $(grep -o "commits=[0-9]* last_commit_s=[0-9.]*" "$WORK/small.log" | tail -1)"
 # One model of 10 trees, for the per-file cost of a key's checkpoint.
 "$BIN" inspect "$WORK/m.keys" --json | python3 -c "
 import json, os, sys

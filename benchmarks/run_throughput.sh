@@ -48,4 +48,4 @@ echo
 echo "checkpoint of 100 trees after 129,600 rows: $((size / 1024)) KiB"
 "$BIN" inspect "$WORK/default.parquet" | grep -E "^trees" || true
 # The last commit's time, from the progress line of the default-policy run.
-grep -o "commits [0-9]* (last [0-9.]* s)" "$WORK/b.log" | tail -1
+grep -o "commits=[0-9]* last_commit_s=[0-9.]*" "$WORK/b.log" | tail -1

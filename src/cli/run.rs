@@ -1,5 +1,6 @@
 //! `streamboost run`: the flags of a long-running scoring job ([`crate::job`]), its stop on
-//! SIGINT or SIGTERM, and its progress lines.
+//! SIGINT or SIGTERM, and its events on stderr (progress at a set rate, rejected files, the
+//! end), through `tracing`, as text or JSON lines.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -77,10 +78,13 @@ pub struct RunArgs {
     /// Seed of a fresh model.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Seconds between progress lines on stderr.
+    /// Seconds between progress events on stderr (rows, rows/s, accuracy so far, commits).
     #[arg(long, default_value_t = 10.0, value_name = "SECS")]
     pub progress_every: f64,
-    /// No progress lines.
+    /// How events are written on stderr: `text` lines or `json` lines.
+    #[arg(long, value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+    /// No events on stderr (errors still are).
     #[arg(long, short)]
     pub quiet: bool,
 }
@@ -123,14 +127,33 @@ pub fn run(args: &RunArgs) -> Result<()> {
         })?;
     }
     let every = seconds(args.progress_every, "progress_every")?;
+    if !args.quiet {
+        let events = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_target(false)
+            .with_ansi(false);
+        let installed = match args.log_format {
+            LogFormat::Text => events.try_init(),
+            LogFormat::Json => events.json().flatten_event(true).try_init(),
+        };
+        // Already installed (the job embedded in a process that logs): use that one.
+        drop(installed);
+    }
     let start = Instant::now();
     let mut last = Instant::now();
-    let mut rows_at_last = 0;
+    let (mut rows_at_last, mut rejected) = (0, 0);
     let mut report = |p: &Progress| {
-        if args.quiet || last.elapsed() < every {
+        if p.rejected > rejected {
+            rejected = p.rejected;
+            tracing::warn!(
+                rejected,
+                "a file was rejected: moved to rejected/ in the input directory, with its reason"
+            );
+        }
+        if last.elapsed() < every {
             return;
         }
-        eprintln!("{}", line(p, p.rows - rows_at_last, last.elapsed()));
+        event(p, p.rows - rows_at_last, last.elapsed(), "progress");
         (last, rows_at_last) = (Instant::now(), p.rows);
     };
     let progress = match args.stdin {
@@ -143,34 +166,52 @@ pub fn run(args: &RunArgs) -> Result<()> {
         )?,
         false => job.run(&stop, &mut report)?,
     };
-    if !args.quiet {
-        eprintln!("{}", line(&progress, progress.rows, start.elapsed()));
-        if progress.stopped {
-            eprintln!("stopped  on request, after a final commit");
-        }
-    }
+    let end = match progress.stopped {
+        true => "stopped on request, after a final commit",
+        false => "done",
+    };
+    event(&progress, progress.rows, start.elapsed(), end);
     Ok(())
 }
 
-/// One progress line: totals, the rate over the last `rows` rows in `elapsed`, the accuracy
-/// of the job's labelled rows, and the last commit.
-fn line(p: &Progress, rows: u64, elapsed: Duration) -> String {
-    let rate = rows as f64 / elapsed.as_secs_f64().max(1e-9);
-    let accuracy = match p.labelled {
-        0 => "-".to_string(),
-        n => format!("{:.4}", p.correct as f64 / n as f64),
-    };
-    format!(
-        "run      files {} rows {} ({rate:.0} rows/s) rejected {} accuracy {accuracy} \
-         commits {} (last {:.3} s){}",
-        p.files,
-        p.rows,
-        p.rejected,
-        p.commits,
-        p.last_commit.as_secs_f64(),
-        p.file
-            .as_deref()
-            .map(|f| format!(" file {f}"))
-            .unwrap_or_default(),
-    )
+/// How `run` writes its events on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One line of `key=value` fields per event.
+    Text,
+    /// One JSON object per line, for a log collector.
+    Json,
+}
+
+/// One progress event: totals, the rate over the last `rows` rows in `elapsed`, the accuracy
+/// of the job's labelled rows (before they were learnt), and the commits.
+fn event(p: &Progress, rows: u64, elapsed: Duration, message: &str) {
+    let rows_per_s = (rows as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64;
+    let accuracy = (p.labelled > 0).then(|| p.correct as f64 / p.labelled as f64);
+    let last_commit_s = p.last_commit.as_secs_f64();
+    let file = p.file.as_deref().unwrap_or("");
+    let (files, total, rejected, commits) = (p.files, p.rows, p.rejected, p.commits);
+    match accuracy {
+        Some(accuracy) => tracing::info!(
+            files,
+            rows = total,
+            rows_per_s,
+            rejected,
+            accuracy,
+            commits,
+            last_commit_s,
+            file,
+            "{message}"
+        ),
+        None => tracing::info!(
+            files,
+            rows = total,
+            rows_per_s,
+            rejected,
+            commits,
+            last_commit_s,
+            file,
+            "{message}"
+        ),
+    }
 }

@@ -467,3 +467,34 @@ fn sigterm_on_a_quiet_pipe_commits_and_exits_zero() {
     assert_eq!(stream.stats.rows_seen, 300);
     drop(stdin);
 }
+
+/// `--log-format json`: every event on stderr is a JSON object; the last says `done` with
+/// the job's totals; a rejected file is a warning.
+#[test]
+fn events_are_json_lines_for_a_log_collector() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_dir(dir.path(), 2, 100);
+    std::fs::write(input.join("events-001.csv"), "not,a\ncsv").unwrap();
+    let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
+    std::fs::create_dir_all(&out).unwrap();
+    let mut args = run_args(&input, &out, &model);
+    args.retain(|a| a != "-q");
+    let run = streamboost()
+        .args(args)
+        .args(["--log-format", "json", "--progress-every", "0"])
+        .assert()
+        .success();
+    let stderr = String::from_utf8(run.get_output().stderr.clone()).unwrap();
+    let events: Vec<serde_json::Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    assert!(events.iter().any(|e| e["level"] == "WARN"), "{stderr}");
+    let last = events.last().unwrap();
+    assert_eq!(last["message"], "done", "{stderr}");
+    assert_eq!(
+        (last["rows"].as_u64(), last["files"].as_u64()),
+        (Some(100), Some(1))
+    );
+    assert!(last["accuracy"].as_f64().unwrap() > 0.5, "{stderr}");
+}
