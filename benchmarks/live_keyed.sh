@@ -48,7 +48,10 @@ for r in $(seq "$REPEATS"); do
   c=$(seconds "$BIN" sql --table "t=$STREAM" --model "m=$WORK/m10.json" "$SCORE$KEYED")
   d=$(seconds "$BIN" sql --table "t=$STREAM" --live "m=$WORK/live.keys,config=$WORK/m10.json" "$SCORE$KEYED")
   echo "| $r | $a s | $b s ($(ratio "$a" "$b") of fresh's rate) | $c s | $d s ($(ratio "$c" "$d")) |"
+  sums=$(python3 -c "s='${sums:-0 0 0 0}'.split(); print(' '.join(str(float(x) + y) for x, y in zip(s, [$a, $b, $c, $d])))")
 done
+read -r A B C D <<<"$sums"
+echo "| mean | $(python3 -c "print(f'{$A / $REPEATS:.2f}')") s | $(python3 -c "print(f'{$B / $REPEATS:.2f}')") s ($(ratio "$A" "$B")) | $(python3 -c "print(f'{$C / $REPEATS:.2f}')") s | $(python3 -c "print(f'{$D / $REPEATS:.2f}')") s ($(ratio "$C" "$D")) |"
 echo
 echo "SQL keyed checkpoint: $(ls "$WORK/live.keys" | wc -l) files, $(du -sk "$WORK/live.keys" | cut -f1) KiB"
 echo

@@ -232,19 +232,13 @@ fn sigterm_commits_and_exits_zero() {
     args.retain(|a| a != "--once");
     args.extend(["--poll", "0.05"].map(String::from));
     let binary = assert_cmd::cargo::cargo_bin("streamboost");
-    let mut child = Command::new(&binary).args(&args).spawn().unwrap();
+    let child = Command::new(&binary).args(&args).spawn().unwrap();
     let start = Instant::now();
     while !out.join("events-001.parquet").exists() {
         assert!(start.elapsed() < Duration::from_secs(60), "no output");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let exit = child.wait().unwrap();
-    assert!(exit.success(), "{exit:?}");
+    stop_with_sigterm(child);
     let (_, stream) = checkpoint::load(&model).unwrap();
     let position = stream.position.unwrap();
     assert_eq!(
@@ -252,6 +246,17 @@ fn sigterm_commits_and_exits_zero() {
         ("events-001.csv", true)
     );
     assert_eq!(stream.stats.rows_seen, 400);
+}
+
+/// Sends SIGTERM to `child`, which must then exit 0.
+fn stop_with_sigterm(mut child: std::process::Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
 }
 
 /// A file that cannot be read, or whose columns do not fit the model, is moved to
@@ -456,13 +461,7 @@ fn sigterm_on_a_quiet_pipe_commits_and_exits_zero() {
     let mut stdout = child.stdout.take().unwrap();
     let mut first = [0u8; 8];
     stdout.read_exact(&mut first).unwrap();
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let exit = child.wait().unwrap();
-    assert!(exit.success(), "{exit:?}");
+    stop_with_sigterm(child);
     let (_, stream) = checkpoint::load(&model).unwrap();
     assert_eq!(stream.stats.rows_seen, 300);
     drop(stdin);
