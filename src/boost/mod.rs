@@ -79,6 +79,7 @@ macro_rules! booster_members {
 }
 
 pub mod bagging;
+pub mod batch;
 pub mod binary;
 pub mod hedge;
 mod knob;

@@ -503,3 +503,115 @@ proptest! {
         }
     }
 }
+
+/// AdaBoost.MM ([MS] eq. 7) against the spec's trace: three rounds with fixed hypotheses;
+/// each round's cost matrix (as the weak learner receives it, scaled back by the round's
+/// global shift), edge, weight, votes and training predictions.
+#[test]
+fn adaboost_mm_trace() {
+    use std::cell::RefCell;
+    use streamboost::boost::batch::{
+        AdaBoostMmConfig, CostMatrix, CostSensitive, Hypothesis, train,
+    };
+    use streamboost::core::{ClassSet, Dataset, Feature, StreamSpec};
+
+    /// Predicts a label per row (the row's one feature is its number).
+    struct Table(Vec<ClassId>);
+    impl Hypothesis for Table {
+        fn predict(&self, x: &[f64]) -> ClassId {
+            self.0[x[0] as usize]
+        }
+    }
+    /// Returns the trace's hypothesis of each round, recording the costs it is given.
+    struct Fixed {
+        rounds: Vec<Vec<ClassId>>,
+        given: RefCell<Vec<CostMatrix>>,
+    }
+    impl CostSensitive for Fixed {
+        type Hypothesis = Table;
+        fn fit(&self, _: &Dataset, _: &[usize], costs: &CostMatrix) -> streamboost::Result<Table> {
+            let mut given = self.given.borrow_mut();
+            given.push(costs.clone());
+            Ok(Table(self.rounds[given.len() - 1].clone()))
+        }
+    }
+
+    let Some(o) = oracle_json("trace_adaboost_mm.json") else {
+        return;
+    };
+    let as_labels = |v: &Value| -> Vec<ClassId> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as usize)
+            .collect()
+    };
+    let k = o["k"].as_u64().unwrap() as usize;
+    let labels = as_labels(&o["labels"]);
+    let rounds = o["rounds"].as_array().unwrap();
+    let spec = StreamSpec::new(
+        vec![Feature::numeric("row")],
+        ClassSet::new((0..k).map(|c| c.to_string())).unwrap(),
+    );
+    let mut data = Dataset::new(spec);
+    for (i, &y) in labels.iter().enumerate() {
+        data.push(&[i as f64], Some(y));
+    }
+    let learner = Fixed {
+        rounds: rounds.iter().map(|r| as_labels(&r["h"])).collect(),
+        given: RefCell::new(Vec::new()),
+    };
+    let config = AdaBoostMmConfig {
+        rounds: rounds.len(),
+        ..AdaBoostMmConfig::default()
+    };
+    let (model, report) = train(&config, &data, &learner).unwrap();
+    assert_eq!(report.len(), rounds.len());
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * (1.0 + b.abs());
+    let mut f = vec![vec![0.0; k]; labels.len()];
+    for (t, (r, expected)) in report.iter().zip(rounds).enumerate() {
+        assert!(
+            close(r.delta, expected["delta"].as_f64().unwrap()),
+            "round {t}: δ {}",
+            r.delta
+        );
+        assert!(
+            close(r.alpha, expected["alpha"].as_f64().unwrap()),
+            "round {t}: α {}",
+            r.alpha
+        );
+        let given = &learner.given.borrow()[t];
+        for (i, row) in expected["cost_matrix"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            for (l, v) in row.as_array().unwrap().iter().enumerate() {
+                let c = given.row(i)[l] * r.shift.exp();
+                assert!(close(c, v.as_f64().unwrap()), "round {t}: C({i},{l}) = {c}");
+            }
+        }
+        let (h, alpha) = &model.hypotheses()[t];
+        for (i, row) in expected["f_after"].as_array().unwrap().iter().enumerate() {
+            f[i][h.predict(&[i as f64])] += alpha;
+            for (l, v) in row.as_array().unwrap().iter().enumerate() {
+                assert!(close(f[i][l], v.as_f64().unwrap()), "round {t}: f({i},{l})");
+            }
+        }
+        let predicted: Vec<ClassId> = f
+            .iter()
+            .map(|row| streamboost::core::math::argmax(row))
+            .collect();
+        assert_eq!(
+            predicted,
+            as_labels(&expected["train_predictions"]),
+            "round {t}"
+        );
+    }
+    // The training-loss bound shrinks by √(1−δ²) a round from k − 1.
+    let bound = report
+        .iter()
+        .fold((k - 1) as f64, |b, r| b * (1.0 - r.delta * r.delta).sqrt());
+    assert!(close(report.last().unwrap().loss_bound, bound));
+}

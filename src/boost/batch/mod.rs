@@ -1,0 +1,307 @@
+//! Batch multiclass boosting of [MS] (Mukherjee & Schapire, "A Theory of Multiclass
+//! Boosting", JMLR 2013): AdaBoost.MM over a cost-sensitive weak learner, trained on a
+//! logged table held in memory (spec §12).
+//!
+//! The weak-learning contract of [MS] is cost-sensitive: given a cost matrix `C` (a row per
+//! example, a column per label), a weak learner returns a hypothesis `h` that approximately
+//! minimises `Σ_i C(i, h(x_i))` ([`CostSensitive`]). [`greedy_tree`] is [MS]'s "Greedy"
+//! tree.
+
+pub mod greedy_tree;
+
+pub use greedy_tree::{GreedyTree, GreedyTreeConfig};
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::{ClassId, Dataset};
+use crate::{Error, Result};
+
+/// A cost matrix: `m` rows of `k` costs, row-major ([MS] §3: `C(i, l)` is the cost of
+/// predicting `l` on example `i`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostMatrix {
+    k: usize,
+    values: Vec<f64>,
+}
+
+impl CostMatrix {
+    /// `m` rows of `k` zeros.
+    pub fn zeros(m: usize, k: usize) -> Self {
+        CostMatrix {
+            k,
+            values: vec![0.0; m * k],
+        }
+    }
+
+    /// Labels per row.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Rows.
+    pub fn rows(&self) -> usize {
+        self.values.len() / self.k.max(1)
+    }
+
+    /// Row `i`'s costs.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.values[i * self.k..(i + 1) * self.k]
+    }
+
+    /// Row `i`'s costs, to set them.
+    pub fn row_mut(&mut self, i: usize) -> &mut [f64] {
+        &mut self.values[i * self.k..(i + 1) * self.k]
+    }
+}
+
+/// A batch weak learner under [MS]'s cost-sensitive contract.
+pub trait CostSensitive {
+    /// What it returns.
+    type Hypothesis: Hypothesis;
+
+    /// A hypothesis approximately minimising `Σ_i C(i, h(x_i))` over the rows `rows` of
+    /// `data` (row `rows[j]` has cost row `j` of `costs`).
+    fn fit(&self, data: &Dataset, rows: &[usize], costs: &CostMatrix) -> Result<Self::Hypothesis>;
+}
+
+/// A label for a row of features.
+pub trait Hypothesis {
+    /// The predicted label of `x`.
+    fn predict(&self, x: &[f64]) -> ClassId;
+}
+
+/// What AdaBoost.MM does with a round whose edge is not positive ([MS]: the weak-learning
+/// condition failed for this cost matrix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NonPositiveEdge {
+    /// End training with the rounds so far.
+    #[default]
+    Stop,
+    /// Drop the hypothesis and go on (useful with a randomised weak learner only: the cost
+    /// matrix does not change).
+    Discard,
+}
+
+/// AdaBoost.MM's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdaBoostMmConfig {
+    /// Rounds `T`.
+    pub rounds: usize,
+    /// What a round with `δ_t ≤ 0` does.
+    pub non_positive_edge: NonPositiveEdge,
+}
+
+impl Default for AdaBoostMmConfig {
+    fn default() -> Self {
+        AdaBoostMmConfig {
+            rounds: 100,
+            non_positive_edge: NonPositiveEdge::Stop,
+        }
+    }
+}
+
+/// One round of training, as reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    /// The edge `δ_t` of the hypothesis on the round's cost matrix.
+    pub delta: f64,
+    /// Its weight `α_t` (0 for a discarded hypothesis).
+    pub alpha: f64,
+    /// The global shift `G*` subtracted from the exponents of the cost matrix: the matrix of
+    /// [MS] eq. 7 is the one used times `exp(G*)`.
+    pub shift: f64,
+    /// The bound on the training loss after this round, `(k−1) Π_{τ≤t} √(1−δ_τ²)` ([MS]
+    /// Theorem 23's factor per round).
+    pub loss_bound: f64,
+    /// The training error after this round.
+    pub train_error: f64,
+}
+
+/// A trained AdaBoost.MM model: `H(x) = argmax_l Σ_t α_t 1[h_t(x) = l]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdaBoostMm<H> {
+    k: usize,
+    hypotheses: Vec<(H, f64)>,
+}
+
+impl<H: Hypothesis> AdaBoostMm<H> {
+    /// The vote `f(x, l) = Σ_t α_t 1[h_t(x) = l]` for every label, into `out`.
+    pub fn scores(&self, x: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        for (h, alpha) in &self.hypotheses {
+            out[h.predict(x)] += alpha;
+        }
+    }
+
+    /// The label with the largest vote (the lowest label on a tie).
+    pub fn predict(&self, x: &[f64]) -> ClassId {
+        let mut scores = vec![0.0; self.k];
+        self.scores(x, &mut scores);
+        crate::core::math::argmax(&scores)
+    }
+
+    /// The hypotheses and their weights, in round order.
+    pub fn hypotheses(&self) -> &[(H, f64)] {
+        &self.hypotheses
+    }
+}
+
+/// Trains AdaBoost.MM ([MS] §7, spec §12.3) on the labelled rows of `data` with `learner`;
+/// returns the model and a report per round.
+pub fn train<L: CostSensitive>(
+    config: &AdaBoostMmConfig,
+    data: &Dataset,
+    learner: &L,
+) -> Result<(AdaBoostMm<L::Hypothesis>, Vec<Round>)> {
+    let k = data.spec().n_classes();
+    if k < 2 {
+        return Err(Error::config(
+            "classes",
+            "AdaBoost.MM needs at least 2 classes",
+        ));
+    }
+    if config.rounds == 0 {
+        return Err(Error::config("rounds", "must be >= 1"));
+    }
+    let rows: Vec<usize> = (0..data.len()).filter(|&i| data.is_labelled(i)).collect();
+    if rows.is_empty() {
+        return Err(Error::config("input", "no labelled rows to train on"));
+    }
+    let labels: Vec<ClassId> = rows
+        .iter()
+        .map(|&i| data.label(i).expect("labelled"))
+        .collect();
+    let m = rows.len();
+    // f_t(i, l) = Σ_{τ≤t} α_τ 1[h_τ(x_i) = l].
+    let mut f = CostMatrix::zeros(m, k);
+    let mut costs = CostMatrix::zeros(m, k);
+    let mut model = AdaBoostMm {
+        k,
+        hypotheses: Vec::new(),
+    };
+    let mut report = Vec::new();
+    let mut bound = (k - 1) as f64;
+    let mut predictions = vec![0; m];
+    for _ in 0..config.rounds {
+        let shift = cost_matrix(&f, &labels, &mut costs);
+        let h = learner.fit(data, &rows, &costs)?;
+        for (j, &i) in rows.iter().enumerate() {
+            predictions[j] = h.predict(data.row(i));
+        }
+        let delta = edge(&costs, &labels, &predictions);
+        if delta <= 0.0 {
+            report.push(Round {
+                delta,
+                alpha: 0.0,
+                shift,
+                loss_bound: bound,
+                train_error: train_error(&f, &labels),
+            });
+            match config.non_positive_edge {
+                NonPositiveEdge::Stop => break,
+                NonPositiveEdge::Discard => continue,
+            }
+        }
+        // δ = 1 (a perfect hypothesis) would give an infinite weight.
+        let clamped = delta.min(1.0 - 1e-12);
+        let alpha = 0.5 * ((1.0 + clamped) / (1.0 - clamped)).ln();
+        for (j, &l) in predictions.iter().enumerate() {
+            f.row_mut(j)[l] += alpha;
+        }
+        bound *= (1.0 - clamped * clamped).sqrt();
+        model.hypotheses.push((h, alpha));
+        report.push(Round {
+            delta,
+            alpha,
+            shift,
+            loss_bound: bound,
+            train_error: train_error(&f, &labels),
+        });
+    }
+    Ok((model, report))
+}
+
+/// The cost matrix of [MS] eq. 7 for the votes `f`: `C(i, l) = exp(f(i,l) − f(i,y_i) − G*)`
+/// for `l ≠ y_i` and `C(i, y_i) = −Σ_{l≠y_i} C(i, l)`, with the global shift
+/// `G* = max_{i, l≠y_i} f(i,l) − f(i,y_i)` so that no exponent overflows. The algorithm is
+/// invariant to a global positive scale of `C` (the edge is a ratio, the weak learner's
+/// argmin unchanged); a per-row scale would change it (spec §12.3). Returns `G*`.
+fn cost_matrix(f: &CostMatrix, labels: &[ClassId], costs: &mut CostMatrix) -> f64 {
+    let mut shift = f64::NEG_INFINITY;
+    for (i, &y) in labels.iter().enumerate() {
+        let row = f.row(i);
+        for (l, &v) in row.iter().enumerate() {
+            if l != y {
+                shift = shift.max(v - row[y]);
+            }
+        }
+    }
+    for (i, &y) in labels.iter().enumerate() {
+        let (row, out) = (f.row(i), costs.row_mut(i));
+        let mut sum = 0.0;
+        for l in 0..row.len() {
+            if l != y {
+                out[l] = (row[l] - row[y] - shift).exp();
+                sum += out[l];
+            }
+        }
+        out[y] = -sum;
+    }
+    shift
+}
+
+/// The edge of predictions `h` on `costs` ([MS] eq. 7's `δ_t`):
+/// `−Σ_i C(i, h_i) / Σ_i Σ_{l≠y_i} C(i, l)`, in `[−1, 1]`.
+fn edge(costs: &CostMatrix, labels: &[ClassId], h: &[ClassId]) -> f64 {
+    let (mut paid, mut total) = (0.0, 0.0);
+    for (i, (&y, &l)) in labels.iter().zip(h).enumerate() {
+        let row = costs.row(i);
+        paid += row[l];
+        total -= row[y];
+    }
+    if total > 0.0 { -paid / total } else { 0.0 }
+}
+
+/// The share of rows whose largest vote is not their label (a tie counts as an error).
+fn train_error(f: &CostMatrix, labels: &[ClassId]) -> f64 {
+    let wrong = labels
+        .iter()
+        .enumerate()
+        .filter(|&(i, &y)| {
+            let row = f.row(i);
+            row.iter().enumerate().any(|(l, &v)| l != y && v >= row[y])
+        })
+        .count();
+    wrong as f64 / labels.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cost_rows_are_minimal_on_the_true_label_and_sum_to_zero() {
+        let labels = [0, 2, 1];
+        let mut f = CostMatrix::zeros(3, 3);
+        f.row_mut(0).copy_from_slice(&[0.3, 1.2, -0.4]);
+        f.row_mut(1).copy_from_slice(&[2.0, 0.0, 0.5]);
+        f.row_mut(2).copy_from_slice(&[0.0, 0.0, 0.0]);
+        let mut c = CostMatrix::zeros(3, 3);
+        let shift = cost_matrix(&f, &labels, &mut c);
+        assert_eq!(shift, 2.0 - 0.5);
+        for (i, &y) in labels.iter().enumerate() {
+            let row = c.row(i);
+            assert!(row.iter().enumerate().all(|(l, &v)| l == y || v > row[y]));
+            assert!(row.iter().sum::<f64>().abs() < 1e-12);
+        }
+        // Every exponent is at most 0 after the global shift: the largest cost is 1.
+        let largest = (0..3)
+            .flat_map(|i| c.row(i).to_vec())
+            .fold(f64::MIN, f64::max);
+        assert!((largest - 1.0).abs() < 1e-15);
+        // The edge of the true labels is 1, of the worst labels below 0.
+        assert!((edge(&c, &labels, &labels) - 1.0).abs() < 1e-12);
+        assert!(edge(&c, &labels, &[1, 0, 0]) < 0.0);
+    }
+}
