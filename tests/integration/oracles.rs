@@ -613,5 +613,5 @@ fn adaboost_mm_trace() {
     let bound = report
         .iter()
         .fold((k - 1) as f64, |b, r| b * (1.0 - r.delta * r.delta).sqrt());
-    assert!(close(report.last().unwrap().loss_bound, bound));
+    assert!(close(report.last().unwrap().loss_bound.unwrap(), bound));
 }

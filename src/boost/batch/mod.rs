@@ -83,7 +83,7 @@ pub enum NonPositiveEdge {
     Discard,
 }
 
-/// AdaBoost.MM's parameters.
+/// The parameters of a batch booster (AdaBoost.MM, [`train`]; AdaBoost.M1, [`train_samme`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AdaBoostMmConfig {
     /// Rounds `T`.
@@ -104,28 +104,30 @@ impl Default for AdaBoostMmConfig {
 /// One round of training, as reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Round {
-    /// The edge `δ_t` of the hypothesis on the round's cost matrix.
+    /// The edge `δ_t` of the hypothesis on the round's cost matrix (AdaBoost.M1: its edge
+    /// over random guessing, `1 − ε_t k/(k−1)` for weighted error `ε_t`).
     pub delta: f64,
     /// Its weight `α_t` (0 for a discarded hypothesis).
     pub alpha: f64,
     /// The global shift `G*` subtracted from the exponents of the cost matrix: the matrix of
     /// [MS] eq. 7 is the one used times `exp(G*)`.
     pub shift: f64,
-    /// The bound on the training loss after this round, `(k−1) Π_{τ≤t} √(1−δ_τ²)` ([MS]
-    /// Theorem 23's factor per round).
-    pub loss_bound: f64,
+    /// AdaBoost.MM: the bound on the training loss after this round,
+    /// `(k−1) Π_{τ≤t} √(1−δ_τ²)` (a factor `√(1−δ_t²)` per round, spec §12.3), which also
+    /// bounds the training error.
+    pub loss_bound: Option<f64>,
     /// The training error after this round.
     pub train_error: f64,
 }
 
-/// A trained AdaBoost.MM model: `H(x) = argmax_l Σ_t α_t 1[h_t(x) = l]`.
+/// A trained batch booster (AdaBoost.MM or AdaBoost.M1): `H(x) = argmax_l Σ_t α_t 1[h_t(x) = l]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AdaBoostMm<H> {
+pub struct WeightedVote<H> {
     k: usize,
     hypotheses: Vec<(H, f64)>,
 }
 
-impl<H: Hypothesis> AdaBoostMm<H> {
+impl<H: Hypothesis> WeightedVote<H> {
     /// The vote `f(x, l) = Σ_t α_t 1[h_t(x) = l]` for every label, into `out`.
     pub fn scores(&self, x: &[f64], out: &mut [f64]) {
         out.fill(0.0);
@@ -153,30 +155,13 @@ pub fn train<L: CostSensitive>(
     config: &AdaBoostMmConfig,
     data: &Dataset,
     learner: &L,
-) -> Result<(AdaBoostMm<L::Hypothesis>, Vec<Round>)> {
-    let k = data.spec().n_classes();
-    if k < 2 {
-        return Err(Error::config(
-            "classes",
-            "AdaBoost.MM needs at least 2 classes",
-        ));
-    }
-    if config.rounds == 0 {
-        return Err(Error::config("rounds", "must be >= 1"));
-    }
-    let rows: Vec<usize> = (0..data.len()).filter(|&i| data.is_labelled(i)).collect();
-    if rows.is_empty() {
-        return Err(Error::config("input", "no labelled rows to train on"));
-    }
-    let labels: Vec<ClassId> = rows
-        .iter()
-        .map(|&i| data.label(i).expect("labelled"))
-        .collect();
+) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
+    let (k, rows, labels) = labelled(config, data)?;
     let m = rows.len();
     // f_t(i, l) = Σ_{τ≤t} α_τ 1[h_τ(x_i) = l].
     let mut f = CostMatrix::zeros(m, k);
     let mut costs = CostMatrix::zeros(m, k);
-    let mut model = AdaBoostMm {
+    let mut model = WeightedVote {
         k,
         hypotheses: Vec::new(),
     };
@@ -195,7 +180,7 @@ pub fn train<L: CostSensitive>(
                 delta,
                 alpha: 0.0,
                 shift,
-                loss_bound: bound,
+                loss_bound: Some(bound),
                 train_error: train_error(&f, &labels),
             });
             match config.non_positive_edge {
@@ -215,11 +200,112 @@ pub fn train<L: CostSensitive>(
             delta,
             alpha,
             shift,
-            loss_bound: bound,
+            loss_bound: Some(bound),
             train_error: train_error(&f, &labels),
         });
     }
     Ok((model, report))
+}
+
+/// Trains AdaBoost.M1 in its multiclass SAMME form (Zhu, Zou, Rosset & Hastie 2009), the
+/// first baseline [MS] compares with, over the same cost-sensitive weak learner: each round
+/// fits the weighted 0/1 loss (`C(i, l) = w_i` for `l ≠ y_i`, 0 for `y_i`), takes
+/// `α_t = ln((1−ε_t)/ε_t) + ln(k−1)` for weighted error `ε_t`, multiplies the weights of the
+/// rows it gets wrong by `e^{α_t}`, and stops (or discards, by `config`) when
+/// `ε_t ≥ 1 − 1/k`.
+pub fn train_samme<L: CostSensitive>(
+    config: &AdaBoostMmConfig,
+    data: &Dataset,
+    learner: &L,
+) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
+    let (k, rows, labels) = labelled(config, data)?;
+    let m = rows.len();
+    let mut weights = vec![1.0 / m as f64; m];
+    let mut f = CostMatrix::zeros(m, k);
+    let mut costs = CostMatrix::zeros(m, k);
+    let mut model = WeightedVote {
+        k,
+        hypotheses: Vec::new(),
+    };
+    let mut report = Vec::new();
+    let mut predictions = vec![0; m];
+    for _ in 0..config.rounds {
+        for (j, &y) in labels.iter().enumerate() {
+            let row = costs.row_mut(j);
+            row.fill(weights[j]);
+            row[y] = 0.0;
+        }
+        let h = learner.fit(data, &rows, &costs)?;
+        for (j, &i) in rows.iter().enumerate() {
+            predictions[j] = h.predict(data.row(i));
+        }
+        let total: f64 = weights.iter().sum();
+        let wrong: f64 = (0..m)
+            .filter(|&j| predictions[j] != labels[j])
+            .map(|j| weights[j])
+            .sum();
+        let error = wrong / total;
+        let delta = 1.0 - error * k as f64 / (k - 1) as f64;
+        if delta <= 0.0 {
+            report.push(Round {
+                delta,
+                alpha: 0.0,
+                shift: 0.0,
+                loss_bound: None,
+                train_error: train_error(&f, &labels),
+            });
+            match config.non_positive_edge {
+                NonPositiveEdge::Stop => break,
+                NonPositiveEdge::Discard => continue,
+            }
+        }
+        // ε = 0 (a perfect hypothesis) would give an infinite weight.
+        let error = error.max(1e-12);
+        let alpha = ((1.0 - error) / error).ln() + ((k - 1) as f64).ln();
+        for j in 0..m {
+            f.row_mut(j)[predictions[j]] += alpha;
+            if predictions[j] != labels[j] {
+                weights[j] *= alpha.exp();
+            }
+        }
+        let sum: f64 = weights.iter().sum();
+        weights.iter_mut().for_each(|w| *w /= sum);
+        model.hypotheses.push((h, alpha));
+        report.push(Round {
+            delta,
+            alpha,
+            shift: 0.0,
+            loss_bound: None,
+            train_error: train_error(&f, &labels),
+        });
+    }
+    Ok((model, report))
+}
+
+/// The classes, and the labelled rows of `data` with their labels; `config` checked.
+fn labelled(
+    config: &AdaBoostMmConfig,
+    data: &Dataset,
+) -> Result<(usize, Vec<usize>, Vec<ClassId>)> {
+    let k = data.spec().n_classes();
+    if k < 2 {
+        return Err(Error::config(
+            "classes",
+            "a batch booster needs at least 2 classes",
+        ));
+    }
+    if config.rounds == 0 {
+        return Err(Error::config("rounds", "must be >= 1"));
+    }
+    let rows: Vec<usize> = (0..data.len()).filter(|&i| data.is_labelled(i)).collect();
+    if rows.is_empty() {
+        return Err(Error::config("input", "no labelled rows to train on"));
+    }
+    let labels = rows
+        .iter()
+        .map(|&i| data.label(i).expect("labelled"))
+        .collect();
+    Ok((k, rows, labels))
 }
 
 /// The cost matrix of [MS] eq. 7 for the votes `f`: `C(i, l) = exp(f(i,l) − f(i,y_i) − G*)`

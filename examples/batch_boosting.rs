@@ -1,0 +1,88 @@
+//! AdaBoost.MM and AdaBoost.M1 (SAMME) over [MS]'s greedy cost-sensitive trees on a logged
+//! table with a train/test split by row: the first `TRAIN` rows train, the rest test. Prints
+//! the test accuracy after 1, 10, 50 and `ROUNDS` rounds, the training error against
+//! AdaBoost.MM's bound, and the training time.
+//!
+//! ```sh
+//! cargo run --release --example batch_boosting -- ../shared/datasets/satimage/data.csv 4435 [ROUNDS=100] [LEAVES=8]
+//! ```
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use streamboost::boost::batch::{
+    AdaBoostMmConfig, GreedyTreeConfig, Hypothesis, WeightedVote, train, train_samme,
+};
+use streamboost::columnar::{Encodings, load_stream};
+use streamboost::core::Dataset;
+
+fn main() -> streamboost::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: batch_boosting DATA.csv TRAIN_ROWS [ROUNDS] [LEAVES]";
+    let path = PathBuf::from(args.first().expect(usage));
+    let train_rows: usize = args.get(1).expect(usage).parse().expect(usage);
+    let rounds: usize = args.get(2).map_or(100, |s| s.parse().expect(usage));
+    let leaves: usize = args.get(3).map_or(8, |s| s.parse().expect(usage));
+    let all = load_stream(&[path.clone()], "label", &Encodings::default())?;
+    let d = all.spec().features.len();
+    let split = |range: std::ops::Range<usize>| {
+        Dataset::from_parts(
+            all.spec().clone(),
+            all.rows()[range.start * d..range.end * d].to_vec(),
+            all.labels()[range].to_vec(),
+        )
+    };
+    let (training, test) = (split(0..train_rows)?, split(train_rows..all.len())?);
+    let config = AdaBoostMmConfig {
+        rounds,
+        ..AdaBoostMmConfig::default()
+    };
+    let tree = GreedyTreeConfig { max_leaves: leaves };
+    println!(
+        "{}: {} training rows, {} test rows, {leaves}-leaf greedy trees",
+        path.display(),
+        training.len(),
+        test.len()
+    );
+    for (name, mm) in [("AdaBoost.MM", true), ("AdaBoost.M1 (SAMME)", false)] {
+        let start = Instant::now();
+        let (model, report) = match mm {
+            true => train(&config, &training, &tree)?,
+            false => train_samme(&config, &training, &tree)?,
+        };
+        let seconds = start.elapsed().as_secs_f64();
+        let at = |t: usize| accuracy(&model, t.min(model.hypotheses().len()), &test);
+        let last = report.last().expect("a round");
+        let bound = last
+            .loss_bound
+            .map_or(String::new(), |b| format!(", loss bound {b:.4}"));
+        println!(
+            "{name}: test accuracy after 1 / 10 / 50 / {} rounds: {:.4} / {:.4} / {:.4} / {:.4}; \
+             training error {:.4}{bound}; {} rounds in {seconds:.2} s",
+            rounds,
+            at(1),
+            at(10),
+            at(50),
+            at(rounds),
+            last.train_error,
+            model.hypotheses().len(),
+        );
+    }
+    Ok(())
+}
+
+/// Test accuracy of the vote of the first `t` rounds.
+fn accuracy<H: Hypothesis>(model: &WeightedVote<H>, t: usize, test: &Dataset) -> f64 {
+    let k = test.spec().n_classes();
+    let mut scores = vec![0.0; k];
+    let right = (0..test.len())
+        .filter(|&i| {
+            scores.fill(0.0);
+            for (h, alpha) in &model.hypotheses()[..t] {
+                scores[h.predict(test.row(i))] += alpha;
+            }
+            Some(streamboost::core::math::argmax(&scores)) == test.label(i)
+        })
+        .count();
+    right as f64 / test.len() as f64
+}
