@@ -23,7 +23,7 @@ fn main() -> streamboost::Result<()> {
     let train_rows: usize = args.get(1).expect(usage).parse().expect(usage);
     let rounds: usize = args.get(2).map_or(100, |s| s.parse().expect(usage));
     let leaves: usize = args.get(3).map_or(8, |s| s.parse().expect(usage));
-    let all = load_stream(&[path.clone()], "label", &Encodings::default())?;
+    let all = load_stream(std::slice::from_ref(&path), "label", &Encodings::default())?;
     let d = all.spec().features.len();
     let split = |range: std::ops::Range<usize>| {
         Dataset::from_parts(
