@@ -1,28 +1,30 @@
-//! AdaBoost.MM and AdaBoost.M1 (SAMME) over [MS]'s greedy cost-sensitive trees on a logged
-//! table with a train/test split by row: the first `TRAIN` rows train, the rest test. Prints
-//! the test accuracy after 1, 10, 50 and `ROUNDS` rounds, the training error against
-//! AdaBoost.MM's bound, and the training time.
+//! AdaBoost.MM, the OS strategy (edge `γ`) and AdaBoost.M1 (SAMME) over [MS]'s greedy
+//! cost-sensitive trees on a logged table with a train/test split by row: the first `TRAIN`
+//! rows train, the rest test. Prints the test accuracy after 1, 10, 50 and `ROUNDS` rounds,
+//! the training error (against AdaBoost.MM's bound), and the training time.
 //!
 //! ```sh
-//! cargo run --release --example batch_boosting -- ../shared/datasets/satimage/data.csv 4435 [ROUNDS=100] [LEAVES=8]
+//! cargo run --release --example batch_boosting -- ../shared/datasets/satimage/data.csv 4435 [ROUNDS=100] [LEAVES=8] [GAMMA=0.1]
 //! ```
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use streamboost::boost::batch::{
-    AdaBoostMmConfig, GreedyTreeConfig, Hypothesis, WeightedVote, train, train_samme,
+    AdaBoostMmConfig, GreedyTreeConfig, Hypothesis, OsConfig, WeightedVote, train, train_os,
+    train_samme,
 };
 use streamboost::columnar::{Encodings, load_stream};
 use streamboost::core::Dataset;
 
 fn main() -> streamboost::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: batch_boosting DATA.csv TRAIN_ROWS [ROUNDS] [LEAVES]";
+    let usage = "usage: batch_boosting DATA.csv TRAIN_ROWS [ROUNDS] [LEAVES] [GAMMA]";
     let path = PathBuf::from(args.first().expect(usage));
     let train_rows: usize = args.get(1).expect(usage).parse().expect(usage);
     let rounds: usize = args.get(2).map_or(100, |s| s.parse().expect(usage));
     let leaves: usize = args.get(3).map_or(8, |s| s.parse().expect(usage));
+    let gamma: f64 = args.get(4).map_or(0.1, |s| s.parse().expect(usage));
     let all = load_stream(std::slice::from_ref(&path), "label", &Encodings::default())?;
     let d = all.spec().features.len();
     let split = |range: std::ops::Range<usize>| {
@@ -44,18 +46,27 @@ fn main() -> streamboost::Result<()> {
         training.len(),
         test.len()
     );
-    for (name, mm) in [("AdaBoost.MM", true), ("AdaBoost.M1 (SAMME)", false)] {
+    let os = format!("OS (γ = {gamma})");
+    for name in ["AdaBoost.MM", os.as_str(), "AdaBoost.M1 (SAMME)"] {
         let start = Instant::now();
-        let (model, report) = match mm {
-            true => train(&config, &training, &tree)?,
-            false => train_samme(&config, &training, &tree)?,
+        let (model, train_error, bound) = match name {
+            "AdaBoost.MM" => {
+                let (model, report) = train(&config, &training, &tree)?;
+                let last = report.last().expect("a round");
+                (model, last.train_error, last.loss_bound)
+            }
+            "AdaBoost.M1 (SAMME)" => {
+                let (model, report) = train_samme(&config, &training, &tree)?;
+                (model, report.last().expect("a round").train_error, None)
+            }
+            _ => {
+                let (model, report) = train_os(&OsConfig { rounds, gamma }, &training, &tree)?;
+                (model, report.last().expect("a round").train_error, None)
+            }
         };
         let seconds = start.elapsed().as_secs_f64();
         let at = |t: usize| accuracy(&model, t.min(model.hypotheses().len()), &test);
-        let last = report.last().expect("a round");
-        let bound = last
-            .loss_bound
-            .map_or(String::new(), |b| format!(", loss bound {b:.4}"));
+        let bound = bound.map_or(String::new(), |b| format!(", loss bound {b:.4}"));
         println!(
             "{name}: test accuracy after 1 / 10 / 50 / {} rounds: {:.4} / {:.4} / {:.4} / {:.4}; \
              training error {:.4}{bound}; {} rounds in {seconds:.2} s",
@@ -64,7 +75,7 @@ fn main() -> streamboost::Result<()> {
             at(10),
             at(50),
             at(rounds),
-            last.train_error,
+            train_error,
             model.hypotheses().len(),
         );
     }

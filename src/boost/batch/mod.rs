@@ -5,7 +5,9 @@
 //! The weak-learning contract of [MS] is cost-sensitive: given a cost matrix `C` (a row per
 //! example, a column per label), a weak learner returns a hypothesis `h` that approximately
 //! minimises `Σ_i C(i, h(x_i))` ([`CostSensitive`]). [`greedy_tree`] is [MS]'s "Greedy"
-//! tree.
+//! tree. Three boosters use it: AdaBoost.MM ([`train`]), the OS strategy with the exact
+//! potentials OnlineMBBM uses ([`train_os`]), and AdaBoost.M1 in its SAMME form
+//! ([`train_samme`]), the baseline [MS] compare with.
 
 pub mod greedy_tree;
 
@@ -13,6 +15,7 @@ pub use greedy_tree::{GreedyTree, GreedyTreeConfig};
 
 use serde::{Deserialize, Serialize};
 
+use super::multiclass::potential::PotentialEngine;
 use crate::core::{ClassId, Dataset};
 use crate::{Error, Result};
 
@@ -282,6 +285,77 @@ pub fn train_samme<L: CostSensitive>(
     Ok((model, report))
 }
 
+/// The OS strategy's parameters ([MS] §6, spec §12.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OsConfig {
+    /// Rounds `T`, fixed in advance (the potentials depend on the rounds left).
+    pub rounds: usize,
+    /// The edge `γ` over random the weak learner is assumed to have (baseline `u_γ`).
+    pub gamma: f64,
+}
+
+/// One round of the OS strategy, as reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OsRound {
+    /// The mean potential `φ_{T−t}^{y_i}(s_t(i))` over the rows after this round: the
+    /// training error expected if every remaining round's predictions were drawn from the
+    /// baseline `u_γ^{y_i}` ([MS] Thm. 5); at the last round, the training error (ties
+    /// counted as errors).
+    pub potential: f64,
+    /// The training error of the vote after this round.
+    pub train_error: f64,
+}
+
+/// Trains the OS strategy ([MS] Thm. 5, spec §12.1): `T` rounds of weight 1, the cost of
+/// predicting `l` on row `i` at round `t` (from 0) being `φ_{T−t−1}^{y_i}(s_t(i) + e_l)`,
+/// with `s_t(i)` the row's votes so far and `φ` the 0-1 loss potentials of the exact engine
+/// OnlineMBBM uses ([`PotentialEngine`]); `H` is the plurality vote.
+pub fn train_os<L: CostSensitive>(
+    config: &OsConfig,
+    data: &Dataset,
+    learner: &L,
+) -> Result<(WeightedVote<L::Hypothesis>, Vec<OsRound>)> {
+    if !(config.gamma > 0.0 && config.gamma < 1.0) {
+        return Err(Error::config("gamma", "must be in (0, 1)"));
+    }
+    let rounds = config.rounds;
+    let mm = AdaBoostMmConfig {
+        rounds,
+        ..AdaBoostMmConfig::default()
+    };
+    let (k, rows, labels) = labelled(&mm, data)?;
+    let m = rows.len();
+    let mut engine = PotentialEngine::new(k, config.gamma, rounds);
+    let mut votes = vec![vec![0i64; k]; m];
+    let mut f = CostMatrix::zeros(m, k);
+    let mut costs = CostMatrix::zeros(m, k);
+    let mut model = WeightedVote {
+        k,
+        hypotheses: Vec::new(),
+    };
+    let mut report = Vec::new();
+    for t in 0..rounds {
+        let left = rounds - t - 1;
+        for (j, &y) in labels.iter().enumerate() {
+            engine.cost_row(left, &votes[j], y, costs.row_mut(j));
+        }
+        let h = learner.fit(data, &rows, &costs)?;
+        let mut potential = 0.0;
+        for (j, &i) in rows.iter().enumerate() {
+            let l = h.predict(data.row(i));
+            votes[j][l] += 1;
+            f.row_mut(j)[l] += 1.0;
+            potential += engine.phi(left, &votes[j], labels[j]);
+        }
+        model.hypotheses.push((h, 1.0));
+        report.push(OsRound {
+            potential: potential / m as f64,
+            train_error: train_error(&f, &labels),
+        });
+    }
+    Ok((model, report))
+}
+
 /// The classes, and the labelled rows of `data` with their labels; `config` checked.
 fn labelled(
     config: &AdaBoostMmConfig,
@@ -389,5 +463,26 @@ mod tests {
         // The edge of the true labels is 1, of the worst labels below 0.
         assert!((edge(&c, &labels, &labels) - 1.0).abs() < 1e-12);
         assert!(edge(&c, &labels, &[1, 0, 0]) < 0.0);
+    }
+
+    #[test]
+    fn the_os_strategys_last_potential_is_its_training_error() {
+        let data = crate::synth::mixed(300, 0.1, 0.05, 3);
+        let config = OsConfig {
+            rounds: 12,
+            gamma: 0.1,
+        };
+        let tree = greedy_tree::GreedyTreeConfig { max_leaves: 4 };
+        let (model, report) = train_os(&config, &data, &tree).unwrap();
+        assert_eq!((model.hypotheses().len(), report.len()), (12, 12));
+        let last = report.last().unwrap();
+        // φ_0^y(s) is 1 exactly when some other label has as many votes as y.
+        assert!(
+            (last.potential - last.train_error).abs() < 1e-12,
+            "{last:?}"
+        );
+        // Potentials are probabilities.
+        assert!(report.iter().all(|r| (0.0..=1.0).contains(&r.potential)));
+        assert!(last.train_error < 0.3, "{last:?}");
     }
 }
