@@ -649,8 +649,12 @@ impl PotentialEngine {
             }
             // The product of the tight groups' vectors (m_t bins): the first group's is a
             // slice of the table, the others are convolved in (every entry written).
+            // Each on its own: the scratch buffers come from bundle computations too, which
+            // leave them at lengths of their own.
             if product.len() < len {
                 product.resize(len, 0.0);
+            }
+            if next.len() < len {
                 next.resize(len, 0.0);
             }
             let (mut support, mut bins) = (1, 0);
@@ -1309,6 +1313,38 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Base values read along diagonals after bundles of other states (whose computations
+    /// leave the shared scratch buffers at lengths of their own) equal those of an engine
+    /// that computed nothing else: states as the OS strategy of [MS] visits them, `n` draws
+    /// left after `N − n` votes.
+    #[test]
+    fn base_values_after_bundles_of_other_states_are_unchanged() {
+        let (k, gamma, max_n) = (6, 0.1, 60);
+        let mut shared = PotentialEngine::new(k, gamma, max_n);
+        let mut alone = PotentialEngine::new(k, gamma, max_n);
+        let mut rng = crate::core::Rng::new(5);
+        let mut row = vec![0.0; k];
+        let state = |rng: &mut crate::core::Rng, votes: usize| {
+            let mut s = vec![0i64; k];
+            for _ in 0..votes {
+                s[rng.below(k)] += 1;
+            }
+            s
+        };
+        for _ in 0..200 {
+            let n = rng.below(max_n);
+            let s = state(&mut rng, max_n - n - 1);
+            shared.cost_row(n, &s, rng.below(k), &mut row);
+            let n = rng.below(max_n);
+            let s = state(&mut rng, max_n - n);
+            let r = rng.below(k);
+            assert_eq!(
+                shared.phi(n, &s, r).to_bits(),
+                alone.phi(n, &s, r).to_bits()
+            );
         }
     }
 }
