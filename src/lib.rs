@@ -11,7 +11,7 @@
 //! | [`core`] | rows, feature schemas, class sets, encodings, the seeded RNG, numeric helpers | always |
 //! | [`learner`] | the contracts: [`Classifier`], [`Ranker`], [`Config`], [`learner::Ensemble`] | always |
 //! | [`weak`] | weak learners (Hoeffding tree, naive Bayes, perceptron) and [`weak::Structure`] | always |
-//! | [`boost`] | boosters, generic over their weak learner; [`boost::BoosterConfig`], [`boost::Knob`] | always |
+//! | [`boost`] | boosters, generic over their weak learner; [`boost::BoosterConfig`], [`boost::Knob`]; batch boosting of [MS] over a cost-sensitive weak learner ([`boost::batch`]) | always |
 //! | [`scaling`] | online feature scaling in front of any model | always |
 //! | [`model`] | **the algorithm catalogue**: every algorithm by name, one enum over the models | always |
 //! | [`eval`] | the prequential (test-then-train) driver, metrics and reports | always |
@@ -19,9 +19,9 @@
 //! | `files` (private) | reading untrusted Parquet (no embedded Arrow schema, panics as errors); atomic file replacement | `columnar` |
 //! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
 //! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows, the operator | `columnar` |
-//! | `live` | a model bound to a checkpoint and a commit policy (rows, seconds), with its input position | `columnar` |
+//! | `live` | a model (or one per key, in a keyed checkpoint directory) bound to a checkpoint and a commit policy (rows, seconds), with its input position | `columnar` |
 //! | `replay` | a logged stream replayed through a model, checkpointed by policy | `columnar` |
-//! | `job` | the `run` job: a live model over a watched directory, one output per input file, exactly once | `columnar` |
+//! | `job` | the `run` job: a live model over a watched directory (one output per input file, exactly once) or an Arrow IPC pipe | `columnar` |
 //! | `stream` | the operator over an async stream of record batches | `stream` |
 //! | `sql` | DataFusion SQL functions over named models, live models among them | `sql` |
 //! | `cli` | the `streamboost` command: flags and presentation only | `cli` (default) |
