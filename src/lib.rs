@@ -11,7 +11,7 @@
 //! | [`core`] | rows, feature schemas, class sets, encodings, the seeded RNG, numeric helpers | always |
 //! | [`learner`] | the contracts: [`Classifier`], [`Ranker`], [`Config`], [`learner::Ensemble`] | always |
 //! | [`weak`] | weak learners (Hoeffding tree, naive Bayes, perceptron) and [`weak::Structure`] | always |
-//! | [`boost`] | boosters, generic over their weak learner; [`boost::BoosterConfig`], [`boost::Knob`]; batch boosting of [MS] over a cost-sensitive weak learner ([`boost::batch`]) | always |
+//! | [`boost`] | boosters, generic over their weak learner; [`boost::BoosterConfig`], [`boost::Knob`]; batch boosting of \[MS\] over a cost-sensitive weak learner ([`boost::batch`]) | always |
 //! | [`scaling`] | online feature scaling in front of any model | always |
 //! | [`model`] | **the algorithm catalogue**: every algorithm by name, one enum over the models | always |
 //! | [`eval`] | the prequential (test-then-train) driver, metrics and reports | always |

@@ -1,4 +1,4 @@
-//! [MS]'s "Greedy" cost-sensitive decision tree: grown best first to at most `max_leaves`
+//! \[MS\]'s "Greedy" cost-sensitive decision tree: grown best first to at most `max_leaves`
 //! leaves; each leaf predicts `argmin_l Σ_{i∈leaf} C(i, l)`, and each split is the one that
 //! lowers the summed leaf costs most.
 //!

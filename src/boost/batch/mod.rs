@@ -1,13 +1,13 @@
-//! Batch multiclass boosting of [MS] (Mukherjee & Schapire, "A Theory of Multiclass
+//! Batch multiclass boosting of \[MS\] (Mukherjee & Schapire, "A Theory of Multiclass
 //! Boosting", JMLR 2013): AdaBoost.MM over a cost-sensitive weak learner, trained on a
 //! logged table held in memory (spec §12).
 //!
-//! The weak-learning contract of [MS] is cost-sensitive: given a cost matrix `C` (a row per
+//! The weak-learning contract of \[MS\] is cost-sensitive: given a cost matrix `C` (a row per
 //! example, a column per label), a weak learner returns a hypothesis `h` that approximately
-//! minimises `Σ_i C(i, h(x_i))` ([`CostSensitive`]). [`greedy_tree`] is [MS]'s "Greedy"
+//! minimises `Σ_i C(i, h(x_i))` ([`CostSensitive`]). [`greedy_tree`] is \[MS\]'s "Greedy"
 //! tree. Three boosters use it: AdaBoost.MM ([`train`]), the OS strategy with the exact
 //! potentials OnlineMBBM uses ([`train_os`]), and AdaBoost.M1 in its SAMME form
-//! ([`train_samme`]), the baseline [MS] compare with.
+//! ([`train_samme`]), the baseline \[MS\] compare with.
 
 pub mod greedy_tree;
 
@@ -19,7 +19,7 @@ use super::multiclass::potential::PotentialEngine;
 use crate::core::{ClassId, Dataset};
 use crate::{Error, Result};
 
-/// A cost matrix: `m` rows of `k` costs, row-major ([MS] §3: `C(i, l)` is the cost of
+/// A cost matrix: `m` rows of `k` costs, row-major (\[MS\] §3: `C(i, l)` is the cost of
 /// predicting `l` on example `i`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CostMatrix {
@@ -57,7 +57,7 @@ impl CostMatrix {
     }
 }
 
-/// A batch weak learner under [MS]'s cost-sensitive contract.
+/// A batch weak learner under \[MS\]'s cost-sensitive contract.
 pub trait CostSensitive {
     /// What it returns.
     type Hypothesis: Hypothesis;
@@ -73,7 +73,7 @@ pub trait Hypothesis {
     fn predict(&self, x: &[f64]) -> ClassId;
 }
 
-/// What AdaBoost.MM does with a round whose edge is not positive ([MS]: the weak-learning
+/// What AdaBoost.MM does with a round whose edge is not positive (\[MS\]: the weak-learning
 /// condition failed for this cost matrix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -113,7 +113,7 @@ pub struct Round {
     /// Its weight `α_t` (0 for a discarded hypothesis).
     pub alpha: f64,
     /// The global shift `G*` subtracted from the exponents of the cost matrix: the matrix of
-    /// [MS] eq. 7 is the one used times `exp(G*)`.
+    /// \[MS\] eq. 7 is the one used times `exp(G*)`.
     pub shift: f64,
     /// AdaBoost.MM: the bound on the training loss after this round,
     /// `(k−1) Π_{τ≤t} √(1−δ_τ²)` (a factor `√(1−δ_t²)` per round, spec §12.3), which also
@@ -152,7 +152,7 @@ impl<H: Hypothesis> WeightedVote<H> {
     }
 }
 
-/// Trains AdaBoost.MM ([MS] §7, spec §12.3) on the labelled rows of `data` with `learner`;
+/// Trains AdaBoost.MM (\[MS\] §7, spec §12.3) on the labelled rows of `data` with `learner`;
 /// returns the model and a report per round.
 pub fn train<L: CostSensitive>(
     config: &AdaBoostMmConfig,
@@ -211,7 +211,7 @@ pub fn train<L: CostSensitive>(
 }
 
 /// Trains AdaBoost.M1 in its multiclass SAMME form (Zhu, Zou, Rosset & Hastie 2009), the
-/// first baseline [MS] compares with, over the same cost-sensitive weak learner: each round
+/// first baseline \[MS\] compares with, over the same cost-sensitive weak learner: each round
 /// fits the weighted 0/1 loss (`C(i, l) = w_i` for `l ≠ y_i`, 0 for `y_i`), takes
 /// `α_t = ln((1−ε_t)/ε_t) + ln(k−1)` for weighted error `ε_t`, multiplies the weights of the
 /// rows it gets wrong by `e^{α_t}`, and stops (or discards, by `config`) when
@@ -285,7 +285,7 @@ pub fn train_samme<L: CostSensitive>(
     Ok((model, report))
 }
 
-/// The OS strategy's parameters ([MS] §6, spec §12.1).
+/// The OS strategy's parameters (\[MS\] §6, spec §12.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OsConfig {
     /// Rounds `T`, fixed in advance (the potentials depend on the rounds left).
@@ -299,14 +299,14 @@ pub struct OsConfig {
 pub struct OsRound {
     /// The mean potential `φ_{T−t}^{y_i}(s_t(i))` over the rows after this round: the
     /// training error expected if every remaining round's predictions were drawn from the
-    /// baseline `u_γ^{y_i}` ([MS] Thm. 5); at the last round, the training error (ties
+    /// baseline `u_γ^{y_i}` (\[MS\] Thm. 5); at the last round, the training error (ties
     /// counted as errors).
     pub potential: f64,
     /// The training error of the vote after this round.
     pub train_error: f64,
 }
 
-/// Trains the OS strategy ([MS] Thm. 5, spec §12.1): `T` rounds of weight 1, the cost of
+/// Trains the OS strategy (\[MS\] Thm. 5, spec §12.1): `T` rounds of weight 1, the cost of
 /// predicting `l` on row `i` at round `t` (from 0) being `φ_{T−t−1}^{y_i}(s_t(i) + e_l)`,
 /// with `s_t(i)` the row's votes so far and `φ` the 0-1 loss potentials of the exact engine
 /// OnlineMBBM uses ([`PotentialEngine`]); `H` is the plurality vote.
@@ -382,7 +382,7 @@ fn labelled(
     Ok((k, rows, labels))
 }
 
-/// The cost matrix of [MS] eq. 7 for the votes `f`: `C(i, l) = exp(f(i,l) − f(i,y_i) − G*)`
+/// The cost matrix of \[MS\] eq. 7 for the votes `f`: `C(i, l) = exp(f(i,l) − f(i,y_i) − G*)`
 /// for `l ≠ y_i` and `C(i, y_i) = −Σ_{l≠y_i} C(i, l)`, with the global shift
 /// `G* = max_{i, l≠y_i} f(i,l) − f(i,y_i)` so that no exponent overflows. The algorithm is
 /// invariant to a global positive scale of `C` (the edge is a ratio, the weak learner's
@@ -411,7 +411,7 @@ fn cost_matrix(f: &CostMatrix, labels: &[ClassId], costs: &mut CostMatrix) -> f6
     shift
 }
 
-/// The edge of predictions `h` on `costs` ([MS] eq. 7's `δ_t`):
+/// The edge of predictions `h` on `costs` (\[MS\] eq. 7's `δ_t`):
 /// `−Σ_i C(i, h_i) / Σ_i Σ_{l≠y_i} C(i, l)`, in `[−1, 1]`.
 fn edge(costs: &CostMatrix, labels: &[ClassId], h: &[ClassId]) -> f64 {
     let (mut paid, mut total) = (0.0, 0.0);

@@ -1318,7 +1318,7 @@ mod tests {
 
     /// Base values read along diagonals after bundles of other states (whose computations
     /// leave the shared scratch buffers at lengths of their own) equal those of an engine
-    /// that computed nothing else: states as the OS strategy of [MS] visits them, `n` draws
+    /// that computed nothing else: states as the OS strategy of \[MS\] visits them, `n` draws
     /// left after `N − n` votes.
     #[test]
     fn base_values_after_bundles_of_other_states_are_unchanged() {
