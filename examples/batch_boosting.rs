@@ -27,15 +27,7 @@ fn main() -> streamboost::Result<()> {
     let leaves: usize = args.get(3).map_or(8, |s| s.parse().expect(usage));
     let gamma: f64 = args.get(4).map_or(0.1, |s| s.parse().expect(usage));
     let all = load_stream(std::slice::from_ref(&path), "label", &Encodings::default())?;
-    let d = all.spec().features.len();
-    let split = |range: std::ops::Range<usize>| {
-        Dataset::from_parts(
-            all.spec().clone(),
-            all.rows()[range.start * d..range.end * d].to_vec(),
-            all.labels()[range].to_vec(),
-        )
-    };
-    let (training, test) = (split(0..train_rows)?, split(train_rows..all.len())?);
+    let (training, test) = (all.slice(0..train_rows), all.slice(train_rows..all.len()));
     let config = AdaBoostMmConfig {
         rounds,
         ..AdaBoostMmConfig::default()

@@ -20,6 +20,25 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// Rows `range` of this data set (a training part and a test part of a logged table).
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Dataset {
+        let (d, k) = (self.spec.features.len(), self.spec.n_classes());
+        let sets = !self.masks.is_empty();
+        Dataset {
+            spec: self.spec.clone(),
+            values: self.values[range.start * d..range.end * d].to_vec(),
+            labels: self.labels[range.clone()].to_vec(),
+            masks: match sets {
+                true => self.masks[range.start * k..range.end * k].to_vec(),
+                false => Vec::new(),
+            },
+            known_sets: match sets {
+                true => self.known_sets[range].to_vec(),
+                false => Vec::new(),
+            },
+        }
+    }
+
     /// An empty data set for `spec`.
     pub fn new(spec: StreamSpec) -> Self {
         Dataset {
@@ -198,5 +217,32 @@ impl Dataset {
     #[inline]
     pub fn is_labelled(&self, i: usize) -> bool {
         self.labels[i].is_some() || self.known_sets.get(i).copied().unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_slice_holds_its_rows_labels_and_label_sets() {
+        let data = crate::synth::mixed(10, 0.0, 0.0, 1);
+        let part = data.slice(3..7);
+        assert_eq!(part.len(), 4);
+        assert_eq!(part.spec(), data.spec());
+        for i in 0..4 {
+            assert_eq!(part.row(i), data.row(i + 3));
+            assert_eq!(part.label(i), data.label(i + 3));
+        }
+        let spec = crate::core::StreamSpec::multi_label(
+            vec![crate::core::Feature::numeric("x")],
+            crate::core::ClassSet::new(["a", "b"]).unwrap(),
+        );
+        let mut sets = super::Dataset::new(spec);
+        sets.push_label_set(&[1.0], Some(&[true, false]));
+        sets.push_label_set(&[2.0], None);
+        sets.push_label_set(&[3.0], Some(&[false, true]));
+        let part = sets.slice(1..3);
+        assert_eq!(part.label_set(0), None);
+        assert_eq!(part.label_set(1), Some(&[false, true][..]));
+        assert_eq!(part.row(1), &[3.0]);
     }
 }

@@ -124,21 +124,11 @@ fn mice_protein_with_missing_values_runs() {
 #[test]
 fn adaboost_mm_on_satimage_beats_one_tree_and_keeps_its_bound() {
     use streamboost::boost::batch::{AdaBoostMmConfig, GreedyTreeConfig, train, train_samme};
-    use streamboost::core::Dataset;
     let Some(path) = dataset("satimage/data.csv") else {
         return;
     };
     let all = load_stream(&[path], "label", &Encodings::default()).unwrap();
-    let d = all.spec().features.len();
-    let split = |range: std::ops::Range<usize>| {
-        Dataset::from_parts(
-            all.spec().clone(),
-            all.rows()[range.start * d..range.end * d].to_vec(),
-            all.labels()[range].to_vec(),
-        )
-        .unwrap()
-    };
-    let (training, test) = (split(0..4435), split(4435..all.len()));
+    let (training, test) = (all.slice(0..4435), all.slice(4435..all.len()));
     let config = AdaBoostMmConfig {
         rounds: 20,
         ..AdaBoostMmConfig::default()
