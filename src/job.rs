@@ -161,19 +161,7 @@ impl Job {
         })?;
         // The checkpoint is read once: for its position now, and as the model at the first
         // file.
-        let (mut held, committed) = match (self.policy.path.exists(), &self.key) {
-            (false, _) => (Held::Unloaded, None),
-            (true, None) => {
-                let state = checkpoint::load(&self.policy.path)?;
-                let position = state.1.position.clone();
-                (Held::Loaded(Box::new(state)), position)
-            }
-            (true, Some(_)) => {
-                let store = KeyedStore::open(&self.policy.path)?;
-                let position = store.manifest().position.clone();
-                (Held::Store(Arc::new(Mutex::new(store))), position)
-            }
-        };
+        let (mut held, committed) = self.load()?;
         self.recover(committed.as_ref())?;
         let mut progress = Progress::default();
         let mut taking = Taking {
@@ -259,13 +247,7 @@ impl Job {
                 }
             }
         });
-        let mut held = match (self.policy.path.exists(), &self.key) {
-            (false, _) => Held::Unloaded,
-            (true, None) => Held::Loaded(Box::new(checkpoint::load(&self.policy.path)?)),
-            (true, Some(_)) => {
-                Held::Store(Arc::new(Mutex::new(KeyedStore::open(&self.policy.path)?)))
-            }
-        };
+        let (mut held, _) = self.load()?;
         let mut live: Option<LiveModel> = None;
         let mut output = BatchWriter::stdout(format);
         let mut progress = Progress {
@@ -283,9 +265,9 @@ impl Job {
                     Some(model) => model,
                     None => {
                         let table = Table::new(&source, batch.schema(), vec![batch.clone()]);
-                        let bound = self.bind_once(held, &table, learn_once_by)?;
-                        held = Held::Unloaded;
-                        bound
+                        let held = std::mem::replace(&mut held, Held::Unloaded);
+                        self.bind(held, &table, learn_once_by)?
+                            .map_err(|(_, e)| e)?
                     }
                 };
                 let model = live.insert(model);
@@ -317,37 +299,22 @@ impl Job {
         Ok(progress)
     }
 
-    /// The live model for a pipe's first batch (`table`), learning once by `learn_once_by`.
-    fn bind_once(
-        &self,
-        held: Held,
-        table: &Table,
-        learn_once_by: Option<&str>,
-    ) -> Result<LiveModel> {
-        let policy = self.policy.clone();
-        let (schema, source) = (table.schema.clone(), table.path.clone());
-        let path = &self.policy.path;
-        match (held, &self.key) {
-            (Held::Store(store), Some(key)) => {
-                LiveModel::keyed(store, key, learn_once_by, policy, schema, source)
+    /// The checkpoint, read once at start (one model, or a keyed checkpoint's store), and
+    /// the position it records.
+    fn load(&self) -> Result<(Held, Option<Position>)> {
+        Ok(match (self.policy.path.exists(), &self.key) {
+            (false, _) => (Held::Unloaded, None),
+            (true, None) => {
+                let state = checkpoint::load(&self.policy.path)?;
+                let position = state.1.position.clone();
+                (Held::Loaded(Box::new(state)), position)
             }
-            (Held::Loaded(state), None) => {
-                let (model, stream) = *state;
-                LiveModel::new(model, stream, learn_once_by, policy, schema, source)
+            (true, Some(_)) => {
+                let store = KeyedStore::open(&self.policy.path)?;
+                let position = store.manifest().position.clone();
+                (Held::Store(Arc::new(Mutex::new(store))), position)
             }
-            (_, key) => {
-                let (model, stream) = self.fresh_from(table)?;
-                match key {
-                    None => LiveModel::new(model, stream, learn_once_by, policy, schema, source),
-                    Some(key) => {
-                        let store = KeyedStore::create(path, stream, self.fresh.seed)?;
-                        let store = Arc::new(Mutex::new(store));
-                        LiveModel::keyed(store, key, learn_once_by, policy, schema, source)
-                    }
-                }
-            }
-        }
-        .map_err(|e| checkpoint::not_fitting(path, e))
+        })
     }
 
     /// Commits the live model at `at`, then assembles the outputs of the files taken whole
@@ -504,7 +471,7 @@ impl Job {
                 return Ok(held);
             }
         };
-        let mut live = match self.bind(held, &table)? {
+        let mut live = match self.bind(held, &table, None)? {
             Ok(live) => live,
             Err((held, e)) => {
                 self.reject(name, &e.to_string())?;
@@ -583,6 +550,7 @@ impl Job {
         &self,
         held: Held,
         table: &Table,
+        learn_once_by: Option<&str>,
     ) -> Result<std::result::Result<LiveModel, (Held, Error)>> {
         let source = table.path.clone();
         let schema = table.schema.clone();
@@ -597,7 +565,7 @@ impl Job {
                     Held::Loaded(state) => *state,
                     _ => checkpoint::load(&self.policy.path)?,
                 };
-                LiveModel::new(model, stream, None, policy, schema, source).map_err(|e| {
+                LiveModel::new(model, stream, learn_once_by, policy, schema, source).map_err(|e| {
                     (
                         Held::Unloaded,
                         checkpoint::not_fitting(&self.policy.path, e),
@@ -605,7 +573,9 @@ impl Job {
                 })
             }
             (Held::Store(store), Some(key)) => {
-                LiveModel::keyed(store.clone(), key, None, policy, schema, source).map_err(|e| {
+                let keyed =
+                    LiveModel::keyed(store.clone(), key, learn_once_by, policy, schema, source);
+                keyed.map_err(|e| {
                     (
                         Held::Store(store),
                         checkpoint::not_fitting(&self.policy.path, e),
@@ -624,11 +594,11 @@ impl Job {
                     Err(e) => return Ok(Err((Held::Unloaded, e))),
                 };
                 match key {
-                    None => LiveModel::new(model, stream, None, policy, schema, source),
+                    None => LiveModel::new(model, stream, learn_once_by, policy, schema, source),
                     Some(key) => {
                         let store = KeyedStore::create(&self.policy.path, stream, self.fresh.seed)?;
                         let store = Arc::new(Mutex::new(store));
-                        LiveModel::keyed(store, key, None, policy, schema, source)
+                        LiveModel::keyed(store, key, learn_once_by, policy, schema, source)
                     }
                 }
                 .map_err(|e| (Held::Unloaded, e))

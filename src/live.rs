@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 
+use crate::checkpoint::keyed::lock;
 use crate::checkpoint::{self, KeyedStore, StreamState};
 use crate::columnar::{BatchOperator, BoostOperator, KeyedOperator};
 use crate::core::{OperatorStats, Position};
@@ -363,23 +364,10 @@ impl LiveModel {
         &self.label
     }
 
-    /// The config the model was built from.
-    pub fn config(&self) -> &ModelConfig {
-        &self.config
-    }
-
     /// The checkpoint's path.
     pub fn path(&self) -> &Path {
         &self.policy.path
     }
-}
-
-fn lock(store: &Mutex<KeyedStore>) -> std::sync::MutexGuard<'_, KeyedStore> {
-    // A panic while holding the lock left the store as of its last complete commit (a
-    // commit restores it on error), so its state is still good.
-    store
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A live model drives [`crate::stream::ScoredStream`] like any operator: it commits

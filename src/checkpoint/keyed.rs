@@ -24,6 +24,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +78,15 @@ pub struct KeyEntry {
     /// The largest ordering value learnt, for a model trained through SQL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<i64>,
+}
+
+/// Locks a keyed checkpoint shared by the live models of one keyed model. A panic while it
+/// was held left the store as of its last complete commit (a commit restores it on error),
+/// so a poisoned lock still guards a good store.
+pub fn lock(store: &Mutex<KeyedStore>) -> MutexGuard<'_, KeyedStore> {
+    store
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A keyed checkpoint directory, open for loading keys and committing them.
@@ -177,11 +187,6 @@ impl KeyedStore {
         &self.manifest
     }
 
-    /// The directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// The model a new key starts as, and its stream state.
     pub fn fresh(&self) -> Result<(Model, StreamState)> {
         let template = &self.manifest.template;
@@ -260,15 +265,15 @@ impl KeyedStore {
             };
             let entry = &mut self.manifest.keys[i];
             let file = format!("k{:06}.{commit}.parquet", entry.id);
-            writes.push((self.dir.join(&file), model, stream.clone()));
+            entry.rows_seen = stream.stats.rows_seen;
+            entry.rows_learnt = stream.stats.rows_learnt;
+            entry.ts = stream.position.as_ref().and_then(|p| p.ts);
+            writes.push((self.dir.join(&file), model, stream));
             if !entry.file.is_empty() {
                 superseded.push(std::mem::replace(&mut entry.file, file));
             } else {
                 entry.file = file;
             }
-            entry.rows_seen = stream.stats.rows_seen;
-            entry.rows_learnt = stream.stats.rows_learnt;
-            entry.ts = stream.position.and_then(|p| p.ts);
         }
         write_in_parallel(writes)?;
         // The new files' directory entries reach the disk before the manifest naming them.

@@ -31,7 +31,7 @@ pub struct KeyedOperator<M> {
     schema: SchemaRef,
     factory: OperatorFactory<M>,
     operators: HashMap<Option<String>, BoostOperator<M>>,
-    /// Keys that took rows since [`KeyedOperator::take_touched`] was last called.
+    /// Keys that took rows since [`KeyedOperator::clear_touched`] was last called.
     touched: BTreeSet<Option<String>>,
 }
 
@@ -77,11 +77,6 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
     /// Forgets which keys took rows (after their state was saved).
     pub fn clear_touched(&mut self) {
         self.touched.clear();
-    }
-
-    /// The key column.
-    pub fn key(&self) -> &str {
-        &self.key
     }
 
     /// The same operators on batches of another `input` schema (the next file of a job),

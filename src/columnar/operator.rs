@@ -70,8 +70,8 @@ struct LearnOnce {
 }
 
 impl LearnOnce {
-    /// Whether each row of `batch` was learnt before (its `ts` at or before the mark), and
-    /// the batch's largest `ts`.
+    /// Whether each row of `batch` was learnt before (its `ts` at or before the mark; empty
+    /// when nothing was learnt before), and the batch's largest `ts`.
     fn learnt(&self, batch: &RecordBatch, source: &Path) -> Result<(Vec<bool>, Option<i64>)> {
         let ts = cast(batch.column(self.index), &DataType::Int64).map_err(|e| {
             Error::SchemaMismatch {
@@ -83,7 +83,7 @@ impl LearnOnce {
         let ts = ts.as_primitive::<arrow::datatypes::Int64Type>();
         let learnt = match self.learnt_up_to {
             Some(mark) => ts.iter().map(|t| t.is_some_and(|t| t <= mark)).collect(),
-            None => vec![false; batch.num_rows()],
+            None => Vec::new(),
         };
         Ok((learnt, ts.iter().flatten().max()))
     }
@@ -436,15 +436,15 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let mut set = Vec::with_capacity(k);
         for r in 0..n {
             let x = &self.rows[r * d..(r + 1) * d];
-            let relevant = known[r].then(|| &masks[r * k..(r + 1) * k]);
-            match learnt.get(r) == Some(&true) {
+            let seen = learnt.get(r) == Some(&true);
+            let relevant = (known[r] && !seen).then(|| &masks[r * k..(r + 1) * k]);
+            match seen {
                 // Learnt before: scored, changing nothing (see `classify`).
                 true => self.model.predict_scores(x, &mut self.probs),
                 false => self
                     .model
                     .learn_predict_scores(x, relevant, 1.0, &mut self.probs),
             }
-            let relevant = relevant.filter(|_| learnt.get(r) != Some(&true));
             scores.extend_from_slice(&self.probs);
             predicted_set(&self.probs, &mut set);
             for (name, _) in names.iter().zip(&set).filter(|(_, on)| **on) {

@@ -124,8 +124,8 @@ impl LiveSlot {
     /// What every key of a keyed model starts as (`None` for a model without a key).
     pub fn key_template(&self) -> Option<StreamState> {
         let store = self.store()?;
-        let store = store.lock().unwrap_or_else(|p| p.into_inner());
-        Some(store.manifest().template.clone())
+        let template = checkpoint::keyed::lock(&store).manifest().template.clone();
+        Some(template)
     }
 
     /// When the last commit of this session was written (`None` before the first).

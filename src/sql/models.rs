@@ -53,29 +53,25 @@ impl TableFunctionImpl for BoostModels {
             names.push(name);
             let frozen = source.frozen();
             live.push(matches!(source, ModelSource::Live(_)));
-            // A keyed live model: its manifest's keys, rows summed over them, the latest `ts`.
+            // A keyed live model: its keys, rows seen and learnt over them, the largest `ts`.
             let store = match &source {
                 ModelSource::Live(slot) => slot.store(),
                 _ => None,
             };
-            let manifest = store.map(|s| {
-                s.lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .manifest()
-                    .clone()
+            let keyed = store.map(|s| {
+                let store = crate::checkpoint::keyed::lock(&s);
+                let ((seen, learnt), keys) = (store.rows(), &store.manifest().keys);
+                let ts = keys.iter().filter_map(|e| e.ts).max();
+                (keys.len() as u64, seen, learnt, ts)
             });
-            keys.push(manifest.as_ref().map(|m| m.keys.len() as u64));
-            let keyed_rows = manifest.as_ref().map(|m| {
-                let sum =
-                    |f: fn(&crate::checkpoint::KeyEntry) -> u64| m.keys.iter().map(f).sum::<u64>();
-                (sum(|e| e.rows_seen), sum(|e| e.rows_learnt))
-            });
-            learnt.push(match keyed_rows {
-                Some((_, learnt)) => Some(learnt),
+            keys.push(keyed.map(|k| k.0));
+            let keyed_rows = keyed.map(|k| (k.1, k.2));
+            learnt.push(match keyed {
+                Some(k) => Some(k.2),
                 None => frozen.as_ref().map(|s| s.1.stats.rows_learnt),
             });
-            up_to.push(match &manifest {
-                Some(m) => m.keys.iter().filter_map(|e| e.ts).max(),
+            up_to.push(match keyed {
+                Some(k) => k.3,
                 None => frozen.as_ref().and_then(|s| s.1.position.as_ref()?.ts),
             });
             committed.push(match &source {

@@ -42,11 +42,6 @@ impl CostMatrix {
         self.k
     }
 
-    /// Rows.
-    pub fn rows(&self) -> usize {
-        self.values.len() / self.k.max(1)
-    }
-
     /// Row `i`'s costs.
     pub fn row(&self, i: usize) -> &[f64] {
         &self.values[i * self.k..(i + 1) * self.k]
