@@ -20,8 +20,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Result;
 use crate::boost::bagging::{OzaBag, OzaBagConfig};
+use crate::boost::batch::{BatchBoost, BatchBoostConfig, Method, Round};
 use crate::boost::binary::{Combiner, OgBoost, OgBoostConfig, OsBoost, OsBoostConfig};
 use crate::boost::multiclass::{
     AdaBoostOlm, AdaBoostOlmConfig, BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig,
@@ -30,13 +30,14 @@ use crate::boost::multiclass::{
 use crate::boost::oza::{OzaBoost, OzaBoostConfig, ZeroErrorPolicy};
 use crate::boost::ranking::{self, AdaOlmr, AdaOlmrConfig, OnlineBmr, OnlineBmrConfig};
 use crate::boost::{Knob, Tune, WeightScale};
-use crate::core::{ClassId, Rng, StreamSpec};
+use crate::core::{ClassId, Dataset, Rng, StreamSpec};
 use crate::learner::{Classifier, Config, EnsembleSummary, Ranker};
 use crate::scaling::{Scaled, ScaledConfig};
 use crate::weak::{
     HoeffdingTree, HoeffdingTreeConfig, NaiveBayes, NaiveBayesConfig, Perceptron, PerceptronConfig,
     Structure, WeakLearner, WeakLearnerConfig,
 };
+use crate::{Error, Result};
 
 #[macro_use]
 mod catalogue;
@@ -136,6 +137,18 @@ catalogue! {
         /// Ada.OLMR (\[JT\] Algorithm 3; multi-label ranking).
         AdaOlmr = "ada-olmr" (Booster, Ranking) => AdaOlmrConfig::new(ranking::paper_tree().into()),
     }
+    BatchBoost("batch-boost"): BatchBoostConfig => BatchBoost, classifier
+        by |c| c.method.algorithm(), |m| m.config().method.algorithm(); {
+        /// AdaBoost.MM (\[MS\] §7), trained in batch over greedy cost-sensitive trees.
+        AdaBoostMm = "adaboost-mm" (Batch, Multiclass) => BatchBoostConfig::new(Method::Mm),
+        /// AdaBoost.M1 (SAMME), trained in batch over greedy cost-sensitive trees.
+        AdaBoostM1 = "adaboost-m1" (Batch, Multiclass) => BatchBoostConfig::new(Method::M1),
+        /// AdaBoost.MH (Schapire & Singer), trained in batch over real-valued stumps.
+        AdaBoostMh = "adaboost-mh" (Batch, Multiclass) => BatchBoostConfig::new(Method::Mh),
+        /// \[MS\]'s OS strategy (edge γ), trained in batch over greedy cost-sensitive trees.
+        OsStrategy = "os-strategy" (Batch, Multiclass)
+            => BatchBoostConfig::new(Method::Os { gamma: 0.1 }),
+    }
 }
 
 /// The algorithm of an OSBoost combiner.
@@ -163,6 +176,24 @@ impl Config for ModelConfig {
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Model> {
         // Each variant of the config builds the same variant of the model.
         Ok(dispatch_config!(self, c => c.build_with_rng(spec, rng)?.into()))
+    }
+}
+
+impl ModelConfig {
+    /// Trains a batch algorithm ([`Role::Batch`]) on the labelled rows of `data`;
+    /// `on_round` sees each round's report as it ends. An online algorithm is an error: it
+    /// learns row by row (`replay`, the operator).
+    pub fn train_batch(&self, data: &Dataset, on_round: &mut dyn FnMut(&Round)) -> Result<Model> {
+        match self {
+            ModelConfig::BatchBoost(c) => Ok(c.train(data, on_round)?.into()),
+            other => Err(Error::config(
+                "algorithm",
+                format!(
+                    "{} learns online, row by row: replay the table instead of training on it",
+                    other.algorithm()
+                ),
+            )),
+        }
     }
 }
 
@@ -233,7 +264,6 @@ impl Classifier for Model {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Error;
 
     #[test]
     fn unknown_algorithm_is_a_typed_error() {

@@ -19,6 +19,9 @@ pub enum Role {
     Single,
     /// An online booster over weak learners.
     Booster,
+    /// A booster trained in one pass over a logged table (`streamboost train`): it scores
+    /// wherever an online model does, but does not learn online.
+    Batch,
 }
 
 /// What an algorithm learns.
@@ -344,12 +347,25 @@ impl ModelConfig {
                 let model = ModelConfig::from_json(inner.unwrap_or_default())?;
                 serde_json::json!({"algorithm": "scaled", "model": model})
             }
-            name => serde_json::to_value(name.parse::<Algorithm>()?.default_config())
+            name => serde_json::to_value(algorithm_named(name)?.default_config())
                 .expect("configs serialize"),
         };
         let merged = merge(defaults, value, &weak_defaults);
         serde_json::from_value(merged).map_err(|e| invalid(e.to_string()))
     }
+}
+
+/// The algorithm a config's `algorithm` field names: an algorithm's name, or the serde tag
+/// that the configs of several algorithms share (`batch-boost`, whose `method` picks the
+/// algorithm), which reads as the first of them, the rest of the config saying which.
+fn algorithm_named(name: &str) -> Result<Algorithm> {
+    name.parse::<Algorithm>().or_else(|unknown| {
+        let tag = |a: &Algorithm| {
+            serde_json::to_value(a.default_config()).expect("configs serialize")["algorithm"]
+                == name
+        };
+        Algorithm::ALL.iter().copied().find(tag).ok_or(unknown)
+    })
 }
 
 /// The defaults of weak learner `name` where a partial config switches to it.

@@ -1,17 +1,13 @@
 //! \[MS\]'s "Greedy" cost-sensitive decision tree: grown best first to at most `max_leaves`
 //! leaves; each leaf predicts `argmin_l Σ_{i∈leaf} C(i, l)`, and each split is the one that
-//! lowers the summed leaf costs most.
-//!
-//! Splits are binary: `x_j ≤ θ` for a numeric feature (θ halfway between consecutive
-//! distinct values), `x_j = c` against the other categories for a nominal one. A row whose
-//! split feature is missing stops at the split, as the Hoeffding tree's default
-//! (`missing: stop-at-split`) does: it is predicted by that node's own label, and in
-//! training it stays at the node, costing that label's cost, rather than joining a child.
+//! lowers the summed leaf costs most ([`super::tree`] grows it and says how splits and
+//! missing values are handled).
 
 use serde::{Deserialize, Serialize};
 
-use super::{CostMatrix, CostSensitive, Hypothesis};
-use crate::core::{ClassId, Dataset, FeatureKind, is_present, nominal_code};
+use super::tree::{LeafRule, Tree, grow};
+use super::{CostMatrix, CostSensitive, Hypothesis, Table};
+use crate::core::ClassId;
 use crate::{Error, Result};
 
 /// The tree's parameters.
@@ -27,253 +23,53 @@ impl Default for GreedyTreeConfig {
     }
 }
 
-/// A trained tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GreedyTree {
-    nodes: Vec<Node>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Node {
-    /// `argmin_l` of the summed costs of the rows that reached the node.
-    label: ClassId,
-    split: Option<Split>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Split {
-    feature: usize,
-    test: Test,
-    /// Children: where the test holds, and where it does not.
-    yes: usize,
-    no: usize,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-enum Test {
-    AtMost(f64),
-    Is(usize),
-}
-
-impl Test {
-    /// Whether value `v` passes, `None` if it is missing.
-    fn holds(self, v: f64) -> Option<bool> {
-        match self {
-            Test::AtMost(theta) => is_present(v).then_some(v <= theta),
-            Test::Is(c) => nominal_code(v).map(|code| code == c),
-        }
-    }
-}
+/// A trained tree: each node holds the label it predicts.
+pub type GreedyTree = Tree<ClassId>;
 
 impl Hypothesis for GreedyTree {
     fn predict(&self, x: &[f64]) -> ClassId {
-        let mut node = &self.nodes[0];
-        while let Some(split) = &node.split {
-            node = match split.test.holds(x[split.feature]) {
-                Some(true) => &self.nodes[split.yes],
-                Some(false) => &self.nodes[split.no],
-                None => return node.label,
-            };
+        *self.value(x)
+    }
+}
+
+/// A leaf costs its least summed cost, and predicts the label of that cost.
+struct LeastCost;
+
+impl LeafRule for LeastCost {
+    type Value = ClassId;
+
+    fn cost(&self, sums: &[f64]) -> f64 {
+        sums.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    fn value(&self, sums: &[f64]) -> ClassId {
+        // The lowest label on a tie.
+        let mut best = 0;
+        for (l, &s) in sums.iter().enumerate().skip(1) {
+            if s < sums[best] {
+                best = l;
+            }
         }
-        node.label
+        best
     }
-}
-
-impl GreedyTree {
-    /// Leaves.
-    pub fn n_leaves(&self) -> usize {
-        self.nodes.iter().filter(|n| n.split.is_none()).count()
-    }
-}
-
-/// A candidate split of a leaf and the rows it sends each way.
-struct Candidate {
-    /// How much the summed costs drop.
-    gain: f64,
-    feature: usize,
-    test: Test,
-    yes: Vec<usize>,
-    no: Vec<usize>,
 }
 
 impl CostSensitive for GreedyTreeConfig {
     type Hypothesis = GreedyTree;
 
-    fn fit(&self, data: &Dataset, rows: &[usize], costs: &CostMatrix) -> Result<GreedyTree> {
+    fn fit(&self, table: &Table, costs: &CostMatrix) -> Result<GreedyTree> {
         if self.max_leaves == 0 {
             return Err(Error::config("max_leaves", "must be >= 1"));
         }
-        // Positions in `rows` (and `costs`) of the rows at each node.
-        let all: Vec<usize> = (0..rows.len()).collect();
-        let mut nodes = vec![Node {
-            label: best_label(costs, &all).0,
-            split: None,
-        }];
-        let mut leaves = vec![(0, best_split(data, rows, costs, &all))];
-        while nodes.iter().filter(|n| n.split.is_none()).count() < self.max_leaves {
-            // The leaf whose best split lowers the costs most.
-            let Some(at) = (0..leaves.len())
-                .filter(|&j| leaves[j].1.as_ref().is_some_and(|c| c.gain > 1e-12))
-                .max_by(|&a, &b| {
-                    let gain = |j: usize| leaves[j].1.as_ref().map_or(0.0, |c| c.gain);
-                    gain(a).total_cmp(&gain(b)).then(b.cmp(&a))
-                })
-            else {
-                break;
-            };
-            let (node, candidate) = leaves.swap_remove(at);
-            let c = candidate.expect("filtered above");
-            let (yes, no) = (nodes.len(), nodes.len() + 1);
-            for part in [&c.yes, &c.no] {
-                nodes.push(Node {
-                    label: best_label(costs, part).0,
-                    split: None,
-                });
-            }
-            nodes[node].split = Some(Split {
-                feature: c.feature,
-                test: c.test,
-                yes,
-                no,
-            });
-            leaves.push((yes, best_split(data, rows, costs, &c.yes)));
-            leaves.push((no, best_split(data, rows, costs, &c.no)));
-        }
-        Ok(GreedyTree { nodes })
+        Ok(grow(table, costs, &LeastCost, self.max_leaves))
     }
-}
-
-/// The label with the least summed cost over `at` (positions in `costs`), and that cost.
-fn best_label(costs: &CostMatrix, at: &[usize]) -> (ClassId, f64) {
-    let mut sums = vec![0.0; costs.k()];
-    for &j in at {
-        sums.iter_mut().zip(costs.row(j)).for_each(|(s, c)| *s += c);
-    }
-    min_of(&sums)
-}
-
-fn min_of(sums: &[f64]) -> (ClassId, f64) {
-    let mut best = (0, sums[0]);
-    for (l, &s) in sums.iter().enumerate().skip(1) {
-        if s < best.1 {
-            best = (l, s);
-        }
-    }
-    best
-}
-
-/// The split of the rows at `at` that lowers their summed cost most, if any splits them.
-fn best_split(
-    data: &Dataset,
-    rows: &[usize],
-    costs: &CostMatrix,
-    at: &[usize],
-) -> Option<Candidate> {
-    if at.len() < 2 {
-        return None;
-    }
-    let k = costs.k();
-    let (_, before) = best_label(costs, at);
-    let mut best: Option<(f64, usize, Test)> = None;
-    let mut consider = |gain: f64, feature: usize, test: Test| {
-        if best.is_none_or(|(g, _, _)| gain > g) {
-            best = Some((gain, feature, test));
-        }
-    };
-    for (feature, spec) in data.spec().features.iter().enumerate() {
-        let value = |j: usize| data.row(rows[j])[feature];
-        // Rows missing the feature stay at the node: they cost the node's best label for
-        // them alone (the node's label is set from all its rows, so this is a bound the
-        // split cannot beat by sending them anywhere).
-        let (present, missing): (Vec<usize>, Vec<usize>) =
-            at.iter().partition(|&&j| match spec.kind {
-                FeatureKind::Numeric => is_present(value(j)),
-                FeatureKind::Nominal { .. } => nominal_code(value(j)).is_some(),
-            });
-        if present.len() < 2 {
-            continue;
-        }
-        let stuck = if missing.is_empty() {
-            0.0
-        } else {
-            best_label(costs, &missing).1
-        };
-        let mut total = vec![0.0; k];
-        for &j in &present {
-            total
-                .iter_mut()
-                .zip(costs.row(j))
-                .for_each(|(t, c)| *t += c);
-        }
-        match spec.kind {
-            FeatureKind::Numeric => {
-                let mut sorted = present.clone();
-                sorted.sort_by(|&a, &b| value(a).total_cmp(&value(b)));
-                let mut left = vec![0.0; k];
-                for w in 0..sorted.len() - 1 {
-                    left.iter_mut()
-                        .zip(costs.row(sorted[w]))
-                        .for_each(|(s, c)| *s += c);
-                    let (v, next) = (value(sorted[w]), value(sorted[w + 1]));
-                    if v == next {
-                        continue;
-                    }
-                    let right: Vec<f64> = total.iter().zip(&left).map(|(t, l)| t - l).collect();
-                    let after = min_of(&left).1 + min_of(&right).1 + stuck;
-                    consider(before - after, feature, Test::AtMost(v + (next - v) / 2.0));
-                }
-            }
-            FeatureKind::Nominal { .. } => {
-                let mut by_category: Vec<Vec<f64>> = Vec::new();
-                for &j in &present {
-                    let c = nominal_code(value(j)).expect("present");
-                    if by_category.len() <= c {
-                        by_category.resize(c + 1, Vec::new());
-                    }
-                    let sums = &mut by_category[c];
-                    if sums.is_empty() {
-                        sums.resize(k, 0.0);
-                    }
-                    sums.iter_mut().zip(costs.row(j)).for_each(|(s, x)| *s += x);
-                }
-                let seen = by_category.iter().filter(|s| !s.is_empty()).count();
-                if seen < 2 {
-                    continue;
-                }
-                for (c, sums) in by_category
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| !s.is_empty())
-                {
-                    let rest: Vec<f64> = total.iter().zip(sums).map(|(t, s)| t - s).collect();
-                    let after = min_of(sums).1 + min_of(&rest).1 + stuck;
-                    consider(before - after, feature, Test::Is(c));
-                }
-            }
-        }
-    }
-    let (gain, feature, test) = best?;
-    let (mut yes, mut no) = (Vec::new(), Vec::new());
-    for &j in at {
-        match test.holds(data.row(rows[j])[feature]) {
-            Some(true) => yes.push(j),
-            Some(false) => no.push(j),
-            None => {}
-        }
-    }
-    Some(Candidate {
-        gain,
-        feature,
-        test,
-        yes,
-        no,
-    })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::tree::Test;
     use super::*;
-    use crate::core::{ClassSet, Feature, StreamSpec};
+    use crate::core::{ClassSet, Dataset, Feature, StreamSpec};
 
     fn data(rows: &[([f64; 2], usize)]) -> Dataset {
         let spec = StreamSpec::new(
@@ -321,15 +117,11 @@ mod tests {
             })
             .collect();
         let d = data(&rows);
-        let all: Vec<usize> = (0..d.len()).collect();
+        let table = Table::new(&d).unwrap();
         let c = costs(&d);
-        let stump = GreedyTreeConfig { max_leaves: 2 }
-            .fit(&d, &all, &c)
-            .unwrap();
+        let stump = GreedyTreeConfig { max_leaves: 2 }.fit(&table, &c).unwrap();
         assert_eq!(stump.n_leaves(), 2);
-        let tree = GreedyTreeConfig { max_leaves: 8 }
-            .fit(&d, &all, &c)
-            .unwrap();
+        let tree = GreedyTreeConfig { max_leaves: 8 }.fit(&table, &c).unwrap();
         assert!(tree.n_leaves() <= 8);
         for (x, y) in &rows {
             assert_eq!(tree.predict(x), *y, "{x:?}");
@@ -348,14 +140,116 @@ mod tests {
             ([9.5, 1.0], 1),
         ];
         let d = data(&rows);
-        let all: Vec<usize> = (0..d.len()).collect();
+        let table = Table::new(&d).unwrap();
         let tree = GreedyTreeConfig { max_leaves: 2 }
-            .fit(&d, &all, &costs(&d))
+            .fit(&table, &costs(&d))
             .unwrap();
-        // The root's label is the majority's (1): a row missing the split feature gets it.
-        let root_feature = tree.nodes[0].split.as_ref().unwrap().feature;
+        // No row missed the split feature in training: the root's label is that of all its
+        // rows, the majority's (1), and a row missing the feature gets it.
+        let root_feature = tree.split_features().next().unwrap();
         let mut x = [f64::NAN, f64::NAN];
         x[1 - root_feature] = 0.0;
         assert_eq!(tree.predict(&x), 1);
+    }
+
+    /// The summed cost of `h` over the rows.
+    fn paid(h: &GreedyTree, d: &Dataset, c: &CostMatrix) -> f64 {
+        (0..d.len()).map(|i| c.row(i)[h.predict(d.row(i))]).sum()
+    }
+
+    #[test]
+    fn a_stump_is_the_best_single_split_by_brute_force() {
+        use crate::core::Rng;
+        let mut rng = Rng::new(11);
+        for trial in 0..20 {
+            let n = 40 + trial;
+            let rows: Vec<([f64; 2], usize)> = (0..n)
+                .map(|_| {
+                    // Few distinct values (ties), a category, a tenth of each missing.
+                    let x = (rng.uniform() * 8.0).floor();
+                    let c = (rng.uniform() * 3.0).floor();
+                    let x = if rng.uniform() < 0.1 { f64::NAN } else { x };
+                    let c = if rng.uniform() < 0.1 { f64::NAN } else { c };
+                    ([x, c], (rng.uniform() * 3.0) as usize)
+                })
+                .collect();
+            let d = data(&rows);
+            let mut c = CostMatrix::zeros(n, 3);
+            for i in 0..n {
+                c.row_mut(i)
+                    .iter_mut()
+                    .for_each(|v| *v = rng.uniform() * 2.0 - 1.0);
+            }
+            let stump = GreedyTreeConfig { max_leaves: 2 }
+                .fit(&Table::new(&d).unwrap(), &c)
+                .unwrap();
+            // Every split: rows that pass, that fail, and that miss the feature, each group
+            // at its best label.
+            let least = |rows: &[usize]| {
+                (0..3)
+                    .map(|l| rows.iter().map(|&i| c.row(i)[l]).sum::<f64>())
+                    .fold(f64::INFINITY, f64::min)
+            };
+            let all: Vec<usize> = (0..n).collect();
+            let mut best = least(&all);
+            for f in 0..2 {
+                let thresholds: Vec<Test> = match f {
+                    0 => (0..8).map(|v| Test::AtMost(v as f64 + 0.5)).collect(),
+                    _ => (0..3).map(Test::Is).collect(),
+                };
+                for test in thresholds {
+                    let group = |want: Option<bool>| -> Vec<usize> {
+                        all.iter()
+                            .copied()
+                            .filter(|&i| test.holds(d.row(i)[f]) == want)
+                            .collect()
+                    };
+                    let (yes, no) = (group(Some(true)), group(Some(false)));
+                    if yes.is_empty() || no.is_empty() {
+                        continue;
+                    }
+                    let missing = group(None);
+                    let stuck = if missing.is_empty() {
+                        0.0
+                    } else {
+                        least(&missing)
+                    };
+                    best = best.min(least(&yes) + least(&no) + stuck);
+                }
+            }
+            assert!(
+                (paid(&stump, &d, &c) - best).abs() < 1e-9,
+                "trial {trial}: {} against {best}",
+                paid(&stump, &d, &c)
+            );
+        }
+    }
+
+    #[test]
+    fn a_larger_tree_never_costs_more() {
+        let d = crate::synth::mixed(500, 0.1, 0.1, 5);
+        let table = Table::new(&d).unwrap();
+        let k = d.spec().n_classes();
+        let mut c = CostMatrix::zeros(d.len(), k);
+        for i in 0..d.len() {
+            let y = d.label(i).unwrap();
+            c.row_mut(i).iter_mut().enumerate().for_each(|(l, v)| {
+                *v = if l == y {
+                    -((k - 1) as f64)
+                } else {
+                    1.0 + (i % 3) as f64
+                };
+            });
+        }
+        let mut last = f64::INFINITY;
+        for leaves in [1, 2, 3, 5, 10, 20] {
+            let tree = GreedyTreeConfig { max_leaves: leaves }
+                .fit(&table, &c)
+                .unwrap();
+            assert!(tree.n_leaves() <= leaves);
+            let cost = paid(&tree, &d, &c);
+            assert!(cost <= last + 1e-9, "{leaves} leaves: {cost} after {last}");
+            last = cost;
+        }
     }
 }

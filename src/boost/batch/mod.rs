@@ -9,14 +9,21 @@
 //! potentials OnlineMBBM uses ([`train_os`]), and AdaBoost.M1 in its SAMME form
 //! ([`train_samme`]), the baseline \[MS\] compare with.
 
+mod boost;
 pub mod greedy_tree;
+pub mod mh;
+mod table;
+pub mod tree;
 
+pub use boost::{BatchBoost, BatchBoostConfig, Method};
 pub use greedy_tree::{GreedyTree, GreedyTreeConfig};
+pub use mh::{MhStump, train_mh};
+pub use table::Table;
 
 use serde::{Deserialize, Serialize};
 
 use super::multiclass::potential::PotentialEngine;
-use crate::core::{ClassId, Dataset};
+use crate::core::ClassId;
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 
@@ -37,7 +44,7 @@ impl CostMatrix {
         }
     }
 
-    /// Labels per row.
+    /// Values per row (labels, for a cost matrix).
     pub fn k(&self) -> usize {
         self.k
     }
@@ -51,6 +58,16 @@ impl CostMatrix {
     pub fn row_mut(&mut self, i: usize) -> &mut [f64] {
         &mut self.values[i * self.k..(i + 1) * self.k]
     }
+
+    /// Every value set to `v`.
+    pub fn fill(&mut self, v: f64) {
+        self.values.fill(v);
+    }
+
+    /// Every value multiplied by `factor`.
+    pub fn scale(&mut self, factor: f64) {
+        self.values.iter_mut().for_each(|v| *v *= factor);
+    }
 }
 
 /// A batch weak learner under \[MS\]'s cost-sensitive contract.
@@ -58,15 +75,21 @@ pub trait CostSensitive {
     /// What it returns.
     type Hypothesis: Hypothesis;
 
-    /// A hypothesis approximately minimising `Σ_i C(i, h(x_i))` over the rows `rows` of
-    /// `data` (row `rows[j]` has cost row `j` of `costs`).
-    fn fit(&self, data: &Dataset, rows: &[usize], costs: &CostMatrix) -> Result<Self::Hypothesis>;
+    /// A hypothesis approximately minimising `Σ_j C(j, h(x_j))` over the rows of `table`
+    /// (the row at position `j` has cost row `j` of `costs`).
+    fn fit(&self, table: &Table, costs: &CostMatrix) -> Result<Self::Hypothesis>;
 }
 
 /// A label for a row of features.
 pub trait Hypothesis {
     /// The predicted label of `x`.
     fn predict(&self, x: &[f64]) -> ClassId;
+
+    /// Adds this hypothesis's vote of weight `weight` for `x` to `out` (one score a label):
+    /// `weight` for its label, unless it rates every label.
+    fn vote(&self, x: &[f64], weight: f64, out: &mut [f64]) {
+        out[self.predict(x)] += weight;
+    }
 }
 
 /// Any online weighted learner as a cost-sensitive one, through the `AllLabelsReward`
@@ -95,15 +118,15 @@ impl<M: Classifier> Hypothesis for Reduced<M> {
 impl<C: Config> CostSensitive for Reduction<C> {
     type Hypothesis = Reduced<C::Model>;
 
-    fn fit(&self, data: &Dataset, rows: &[usize], costs: &CostMatrix) -> Result<Self::Hypothesis> {
-        let mut model = self.config.build(data.spec(), self.seed)?;
-        for (j, &i) in rows.iter().enumerate() {
+    fn fit(&self, table: &Table, costs: &CostMatrix) -> Result<Self::Hypothesis> {
+        let mut model = self.config.build(table.data().spec(), self.seed)?;
+        for j in 0..table.len() {
             let row = costs.row(j);
             let most = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             for (l, &c) in row.iter().enumerate() {
                 let reward = most - c;
                 if reward > 0.0 {
-                    model.learn(data.row(i), l, reward);
+                    model.learn(table.row(j), l, reward);
                 }
             }
         }
@@ -146,8 +169,10 @@ impl Default for AdaBoostMmConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Round {
     /// The edge `δ_t` of the hypothesis on the round's cost matrix (AdaBoost.M1: its edge
-    /// over random guessing, `1 − ε_t k/(k−1)` for weighted error `ε_t`).
-    pub delta: f64,
+    /// over random guessing, `1 − ε_t k/(k−1)` for weighted error `ε_t`; AdaBoost.MH: the
+    /// `δ` with `√(1−δ²) = Z_t`; none for the OS strategy, whose costs are potentials).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<f64>,
     /// Its weight `α_t` (0 for a discarded hypothesis).
     pub alpha: f64,
     /// The global shift `G*` subtracted from the exponents of the cost matrix: the matrix of
@@ -155,8 +180,15 @@ pub struct Round {
     pub shift: f64,
     /// AdaBoost.MM: the bound on the training loss after this round,
     /// `(k−1) Π_{τ≤t} √(1−δ_τ²)` (a factor `√(1−δ_t²)` per round, spec §12.3), which also
-    /// bounds the training error.
+    /// bounds the training error; AdaBoost.MH: `k Π_{τ≤t} Z_τ` ([`mh`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_bound: Option<f64>,
+    /// The OS strategy: the mean potential `φ_{T−t}^{y_i}(s_t(i))` over the rows after this
+    /// round, the training error expected if every remaining round's predictions were
+    /// drawn from the baseline `u_γ^{y_i}` (\[MS\] Thm. 5); at the last round, the training
+    /// error (ties counted as errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub potential: Option<f64>,
     /// The training error after this round.
     pub train_error: f64,
 }
@@ -168,20 +200,23 @@ pub struct WeightedVote<H> {
     hypotheses: Vec<(H, f64)>,
 }
 
-impl<H: Hypothesis> WeightedVote<H> {
-    /// The vote `f(x, l) = Σ_t α_t 1[h_t(x) = l]` for every label, into `out`.
-    pub fn scores(&self, x: &[f64], out: &mut [f64]) {
-        out.fill(0.0);
-        for (h, alpha) in &self.hypotheses {
-            out[h.predict(x)] += alpha;
+impl<H> WeightedVote<H> {
+    /// A vote over `k` labels with no hypotheses yet.
+    pub fn new(k: usize) -> Self {
+        WeightedVote {
+            k,
+            hypotheses: Vec::new(),
         }
     }
 
-    /// The label with the largest vote (the lowest label on a tie).
-    pub fn predict(&self, x: &[f64]) -> ClassId {
-        let mut scores = vec![0.0; self.k];
-        self.scores(x, &mut scores);
-        crate::core::math::argmax(&scores)
+    /// Adds a hypothesis of weight `alpha`.
+    pub fn push(&mut self, h: H, alpha: f64) {
+        self.hypotheses.push((h, alpha));
+    }
+
+    /// Labels.
+    pub fn k(&self) -> usize {
+        self.k
     }
 
     /// The hypotheses and their weights, in round order.
@@ -190,60 +225,78 @@ impl<H: Hypothesis> WeightedVote<H> {
     }
 }
 
-/// Trains AdaBoost.MM (\[MS\] §7, spec §12.3) on the labelled rows of `data` with `learner`;
-/// returns the model and a report per round.
+impl<H: Hypothesis> WeightedVote<H> {
+    /// The vote `f(x, l) = Σ_t α_t h_t(x, l)` of the first `rounds` hypotheses for every
+    /// label, into `out` (`h_t(x, l) = 1[h_t(x) = l]` for a hypothesis that names a label).
+    pub fn scores_after(&self, rounds: usize, x: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        for (h, alpha) in self.hypotheses.iter().take(rounds) {
+            h.vote(x, *alpha, out);
+        }
+    }
+
+    /// The vote of all the hypotheses, into `out`.
+    pub fn scores(&self, x: &[f64], out: &mut [f64]) {
+        self.scores_after(self.hypotheses.len(), x, out);
+    }
+
+    /// The label with the largest vote (the lowest label on a tie).
+    pub fn predict(&self, x: &[f64]) -> ClassId {
+        let mut scores = vec![0.0; self.k];
+        self.scores(x, &mut scores);
+        crate::core::math::argmax(&scores)
+    }
+}
+
+/// Trains AdaBoost.MM (\[MS\] §7, spec §12.3) on the rows of `table` with `learner`;
+/// returns the model and a report per round, each also given to `on_round` as it ends.
 pub fn train<L: CostSensitive>(
     config: &AdaBoostMmConfig,
-    data: &Dataset,
+    table: &Table,
     learner: &L,
+    on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
-    let (k, rows, labels) = labelled(config, data)?;
-    let m = rows.len();
+    check_rounds(config.rounds)?;
+    let (m, k, labels) = (table.len(), table.k(), table.labels());
     // f_t(i, l) = Σ_{τ≤t} α_τ 1[h_τ(x_i) = l].
     let mut f = CostMatrix::zeros(m, k);
     let mut costs = CostMatrix::zeros(m, k);
-    let mut model = WeightedVote {
-        k,
-        hypotheses: Vec::new(),
-    };
-    let mut report = Vec::new();
+    let mut model = WeightedVote::new(k);
+    let mut report = Vec::with_capacity(config.rounds);
     let mut bound = (k - 1) as f64;
     let mut predictions = vec![0; m];
     for _ in 0..config.rounds {
-        let shift = cost_matrix(&f, &labels, &mut costs);
-        let h = learner.fit(data, &rows, &costs)?;
-        for (j, &i) in rows.iter().enumerate() {
-            predictions[j] = h.predict(data.row(i));
-        }
-        let delta = edge(&costs, &labels, &predictions);
-        if delta <= 0.0 {
-            report.push(Round {
-                delta,
-                alpha: 0.0,
-                shift,
-                loss_bound: Some(bound),
-                train_error: train_error(&f, &labels),
-            });
-            match config.non_positive_edge {
-                NonPositiveEdge::Stop => break,
-                NonPositiveEdge::Discard => continue,
+        let shift = cost_matrix(&f, labels, &mut costs);
+        let h = learner.fit(table, &costs)?;
+        predict_all(&h, table, &mut predictions);
+        let delta = edge(&costs, labels, &predictions);
+        let kept = delta > 0.0;
+        let alpha = if kept {
+            // δ = 1 (a perfect hypothesis) would give an infinite weight.
+            let clamped = delta.min(1.0 - 1e-12);
+            let alpha = 0.5 * ((1.0 + clamped) / (1.0 - clamped)).ln();
+            for (j, &l) in predictions.iter().enumerate() {
+                f.row_mut(j)[l] += alpha;
             }
-        }
-        // δ = 1 (a perfect hypothesis) would give an infinite weight.
-        let clamped = delta.min(1.0 - 1e-12);
-        let alpha = 0.5 * ((1.0 + clamped) / (1.0 - clamped)).ln();
-        for (j, &l) in predictions.iter().enumerate() {
-            f.row_mut(j)[l] += alpha;
-        }
-        bound *= (1.0 - clamped * clamped).sqrt();
-        model.hypotheses.push((h, alpha));
-        report.push(Round {
-            delta,
+            bound *= (1.0 - clamped * clamped).sqrt();
+            model.push(h, alpha);
+            alpha
+        } else {
+            0.0
+        };
+        let round = Round {
+            delta: Some(delta),
             alpha,
             shift,
             loss_bound: Some(bound),
-            train_error: train_error(&f, &labels),
-        });
+            potential: None,
+            train_error: train_error(&f, labels),
+        };
+        on_round(&round);
+        report.push(round);
+        if !kept && config.non_positive_edge == NonPositiveEdge::Stop {
+            break;
+        }
     }
     Ok((model, report))
 }
@@ -256,19 +309,17 @@ pub fn train<L: CostSensitive>(
 /// `ε_t ≥ 1 − 1/k`.
 pub fn train_samme<L: CostSensitive>(
     config: &AdaBoostMmConfig,
-    data: &Dataset,
+    table: &Table,
     learner: &L,
+    on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
-    let (k, rows, labels) = labelled(config, data)?;
-    let m = rows.len();
+    check_rounds(config.rounds)?;
+    let (m, k, labels) = (table.len(), table.k(), table.labels());
     let mut weights = vec![1.0 / m as f64; m];
     let mut f = CostMatrix::zeros(m, k);
     let mut costs = CostMatrix::zeros(m, k);
-    let mut model = WeightedVote {
-        k,
-        hypotheses: Vec::new(),
-    };
-    let mut report = Vec::new();
+    let mut model = WeightedVote::new(k);
+    let mut report = Vec::with_capacity(config.rounds);
     let mut predictions = vec![0; m];
     for _ in 0..config.rounds {
         for (j, &y) in labels.iter().enumerate() {
@@ -276,10 +327,8 @@ pub fn train_samme<L: CostSensitive>(
             row.fill(weights[j]);
             row[y] = 0.0;
         }
-        let h = learner.fit(data, &rows, &costs)?;
-        for (j, &i) in rows.iter().enumerate() {
-            predictions[j] = h.predict(data.row(i));
-        }
+        let h = learner.fit(table, &costs)?;
+        predict_all(&h, table, &mut predictions);
         let total: f64 = weights.iter().sum();
         let wrong: f64 = (0..m)
             .filter(|&j| predictions[j] != labels[j])
@@ -287,38 +336,37 @@ pub fn train_samme<L: CostSensitive>(
             .sum();
         let error = wrong / total;
         let delta = 1.0 - error * k as f64 / (k - 1) as f64;
-        if delta <= 0.0 {
-            report.push(Round {
-                delta,
-                alpha: 0.0,
-                shift: 0.0,
-                loss_bound: None,
-                train_error: train_error(&f, &labels),
-            });
-            match config.non_positive_edge {
-                NonPositiveEdge::Stop => break,
-                NonPositiveEdge::Discard => continue,
+        let kept = delta > 0.0;
+        let alpha = if kept {
+            // ε = 0 (a perfect hypothesis) would give an infinite weight.
+            let error = error.max(1e-12);
+            let alpha = ((1.0 - error) / error).ln() + ((k - 1) as f64).ln();
+            for j in 0..m {
+                f.row_mut(j)[predictions[j]] += alpha;
+                if predictions[j] != labels[j] {
+                    weights[j] *= alpha.exp();
+                }
             }
-        }
-        // ε = 0 (a perfect hypothesis) would give an infinite weight.
-        let error = error.max(1e-12);
-        let alpha = ((1.0 - error) / error).ln() + ((k - 1) as f64).ln();
-        for j in 0..m {
-            f.row_mut(j)[predictions[j]] += alpha;
-            if predictions[j] != labels[j] {
-                weights[j] *= alpha.exp();
-            }
-        }
-        let sum: f64 = weights.iter().sum();
-        weights.iter_mut().for_each(|w| *w /= sum);
-        model.hypotheses.push((h, alpha));
-        report.push(Round {
-            delta,
+            let sum: f64 = weights.iter().sum();
+            weights.iter_mut().for_each(|w| *w /= sum);
+            model.push(h, alpha);
+            alpha
+        } else {
+            0.0
+        };
+        let round = Round {
+            delta: Some(delta),
             alpha,
             shift: 0.0,
             loss_bound: None,
-            train_error: train_error(&f, &labels),
-        });
+            potential: None,
+            train_error: train_error(&f, labels),
+        };
+        on_round(&round);
+        report.push(round);
+        if !kept && config.non_positive_edge == NonPositiveEdge::Stop {
+            break;
+        }
     }
     Ok((model, report))
 }
@@ -332,92 +380,69 @@ pub struct OsConfig {
     pub gamma: f64,
 }
 
-/// One round of the OS strategy, as reported.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OsRound {
-    /// The mean potential `φ_{T−t}^{y_i}(s_t(i))` over the rows after this round: the
-    /// training error expected if every remaining round's predictions were drawn from the
-    /// baseline `u_γ^{y_i}` (\[MS\] Thm. 5); at the last round, the training error (ties
-    /// counted as errors).
-    pub potential: f64,
-    /// The training error of the vote after this round.
-    pub train_error: f64,
-}
-
 /// Trains the OS strategy (\[MS\] Thm. 5, spec §12.1): `T` rounds of weight 1, the cost of
 /// predicting `l` on row `i` at round `t` (from 0) being `φ_{T−t−1}^{y_i}(s_t(i) + e_l)`,
 /// with `s_t(i)` the row's votes so far and `φ` the 0-1 loss potentials of the exact engine
-/// OnlineMBBM uses ([`PotentialEngine`]); `H` is the plurality vote.
+/// OnlineMBBM uses ([`PotentialEngine`]); `H` is the plurality vote. Each round reports its
+/// mean potential ([`Round::potential`]).
 pub fn train_os<L: CostSensitive>(
     config: &OsConfig,
-    data: &Dataset,
+    table: &Table,
     learner: &L,
-) -> Result<(WeightedVote<L::Hypothesis>, Vec<OsRound>)> {
+    on_round: &mut dyn FnMut(&Round),
+) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
     if !(config.gamma > 0.0 && config.gamma < 1.0) {
         return Err(Error::config("gamma", "must be in (0, 1)"));
     }
     let rounds = config.rounds;
-    let mm = AdaBoostMmConfig {
-        rounds,
-        ..AdaBoostMmConfig::default()
-    };
-    let (k, rows, labels) = labelled(&mm, data)?;
-    let m = rows.len();
+    check_rounds(rounds)?;
+    let (m, k, labels) = (table.len(), table.k(), table.labels());
     let mut engine = PotentialEngine::new(k, config.gamma, rounds);
     let mut votes = vec![vec![0i64; k]; m];
     let mut f = CostMatrix::zeros(m, k);
     let mut costs = CostMatrix::zeros(m, k);
-    let mut model = WeightedVote {
-        k,
-        hypotheses: Vec::new(),
-    };
-    let mut report = Vec::new();
+    let mut model = WeightedVote::new(k);
+    let mut report = Vec::with_capacity(rounds);
     for t in 0..rounds {
         let left = rounds - t - 1;
         for (j, &y) in labels.iter().enumerate() {
             engine.cost_row(left, &votes[j], y, costs.row_mut(j));
         }
-        let h = learner.fit(data, &rows, &costs)?;
+        let h = learner.fit(table, &costs)?;
         let mut potential = 0.0;
-        for (j, &i) in rows.iter().enumerate() {
-            let l = h.predict(data.row(i));
+        for j in 0..m {
+            let l = h.predict(table.row(j));
             votes[j][l] += 1;
             f.row_mut(j)[l] += 1.0;
             potential += engine.phi(left, &votes[j], labels[j]);
         }
-        model.hypotheses.push((h, 1.0));
-        report.push(OsRound {
-            potential: potential / m as f64,
-            train_error: train_error(&f, &labels),
-        });
+        model.push(h, 1.0);
+        let round = Round {
+            delta: None,
+            alpha: 1.0,
+            shift: 0.0,
+            loss_bound: None,
+            potential: Some(potential / m as f64),
+            train_error: train_error(&f, labels),
+        };
+        on_round(&round);
+        report.push(round);
     }
     Ok((model, report))
 }
 
-/// The classes, and the labelled rows of `data` with their labels; `config` checked.
-fn labelled(
-    config: &AdaBoostMmConfig,
-    data: &Dataset,
-) -> Result<(usize, Vec<usize>, Vec<ClassId>)> {
-    let k = data.spec().n_classes();
-    if k < 2 {
-        return Err(Error::config(
-            "classes",
-            "a batch booster needs at least 2 classes",
-        ));
-    }
-    if config.rounds == 0 {
+fn check_rounds(rounds: usize) -> Result<()> {
+    if rounds == 0 {
         return Err(Error::config("rounds", "must be >= 1"));
     }
-    let rows: Vec<usize> = (0..data.len()).filter(|&i| data.is_labelled(i)).collect();
-    if rows.is_empty() {
-        return Err(Error::config("input", "no labelled rows to train on"));
+    Ok(())
+}
+
+/// `h`'s label for every row of `table`, into `out`.
+fn predict_all<H: Hypothesis>(h: &H, table: &Table, out: &mut [ClassId]) {
+    for (j, p) in out.iter_mut().enumerate() {
+        *p = h.predict(table.row(j));
     }
-    let labels = rows
-        .iter()
-        .map(|&i| data.label(i).expect("labelled"))
-        .collect();
-    Ok((k, rows, labels))
 }
 
 /// The cost matrix of \[MS\] eq. 7 for the votes `f`: `C(i, l) = exp(f(i,l) − f(i,y_i) − G*)`
@@ -511,16 +536,21 @@ mod tests {
             gamma: 0.1,
         };
         let tree = greedy_tree::GreedyTreeConfig { max_leaves: 4 };
-        let (model, report) = train_os(&config, &data, &tree).unwrap();
+        let table = Table::new(&data).unwrap();
+        let (model, report) = train_os(&config, &table, &tree, &mut |_| {}).unwrap();
         assert_eq!((model.hypotheses().len(), report.len()), (12, 12));
         let last = report.last().unwrap();
         // φ_0^y(s) is 1 exactly when some other label has as many votes as y.
         assert!(
-            (last.potential - last.train_error).abs() < 1e-12,
+            (last.potential.unwrap() - last.train_error).abs() < 1e-12,
             "{last:?}"
         );
         // Potentials are probabilities.
-        assert!(report.iter().all(|r| (0.0..=1.0).contains(&r.potential)));
+        assert!(
+            report
+                .iter()
+                .all(|r| (0.0..=1.0).contains(&r.potential.unwrap()))
+        );
         assert!(last.train_error < 0.3, "{last:?}");
     }
 
@@ -536,7 +566,8 @@ mod tests {
             rounds: 15,
             ..AdaBoostMmConfig::default()
         };
-        let (model, report) = train(&config, &data, &learner).unwrap();
+        let table = Table::new(&data).unwrap();
+        let (model, report) = train(&config, &table, &learner, &mut |_| {}).unwrap();
         assert!(
             report
                 .iter()
@@ -545,12 +576,52 @@ mod tests {
         // Rounds go on while the edge is positive, and stop at the first that is not.
         let kept = model.hypotheses().len();
         assert!(kept >= 2, "{report:?}");
-        assert!(report[..kept].iter().all(|r| r.delta > 0.0));
+        assert!(report[..kept].iter().all(|r| r.delta.unwrap() > 0.0));
         // The costs reach the learner: the second round's model is another hypothesis.
         let (first, second) = (&model.hypotheses()[0].0, &model.hypotheses()[1].0);
         let differ = (0..data.len())
             .filter(|&i| first.predict(data.row(i)) != second.predict(data.row(i)))
             .count();
         assert!(differ > 0);
+    }
+
+    #[test]
+    fn with_two_labels_adaboost_mm_is_adaboost() {
+        // With k = 2, eq. 7's cost of the wrong label is e^{−margin}, so δ_t = 1 − 2ε_t for
+        // the error ε_t weighted by e^{−margin}, and α_t = ½ ln((1−ε_t)/ε_t): AdaBoost's.
+        let data = crate::synth::mixed_binary(500, 0.1, 0.05, 6);
+        let table = Table::new(&data).unwrap();
+        let config = AdaBoostMmConfig {
+            rounds: 10,
+            ..AdaBoostMmConfig::default()
+        };
+        let tree = greedy_tree::GreedyTreeConfig { max_leaves: 3 };
+        let (model, report) = train(&config, &table, &tree, &mut |_| {}).unwrap();
+        assert_eq!(model.hypotheses().len(), 10, "{report:?}");
+        let mut margin = vec![0.0f64; table.len()];
+        for (h, alpha) in model.hypotheses() {
+            let (mut wrong, mut total) = (0.0f64, 0.0f64);
+            for (j, m) in margin.iter().enumerate() {
+                let w = (-m).exp();
+                total += w;
+                if h.predict(table.row(j)) != table.labels()[j] {
+                    wrong += w;
+                }
+            }
+            let error = wrong / total;
+            let adaboost = 0.5 * ((1.0 - error) / error).ln();
+            assert!(
+                (alpha - adaboost).abs() < 1e-9,
+                "{alpha} against {adaboost}"
+            );
+            for (j, m) in margin.iter_mut().enumerate() {
+                let right = h.predict(table.row(j)) == table.labels()[j];
+                *m += if right { *alpha } else { -alpha };
+            }
+        }
+        assert!(report.iter().all(|r| {
+            let d = r.delta.unwrap();
+            (-1.0..=1.0).contains(&d)
+        }));
     }
 }
