@@ -45,6 +45,12 @@ pub trait Classifier: Send + Sync {
     /// returns [`crate::Error::InvalidConfig`] on `classes` and is left unchanged.
     fn add_class(&mut self) -> Result<()>;
 
+    /// Whether [`Classifier::learn`] learns. A model trained in batch scores the rows it is
+    /// given and only counts them: callers count such rows as seen, not learnt.
+    fn learns_online(&self) -> bool {
+        true
+    }
+
     /// The most probable class, ties to the lowest id.
     fn predict(&self, x: &[f64]) -> ClassId {
         let mut p = vec![0.0; self.n_classes()];

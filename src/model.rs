@@ -173,7 +173,21 @@ impl Config for ModelConfig {
         dispatch_config!(self, c => c.validate())
     }
 
+    /// A fresh model to learn online. A batch algorithm has no fresh model worth serving
+    /// (it would predict the uniform distribution forever): it is an error naming
+    /// `streamboost train`, whose checkpoint is then loaded.
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Model> {
+        if self.algorithm().capabilities().role == Role::Batch {
+            return Err(Error::config(
+                "algorithm",
+                format!(
+                    "{} is trained in batch: `streamboost train --algo {} --input TABLE \
+                     --save MODEL.parquet`, then load MODEL.parquet to score",
+                    self.algorithm(),
+                    self.algorithm()
+                ),
+            ));
+        }
         // Each variant of the config builds the same variant of the model.
         Ok(dispatch_config!(self, c => c.build_with_rng(spec, rng)?.into()))
     }
@@ -240,6 +254,10 @@ impl Classifier for Model {
 
     fn add_class(&mut self) -> crate::Result<()> {
         dispatch!(self, m => m.add_class())
+    }
+
+    fn learns_online(&self) -> bool {
+        dispatch!(self, m => m.learns_online())
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {

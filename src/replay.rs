@@ -191,7 +191,8 @@ impl<'a> Checkpointer<'a> {
     ) -> Result<()> {
         self.stream.stats.rows_seen += 1;
         if labelled {
-            self.stream.stats.rows_learnt += 1;
+            // A batch model scores labelled rows without learning them (it counts them).
+            self.stream.stats.rows_learnt += u64::from(model.learns_online());
         } else if self.unknown_label_rows.binary_search(&row).is_ok() {
             self.stream.stats.unknown_labels += 1;
         }

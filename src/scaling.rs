@@ -183,6 +183,10 @@ impl<M: Classifier> Classifier for Scaled<M> {
         self.model.add_class()
     }
 
+    fn learns_online(&self) -> bool {
+        self.model.learns_online()
+    }
+
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         if !(weight > 0.0 && weight.is_finite()) || y >= self.n_classes() {
             return;

@@ -375,6 +375,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         // Per-batch output buffers; nothing is allocated per row.
         let mut predicted = Vec::with_capacity(n);
         let mut probs = Vec::with_capacity(n * k);
+        let learns = self.model.learns_online();
         for r in 0..n {
             let x = &self.rows[r * d..(r + 1) * d];
             if learnt.get(r) == Some(&true) {
@@ -397,7 +398,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
             };
             predicted.push(self.model.learn_predict(x, y, 1.0, &mut self.probs) as u32);
             probs.extend_from_slice(&self.probs);
-            self.stats.rows_learnt += u64::from(y.is_some());
+            self.stats.rows_learnt += u64::from(y.is_some() && learns);
         }
         let ids = UInt32Array::from(predicted);
         columns.push(take(class_values, &ids, None).expect("ids are class ids"));
@@ -434,6 +435,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let mut scores = Vec::with_capacity(n * k);
         let mut sets = arrow::array::ListBuilder::new(arrow::array::StringBuilder::new());
         let mut set = Vec::with_capacity(k);
+        let learns = self.model.learns_online();
         for r in 0..n {
             let x = &self.rows[r * d..(r + 1) * d];
             let seen = learnt.get(r) == Some(&true);
@@ -451,7 +453,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                 sets.values().append_value(name);
             }
             sets.append(true);
-            self.stats.rows_learnt += u64::from(relevant.is_some());
+            self.stats.rows_learnt += u64::from(relevant.is_some() && learns);
         }
         columns.push(Arc::new(fixed_list(scores, k)));
         columns.push(Arc::new(sets.finish()));

@@ -637,6 +637,27 @@ fn every_algorithm_of_the_catalogue_grows_or_refuses_a_new_class() {
     let data = synth::mixed(1500, 0.1, 0.05, 11);
     let two = data.spec().first_classes(2).unwrap();
     for &algorithm in Algorithm::ALL {
+        if algorithm.capabilities().role == Role::Batch {
+            // Trained on two classes, it takes a third that nothing votes for.
+            let two_classes = Dataset::from_parts(
+                two.clone(),
+                data.rows()[..300 * 5].to_vec(),
+                (0..300).map(|i| data.label(i).filter(|&y| y < 2)).collect(),
+            )
+            .unwrap();
+            let mut model = catalogue_config(algorithm, 4)
+                .train_batch(&two_classes, &mut |_| {})
+                .unwrap();
+            model.add_class().unwrap();
+            assert_eq!(model.n_classes(), 3, "{algorithm}");
+            let mut p = vec![0.0; 3];
+            for i in 300..data.len() {
+                model.predict_proba(data.row(i), &mut p);
+                assert_valid_proba(&p, algorithm.name());
+                assert_eq!(p[2], 0.0, "{algorithm}");
+            }
+            continue;
+        }
         if algorithm.capabilities().learns == Learns::Binary {
             let mut model = catalogue_config(algorithm, 4)
                 .build(synth::mixed_binary(10, 0.0, 0.0, 1).spec(), 1)

@@ -287,9 +287,17 @@ impl Classifier for BatchBoost {
     /// `σ(2 f(x, l))`, normalised over the labels. Uniform with no hypotheses.
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
         self.scores_after(usize::MAX, x, out);
-        if let Vote::Stumps(_) = self.vote {
-            out.iter_mut()
-                .for_each(|f| *f = 1.0 / (1.0 + (-2.0 * *f).exp()));
+        let trained = match &self.vote {
+            Vote::Trees(v) => v.k(),
+            Vote::Stumps(v) => {
+                out.iter_mut()
+                    .for_each(|f| *f = 1.0 / (1.0 + (-2.0 * *f).exp()));
+                v.k()
+            }
+        };
+        // A class added after training has no votes, and no probability.
+        if trained < out.len() && out[..trained].iter().any(|&p| p > 0.0) {
+            out[trained..].fill(0.0);
         }
         let total: f64 = out.iter().sum();
         if total > 0.0 {
@@ -299,7 +307,12 @@ impl Classifier for BatchBoost {
         }
     }
 
-    /// A class first seen after training: no hypothesis predicts it.
+    fn learns_online(&self) -> bool {
+        false
+    }
+
+    /// A class first seen after training: no hypothesis predicts it, and its probability
+    /// is 0 once any hypothesis votes.
     fn add_class(&mut self) -> Result<()> {
         self.k += 1;
         Ok(())
