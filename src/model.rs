@@ -173,10 +173,20 @@ impl Config for ModelConfig {
         dispatch_config!(self, c => c.validate())
     }
 
-    /// A fresh model to learn online. A batch algorithm has no fresh model worth serving
-    /// (it would predict the uniform distribution forever): it is an error naming
-    /// `streamboost train`, whose checkpoint is then loaded.
+    /// A fresh model to learn online; a batch algorithm's is an error
+    /// ([`ModelConfig::check_fresh`]).
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Model> {
+        self.check_fresh()?;
+        // Each variant of the config builds the same variant of the model.
+        Ok(dispatch_config!(self, c => c.build_with_rng(spec, rng)?.into()))
+    }
+}
+
+impl ModelConfig {
+    /// Whether a fresh model of this config can learn online: an error naming
+    /// `streamboost train` for a batch algorithm, whose fresh model would predict the uniform
+    /// distribution forever.
+    pub fn check_fresh(&self) -> Result<()> {
         if self.algorithm().capabilities().role == Role::Batch {
             return Err(Error::config(
                 "algorithm",
@@ -188,12 +198,9 @@ impl Config for ModelConfig {
                 ),
             ));
         }
-        // Each variant of the config builds the same variant of the model.
-        Ok(dispatch_config!(self, c => c.build_with_rng(spec, rng)?.into()))
+        Ok(())
     }
-}
 
-impl ModelConfig {
     /// Trains a batch algorithm ([`Role::Batch`]) on the labelled rows of `data`;
     /// `on_round` sees each round's report as it ends. An online algorithm is an error: it
     /// learns row by row (`replay`, the operator).

@@ -8,6 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::Result;
+use crate::boost::batch::BatchSummary;
 use crate::checkpoint::{self, KeyedStore, Metadata, StreamState};
 use crate::core::{FeatureKind, Position, Task};
 use crate::learner::EnsembleSummary;
@@ -51,6 +52,9 @@ struct Inspection<'a> {
     trees: TreeSummary,
     /// A booster's members in brief (`None` for a single learner).
     ensemble: Option<EnsembleSummary>,
+    /// A batch model's training in brief.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    batch: Option<BatchSummary>,
     /// How far a live model has taken its input (`run`), if it was saved by one.
     #[serde(skip_serializing_if = "Option::is_none")]
     position: Option<&'a Position>,
@@ -72,6 +76,10 @@ pub fn run(args: &InspectArgs) -> Result<()> {
         features: features(&stream),
         trees: trees(&model),
         ensemble: model.ensemble(),
+        batch: match &model {
+            Model::BatchBoost(b) => Some(b.summary()),
+            _ => None,
+        },
         position: stream.position.as_ref(),
     };
     let mut out = std::io::stdout().lock();
@@ -200,11 +208,35 @@ fn print_text(out: &mut impl Write, i: &Inspection<'_>) {
     let _ = writeln!(out, "{kind} {}", i.classes.join(", "));
     let _ = writeln!(out, "features        {}", i.features.join(", "));
     let t = &i.trees;
-    let _ = writeln!(
-        out,
-        "trees           {} trees, {} nodes, {} leaves ({} active), depth mean {:.1} max {}",
-        t.trees, t.nodes, t.leaves, t.active_leaves, t.mean_depth, t.max_depth
-    );
+    if let Some(b) = &i.batch {
+        let _ = writeln!(
+            out,
+            "batch           {}: {} hypotheses of {:.1} leaves on average, {} rounds, trained \
+             on {} rows",
+            b.model, b.hypotheses, b.mean_leaves, b.rounds, b.rows_trained
+        );
+        if let Some(r) = &b.last_round {
+            let bound = r
+                .loss_bound
+                .map_or(String::new(), |b| format!(", loss bound {b:.4}"));
+            let _ = writeln!(
+                out,
+                "last round      training error {:.4}{bound}",
+                r.train_error
+            );
+        }
+        let _ = writeln!(
+            out,
+            "online          does not learn online: {} labelled rows scored since, not learnt",
+            b.rows_not_learnt
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "trees           {} trees, {} nodes, {} leaves ({} active), depth mean {:.1} max {}",
+            t.trees, t.nodes, t.leaves, t.active_leaves, t.mean_depth, t.max_depth
+        );
+    }
     if let Some(e) = &i.ensemble {
         let rows = e
             .rows_learnt

@@ -10,6 +10,7 @@ mod report;
 mod run;
 #[cfg(feature = "sql")]
 mod sql;
+mod train;
 
 use std::process::ExitCode;
 
@@ -21,6 +22,7 @@ pub use replay::{ReplayArgs, StreamFlags};
 pub use run::RunArgs;
 #[cfg(feature = "sql")]
 pub use sql::SqlArgs;
+pub use train::TrainArgs;
 
 /// Online boosting over logged streams.
 #[derive(Debug, Parser)]
@@ -37,6 +39,9 @@ enum Command {
     /// Score the files that arrive in a directory with a live model, committed to a
     /// checkpoint so that a restart goes on where it stopped (exactly once).
     Run(Box<RunArgs>),
+    /// Train a batch booster (AdaBoost.MM, AdaBoost.M1, AdaBoost.MH, the OS strategy) on a
+    /// logged table and save it as a checkpoint that every scorer serves.
+    Train(Box<TrainArgs>),
     /// Print a checkpoint's metadata and a summary of its model (the file is only read).
     Inspect(InspectArgs),
     /// Draw the learning curves of `replay --report` files on one chart (SVG or PNG).
@@ -60,6 +65,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(args) => replay::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Train(args) => train::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Plot(args) => plot::run(&args),
         #[cfg(feature = "sql")]

@@ -46,8 +46,9 @@ pub fn check_path(path: &Path) -> Result<()> {
 
 const SIZE: (u32, u32) = (960, 540);
 
-/// Draws `curves` of `metric` (`accuracy` or `rank loss`) into `path` (SVG or PNG).
-pub fn draw(path: &Path, title: &str, metric: &str, curves: &[Curve]) -> Result<()> {
+/// Draws `curves` against `axes` (the x and y descriptions: `rows` and `accuracy` or `rank
+/// loss` for a learning curve) into `path` (SVG or PNG).
+pub fn draw(path: &Path, title: &str, axes: (&str, &str), curves: &[Curve]) -> Result<()> {
     let image = image_of(path)?;
     // Text is measured and drawn with fonts registered here, not the system's.
     static FONT: std::sync::Once = std::sync::Once::new();
@@ -57,8 +58,8 @@ pub fn draw(path: &Path, title: &str, metric: &str, curves: &[Curve]) -> Result<
         assert!(registered.is_ok(), "DejaVu Sans is a valid font");
     });
     let drawn = match image {
-        Image::Svg => draw_on(SVGBackend::new(path, SIZE), title, metric, curves),
-        Image::Png => draw_on(BitMapBackend::new(path, SIZE), title, metric, curves),
+        Image::Svg => draw_on(SVGBackend::new(path, SIZE), title, axes, curves),
+        Image::Png => draw_on(BitMapBackend::new(path, SIZE), title, axes, curves),
     };
     drawn.map_err(|e| Error::Io {
         path: path.to_path_buf(),
@@ -69,7 +70,7 @@ pub fn draw(path: &Path, title: &str, metric: &str, curves: &[Curve]) -> Result<
 fn draw_on<B: DrawingBackend>(
     backend: B,
     title: &str,
-    metric: &str,
+    (x_desc, y_desc): (&str, &str),
     curves: &[Curve],
 ) -> std::result::Result<(), Box<dyn std::error::Error>>
 where
@@ -96,7 +97,13 @@ where
     } else {
         (0.0, 1.0)
     };
-    let caption = format!("{title} (thick: cumulative, thin: per window)");
+    let windows = curves
+        .iter()
+        .any(|c| c.points.iter().any(|p| p.2.is_some()));
+    let caption = match windows {
+        true => format!("{title} (thick: cumulative, thin: per window)"),
+        false => title.to_string(),
+    };
     let mut chart = ChartBuilder::on(&root)
         .caption(caption, ("sans-serif", 20))
         .margin(16)
@@ -105,8 +112,8 @@ where
         .build_cartesian_2d(0u64..rows, lo..hi)?;
     chart
         .configure_mesh()
-        .x_desc("rows")
-        .y_desc(metric)
+        .x_desc(x_desc)
+        .y_desc(y_desc)
         .light_line_style(BLACK.mix(0.05))
         .draw()?;
     // Distinct, dark enough on white (matplotlib's tab10).
@@ -191,7 +198,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     draw(
         &args.output,
         &format!("prequential {metric}"),
-        metric,
+        ("rows", metric),
         &curves,
     )
 }

@@ -78,7 +78,7 @@ pub fn write_outputs<R: Serialize>(
             final_from: Some(final_from),
         };
         let title = format!("{} on {}", run.algorithm.name(), run.inputs.join(", "));
-        super::plot::draw(path, &title, &metric.replace('_', " "), &[curve])?;
+        super::plot::draw(path, &title, ("rows", &metric.replace('_', " ")), &[curve])?;
     }
     Ok(())
 }
@@ -107,30 +107,48 @@ pub fn print(report: &impl std::fmt::Display) {
 pub struct Progress {
     bar: Option<ProgressBar>,
     total: u64,
+    unit: &'static str,
+    /// Steps between two updates of the bar.
+    every: u64,
     quiet: bool,
 }
 
 impl Progress {
-    pub fn new(total: u64, quiet: bool) -> Self {
-        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::new(total);
-            bar.set_style(
-                ProgressStyle::with_template("{bar:40} {pos}/{len} rows  {per_sec}  eta {eta}")
-                    .expect("static template"),
-            );
-            bar
-        });
-        Progress { bar, total, quiet }
+    /// Over `total` rows of a replay (the bar moves every 64 rows).
+    pub fn rows(total: u64, quiet: bool) -> Self {
+        Progress::new(total, "rows", 64, quiet)
     }
 
+    /// Over `total` rounds of a batch booster.
+    pub fn rounds(total: u64, quiet: bool) -> Self {
+        Progress::new(total, "rounds", 1, quiet)
+    }
+
+    fn new(total: u64, unit: &'static str, every: u64, quiet: bool) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(total);
+            let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}  {{per_sec}}  eta {{eta}}");
+            bar.set_style(ProgressStyle::with_template(&template).expect("static template"));
+            bar
+        });
+        Progress {
+            bar,
+            total,
+            unit,
+            every,
+            quiet,
+        }
+    }
+
+    /// `done` steps are done.
     #[inline]
-    pub fn row(&self, done: u64) {
+    pub fn step(&self, done: u64) {
         if let Some(bar) = &self.bar {
-            if done.is_multiple_of(64) {
+            if done.is_multiple_of(self.every) {
                 bar.set_position(done);
             }
         } else if !self.quiet && self.total >= 10 && done.is_multiple_of(self.total / 10) {
-            eprintln!("progress {done}/{} rows", self.total);
+            eprintln!("progress {done}/{} {}", self.total, self.unit);
         }
     }
 

@@ -22,21 +22,23 @@ pub struct Dataset {
 impl Dataset {
     /// Rows `range` of this data set (a training part and a test part of a logged table).
     pub fn slice(&self, range: std::ops::Range<usize>) -> Dataset {
-        let (d, k) = (self.spec.features.len(), self.spec.n_classes());
+        self.pick(range)
+    }
+
+    /// The rows `rows` of this data set, in that order.
+    pub fn pick(&self, rows: impl IntoIterator<Item = usize>) -> Dataset {
+        let k = self.spec.n_classes();
         let sets = !self.masks.is_empty();
-        Dataset {
-            spec: self.spec.clone(),
-            values: self.values[range.start * d..range.end * d].to_vec(),
-            labels: self.labels[range.clone()].to_vec(),
-            masks: match sets {
-                true => self.masks[range.start * k..range.end * k].to_vec(),
-                false => Vec::new(),
-            },
-            known_sets: match sets {
-                true => self.known_sets[range].to_vec(),
-                false => Vec::new(),
-            },
+        let mut out = Dataset::new(self.spec.clone());
+        for i in rows {
+            out.values.extend_from_slice(self.row(i));
+            out.labels.push(self.labels[i]);
+            if sets {
+                out.masks.extend_from_slice(&self.masks[i * k..(i + 1) * k]);
+                out.known_sets.push(self.known_sets[i]);
+            }
         }
+        out
     }
 
     /// An empty data set for `spec`.

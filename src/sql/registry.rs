@@ -74,6 +74,7 @@ impl ModelRegistry {
         seed: u64,
     ) -> Result<()> {
         config.validate()?;
+        config.check_fresh()?;
         ClassSet::new(classes.clone())?;
         self.insert(
             name,

@@ -528,3 +528,112 @@ fn a_report_runs_again_through_config() {
     assert_eq!(read("first.csv"), read("again.csv"));
     assert_eq!(read_json(&path("first.json"))["algorithm"], "oza");
 }
+
+/// `train`: AdaBoost.MM on the bundled car table with a seeded 70/30 split writes its
+/// checkpoint, report, per-round CSV and chart; the report's figures hold together (one row
+/// a round, the training error under the loss bound, the test accuracy that of the last
+/// round's test error). `replay --load` scores the checkpoint exactly as training tested it
+/// and counts the rows as seen, not learnt; `inspect` says so. An online algorithm is not
+/// trained, and a batch one is not replayed fresh.
+#[test]
+fn train_saves_a_batch_model_that_replay_scores_without_learning() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let car = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
+    streamboost()
+        .args([
+            "train",
+            "--algo",
+            "adaboost-mm",
+            "--rounds",
+            "30",
+            "--max-leaves",
+            "6",
+        ])
+        .args([
+            "--test-fraction",
+            "0.3",
+            "--split-seed",
+            "2",
+            "-q",
+            "--input",
+        ])
+        .arg(&car)
+        .arg("--save")
+        .arg(path("mm.parquet"))
+        .arg("--report")
+        .arg(path("mm.json"))
+        .arg("--rounds-csv")
+        .arg(path("mm.csv"))
+        .arg("--plot")
+        .arg(path("mm.svg"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("test accuracy"));
+    let r = read_json(&path("mm.json"));
+    assert_eq!(r["algorithm"], "adaboost-mm");
+    assert_eq!(
+        r["train"]["rows"].as_u64().unwrap() + r["test"]["rows"].as_u64().unwrap(),
+        1728
+    );
+    assert_eq!(r["test"]["rows"], 518);
+    let rounds = r["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 30);
+    for round in rounds {
+        let (error, bound) = (
+            round["train_error"].as_f64().unwrap(),
+            round["loss_bound"].as_f64().unwrap(),
+        );
+        assert!(error <= bound, "{round}");
+    }
+    let test_accuracy = r["test"]["accuracy"].as_f64().unwrap();
+    let last_error = rounds.last().unwrap()["test_error"].as_f64().unwrap();
+    assert!((test_accuracy - (1.0 - last_error)).abs() < 1e-12);
+    assert!(test_accuracy > 0.85, "{test_accuracy}");
+    assert!(r["memory"]["table_bytes"].as_u64().unwrap() > 0);
+    let csv = std::fs::read_to_string(path("mm.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 31);
+    assert!(
+        std::fs::read_to_string(path("mm.svg"))
+            .unwrap()
+            .contains("<svg")
+    );
+
+    // Scoring the whole table again: every row seen, none learnt.
+    streamboost()
+        .args(["replay", "-q", "--load"])
+        .arg(path("mm.parquet"))
+        .arg("--input")
+        .arg(&car)
+        .arg("--save")
+        .arg(path("scored.parquet"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("does not learn online"));
+    let (model, stream) = streamboost::checkpoint::load(&path("scored.parquet")).unwrap();
+    assert_eq!(stream.stats.rows_seen, 1210 + 1728);
+    assert_eq!(stream.stats.rows_learnt, 1210);
+    let streamboost::model::Model::BatchBoost(batch) = model else {
+        panic!("a batch model");
+    };
+    assert_eq!(batch.rows_not_learnt(), 1728);
+    streamboost()
+        .arg("inspect")
+        .arg(path("scored.parquet"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "1728 labelled rows scored since, not learnt",
+        ));
+
+    fails_saying(
+        streamboost()
+            .args(["train", "--algo", "ada-olm", "--input"])
+            .arg(&car),
+        &["ada-olm learns online", "adaboost-mm"],
+    );
+    fails_saying(
+        streamboost().args(["replay", "--algo", "adaboost-mh"]),
+        &["adaboost-mh is trained in batch", "streamboost train"],
+    );
+}

@@ -952,3 +952,67 @@ async fn a_keyed_live_model_learns_across_queries_exactly_once() {
         .to_string();
     assert!(err.contains("one model per key"), "{err}");
 }
+
+/// A batch model (`streamboost train`) is served by `boost_predict` like any checkpoint:
+/// every row's label and probabilities are the loaded model's own. A fresh batch model is
+/// refused when registered, with the command that trains it.
+#[tokio::test]
+async fn boost_predict_serves_a_batch_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let car = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
+    let ck = dir.path().join("mh.parquet");
+    streamboost()
+        .args([
+            "train",
+            "--algo",
+            "adaboost-mh",
+            "--rounds",
+            "40",
+            "-q",
+            "--input",
+        ])
+        .arg(&car)
+        .arg("--save")
+        .arg(&ck)
+        .assert()
+        .success();
+    let registry = ModelRegistry::new();
+    registry.load_checkpoint("mh", &ck).unwrap();
+    let ctx = session(&registry, &car_with_ts(dir.path())).await;
+    let out = query(
+        &ctx,
+        &format!(
+            "SELECT boost_predict('mh', {FEATURES}) AS p, \
+             boost_predict_proba('mh', {FEATURES}) AS probs FROM car ORDER BY ts"
+        ),
+    )
+    .await;
+    let (model, stream) = checkpoint::load(&ck).unwrap();
+    let data = load_stream(&[car], "label", &Encodings::default()).unwrap();
+    let predicted = strings(&out, "p");
+    let (mut row, mut right) = (0, 0);
+    let mut p = vec![0.0; 4];
+    for batch in &out {
+        let probs = batch.column_by_name("probs").unwrap().as_list::<i32>();
+        for i in 0..batch.num_rows() {
+            model.predict_proba(data.row(row), &mut p);
+            let got = probs.value(i);
+            assert_eq!(got.as_primitive::<Float64Type>().values(), &p[..]);
+            let label = model.predict(data.row(row));
+            assert_eq!(predicted[row], stream.spec.classes.name(label));
+            right += usize::from(Some(label) == data.label(row));
+            row += 1;
+        }
+    }
+    assert_eq!(row, 1728);
+    // Trained on these rows: most are right.
+    assert!(right > 1400, "{right} of 1728");
+    let fresh = registry.register_config(
+        "fresh",
+        ModelConfig::from_json(serde_json::json!({"algorithm": "adaboost-mm"})).unwrap(),
+        vec!["acc".into(), "good".into(), "unacc".into(), "vgood".into()],
+        1,
+    );
+    let err = fresh.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("streamboost train"), "{err:?}");
+}

@@ -13,8 +13,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AdaBoostMmConfig, GreedyTree, GreedyTreeConfig, MhStump, NonPositiveEdge, OsConfig, Round,
-    Table, WeightedVote, train, train_mh, train_os, train_samme,
+    AdaBoostMmConfig, GreedyTree, GreedyTreeConfig, Hypothesis, MhStump, NonPositiveEdge, OsConfig,
+    Round, Table, WeightedVote, train, train_mh, train_os, train_samme,
 };
 use crate::boost::{Knob, Tune};
 use crate::core::{ClassId, Dataset, Rng, StreamSpec};
@@ -204,6 +204,25 @@ enum Vote {
     Stumps(WeightedVote<MhStump>),
 }
 
+/// A batch model in brief.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BatchSummary {
+    /// Its config, in words.
+    pub model: String,
+    /// Hypotheses in the vote.
+    pub hypotheses: usize,
+    /// Rounds trained (more than the hypotheses when rounds were discarded).
+    pub rounds: usize,
+    /// Leaves per hypothesis, on average.
+    pub mean_leaves: f64,
+    /// Labelled rows it was trained on.
+    pub rows_trained: u64,
+    /// Labelled rows scored since, not learnt.
+    pub rows_not_learnt: u64,
+    /// The last round's report.
+    pub last_round: Option<Round>,
+}
+
 /// A trained batch booster.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BatchBoost {
@@ -263,6 +282,32 @@ impl BatchBoost {
         crate::core::math::argmax(&scores)
     }
 
+    /// The error of the vote after each round on the labelled rows of `data` (a tie goes
+    /// to the lowest label, as in [`BatchBoost::predict_after`]); empty if none is labelled.
+    pub fn errors_by_round(&self, data: &Dataset) -> Vec<f64> {
+        match &self.vote {
+            Vote::Trees(v) => errors_by_round(v, self.k, data),
+            Vote::Stumps(v) => errors_by_round(v, self.k, data),
+        }
+    }
+
+    /// The model in brief, for `inspect`.
+    pub fn summary(&self) -> BatchSummary {
+        let leaves: Vec<usize> = match &self.vote {
+            Vote::Trees(v) => v.hypotheses().iter().map(|(h, _)| h.n_leaves()).collect(),
+            Vote::Stumps(v) => v.hypotheses().iter().map(|(h, _)| h.n_leaves()).collect(),
+        };
+        BatchSummary {
+            model: self.config.to_string(),
+            hypotheses: leaves.len(),
+            rounds: self.rounds.len(),
+            mean_leaves: leaves.iter().sum::<usize>() as f64 / leaves.len().max(1) as f64,
+            rows_trained: self.rows_trained,
+            rows_not_learnt: self.rows_not_learnt,
+            last_round: self.rounds.last().cloned(),
+        }
+    }
+
     /// The hypotheses' weights `α_t`.
     fn alphas(&self) -> Vec<f64> {
         match &self.vote {
@@ -270,6 +315,25 @@ impl BatchBoost {
             Vote::Stumps(v) => v.hypotheses().iter().map(|(_, a)| *a).collect(),
         }
     }
+}
+
+fn errors_by_round<H: Hypothesis>(vote: &WeightedVote<H>, k: usize, data: &Dataset) -> Vec<f64> {
+    let rows: Vec<usize> = (0..data.len()).filter(|&i| data.is_labelled(i)).collect();
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let mut scores = vec![0.0; rows.len() * k];
+    vote.hypotheses()
+        .iter()
+        .map(|(h, alpha)| {
+            let mut wrong = 0;
+            for (&i, s) in rows.iter().zip(scores.chunks_mut(k)) {
+                h.vote(data.row(i), *alpha, s);
+                wrong += usize::from(Some(crate::core::math::argmax(s)) != data.label(i));
+            }
+            wrong as f64 / rows.len() as f64
+        })
+        .collect()
 }
 
 impl Classifier for BatchBoost {

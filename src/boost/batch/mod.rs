@@ -15,7 +15,7 @@ pub mod mh;
 mod table;
 pub mod tree;
 
-pub use boost::{BatchBoost, BatchBoostConfig, Method};
+pub use boost::{BatchBoost, BatchBoostConfig, BatchSummary, Method};
 pub use greedy_tree::{GreedyTree, GreedyTreeConfig};
 pub use mh::{MhStump, train_mh};
 pub use table::Table;

@@ -1,10 +1,11 @@
 //! The training table of a batch booster: the labelled rows of a logged table, laid out by
 //! column once so that every round's trees find their splits without sorting.
 //!
-//! Memory: besides the [`Dataset`] it reads (8 bytes a value, row-major, which predictions
-//! need), 12 bytes per present numeric value (the value and its row, in value order),
-//! 4 bytes per missing numeric value, 4 bytes per nominal value (its code) and 12 bytes per
-//! labelled row (its position and label). A round's cost matrix adds `8·k` bytes a row.
+//! Memory ([`Table::bytes`]): besides the [`Dataset`] it reads (8 bytes a value, row-major,
+//! which predictions need), 16 bytes per present numeric value (the value and its row, in
+//! value order), 4 bytes per missing numeric value, 4 bytes per nominal value (its code) and
+//! 16 bytes per labelled row (its position and label). Training adds a few matrices of
+//! `8·k` bytes a row (costs, votes; AdaBoost.MH's weights and statistics).
 
 use crate::core::{ClassId, Dataset, FeatureKind, is_present, nominal_code};
 use crate::{Error, Result};
@@ -67,7 +68,8 @@ impl<'a> Table<'a> {
                 let value = |j: usize| data.row(rows[j])[f];
                 match feature.kind {
                     FeatureKind::Numeric => {
-                        let (mut sorted, mut missing) = (Vec::new(), Vec::new());
+                        let (mut sorted, mut missing) =
+                            (Vec::with_capacity(rows.len()), Vec::new());
                         for j in 0..rows.len() {
                             let v = value(j);
                             if is_present(v) {
@@ -78,6 +80,7 @@ impl<'a> Table<'a> {
                         }
                         // Stable: equal values keep position order.
                         sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        sorted.shrink_to_fit();
                         Column::Numeric { sorted, missing }
                     }
                     FeatureKind::Nominal { .. } => {
@@ -131,6 +134,24 @@ impl<'a> Table<'a> {
     /// The label of each position.
     pub fn labels(&self) -> &[ClassId] {
         &self.labels
+    }
+
+    /// Bytes held by the table itself (not by the data set it reads).
+    pub fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        let columns: usize = self
+            .columns
+            .iter()
+            .map(|c| match c {
+                Column::Numeric { sorted, missing } => {
+                    sorted.capacity() * size_of::<(f64, u32)>() + missing.capacity() * 4
+                }
+                Column::Nominal { codes, .. } => codes.capacity() * 4,
+            })
+            .sum();
+        columns
+            + self.rows.capacity() * size_of::<usize>()
+            + self.labels.capacity() * size_of::<ClassId>()
     }
 
     pub(crate) fn columns(&self) -> &[Column] {

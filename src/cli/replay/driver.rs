@@ -91,6 +91,13 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         eprintln!("protocol {}", p.name());
     }
     eprintln!("model    {config}");
+    if !model.learns_online() {
+        eprintln!(
+            "note     {} was trained in batch and does not learn online: the rows are scored, \
+             counted as seen and not learnt",
+            config.algorithm()
+        );
+    }
     let seed = args.load.is_none().then_some(args.seed);
     eprintln!(
         "seed     {}{}",
@@ -134,9 +141,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         );
     }
 
-    let progress = report::Progress::new(n as u64, args.quiet);
+    let progress = report::Progress::rows(n as u64, args.quiet);
     let mut after_row = |position: usize, row: usize, labelled: bool, model: &mut Model| {
-        progress.row(position as u64 + 1);
+        progress.step(position as u64 + 1);
         checkpointer.after_row(position, row, labelled, model)
     };
     let encodings = stream.encodings.clone();
