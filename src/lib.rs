@@ -24,7 +24,7 @@
 //! | `job` | the `run` job: a live model over a watched directory (one output per input file, exactly once) or an Arrow IPC pipe | `columnar` |
 //! | `stream` | the operator over an async stream of record batches | `stream` |
 //! | `sql` | DataFusion SQL functions over named models, live models among them | `sql` |
-//! | `cli` | the `streamboost` command: flags and presentation only | `cli` (default) |
+//! | `cli` | the `streamboost` command (`replay`, `run`, `train`, `inspect`, `plot`, `sql`): flags and presentation only | `cli` (default) |
 //!
 //! Algorithms never see Arrow: everything above `columnar` builds with
 //! `--no-default-features`, and `sql` builds without `cli`.
@@ -50,6 +50,15 @@
 //! the booster's own generator). The contract and
 //! checkpoint suites iterate the catalogue, so it is tested without being listed; a JSON
 //! config naming it (`{"algorithm": "name"}`) and `--algo name` work at once.
+//!
+//! A batch algorithm ([`model::Role::Batch`]: AdaBoost.MM, AdaBoost.M1, AdaBoost.MH and
+//! the OS strategy of \[MS\], in [`boost::batch`]) is a row like the others. It is trained
+//! by [`model::ModelConfig::train_batch`] on a logged table (`streamboost train`); from
+//! then on it is a [`model::Model`] that every scorer serves (checkpoints, the operator, SQL) and
+//! that scores without learning ([`Classifier::learns_online`]). A fresh model of it is
+//! refused where an online one would be built. Adding one touched, besides its own files
+//! under `boost/batch/`: the catalogue row, the `Role::Batch` capability (once), `train`'s
+//! command, and the README.
 //!
 //! A declarative macro rather than a descriptor trait, because the catalogue's products are
 //! enums (a trait cannot add variants) with literal serde tags; the traits carry everything

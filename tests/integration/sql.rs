@@ -241,10 +241,33 @@ async fn frozen_scoring_and_the_model_table() {
         &Encodings::default(),
     )
     .unwrap();
-    let predicted = strings(&out, "p");
+    assert_eq!(scored_as_by(&out, &model, &stream, &data), 1728);
+
+    // A fresh model cannot score.
+    let err = ctx
+        .sql(&format!(
+            "SELECT boost_predict('fresh', {FEATURES}) FROM car"
+        ))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("has not been trained"), "{err}");
+}
+
+/// Checks that the columns `p` (label) and `probs` of `out` are `model`'s prediction and
+/// probabilities, bit for bit, for the rows of `data` in order; returns the rows checked.
+fn scored_as_by(
+    out: &[RecordBatch],
+    model: &streamboost::model::Model,
+    stream: &checkpoint::StreamState,
+    data: &streamboost::core::Dataset,
+) -> usize {
+    let predicted = strings(out, "p");
     let mut row = 0;
-    let mut p = vec![0.0; 4];
-    for batch in &out {
+    let mut p = vec![0.0; model.n_classes()];
+    for batch in out {
         let probs = batch.column_by_name("probs").unwrap().as_list::<i32>();
         for i in 0..batch.num_rows() {
             model.predict_proba(data.row(row), &mut p);
@@ -261,19 +284,7 @@ async fn frozen_scoring_and_the_model_table() {
             row += 1;
         }
     }
-    assert_eq!(row, 1728);
-
-    // A fresh model cannot score.
-    let err = ctx
-        .sql(&format!(
-            "SELECT boost_predict('fresh', {FEATURES}) FROM car"
-        ))
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err();
-    assert!(err.to_string().contains("has not been trained"), "{err}");
+    row
 }
 
 #[tokio::test]
@@ -989,23 +1000,11 @@ async fn boost_predict_serves_a_batch_model() {
     .await;
     let (model, stream) = checkpoint::load(&ck).unwrap();
     let data = load_stream(&[car], "label", &Encodings::default()).unwrap();
-    let predicted = strings(&out, "p");
-    let (mut row, mut right) = (0, 0);
-    let mut p = vec![0.0; 4];
-    for batch in &out {
-        let probs = batch.column_by_name("probs").unwrap().as_list::<i32>();
-        for i in 0..batch.num_rows() {
-            model.predict_proba(data.row(row), &mut p);
-            let got = probs.value(i);
-            assert_eq!(got.as_primitive::<Float64Type>().values(), &p[..]);
-            let label = model.predict(data.row(row));
-            assert_eq!(predicted[row], stream.spec.classes.name(label));
-            right += usize::from(Some(label) == data.label(row));
-            row += 1;
-        }
-    }
-    assert_eq!(row, 1728);
+    assert_eq!(scored_as_by(&out, &model, &stream, &data), 1728);
     // Trained on these rows: most are right.
+    let right = (0..data.len())
+        .filter(|&i| Some(model.predict(data.row(i))) == data.label(i))
+        .count();
     assert!(right > 1400, "{right} of 1728");
     let fresh = registry.register_config(
         "fresh",

@@ -624,4 +624,65 @@ mod tests {
             (-1.0..=1.0).contains(&d)
         }));
     }
+
+    /// \[MS\] Lemma 1 (spec §12.2): for the exponential loss `L(s) = Σ_{l≠y} e^{η(s_l−s_y)}`
+    /// and the baseline `u_γ`, the potential after `t` more rounds is
+    /// `φ_t(s) = κ^t L(s)` with `κ = 1 + ((1−γ)/k)(e^η + e^{−η} − 2) − (1−e^{−η})γ`, and
+    /// the OS costs `φ_t(s + e_l) − φ_t(s)` are eq. 5/6's matrix times `κ^t`. Checked here
+    /// against the recursion `φ_t(s) = Σ_l u_γ(l) φ_{t−1}(s + e_l)` that defines the
+    /// potentials, by brute force. (The exact engine of [`PotentialEngine`] computes the 0-1
+    /// loss's potentials only, so the closed form is checked against the recursion it
+    /// implements rather than against the engine itself.)
+    #[test]
+    fn the_exponential_potential_has_lemma_1s_closed_form() {
+        fn recursion(s: &mut [f64], y: usize, t: usize, b: &[f64], eta: f64) -> f64 {
+            if t == 0 {
+                return (0..s.len())
+                    .filter(|&l| l != y)
+                    .map(|l| (eta * (s[l] - s[y])).exp())
+                    .sum();
+            }
+            (0..s.len())
+                .map(|l| {
+                    s[l] += 1.0;
+                    let v = recursion(s, y, t - 1, b, eta);
+                    s[l] -= 1.0;
+                    b[l] * v
+                })
+                .sum()
+        }
+        for (k, gamma, eta) in [(3, 0.1, 0.3f64), (4, 0.2, 0.7), (5, 0.05, 1.1)] {
+            let y = 1;
+            let mut b = vec![(1.0 - gamma) / k as f64; k];
+            b[y] += gamma;
+            let kappa = 1.0 + ((1.0 - gamma) / k as f64) * (eta.exp() + (-eta).exp() - 2.0)
+                - (1.0 - (-eta).exp()) * gamma;
+            let mut s: Vec<f64> = (0..k).map(|l| ((l * 7) % 5) as f64 - 2.0).collect();
+            let loss = |s: &[f64]| -> f64 {
+                (0..k)
+                    .filter(|&l| l != y)
+                    .map(|l| (eta * (s[l] - s[y])).exp())
+                    .sum()
+            };
+            for t in 0..5 {
+                let exact = recursion(&mut s, y, t, &b, eta);
+                let closed = kappa.powi(t as i32) * loss(&s);
+                assert!((exact - closed).abs() < 1e-12 * closed, "k {k}, t {t}");
+                // The OS cost of each label over φ_t(s), against eq. 5/6 at f = η s.
+                for l in 0..k {
+                    let mut next = s.clone();
+                    next[l] += 1.0;
+                    let cost = kappa.powi(t as i32) * (loss(&next) - loss(&s));
+                    let ratio = |j: usize| (eta * (s[j] - s[y])).exp();
+                    let eq6 = if l == y {
+                        ((-eta).exp() - 1.0) * (0..k).filter(|&j| j != y).map(ratio).sum::<f64>()
+                    } else {
+                        (eta.exp() - 1.0) * ratio(l)
+                    };
+                    let scaled = kappa.powi(t as i32) * eq6;
+                    assert!((cost - scaled).abs() < 1e-12 * scaled.abs().max(1.0), "{l}");
+                }
+            }
+        }
+    }
 }

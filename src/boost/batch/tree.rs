@@ -2,7 +2,7 @@
 //! cost-sensitive tree and AdaBoost.MH's stumps are the same growth under two leaf rules.
 //!
 //! Every row carries a vector of statistics (its costs per label, or its weights per label
-//! and sign); a leaf's statistics are its rows' sums, and a [`LeafRule`] turns them into the
+//! and sign); a leaf's statistics are its rows' sums, and a `LeafRule` turns them into the
 //! leaf's cost (additive over leaves, lower is better) and its value. A split of a leaf is
 //! chosen to lower the summed cost most; the leaf whose best split lowers it most is split
 //! next, until `max_leaves` leaves or no split lowers the cost.
