@@ -374,3 +374,72 @@ fn a_schema_with_a_repeated_column_name_is_refused() {
         "{err}"
     );
 }
+
+/// A batch model (trained on car, saved) in the operator: every row gets the loaded model's
+/// own prediction and probabilities, rows seen grow and rows learnt do not, and the model
+/// counts the labelled rows it scored without learning.
+#[test]
+fn the_operator_scores_with_a_batch_model_without_learning() {
+    use streamboost::Classifier;
+    use streamboost::checkpoint::{self, StreamState};
+    use streamboost::core::OperatorStats;
+    use streamboost::model::{Model, ModelConfig};
+    let path = bundled_car();
+    let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
+    let config =
+        ModelConfig::from_json(serde_json::json!({"algorithm": "adaboost-m1", "rounds": 25}))
+            .unwrap();
+    let mut model = config.train_batch(&data, &mut |_| {}).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("m1.parquet");
+    let trained = OperatorStats {
+        rows_seen: data.len() as u64,
+        rows_learnt: data.len() as u64,
+        unknown_labels: 0,
+    };
+    let stream = StreamState {
+        config,
+        spec: data.spec().clone(),
+        encodings: Encodings::default(),
+        label: "label".into(),
+        stats: trained,
+        position: None,
+    };
+    checkpoint::save(&saved, &mut model, &stream).unwrap();
+    let table = read_table(&path).unwrap();
+    let (mut op, _) = BoostOperator::resume(&saved, table.schema.clone(), &path).unwrap();
+    let classes = data.spec().classes.names();
+    let mut row = 0;
+    let mut p = vec![0.0; classes.len()];
+    for batch in table.batches().unwrap() {
+        let out = op.process(&batch.unwrap()).unwrap();
+        let predicted = out
+            .column_by_name("predicted_label")
+            .unwrap()
+            .as_string::<i32>();
+        let probs = out
+            .column_by_name("predicted_label_probs")
+            .unwrap()
+            .as_fixed_size_list();
+        for i in 0..out.num_rows() {
+            model.predict_proba(data.row(row), &mut p);
+            assert_eq!(predicted.value(i), classes[model.predict(data.row(row))]);
+            assert_eq!(
+                probs.value(i).as_primitive::<Float64Type>().values(),
+                &p[..]
+            );
+            row += 1;
+        }
+    }
+    assert_eq!(row, data.len());
+    assert_eq!(op.stats().rows_seen, 2 * data.len() as u64);
+    assert_eq!(
+        op.stats().rows_learnt,
+        data.len() as u64,
+        "the training rows only"
+    );
+    let Model::BatchBoost(batch) = op.model() else {
+        panic!("a batch model");
+    };
+    assert_eq!(batch.rows_not_learnt(), data.len() as u64);
+}
