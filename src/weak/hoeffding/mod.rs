@@ -225,8 +225,10 @@ impl HoeffdingTreeConfig {
         }
     }
 
-    fn search_settings(&self) -> SearchSettings {
+    /// The split search's settings at a leaf of class weights `class_weights`.
+    fn search_settings(&self, class_weights: &[f64]) -> SearchSettings {
         SearchSettings {
+            pre_impurity: self.split_criterion.impurity(class_weights),
             criterion: self.split_criterion,
             min_branch_fraction: self.min_branch_fraction,
             n_split_points: self.n_split_points,
@@ -824,7 +826,19 @@ impl HoeffdingTree {
         if n.iter().copied().fold(0.0, f64::max) / w > self.params.max_share_to_split {
             return SplitDecision::Wait;
         }
-        let settings = self.params.search_settings();
+        let settings = self.params.search_settings(n);
+        let range = settings.criterion.range(n);
+        let eps = split::hoeffding_bound(range, self.params.split_confidence, w);
+        // Each feature's merits have an upper bound ([`Observer::merit_bound`]); searched in
+        // the order of their bounds, the features whose bound is below the second-best merit
+        // found so far can be neither best nor second, and once the best any feature left
+        // could reach trails the second by at most `ε` while `ε ≥ τ`, the leaf cannot split.
+        // Both only decide sooner what the full search decides. (Not when poor features are
+        // removed, which reads every merit.)
+        let reads_every_merit = self.params.remove_poor_attrs
+            && self.params.leaf_prediction == LeafPrediction::MajorityClass;
+        let may_stop_early = eps >= self.params.tie_threshold && !reads_every_merit;
+        let mut top = [f64::NEG_INFINITY; 2];
         if self.params.merit_preprune {
             let merit =
                 settings
@@ -836,9 +850,21 @@ impl HoeffdingTree {
                 observer: None,
             });
         }
-        for (j, obs) in leaf.observers.iter().enumerate() {
-            let Some(obs) = obs else { continue };
-            if let Some((test, merit)) = obs.best_split(self.features[j], n, &settings)
+        let mut order: Vec<(f64, usize)> = leaf
+            .observers
+            .iter()
+            .enumerate()
+            .filter_map(|(j, o)| o.as_ref().map(|o| (o.merit_bound(&settings), j)))
+            .collect();
+        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (at, &(bound, j)) in order.iter().enumerate() {
+            if !reads_every_merit && bound < top[1] {
+                break;
+            }
+            let obs = leaf.observers[j]
+                .as_ref()
+                .expect("ordered from the observers");
+            if let Some((test, merit)) = obs.best_split(self.features[j], &settings)
                 && merit.is_finite()
             {
                 candidates.push(Candidate {
@@ -846,8 +872,22 @@ impl HoeffdingTree {
                     merit,
                     observer: Some(j),
                 });
+                if merit > top[0] {
+                    top = [merit, top[0]];
+                } else if merit > top[1] {
+                    top[1] = merit;
+                }
+            }
+            if may_stop_early {
+                let rest = order.get(at + 1).map_or(f64::NEG_INFINITY, |r| r.0);
+                if top[0].max(rest) - top[1] <= eps {
+                    return SplitDecision::Wait;
+                }
             }
         }
+        // Feature order (the null split first) before the stable sort by merit, as a search
+        // in feature order leaves them: equal merits resolve as they always have.
+        candidates.sort_by_key(|c| c.observer.map_or(0, |j| j + 1));
         if !candidates.iter().any(|c| c.test.is_some()) {
             return if self.params.merit_preprune {
                 SplitDecision::Prune
@@ -857,8 +897,6 @@ impl HoeffdingTree {
         }
         // Highest merit first; a stable sort keeps feature order among equals.
         candidates.sort_by(|a, b| b.merit.total_cmp(&a.merit));
-        let range = settings.criterion.range(n);
-        let eps = split::hoeffding_bound(range, self.params.split_confidence, w);
         let split = candidates.len() == 1 || {
             let gap = candidates[0].merit - candidates[1].merit;
             gap > eps || eps < self.params.tie_threshold

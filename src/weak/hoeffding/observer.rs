@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::split::{SplitCriterion, SplitTest};
+use super::split::{SplitCriterion, SplitTest, entropy};
 use crate::core::math::normal_cdf;
 
 /// How the variance of a weighted Gaussian estimator is read (WEAK_LEARNERS.md §1.3).
@@ -87,13 +87,19 @@ impl GaussianEstimator {
     /// Weight of this class's values that fall at or below `threshold` under the Gaussian
     /// approximation (WEAK_LEARNERS.md §1.8; equals MOA's "less + equal" and River's `cdf·W`).
     pub fn weight_at_or_below(&self, threshold: f64, mode: VarianceMode) -> f64 {
+        self.weight_at_or_below_sd(threshold, self.variance(mode).sqrt())
+    }
+
+    /// [`GaussianEstimator::weight_at_or_below`] given the standard deviation `sd` (under
+    /// the variance mode in use), which a split search computes once per class.
+    #[inline]
+    pub fn weight_at_or_below_sd(&self, threshold: f64, sd: f64) -> f64 {
         if threshold < self.min {
             return 0.0;
         }
         if threshold >= self.max {
             return self.weight;
         }
-        let sd = self.variance(mode).sqrt();
         if sd > 0.0 {
             self.weight * normal_cdf((threshold - self.mean) / sd)
         } else if threshold >= self.mean {
@@ -283,6 +289,8 @@ pub struct SearchSettings {
     pub binary_split: bool,
     /// Variance mode of the Gaussian estimators.
     pub variance: VarianceMode,
+    /// The impurity of the leaf's class weights (the same for every candidate).
+    pub pre_impurity: f64,
 }
 
 impl Observer {
@@ -295,19 +303,40 @@ impl Observer {
         }
     }
 
-    /// The best split this feature offers, or `None` if it offers none.
-    pub fn best_split(
-        &self,
-        feature: usize,
-        pre: &[f64],
-        s: &SearchSettings,
-    ) -> Option<(SplitTest, f64)> {
+    /// The best split this feature offers, or `None` if it offers none (merits against
+    /// the leaf's class weights, whose impurity `s` holds).
+    pub fn best_split(&self, feature: usize, s: &SearchSettings) -> Option<(SplitTest, f64)> {
         let feature = u32::try_from(feature).expect("column indices fit in u32");
         match self {
             Observer::Disabled => None,
-            Observer::Numeric(est) => best_numeric(est, feature, pre, s),
-            Observer::Nominal(obs) => best_nominal(obs, feature, pre, s),
+            Observer::Numeric(est) => best_numeric(est, feature, s),
+            Observer::Nominal(obs) => best_nominal(obs, feature, s),
         }
+    }
+
+    /// An upper bound on the merit of any split this feature offers (information gain).
+    /// The branches of a split share out this observer's class totals `t` exactly, so the
+    /// weighted entropy after the split is the conditional entropy `H(Y|B) = H(t) − I(Y;B)`
+    /// and `I(Y;B) ≤ H(B) ≤ log2(branches)`: every merit is at most
+    /// `H(pre) − max(0, H(t) − log2(branches))`, `pre` being the leaf's class weights. Under
+    /// Gini, the impurity of `pre`. A margin of 1e-9 covers rounding.
+    pub fn merit_bound(&self, s: &SearchSettings) -> f64 {
+        const ROUNDING: f64 = 1e-9;
+        let (totals, branches): (Vec<f64>, usize) = match self {
+            Observer::Disabled => return f64::NEG_INFINITY,
+            _ if s.criterion != SplitCriterion::InfoGain => return s.pre_impurity + ROUNDING,
+            Observer::Numeric(est) => (est.iter().map(|e| e.weight).collect(), 2),
+            Observer::Nominal(obs) => {
+                let branches = if s.binary_split {
+                    2
+                } else {
+                    obs.n_observed.max(2)
+                };
+                ((0..obs.k).map(|c| obs.class_total(c)).collect(), branches)
+            }
+        };
+        let conditional = (entropy(&totals) - (branches as f64).log2()).max(0.0);
+        s.pre_impurity - conditional + ROUNDING
     }
 
     /// Class weights of each branch of `test` as this observer sees them.
@@ -342,7 +371,6 @@ impl Observer {
 fn best_numeric(
     est: &[GaussianEstimator],
     feature: u32,
-    pre: &[f64],
     s: &SearchSettings,
 ) -> Option<(SplitTest, f64)> {
     let present = est.iter().filter(|e| e.weight > 0.0);
@@ -354,18 +382,20 @@ fn best_numeric(
     let k = est.len();
     let mut left = vec![0.0; k];
     let mut right = vec![0.0; k];
+    // Each class's standard deviation, once rather than once per threshold.
+    let sds: Vec<f64> = est.iter().map(|e| e.variance(s.variance).sqrt()).collect();
     let mut best: Option<(SplitTest, f64)> = None;
     for i in 1..=s.n_split_points {
         let threshold = lo + (hi - lo) * i as f64 / (s.n_split_points + 1) as f64;
         if !(lo < threshold && threshold < hi) {
             continue;
         }
-        for (c, e) in est.iter().enumerate() {
-            left[c] = e.weight_at_or_below(threshold, s.variance);
+        for (c, (e, &sd)) in est.iter().zip(&sds).enumerate() {
+            left[c] = e.weight_at_or_below_sd(threshold, sd);
             right[c] = e.weight - left[c];
         }
-        let merit = s.criterion.merit(
-            pre,
+        let merit = s.criterion.merit_from(
+            s.pre_impurity,
             [&left[..], &right[..]].into_iter(),
             s.min_branch_fraction,
         );
@@ -379,14 +409,13 @@ fn best_numeric(
 fn best_nominal(
     obs: &NominalObserver,
     feature: u32,
-    pre: &[f64],
     s: &SearchSettings,
 ) -> Option<(SplitTest, f64)> {
     let k = obs.k;
     let mut best: Option<(SplitTest, f64)> = None;
     if !s.binary_split {
-        let merit = s.criterion.merit(
-            pre,
+        let merit = s.criterion.merit_from(
+            s.pre_impurity,
             obs.observed().map(|v| obs.category(v)),
             s.min_branch_fraction,
         );
@@ -398,9 +427,11 @@ fn best_nominal(
         for c in 0..k {
             rest[c] = obs.class_total(c) - eq[c];
         }
-        let merit = s
-            .criterion
-            .merit(pre, [eq, &rest[..]].into_iter(), s.min_branch_fraction);
+        let merit = s.criterion.merit_from(
+            s.pre_impurity,
+            [eq, &rest[..]].into_iter(),
+            s.min_branch_fraction,
+        );
         // Strictly greater: the multiway candidate, evaluated first, wins ties.
         if best.as_ref().is_none_or(|b| merit > b.1) {
             let value = u32::try_from(v).expect("category codes are below 2^16");
@@ -444,5 +475,43 @@ mod tests {
         assert_eq!(o.class_total(1), 2.0);
         assert_eq!(o.observed().collect::<Vec<_>>(), vec![3]);
         assert!(o.category(9).is_empty());
+    }
+
+    /// Every merit a feature offers is at most its bound, for numeric and nominal features,
+    /// multiway and binary, whatever the leaf's own class weights.
+    #[test]
+    fn no_split_beats_its_merit_bound() {
+        let mut rng = crate::core::Rng::new(5);
+        for trial in 0..300 {
+            let k = 2 + trial % 5;
+            let pre: Vec<f64> = (0..k).map(|_| rng.uniform() * 50.0).collect();
+            let mut numeric = vec![GaussianEstimator::default(); k];
+            let mut nominal = NominalObserver::new(k);
+            for _ in 0..40 {
+                let c = (rng.uniform() * k as f64) as usize;
+                let w = rng.uniform() * 3.0;
+                numeric[c].update(rng.uniform() * 10.0 + c as f64, w);
+                nominal.update((rng.uniform() * 4.0) as usize, c, w, 0.0);
+            }
+            for binary_split in [false, true] {
+                let s = SearchSettings {
+                    criterion: SplitCriterion::InfoGain,
+                    min_branch_fraction: 0.01,
+                    n_split_points: 10,
+                    binary_split,
+                    variance: VarianceMode::Population,
+                    pre_impurity: entropy(&pre),
+                };
+                for obs in [
+                    Observer::Numeric(numeric.clone()),
+                    Observer::Nominal(nominal.clone()),
+                ] {
+                    if let Some((_, merit)) = obs.best_split(0, &s) {
+                        let bound = obs.merit_bound(&s);
+                        assert!(merit <= bound, "trial {trial}: {merit} > {bound}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -25,6 +25,26 @@ impl SplitCriterion {
         branches: impl Iterator<Item = &'a [f64]> + Clone,
         min_branch_fraction: f64,
     ) -> f64 {
+        self.merit_from(self.impurity(pre), branches, min_branch_fraction)
+    }
+
+    /// The impurity of class weights `a` under this criterion (entropy in bits, or Gini).
+    pub fn impurity(self, a: &[f64]) -> f64 {
+        match self {
+            SplitCriterion::InfoGain => entropy(a),
+            SplitCriterion::Gini => gini(a),
+        }
+    }
+
+    /// [`SplitCriterion::merit`] given the impurity of `pre`, which a split search over many
+    /// candidates computes once. Every merit is at most that impurity (the branches'
+    /// impurities are not negative), which bounds what a leaf's best split can gain.
+    pub fn merit_from<'a>(
+        self,
+        pre_impurity: f64,
+        branches: impl Iterator<Item = &'a [f64]> + Clone,
+        min_branch_fraction: f64,
+    ) -> f64 {
         let total: f64 = branches.clone().map(|b| b.iter().sum::<f64>()).sum();
         if total <= 0.0 {
             return f64::NEG_INFINITY;
@@ -36,14 +56,10 @@ impl SplitCriterion {
         if big < 2 {
             return f64::NEG_INFINITY;
         }
-        let impurity = match self {
-            SplitCriterion::InfoGain => entropy,
-            SplitCriterion::Gini => gini,
-        };
         let post: f64 = branches
-            .map(|b| b.iter().sum::<f64>() / total * impurity(b))
+            .map(|b| b.iter().sum::<f64>() / total * self.impurity(b))
             .sum();
-        impurity(pre) - post
+        pre_impurity - post
     }
 
     /// The range `R` of the merit for the Hoeffding bound: `log2(max(C, 2))` for information

@@ -1,0 +1,117 @@
+// A harness-free benchmark: `main` is the whole of it.
+#![allow(missing_docs)]
+
+//! Nanoseconds per learner-row: one prequential pass (test, then train) of each model over
+//! each data set in a seeded random order, its time divided by rows × learners, and as a
+//! ratio against one default Hoeffding tree on the same rows in the same process. Data sets
+//! from `$STREAMBOOST_DATASETS` (default `../shared/datasets`), those missing skipped; a
+//! synthetic stream of 200 numeric features × 20 classes always runs.
+//!
+//! `cargo bench --bench learner_row [-- ROWS]` (ROWS caps each set; default all).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use streamboost::boost::{Knob, Tune};
+use streamboost::columnar::{Encodings, load_stream};
+use streamboost::core::Dataset;
+use streamboost::eval::Prequential;
+use streamboost::model::{Algorithm, ModelConfig};
+use streamboost::weak::HoeffdingTreeConfig;
+use streamboost::{Config, replay};
+
+fn shared() -> PathBuf {
+    std::env::var_os("STREAMBOOST_DATASETS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"))
+}
+
+/// The models measured: name, config, learners.
+fn models() -> Vec<(&'static str, ModelConfig, usize)> {
+    let with = |algorithm: Algorithm, knobs: &[Knob]| {
+        let mut config = algorithm.default_config();
+        for knob in knobs {
+            assert!(config.tune(knob), "{algorithm} takes {knob:?}");
+        }
+        config
+    };
+    let default_tree = || Knob::Weak(HoeffdingTreeConfig::default().into());
+    vec![
+        (
+            "one tree (`--algo hoeffding`)",
+            Algorithm::Hoeffding.default_config(),
+            1,
+        ),
+        (
+            "Adaboost.OLM, 100 jgt-paper trees (defaults)",
+            with(Algorithm::AdaOlm, &[Knob::Learners(100)]),
+            100,
+        ),
+        (
+            "Adaboost.OLM, 100 default trees",
+            with(Algorithm::AdaOlm, &[Knob::Learners(100), default_tree()]),
+            100,
+        ),
+        (
+            "Oza, 10 default trees",
+            with(Algorithm::Oza, &[Knob::Learners(10), default_tree()]),
+            10,
+        ),
+    ]
+}
+
+/// Seconds of one prequential pass of `config` over `data` in `order`, and its accuracy.
+fn pass(config: &ModelConfig, data: &Dataset, order: &[usize]) -> (f64, f64) {
+    let mut model = config.build(data.spec(), 1).expect("builds");
+    let start = Instant::now();
+    let report = Prequential::default()
+        .run(&mut model, data, Some(order), |_| {})
+        .expect("runs");
+    (
+        start.elapsed().as_secs_f64(),
+        report.cumulative.accuracy.unwrap_or(f64::NAN),
+    )
+}
+
+fn main() {
+    let cap: usize = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(usize::MAX);
+    let mut sets: Vec<(String, Dataset)> = Vec::new();
+    for name in ["nursery", "pendigits", "optdigits", "satimage"] {
+        let path = shared().join(name).join("data.csv");
+        if !path.exists() {
+            eprintln!("{} not found: skipped", path.display());
+            continue;
+        }
+        let data = load_stream(&[path], "label", &Encodings::default()).expect("reads");
+        sets.push((name.to_string(), data));
+    }
+    sets.push((
+        "synthetic 200 numeric × 20 classes".to_string(),
+        streamboost::synth::gaussian_blobs(5000, 200, 20, 3),
+    ));
+    println!("| data | rows | model | ns per learner-row | against one tree | rows/s | accuracy |");
+    println!("|---|---|---|---|---|---|---|");
+    for (name, data) in &sets {
+        let n = data.len().min(cap);
+        let order: Vec<usize> = replay::order(data.len(), None, Some(1))
+            .expect("a seed gives an order")
+            .into_iter()
+            .filter(|&i| i < n)
+            .collect();
+        let mut baseline = None;
+        for (model, config, learners) in models() {
+            let (seconds, accuracy) = pass(&config, data, &order);
+            let ns = seconds * 1e9 / (n * learners) as f64;
+            let base = *baseline.get_or_insert(ns);
+            println!(
+                "| {name} | {n} | {model} | {ns:.0} | {:.2}× | {:.0} | {accuracy:.4} |",
+                ns / base,
+                n as f64 / seconds
+            );
+        }
+    }
+}
