@@ -13,6 +13,7 @@
 //! | [`weak`] | weak learners (Hoeffding tree, naive Bayes, perceptron) and [`weak::Structure`] | always |
 //! | [`boost`] | boosters, generic over their weak learner; [`boost::BoosterConfig`], [`boost::Knob`]; batch boosting of \[MS\] over a cost-sensitive weak learner ([`boost::batch`]) | always |
 //! | [`scaling`] | online feature scaling in front of any model | always |
+//! | [`delay`] | delayed labels: the bounded store where scored rows wait for their labels | always |
 //! | [`model`] | **the algorithm catalogue**: every algorithm by name, one enum over the models | always |
 //! | [`eval`] | the prequential (test-then-train) driver, metrics and reports | always |
 //! | [`synth`] | seeded synthetic streams for tests and examples | always |
@@ -87,6 +88,7 @@
 
 pub mod boost;
 pub mod core;
+pub mod delay;
 mod error;
 pub mod eval;
 pub mod learner;

@@ -6,8 +6,12 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use super::metrics::{ClassMetrics, ConfusionMatrix};
 use crate::core::{ClassId, Dataset, StreamSpec};
+use crate::delay::{DelayStats, LabelDelay, PendingLimits, PendingStore};
 use crate::learner::Classifier;
 use crate::{Error, Result};
 
@@ -24,6 +28,15 @@ pub struct Prequential {
     /// (`test` in the report); the model keeps learning through it, as in \[JT\]'s protocol.
     #[serde(default)]
     pub test_start: Option<usize>,
+    /// When each row's label arrives ([`crate::delay`]): `None`, or a delay of 0 rows, is
+    /// test-then-train. Under a delay, a row is predicted on arrival and learnt when its
+    /// label arrives; each prediction is scored against that label, and the rows whose
+    /// label never arrives (or whose event expired from the store first) are not scored.
+    #[serde(skip)]
+    pub delay: Option<LabelDelay>,
+    /// Bounds of the store where rows wait for their labels.
+    #[serde(skip)]
+    pub pending: PendingLimits,
 }
 
 impl Default for Prequential {
@@ -33,6 +46,8 @@ impl Default for Prequential {
             window: None,
             weight: 1.0,
             test_start: None,
+            delay: None,
+            pending: PendingLimits::default(),
         }
     }
 }
@@ -48,7 +63,7 @@ pub(super) struct Layout {
 fn grow<M: Classifier + ?Sized>(
     model: &mut M,
     y: ClassId,
-    data: &Dataset,
+    spec: &StreamSpec,
     row: usize,
 ) -> Result<()> {
     while model.n_classes() <= y {
@@ -56,7 +71,7 @@ fn grow<M: Classifier + ?Sized>(
             row: row as u64,
             message: format!(
                 "label `{}` is a class the model has not met, and it cannot learn it: {e}",
-                data.spec().classes.names()[y]
+                spec.classes.names()[y]
             ),
         })?;
     }
@@ -204,6 +219,9 @@ pub struct PrequentialReport {
     pub curve: Vec<CurvePoint>,
     /// Speed.
     pub throughput: Throughput,
+    /// Under a label delay: what became of the rows and their labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<DelayStats>,
 }
 
 impl Prequential {
@@ -252,6 +270,7 @@ impl Prequential {
             let row = order.map_or(position, |o| o[position]);
             run.row(model, data, row, row, &mut after_row)?;
         }
+        run.drain(model, data.spec())?;
         Ok(run.finish(data.spec().classes.names()))
     }
 
@@ -283,6 +302,7 @@ impl Prequential {
                 format!("{next} rows replayed where {n} were announced"),
             ));
         }
+        run.drain(model, spec)?;
         Ok(run.finish(spec.classes.names()))
     }
 }
@@ -299,7 +319,16 @@ struct Run<'p> {
     window_correct: u64,
     curve: Vec<CurvePoint>,
     proba: Vec<f64>,
+    delayed: Option<Delayed>,
     start: Instant,
+}
+
+/// A replay under a label delay: the rows waiting for their labels, and the labels due.
+struct Delayed {
+    store: PendingStore<u64>,
+    /// Labels to come: (arrival time's bits, position, class). Arrival times are not
+    /// negative, so their bits order as they do; equal times come in row order.
+    due: BinaryHeap<Reverse<(u64, u64, ClassId)>>,
 }
 
 impl<'p> Run<'p> {
@@ -336,6 +365,13 @@ impl<'p> Run<'p> {
             window_rows: 0,
             window_correct: 0,
             proba: vec![0.0; k],
+            delayed: match &prequential.delay {
+                None | Some(LabelDelay::Rows(0)) => None,
+                Some(_) => Some(Delayed {
+                    store: PendingStore::new(prequential.pending)?,
+                    due: BinaryHeap::new(),
+                }),
+            },
             start: Instant::now(),
         })
     }
@@ -352,31 +388,43 @@ impl<'p> Run<'p> {
     ) -> Result<()> {
         let (x, label) = (data.row(row), data.label(row));
         let weight = self.prequential.weight;
+        if self.delayed.is_some() {
+            self.learn_due(model, self.position as f64, data.spec())?;
+        }
         let known = model.n_classes();
         let proba = &mut self.proba;
         proba[known..].fill(0.0);
-        let predicted = match label {
+        let predicted = match (&mut self.delayed, label) {
+            // Under a delay the row is only scored now; its label comes later.
+            (Some(delayed), _) => {
+                let predicted = model.learn_predict(x, None, weight, &mut proba[..known]);
+                let position = self.position as u64;
+                delayed
+                    .store
+                    .insert(position, position as f64, predicted, x);
+                let arrival = self
+                    .prequential
+                    .delay
+                    .as_ref()
+                    .and_then(|d| d.arrival(self.position, index));
+                if let (Some(y), Some(at)) = (label, arrival) {
+                    delayed.due.push(Reverse((at.to_bits(), position, y)));
+                }
+                predicted
+            }
             // A class the model has not met: the row is predicted among the classes it
             // knows (its label is revealed only after), then the model grows and learns.
-            Some(y) if y >= known => {
+            (None, Some(y)) if y >= known => {
                 let predicted = model.learn_predict(x, None, weight, &mut proba[..known]);
-                grow(model, y, data, index)?;
+                grow(model, y, data.spec(), index)?;
                 model.learn(x, y, weight);
                 predicted
             }
-            _ => model.learn_predict(x, label, weight, &mut proba[..known]),
+            (None, _) => model.learn_predict(x, label, weight, &mut proba[..known]),
         };
         let position = self.position;
-        if let Some(y) = label {
-            self.all.record(y, predicted);
-            if position >= self.layout.first_final {
-                self.last.record(y, predicted);
-            }
-            if self.prequential.in_test(position) {
-                self.test.record(y, predicted);
-            }
-            self.window_rows += 1;
-            self.window_correct += u64::from(y == predicted);
+        if let (Some(y), None) = (label, &self.delayed) {
+            self.score(position, y, predicted);
         }
         after_row(
             &RowOutcome {
@@ -401,8 +449,61 @@ impl<'p> Run<'p> {
         Ok(())
     }
 
+    /// Counts the prediction made for the row at `position` against its label `y`.
+    fn score(&mut self, position: usize, y: ClassId, predicted: ClassId) {
+        self.all.record(y, predicted);
+        if position >= self.layout.first_final {
+            self.last.record(y, predicted);
+        }
+        if self.prequential.in_test(position) {
+            self.test.record(y, predicted);
+        }
+        self.window_rows += 1;
+        self.window_correct += u64::from(y == predicted);
+    }
+
+    /// Under a delay, learns the rows whose labels arrive at or before `now`, in the order
+    /// they arrive, scoring each row's prediction against its label.
+    fn learn_due<M: Classifier + ?Sized>(
+        &mut self,
+        model: &mut M,
+        now: f64,
+        spec: &StreamSpec,
+    ) -> Result<()> {
+        let weight = self.prequential.weight;
+        loop {
+            let Some(delayed) = self.delayed.as_mut() else {
+                return Ok(());
+            };
+            let Some(&Reverse((at, position, y))) = delayed.due.peek() else {
+                return Ok(());
+            };
+            if f64::from_bits(at) > now {
+                return Ok(());
+            }
+            delayed.due.pop();
+            let Some(event) = delayed.store.take_for_label(&position, f64::from_bits(at)) else {
+                continue;
+            };
+            grow(model, y, spec, position as usize)?;
+            model.learn(&event.features, y, weight);
+            self.score(position as usize, y, event.predicted);
+        }
+    }
+
+    /// At the end of the stream: the labels due after the last row still arrive (their
+    /// rows were predicted); the rows whose label never arrives leave the store.
+    fn drain<M: Classifier + ?Sized>(&mut self, model: &mut M, spec: &StreamSpec) -> Result<()> {
+        self.learn_due(model, f64::INFINITY, spec)?;
+        if let Some(d) = &mut self.delayed {
+            d.store.expire_all();
+        }
+        Ok(())
+    }
+
     /// The report, for classes `names`.
     fn finish(self, names: &[String]) -> PrequentialReport {
+        let delay = self.delayed.as_ref().map(|d| d.store.stats());
         let seconds = self.start.elapsed().as_secs_f64();
         let tail = Summary::of(&self.last);
         let p = self.prequential;
@@ -423,6 +524,7 @@ impl<'p> Run<'p> {
             confusion: self.all.to_rows(),
             curve: self.curve,
             throughput: Throughput::of(self.layout.n, seconds),
+            delay,
         }
     }
 }
@@ -454,6 +556,14 @@ impl fmt::Display for PrequentialReport {
                 f,
                 "test            {accuracy}   kappa {kappa}   ({} rows)",
                 test.rows
+            )?;
+        }
+        if let Some(d) = &self.delay {
+            writeln!(
+                f,
+                "delayed labels  {} rows learnt when their label came; {} expired, {} evicted \
+                 from a full store, {} replaced, {} labels unmatched; at most {} rows waited",
+                d.learnt, d.expired, d.evicted, d.replaced, d.unmatched_labels, d.peak_pending
             )?;
         }
         writeln!(f, "{}", self.throughput)?;

@@ -224,6 +224,13 @@ impl Prequential {
         mut after_row: impl FnMut(&RankedRow<'_>, &mut M) -> Result<()>,
     ) -> Result<RankingReport> {
         self.validate()?;
+        if self.delay.is_some() {
+            return Err(Error::config(
+                "label_delay",
+                "a delay applies to one label a row; a multi-label stream is replayed \
+                 test-then-train",
+            ));
+        }
         let k = data.spec().n_classes();
         if !data.spec().is_multi_label() {
             return Err(Error::config("task", "the stream has no label sets"));

@@ -637,3 +637,58 @@ fn train_saves_a_batch_model_that_replay_scores_without_learning() {
         &["adaboost-mh is trained in batch", "streamboost train"],
     );
 }
+
+/// `replay --label-delay-by COL`: the column is read beside the features (not one of them),
+/// a row with no delay is never learnt nor scored, and the report counts what became of
+/// the rows. A delayed replay saves no checkpoint (its waiting rows would be lost).
+#[test]
+fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let car = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv"))
+        .unwrap();
+    let mut text = String::new();
+    let mut lost = 0;
+    for (i, line) in car.lines().enumerate() {
+        let delay = match i {
+            0 => "label_delay".to_string(),
+            i if i % 7 == 0 => {
+                lost += 1;
+                String::new()
+            }
+            i => (i % 50).to_string(),
+        };
+        text += &format!("{line},{delay}\n");
+    }
+    let input = dir.path().join("car_delays.csv");
+    std::fs::write(&input, text).unwrap();
+    let report = dir.path().join("r.json");
+    streamboost()
+        .args([
+            "replay",
+            "-q",
+            "--algo",
+            "oza",
+            "--label-delay-by",
+            "label_delay",
+        ])
+        .arg("--input")
+        .arg(&input)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("delayed labels"))
+        .stderr(predicate::str::contains("6 features"));
+    let r = read_json(&report);
+    assert_eq!(r["delay"]["learnt"], 1728 - lost);
+    assert_eq!(r["delay"]["expired"], lost);
+    assert_eq!(r["cumulative"]["rows"], 1728 - lost);
+    fails_saying(
+        streamboost()
+            .args(["replay", "--label-delay", "10", "--input"])
+            .arg(&input)
+            .arg("--save")
+            .arg(dir.path().join("m.parquet")),
+        &["--label-delay", "--save"],
+    );
+}

@@ -4,6 +4,7 @@
 
 mod common;
 mod contract;
+mod delay;
 mod golden;
 mod oracles;
 mod potentials;

@@ -11,6 +11,7 @@ use crate::Result;
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
+use crate::delay::{LabelDelay, PendingLimits};
 use crate::eval::{Prequential, RowOutcome};
 use crate::learner::Classifier;
 use crate::model::Model;
@@ -38,12 +39,30 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         curve: args.curve.clone(),
         plot: args.plot.clone(),
     };
+    let delay = match (args.label_delay, &args.label_delay_by) {
+        (Some(n), _) => Some(LabelDelay::Rows(n)),
+        (None, Some(column)) => {
+            let mut delays = Vec::new();
+            for table in &tables {
+                delays.extend(table.numbers(column)?);
+            }
+            Some(LabelDelay::PerRow(delays))
+        }
+        (None, None) => None,
+    };
     let evaluation = Prequential {
         final_fraction: args.final_fraction,
         window: args.window,
         weight: 1.0,
         test_start,
+        delay,
+        pending: PendingLimits {
+            max_events: args.pending_max_rows,
+            ttl: args.pending_ttl,
+            ..PendingLimits::default()
+        },
     };
+    evaluation.pending.validate()?;
     evaluation.validate()?;
     let session = match &args.load {
         Some(path) => {
@@ -55,7 +74,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         None => {
             let stream = &args.stream;
             let config = args.model.model_config()?;
-            let (encodings, classes) = (stream.encodings(&[]), stream.classes.as_deref());
+            // A label's delay is read beside the features, not as one.
+            let beside: Vec<String> = args.label_delay_by.iter().cloned().collect();
+            let (encodings, classes) = (stream.encodings(&beside), stream.classes.as_deref());
             Session::fresh(
                 &tables,
                 config,

@@ -73,6 +73,22 @@ pub struct ReplayArgs {
     /// Also save the checkpoint after every N rows.
     #[arg(long, value_name = "N", requires = "save")]
     pub checkpoint_every: Option<u64>,
+    /// Replay under a label delay: each row's label arrives N rows after it. The row is
+    /// predicted when it arrives and learnt when its label does, and the report scores each
+    /// prediction against the label that came later (0: test-then-train, as without it).
+    #[arg(long, value_name = "N", conflicts_with_all = ["label_delay_by", "load", "save"])]
+    pub label_delay: Option<u64>,
+    /// Replay under a label delay given per row: column COL (not a feature) says how many
+    /// rows after its row the label arrives; where it is empty, the label never arrives.
+    #[arg(long, value_name = "COL", conflicts_with_all = ["load", "save"])]
+    pub label_delay_by: Option<String>,
+    /// Under a label delay, a row waits at most this many rows for its label (then it
+    /// expires, counted in the report).
+    #[arg(long, value_name = "ROWS")]
+    pub pending_ttl: Option<f64>,
+    /// Under a label delay, rows waiting at most (the oldest are evicted beyond, counted).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub pending_max_rows: usize,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,

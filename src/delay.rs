@@ -1,0 +1,353 @@
+//! Delayed labels: an event is scored when it arrives and learnt when its label arrives
+//! later.
+//!
+//! **Semantics.** An *event* (an id, a time, its encoded features) is scored on arrival with
+//! the model as it is then, and waits in a [`PendingStore`] keyed by its id. When a *label*
+//! (an id, a class, a time) arrives, the model learns that event's features with that label.
+//! Each event is predicted once and learnt at most once. A label whose event is unknown (never
+//! seen, already learnt, expired or evicted) is counted as unmatched and dropped. An event
+//! whose label never comes leaves the store after its time-to-live (in the time column's
+//! units), or, oldest first, when the store is full (rows or bytes): counted as expired or
+//! evicted, never kept without bound. An event whose id is already pending replaces the
+//! earlier one, which is counted as replaced and never learnt. A label carried in the event's
+//! own row is test-then-train, as without delay.
+//!
+//! **Order.** At any time `t`, the labels due at or before `t` are learnt (in the order they
+//! arrived) before the event of time `t` is scored, and an event is scored before its own
+//! label is learnt, even with a delay of 0 (River's `simulate_qa` orders them the same way).
+//!
+//! **State.** The store serializes with serde (features stored encoded, `8·d` bytes an event
+//! plus a fixed overhead), so that a live model's checkpoint can hold it; replaying the same
+//! events and labels in the same order gives the same store, the same predictions and the same
+//! model.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::ClassId;
+use crate::{Error, Result};
+
+/// Bytes an event costs besides its features: its slot, its index entry and allocation.
+const OVERHEAD_BYTES: usize = 96;
+
+/// How many events may wait for their labels, and for how long.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PendingLimits {
+    /// Events waiting at most (the oldest are evicted beyond).
+    pub max_events: usize,
+    /// Bytes of waiting events at most (features and overhead; the oldest are evicted
+    /// beyond).
+    pub max_bytes: usize,
+    /// Time an event waits at most, in the time column's units (`None`: until evicted).
+    pub ttl: Option<f64>,
+}
+
+impl Default for PendingLimits {
+    /// One million events, 1 GiB, no time limit.
+    fn default() -> Self {
+        PendingLimits {
+            max_events: 1_000_000,
+            max_bytes: 1 << 30,
+            ttl: None,
+        }
+    }
+}
+
+impl PendingLimits {
+    /// Checks the limits.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_events == 0 {
+            return Err(Error::config("pending_max_events", "must be >= 1"));
+        }
+        if self.max_bytes < OVERHEAD_BYTES {
+            return Err(Error::config(
+                "pending_max_bytes",
+                format!("must be >= {OVERHEAD_BYTES}"),
+            ));
+        }
+        if self.ttl.is_some_and(|t| t.is_nan() || t < 0.0) {
+            return Err(Error::config("pending_ttl", "must be >= 0"));
+        }
+        Ok(())
+    }
+}
+
+/// What became of the events and labels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DelayStats {
+    /// Events scored and stored.
+    pub events: u64,
+    /// Events learnt when their label came.
+    pub learnt: u64,
+    /// Events that left the store after their time-to-live.
+    pub expired: u64,
+    /// Events evicted, oldest first, from a full store.
+    pub evicted: u64,
+    /// Events replaced by a later event of the same id.
+    pub replaced: u64,
+    /// Labels whose event was not pending.
+    pub unmatched_labels: u64,
+    /// Events waiting now.
+    pub pending: u64,
+    /// Most events waiting at once.
+    pub peak_pending: u64,
+}
+
+/// An event waiting for its label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingEvent<K> {
+    /// Its id.
+    pub id: K,
+    /// When it arrived.
+    pub time: f64,
+    /// The class predicted for it when it arrived.
+    pub predicted: ClassId,
+    /// Its encoded features.
+    pub features: Box<[f64]>,
+}
+
+/// Events waiting for their labels, bounded by [`PendingLimits`], in arrival order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PendingStore<K: Eq + Hash> {
+    limits: PendingLimits,
+    /// Slots in arrival order; `None` where the event has left (learnt or replaced).
+    slots: VecDeque<Option<PendingEvent<K>>>,
+    /// The arrival number of `slots[0]`.
+    first: u64,
+    /// Each pending id's arrival number.
+    index: HashMap<K, u64>,
+    bytes: usize,
+    stats: DelayStats,
+}
+
+impl<K: Eq + Hash + Clone> PendingStore<K> {
+    /// An empty store within `limits`.
+    pub fn new(limits: PendingLimits) -> Result<Self> {
+        limits.validate()?;
+        Ok(PendingStore {
+            limits,
+            slots: VecDeque::new(),
+            first: 0,
+            index: HashMap::new(),
+            bytes: 0,
+            stats: DelayStats::default(),
+        })
+    }
+
+    /// What became of the events and labels so far.
+    pub fn stats(&self) -> DelayStats {
+        self.stats
+    }
+
+    /// Bytes held by waiting events (features and overhead).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Stores an event (already scored) that arrived at `time`; events past their
+    /// time-to-live at `time`, and the oldest beyond the store's size, leave first.
+    pub fn insert(&mut self, id: K, time: f64, predicted: ClassId, features: &[f64]) {
+        self.expire(time);
+        if let Some(seq) = self.index.remove(&id) {
+            self.take(seq);
+            self.stats.replaced += 1;
+        }
+        let seq = self.first + self.slots.len() as u64;
+        self.bytes += event_bytes(features.len());
+        self.slots.push_back(Some(PendingEvent {
+            id: id.clone(),
+            time,
+            predicted,
+            features: features.into(),
+        }));
+        self.index.insert(id, seq);
+        self.stats.events += 1;
+        while self.index.len() > self.limits.max_events || self.bytes > self.limits.max_bytes {
+            self.evict_oldest();
+            self.stats.evicted += 1;
+        }
+        self.stats.pending = self.index.len() as u64;
+        self.stats.peak_pending = self.stats.peak_pending.max(self.stats.pending);
+    }
+
+    /// The event a label of `id` arriving at `time` is for, taken out of the store (to be
+    /// learnt); `None`, counted as unmatched, if no such event is pending.
+    pub fn take_for_label(&mut self, id: &K, time: f64) -> Option<PendingEvent<K>> {
+        self.expire(time);
+        let event = self.index.remove(id).and_then(|seq| self.take(seq));
+        match &event {
+            Some(_) => self.stats.learnt += 1,
+            None => self.stats.unmatched_labels += 1,
+        }
+        self.stats.pending = self.index.len() as u64;
+        event
+    }
+
+    /// Removes the events whose time-to-live has passed at `now`.
+    pub fn expire(&mut self, now: f64) {
+        let Some(ttl) = self.limits.ttl else {
+            return;
+        };
+        self.drop_vacant_front();
+        while let Some(Some(front)) = self.slots.front() {
+            if front.time + ttl >= now {
+                break;
+            }
+            self.evict_oldest();
+            self.stats.expired += 1;
+        }
+        self.stats.pending = self.index.len() as u64;
+    }
+
+    /// Removes every waiting event (their labels will not come), counting them as expired.
+    pub fn expire_all(&mut self) {
+        self.stats.expired += self.index.len() as u64;
+        self.slots.clear();
+        self.index.clear();
+        self.bytes = 0;
+        self.stats.pending = 0;
+    }
+
+    /// Takes the event of arrival number `seq` out of its slot.
+    fn take(&mut self, seq: u64) -> Option<PendingEvent<K>> {
+        let slot = self.slots.get_mut((seq - self.first) as usize)?;
+        let event = slot.take()?;
+        self.bytes -= event_bytes(event.features.len());
+        self.drop_vacant_front();
+        Some(event)
+    }
+
+    /// Removes the oldest waiting event.
+    fn evict_oldest(&mut self) {
+        self.drop_vacant_front();
+        if let Some(Some(event)) = self.slots.pop_front() {
+            self.first += 1;
+            self.index.remove(&event.id);
+            self.bytes -= event_bytes(event.features.len());
+        }
+        self.drop_vacant_front();
+    }
+
+    /// Drops the slots at the front whose event has left.
+    fn drop_vacant_front(&mut self) {
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.first += 1;
+        }
+    }
+}
+
+fn event_bytes(d: usize) -> usize {
+    d * std::mem::size_of::<f64>() + OVERHEAD_BYTES
+}
+
+/// When each row's label arrives in a replay of a logged stream, in rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LabelDelay {
+    /// Every label arrives this many rows after its event (0: test-then-train).
+    Rows(u64),
+    /// Each row's label arrives after the delay (in rows) given for it; `None`: never.
+    PerRow(Vec<Option<f64>>),
+}
+
+impl LabelDelay {
+    /// The time (a row position) the label of the event at `position` (input row `row`)
+    /// arrives, if it does: a label is learnt before the event of that time is scored, and
+    /// never before the next event (a delay of 0 is test-then-train).
+    pub fn arrival(&self, position: usize, row: usize) -> Option<f64> {
+        let delay = match self {
+            LabelDelay::Rows(n) => Some(*n as f64),
+            LabelDelay::PerRow(delays) => delays.get(row).copied().flatten(),
+        }?;
+        (delay.is_finite() && delay >= 0.0).then(|| position as f64 + delay.max(1.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(max_events: usize, ttl: Option<f64>) -> PendingStore<u64> {
+        PendingStore::new(PendingLimits {
+            max_events,
+            max_bytes: 1 << 20,
+            ttl,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_label_takes_its_event_once_and_unknown_labels_are_counted() {
+        let mut s = store(10, None);
+        s.insert(7, 0.0, 2, &[1.0, 2.0]);
+        s.insert(8, 1.0, 0, &[3.0, 4.0]);
+        let e = s.take_for_label(&7, 2.0).unwrap();
+        assert_eq!(
+            (e.id, e.predicted, &e.features[..]),
+            (7, 2, &[1.0, 2.0][..])
+        );
+        assert!(s.take_for_label(&7, 3.0).is_none(), "learnt once");
+        assert!(s.take_for_label(&99, 3.0).is_none(), "never seen");
+        let st = s.stats();
+        assert_eq!(
+            (st.events, st.learnt, st.unmatched_labels, st.pending),
+            (2, 1, 2, 1)
+        );
+        assert_eq!(s.bytes(), event_bytes(2));
+    }
+
+    #[test]
+    fn events_expire_after_their_ttl_and_the_oldest_leave_a_full_store() {
+        let mut s = store(3, Some(10.0));
+        for id in 0..5u64 {
+            s.insert(id, id as f64, 0, &[0.0]);
+        }
+        // Five events in a store of three: the two oldest were evicted.
+        assert_eq!((s.stats().evicted, s.stats().pending), (2, 3));
+        assert!(s.take_for_label(&0, 5.0).is_none());
+        // At time 13.5, the event of time 3 has waited longer than 10.
+        s.expire(13.5);
+        assert_eq!((s.stats().expired, s.stats().pending), (1, 2));
+        assert!(s.take_for_label(&4, 14.0).is_some());
+        assert_eq!(s.stats().peak_pending, 3);
+    }
+
+    #[test]
+    fn a_repeated_id_replaces_the_waiting_event() {
+        let mut s = store(10, None);
+        s.insert(1, 0.0, 0, &[1.0]);
+        s.insert(1, 1.0, 1, &[2.0]);
+        let e = s.take_for_label(&1, 2.0).unwrap();
+        assert_eq!((e.predicted, e.features[0]), (1, 2.0));
+        assert_eq!((s.stats().replaced, s.stats().pending), (1, 0));
+    }
+
+    #[test]
+    fn the_store_stays_bounded_over_a_long_stream_with_lost_labels() {
+        // A tenth of the labels never come; the rest come 50 events later; TTL 100.
+        let mut s = store(1_000_000, Some(100.0));
+        for t in 0..200_000u64 {
+            s.insert(t, t as f64, 0, &[0.0; 4]);
+            if t >= 50 && (t - 50) % 10 != 0 {
+                s.take_for_label(&(t - 50), t as f64);
+            }
+            assert!(s.stats().pending <= 150, "{:?}", s.stats());
+        }
+        let st = s.stats();
+        assert_eq!(st.learnt + st.expired + st.pending, st.events, "{st:?}");
+        assert!(s.slots.len() <= 160, "{} slots", s.slots.len());
+    }
+
+    #[test]
+    fn a_delay_of_zero_is_test_then_train() {
+        assert_eq!(LabelDelay::Rows(0).arrival(5, 5), Some(6.0));
+        assert_eq!(LabelDelay::Rows(1).arrival(5, 5), Some(6.0));
+        assert_eq!(LabelDelay::Rows(10).arrival(5, 5), Some(15.0));
+        let per_row = LabelDelay::PerRow(vec![Some(3.0), None]);
+        assert_eq!(per_row.arrival(0, 0), Some(3.0));
+        assert_eq!(per_row.arrival(1, 1), None);
+    }
+}
