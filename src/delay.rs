@@ -249,8 +249,9 @@ fn event_bytes(d: usize) -> usize {
 pub enum LabelDelay {
     /// Every label arrives this many rows after its event (0: test-then-train).
     Rows(u64),
-    /// Each row's label arrives after the delay (in rows) given for it; `None`: never.
-    PerRow(Vec<Option<f64>>),
+    /// Each row's label arrives after the delay (in rows) given for it, NaN for never (4
+    /// bytes a row: delays are exact up to 2^24 rows).
+    PerRow(Vec<f32>),
 }
 
 impl LabelDelay {
@@ -260,7 +261,7 @@ impl LabelDelay {
     pub fn arrival(&self, position: usize, row: usize) -> Option<f64> {
         let delay = match self {
             LabelDelay::Rows(n) => Some(*n as f64),
-            LabelDelay::PerRow(delays) => delays.get(row).copied().flatten(),
+            LabelDelay::PerRow(delays) => delays.get(row).map(|&d| f64::from(d)),
         }?;
         (delay.is_finite() && delay >= 0.0).then(|| position as f64 + delay.max(1.0))
     }
@@ -308,10 +309,12 @@ mod tests {
         // Five events in a store of three: the two oldest were evicted.
         assert_eq!((s.stats().evicted, s.stats().pending), (2, 3));
         assert!(s.take_for_label(&0, 5.0).is_none());
-        // At time 13.5, the event of time 3 has waited longer than 10.
-        s.expire(13.5);
+        // At time 12.5, the event of time 2 has waited longer than 10; the event of time 3
+        // has waited exactly 10 at time 13, and still waits.
+        s.expire(12.5);
         assert_eq!((s.stats().expired, s.stats().pending), (1, 2));
-        assert!(s.take_for_label(&4, 14.0).is_some());
+        assert!(s.take_for_label(&4, 13.0).is_some());
+        assert!(s.take_for_label(&3, 13.0).is_some());
         assert_eq!(s.stats().peak_pending, 3);
     }
 
@@ -346,7 +349,7 @@ mod tests {
         assert_eq!(LabelDelay::Rows(0).arrival(5, 5), Some(6.0));
         assert_eq!(LabelDelay::Rows(1).arrival(5, 5), Some(6.0));
         assert_eq!(LabelDelay::Rows(10).arrival(5, 5), Some(15.0));
-        let per_row = LabelDelay::PerRow(vec![Some(3.0), None]);
+        let per_row = LabelDelay::PerRow(vec![3.0, f32::NAN]);
         assert_eq!(per_row.arrival(0, 0), Some(3.0));
         assert_eq!(per_row.arrival(1, 1), None);
     }

@@ -55,30 +55,30 @@ impl Table {
         self.rows
     }
 
-    /// Column `name` as numbers, a value per row (`None` where null or not a number), for
-    /// a column read beside the features (a label's delay, say).
-    pub fn numbers(&self, name: &str) -> Result<Vec<Option<f64>>> {
+    /// Column `name` as numbers appended to `out`, a value per row (NaN where null or not a
+    /// number), for a column read beside the features (a label's delay, say).
+    pub fn numbers_into(&self, name: &str, out: &mut Vec<f32>) -> Result<()> {
         let missing = || Error::Format {
             file: self.path.clone(),
             message: format!("no column `{name}`"),
         };
         self.schema.index_of(name).map_err(|_| missing())?;
-        let mut out = Vec::with_capacity(self.rows);
+        out.reserve(self.rows);
         for batch in self.batches()? {
             let batch = batch?;
             let column = batch.column_by_name(name).ok_or_else(missing)?;
-            let numbers = arrow::compute::cast(column, &arrow::datatypes::DataType::Float64)
+            let numbers = arrow::compute::cast(column, &arrow::datatypes::DataType::Float32)
                 .map_err(|e| Error::Format {
                     file: self.path.clone(),
                     message: format!("column `{name}` is not numeric: {e}"),
                 })?;
             let numbers = numbers
                 .as_any()
-                .downcast_ref::<arrow::array::Float64Array>()
-                .expect("cast to Float64");
-            out.extend(numbers.iter().map(|v| v.filter(|v| v.is_finite())));
+                .downcast_ref::<arrow::array::Float32Array>()
+                .expect("cast to Float32");
+            out.extend(numbers.iter().map(|v| v.unwrap_or(f32::NAN)));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every row as one batch (read into memory if the table is a file's).

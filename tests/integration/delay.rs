@@ -138,7 +138,12 @@ fn per_row_delays_learn_in_arrival_order_and_skip_lost_labels() {
         .collect();
     let lost = delays.iter().filter(|d| d.is_none()).count();
     let p = Prequential {
-        delay: Some(LabelDelay::PerRow(delays.clone())),
+        delay: Some(LabelDelay::PerRow(
+            delays
+                .iter()
+                .map(|d| d.map_or(f32::NAN, |d| d as f32))
+                .collect(),
+        )),
         ..Prequential::default()
     };
     let report = p

@@ -44,7 +44,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         (None, Some(column)) => {
             let mut delays = Vec::new();
             for table in &tables {
-                delays.extend(table.numbers(column)?);
+                table.numbers_into(column, &mut delays)?;
             }
             Some(LabelDelay::PerRow(delays))
         }
