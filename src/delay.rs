@@ -27,6 +27,7 @@ use std::hash::Hash;
 use serde::{Deserialize, Serialize};
 
 use crate::core::ClassId;
+use crate::learner::Classifier;
 use crate::{Error, Result};
 
 /// Bytes an event costs besides its features: its slot, its index entry and allocation.
@@ -239,6 +240,86 @@ impl<K: Eq + Hash + Clone> PendingStore<K> {
     }
 }
 
+/// A model's delayed learning: [`DelayedLearner::event`] scores a row and keeps it waiting;
+/// [`DelayedLearner::label`] learns the row its label is for. The model is lent to each
+/// call rather than owned, so that one model can also be scored and saved in between; the
+/// replay's label delay, and any pipeline that receives events and labels apart, drive it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DelayedLearner<K: Eq + Hash> {
+    store: PendingStore<K>,
+    /// The importance weight a row is learnt with.
+    weight: f64,
+}
+
+impl<K: Eq + Hash + Clone + std::fmt::Debug> DelayedLearner<K> {
+    /// Rows waiting within `limits`, learnt with weight `weight` when their labels come.
+    pub fn new(limits: PendingLimits, weight: f64) -> Result<Self> {
+        if !(weight > 0.0 && weight.is_finite()) {
+            return Err(Error::config("weight", "must be > 0"));
+        }
+        Ok(DelayedLearner {
+            store: PendingStore::new(limits)?,
+            weight,
+        })
+    }
+
+    /// Scores event `id` (features `x`, arrived at `time`) with `model` as it is, writes
+    /// its class probabilities to `out`, keeps it waiting for its label, and returns the
+    /// predicted class.
+    pub fn event<M: Classifier + ?Sized>(
+        &mut self,
+        model: &mut M,
+        id: K,
+        time: f64,
+        x: &[f64],
+        out: &mut [f64],
+    ) -> ClassId {
+        let predicted = model.learn_predict(x, None, self.weight, out);
+        self.store.insert(id, time, predicted, x);
+        predicted
+    }
+
+    /// A label `y` for event `id`, arrived at `time`: `model` learns the waiting event
+    /// (growing to class `y` first if it has not met it), which is returned with the class
+    /// predicted for it on arrival; `None` if no such event waits (counted as unmatched).
+    pub fn label<M: Classifier + ?Sized>(
+        &mut self,
+        model: &mut M,
+        id: &K,
+        y: ClassId,
+        time: f64,
+    ) -> Result<Option<PendingEvent<K>>> {
+        let Some(event) = self.store.take_for_label(id, time) else {
+            return Ok(None);
+        };
+        while model.n_classes() <= y {
+            model.add_class().map_err(|e| {
+                Error::config(
+                    "label",
+                    format!("the label of event {id:?} is a class the model cannot learn: {e}"),
+                )
+            })?;
+        }
+        model.learn(&event.features, y, self.weight);
+        Ok(Some(event))
+    }
+
+    /// Removes the events whose time-to-live has passed at `now`.
+    pub fn expire(&mut self, now: f64) {
+        self.store.expire(now);
+    }
+
+    /// Removes every waiting event: their labels will not come.
+    pub fn expire_all(&mut self) {
+        self.store.expire_all();
+    }
+
+    /// What became of the events and labels so far.
+    pub fn stats(&self) -> DelayStats {
+        self.store.stats()
+    }
+}
+
 fn event_bytes(d: usize) -> usize {
     d * std::mem::size_of::<f64>() + OVERHEAD_BYTES
 }
@@ -352,5 +433,41 @@ mod tests {
         let per_row = LabelDelay::PerRow(vec![3.0, f32::NAN]);
         assert_eq!(per_row.arrival(0, 0), Some(3.0));
         assert_eq!(per_row.arrival(1, 1), None);
+    }
+
+    #[test]
+    fn a_delayed_learner_learns_each_event_once_whatever_the_order_of_labels() {
+        use crate::learner::Config;
+        use crate::weak::NaiveBayesConfig;
+        let data = crate::synth::mixed(300, 0.0, 0.0, 2);
+        let k = data.spec().n_classes();
+        let config = NaiveBayesConfig::default();
+        let mut delayed = config.build(data.spec(), 1).unwrap();
+        let mut learner = DelayedLearner::<String>::new(PendingLimits::default(), 1.0).unwrap();
+        let mut p = vec![0.0; k];
+        let mut predicted = Vec::new();
+        for i in 0..data.len() {
+            let x = data.row(i);
+            predicted.push(learner.event(&mut delayed, format!("e{i}"), i as f64, x, &mut p));
+        }
+        // Labels in reverse order: each finds its event, with the class predicted for it.
+        for i in (0..data.len()).rev() {
+            let y = data.label(i).unwrap();
+            let event = learner.label(&mut delayed, &format!("e{i}"), y, 400.0);
+            assert_eq!(event.unwrap().unwrap().predicted, predicted[i]);
+        }
+        let y0 = data.label(0).unwrap();
+        let again = learner.label(&mut delayed, &"e0".to_string(), y0, 401.0);
+        assert!(again.unwrap().is_none(), "learnt once");
+        let st = learner.stats();
+        assert_eq!((st.learnt, st.unmatched_labels, st.pending), (300, 1, 0));
+        // Naive Bayes counts: it ends as a model that learnt every row directly.
+        let mut direct = config.build(data.spec(), 1).unwrap();
+        for i in 0..data.len() {
+            direct.learn(data.row(i), data.label(i).unwrap(), 1.0);
+        }
+        for i in 0..data.len() {
+            assert_eq!(delayed.predict(data.row(i)), direct.predict(data.row(i)));
+        }
     }
 }

@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 
 use super::metrics::{ClassMetrics, ConfusionMatrix};
 use crate::core::{ClassId, Dataset, StreamSpec};
-use crate::delay::{DelayStats, LabelDelay, PendingLimits, PendingStore};
+use crate::delay::{DelayStats, DelayedLearner, LabelDelay, PendingLimits};
 use crate::learner::Classifier;
 use crate::{Error, Result};
 
@@ -270,7 +270,7 @@ impl Prequential {
             let row = order.map_or(position, |o| o[position]);
             run.row(model, data, row, row, &mut after_row)?;
         }
-        run.drain(model, data.spec())?;
+        run.drain(model)?;
         Ok(run.finish(data.spec().classes.names()))
     }
 
@@ -302,7 +302,7 @@ impl Prequential {
                 format!("{next} rows replayed where {n} were announced"),
             ));
         }
-        run.drain(model, spec)?;
+        run.drain(model)?;
         Ok(run.finish(spec.classes.names()))
     }
 }
@@ -325,7 +325,7 @@ struct Run<'p> {
 
 /// A replay under a label delay: the rows waiting for their labels, and the labels due.
 struct Delayed {
-    store: PendingStore<u64>,
+    learner: DelayedLearner<u64>,
     /// Labels to come: (arrival time's bits, position, class). Arrival times are not
     /// negative, so their bits order as they do; equal times come in row order.
     due: BinaryHeap<Reverse<(u64, u64, ClassId)>>,
@@ -368,7 +368,7 @@ impl<'p> Run<'p> {
             delayed: match &prequential.delay {
                 None | Some(LabelDelay::Rows(0)) => None,
                 Some(_) => Some(Delayed {
-                    store: PendingStore::new(prequential.pending)?,
+                    learner: DelayedLearner::new(prequential.pending, prequential.weight)?,
                     due: BinaryHeap::new(),
                 }),
             },
@@ -389,7 +389,7 @@ impl<'p> Run<'p> {
         let (x, label) = (data.row(row), data.label(row));
         let weight = self.prequential.weight;
         if self.delayed.is_some() {
-            self.learn_due(model, self.position as f64, data.spec())?;
+            self.learn_due(model, self.position as f64)?;
         }
         let known = model.n_classes();
         let proba = &mut self.proba;
@@ -397,11 +397,11 @@ impl<'p> Run<'p> {
         let predicted = match (&mut self.delayed, label) {
             // Under a delay the row is only scored now; its label comes later.
             (Some(delayed), _) => {
-                let predicted = model.learn_predict(x, None, weight, &mut proba[..known]);
                 let position = self.position as u64;
-                delayed
-                    .store
-                    .insert(position, position as f64, predicted, x);
+                let predicted =
+                    delayed
+                        .learner
+                        .event(model, position, position as f64, x, &mut proba[..known]);
                 let arrival = self
                     .prequential
                     .delay
@@ -464,13 +464,7 @@ impl<'p> Run<'p> {
 
     /// Under a delay, learns the rows whose labels arrive at or before `now`, in the order
     /// they arrive, scoring each row's prediction against its label.
-    fn learn_due<M: Classifier + ?Sized>(
-        &mut self,
-        model: &mut M,
-        now: f64,
-        spec: &StreamSpec,
-    ) -> Result<()> {
-        let weight = self.prequential.weight;
+    fn learn_due<M: Classifier + ?Sized>(&mut self, model: &mut M, now: f64) -> Result<()> {
         loop {
             let Some(delayed) = self.delayed.as_mut() else {
                 return Ok(());
@@ -482,28 +476,26 @@ impl<'p> Run<'p> {
                 return Ok(());
             }
             delayed.due.pop();
-            let Some(event) = delayed.store.take_for_label(&position, f64::from_bits(at)) else {
-                continue;
-            };
-            grow(model, y, spec, position as usize)?;
-            model.learn(&event.features, y, weight);
-            self.score(position as usize, y, event.predicted);
+            let at = f64::from_bits(at);
+            if let Some(event) = delayed.learner.label(model, &position, y, at)? {
+                self.score(position as usize, y, event.predicted);
+            }
         }
     }
 
     /// At the end of the stream: the labels due after the last row still arrive (their
     /// rows were predicted); the rows whose label never arrives leave the store.
-    fn drain<M: Classifier + ?Sized>(&mut self, model: &mut M, spec: &StreamSpec) -> Result<()> {
-        self.learn_due(model, f64::INFINITY, spec)?;
+    fn drain<M: Classifier + ?Sized>(&mut self, model: &mut M) -> Result<()> {
+        self.learn_due(model, f64::INFINITY)?;
         if let Some(d) = &mut self.delayed {
-            d.store.expire_all();
+            d.learner.expire_all();
         }
         Ok(())
     }
 
     /// The report, for classes `names`.
     fn finish(self, names: &[String]) -> PrequentialReport {
-        let delay = self.delayed.as_ref().map(|d| d.store.stats());
+        let delay = self.delayed.as_ref().map(|d| d.learner.stats());
         let seconds = self.start.elapsed().as_secs_f64();
         let tail = Summary::of(&self.last);
         let p = self.prequential;
