@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::tree::{LeafRule, Tree, grow};
-use super::{CostMatrix, Hypothesis, Round, Table, WeightedVote, train_error};
+use super::{CostMatrix, Hypothesis, Round, Rounds, Table, WeightedVote, train_error};
 use crate::Result;
 use crate::core::ClassId;
 
@@ -83,7 +83,7 @@ pub fn train_mh(
     let mut stats = CostMatrix::zeros(m, 2 * k);
     let mut f = CostMatrix::zeros(m, k);
     let mut model = WeightedVote::new(k);
-    let mut report = Vec::with_capacity(rounds);
+    let mut report = Rounds::new(on_round, rounds);
     let mut bound = k as f64;
     for _ in 0..rounds {
         for (j, &y) in labels.iter().enumerate() {
@@ -108,18 +108,14 @@ pub fn train_mh(
         weights.scale(1.0 / z);
         bound *= z;
         model.push(stump, 1.0);
-        let round = Round {
+        report.record(Round {
             delta: Some((1.0 - z * z).max(0.0).sqrt()),
             alpha: 1.0,
-            shift: 0.0,
             loss_bound: Some(bound),
-            potential: None,
-            train_error: train_error(&f, labels),
-        };
-        on_round(&round);
-        report.push(round);
+            ..Round::ending_at(train_error(&f, labels))
+        });
     }
-    Ok((model, report))
+    Ok((model, report.rounds))
 }
 
 #[cfg(test)]

@@ -193,6 +193,41 @@ pub struct Round {
     pub train_error: f64,
 }
 
+impl Round {
+    /// A round that leaves the training error at `train_error`, its other figures unset
+    /// (a hypothesis of weight 0, no shift, bound or potential).
+    fn ending_at(train_error: f64) -> Round {
+        Round {
+            delta: None,
+            alpha: 0.0,
+            shift: 0.0,
+            loss_bound: None,
+            potential: None,
+            train_error,
+        }
+    }
+}
+
+/// The rounds of a training run, each shown to the caller's observer as it ends.
+struct Rounds<'a> {
+    on_round: &'a mut dyn FnMut(&Round),
+    rounds: Vec<Round>,
+}
+
+impl<'a> Rounds<'a> {
+    fn new(on_round: &'a mut dyn FnMut(&Round), capacity: usize) -> Self {
+        Rounds {
+            on_round,
+            rounds: Vec::with_capacity(capacity),
+        }
+    }
+
+    fn record(&mut self, round: Round) {
+        (self.on_round)(&round);
+        self.rounds.push(round);
+    }
+}
+
 /// A trained batch booster (AdaBoost.MM or AdaBoost.M1): `H(x) = argmax_l Σ_t α_t 1[h_t(x) = l]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WeightedVote<H> {
@@ -262,7 +297,7 @@ pub fn train<L: CostSensitive>(
     let mut f = CostMatrix::zeros(m, k);
     let mut costs = CostMatrix::zeros(m, k);
     let mut model = WeightedVote::new(k);
-    let mut report = Vec::with_capacity(config.rounds);
+    let mut report = Rounds::new(on_round, config.rounds);
     let mut bound = (k - 1) as f64;
     let mut predictions = vec![0; m];
     for _ in 0..config.rounds {
@@ -284,21 +319,18 @@ pub fn train<L: CostSensitive>(
         } else {
             0.0
         };
-        let round = Round {
+        report.record(Round {
             delta: Some(delta),
             alpha,
             shift,
             loss_bound: Some(bound),
-            potential: None,
-            train_error: train_error(&f, labels),
-        };
-        on_round(&round);
-        report.push(round);
+            ..Round::ending_at(train_error(&f, labels))
+        });
         if !kept && config.non_positive_edge == NonPositiveEdge::Stop {
             break;
         }
     }
-    Ok((model, report))
+    Ok((model, report.rounds))
 }
 
 /// Trains AdaBoost.M1 in its multiclass SAMME form (Zhu, Zou, Rosset & Hastie 2009), the
@@ -319,7 +351,7 @@ pub fn train_samme<L: CostSensitive>(
     let mut f = CostMatrix::zeros(m, k);
     let mut costs = CostMatrix::zeros(m, k);
     let mut model = WeightedVote::new(k);
-    let mut report = Vec::with_capacity(config.rounds);
+    let mut report = Rounds::new(on_round, config.rounds);
     let mut predictions = vec![0; m];
     for _ in 0..config.rounds {
         for (j, &y) in labels.iter().enumerate() {
@@ -354,21 +386,16 @@ pub fn train_samme<L: CostSensitive>(
         } else {
             0.0
         };
-        let round = Round {
+        report.record(Round {
             delta: Some(delta),
             alpha,
-            shift: 0.0,
-            loss_bound: None,
-            potential: None,
-            train_error: train_error(&f, labels),
-        };
-        on_round(&round);
-        report.push(round);
+            ..Round::ending_at(train_error(&f, labels))
+        });
         if !kept && config.non_positive_edge == NonPositiveEdge::Stop {
             break;
         }
     }
-    Ok((model, report))
+    Ok((model, report.rounds))
 }
 
 /// The OS strategy's parameters (\[MS\] §6, spec §12.1).
@@ -402,7 +429,7 @@ pub fn train_os<L: CostSensitive>(
     let mut f = CostMatrix::zeros(m, k);
     let mut costs = CostMatrix::zeros(m, k);
     let mut model = WeightedVote::new(k);
-    let mut report = Vec::with_capacity(rounds);
+    let mut report = Rounds::new(on_round, rounds);
     for t in 0..rounds {
         let left = rounds - t - 1;
         for (j, &y) in labels.iter().enumerate() {
@@ -417,18 +444,13 @@ pub fn train_os<L: CostSensitive>(
             potential += engine.phi(left, &votes[j], labels[j]);
         }
         model.push(h, 1.0);
-        let round = Round {
-            delta: None,
+        report.record(Round {
             alpha: 1.0,
-            shift: 0.0,
-            loss_bound: None,
             potential: Some(potential / m as f64),
-            train_error: train_error(&f, labels),
-        };
-        on_round(&round);
-        report.push(round);
+            ..Round::ending_at(train_error(&f, labels))
+        });
     }
-    Ok((model, report))
+    Ok((model, report.rounds))
 }
 
 fn check_rounds(rounds: usize) -> Result<()> {

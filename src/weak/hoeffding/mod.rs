@@ -176,12 +176,14 @@ impl Default for HoeffdingTreeConfig {
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Preset {
-    /// [`HoeffdingTreeConfig::default`].
+    /// River's defaults with population variance: naive-Bayes-adaptive leaves, grace period
+    /// 200 (`HoeffdingTreeConfig::default`).
     #[default]
     Default,
-    /// [`HoeffdingTreeConfig::jgt_paper`].
+    /// The authors' port in \[JGT\]/\[JT\]'s experiments: majority leaves, random grace
+    /// period, δ and τ per tree (`HoeffdingTreeConfig::jgt_paper`).
     JgtPaper,
-    /// [`HoeffdingTreeConfig::moa`].
+    /// MOA's `HoeffdingTree` defaults (`HoeffdingTreeConfig::moa`).
     Moa,
 }
 
