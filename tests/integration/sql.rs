@@ -60,6 +60,19 @@ fn strings(batches: &[RecordBatch], column: &str) -> Vec<String> {
 
 const FEATURES: &str = "buying, maint, doors, persons, lug_boot, safety";
 
+/// The checkpoint `streamboost replay -q ARGS` saves over the bundled sample, in `dir`.
+fn replay_saving(dir: &Path, args: &[&str]) -> PathBuf {
+    let ck = dir.join("car.parquet");
+    streamboost()
+        .args(["replay", "-q"])
+        .args(args)
+        .arg("--save")
+        .arg(&ck)
+        .assert()
+        .success();
+    ck
+}
+
 /// The config and classes `streamboost replay --learners 10 --seed 3` uses.
 fn replay_config(dir: &Path) -> (ModelConfig, Vec<String>, Vec<String>) {
     let report = dir.join("report.json");
@@ -185,22 +198,10 @@ async fn partition_by_gives_one_model_per_key() {
 #[tokio::test]
 async fn frozen_scoring_and_the_model_table() {
     let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("car.parquet");
-    streamboost()
-        .args([
-            "replay",
-            "--algo",
-            "ada-olm",
-            "--learners",
-            "5",
-            "--seed",
-            "2",
-            "-q",
-            "--save",
-        ])
-        .arg(&ck)
-        .assert()
-        .success();
+    let ck = replay_saving(
+        dir.path(),
+        &["--algo", "ada-olm", "--learners", "5", "--seed", "2"],
+    );
     let (config, classes, _) = replay_config(dir.path());
     let registry = ModelRegistry::new();
     registry.load_checkpoint("trained", &ck).unwrap();
@@ -290,20 +291,7 @@ fn scored_as_by(
 #[tokio::test]
 async fn a_checkpoint_is_a_table() {
     let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("car.parquet");
-    streamboost()
-        .args([
-            "replay",
-            "--algo",
-            "ada-olm",
-            "--learners",
-            "5",
-            "-q",
-            "--save",
-        ])
-        .arg(&ck)
-        .assert()
-        .success();
+    let ck = replay_saving(dir.path(), &["--algo", "ada-olm", "--learners", "5"]);
     let meta = checkpoint::read_metadata(&ck).unwrap();
     let ctx = SessionContext::new().enable_url_table();
     let out = query(
@@ -674,12 +662,10 @@ async fn boost_score_ranks_a_multi_label_stream() {
 #[test]
 fn sql_output_to_csv_writes_list_columns_as_text() {
     let dir = tempfile::tempdir().unwrap();
-    let (ck, out) = (dir.path().join("m.parquet"), dir.path().join("probs.csv"));
-    streamboost()
-        .args(["replay", "--learners", "3", "-q", "--save"])
-        .arg(&ck)
-        .assert()
-        .success();
+    let (ck, out) = (
+        replay_saving(dir.path(), &["--learners", "3"]),
+        dir.path().join("probs.csv"),
+    );
     let car = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
     streamboost()
         .arg("sql")
