@@ -5,7 +5,9 @@
 //! the model as it is then, and waits in a [`PendingStore`] keyed by its id. When a *label*
 //! (an id, a class, a time) arrives, the model learns that event's features with that label.
 //! Each event is predicted once and learnt at most once. A label whose event is unknown (never
-//! seen, already learnt, expired or evicted) is counted as unmatched and dropped. An event
+//! seen, already learnt, expired or evicted) is counted as unmatched and dropped, unless early
+//! labels are held ([`PendingLimits::early_label_tolerance`]): then a label whose event has
+//! not arrived waits that long for it, and is counted as unmatched if it does not come. An event
 //! whose label never comes leaves the store after its time-to-live (in the time column's
 //! units), or, oldest first, when the store is full (rows or bytes): counted as expired or
 //! evicted, never kept without bound. An event whose id is already pending replaces the
@@ -43,6 +45,10 @@ pub struct PendingLimits {
     pub max_bytes: usize,
     /// Time an event waits at most, in the time column's units (`None`: until evicted).
     pub ttl: Option<f64>,
+    /// Time a label that arrives before its event is held for that event (0: not held, the
+    /// label is unmatched at once). Held labels count against `max_events` too.
+    #[serde(default)]
+    pub early_label_tolerance: f64,
 }
 
 impl Default for PendingLimits {
@@ -52,6 +58,7 @@ impl Default for PendingLimits {
             max_events: 1_000_000,
             max_bytes: 1 << 30,
             ttl: None,
+            early_label_tolerance: 0.0,
         }
     }
 }
@@ -71,6 +78,9 @@ impl PendingLimits {
         if self.ttl.is_some_and(|t| t.is_nan() || t < 0.0) {
             return Err(Error::config("pending_ttl", "must be >= 0"));
         }
+        if !(self.early_label_tolerance >= 0.0 && self.early_label_tolerance.is_finite()) {
+            return Err(Error::config("early_label_tolerance", "must be >= 0"));
+        }
         Ok(())
     }
 }
@@ -88,8 +98,11 @@ pub struct DelayStats {
     pub evicted: u64,
     /// Events replaced by a later event of the same id.
     pub replaced: u64,
-    /// Labels whose event was not pending.
+    /// Labels whose event was not pending (and, if held, never came in time).
     pub unmatched_labels: u64,
+    /// Labels that arrived before their event and were learnt when it came.
+    #[serde(default)]
+    pub early_labels: u64,
     /// Events waiting now.
     pub pending: u64,
     /// Most events waiting at once.
@@ -186,6 +199,11 @@ impl<K: Eq + Hash + Clone> PendingStore<K> {
         event
     }
 
+    /// Whether event `id` is waiting.
+    pub fn contains(&self, id: &K) -> bool {
+        self.index.contains_key(id)
+    }
+
     /// Removes the events whose time-to-live has passed at `now`.
     pub fn expire(&mut self, now: f64) {
         let Some(ttl) = self.limits.ttl else {
@@ -244,11 +262,30 @@ impl<K: Eq + Hash + Clone> PendingStore<K> {
 /// [`DelayedLearner::label`] learns the row its label is for. The model is lent to each
 /// call rather than owned, so that one model can also be scored and saved in between; the
 /// replay's label delay, and any pipeline that receives events and labels apart, drive it.
+///
+/// A label that arrives before its event is held for `early_label_tolerance` (in time
+/// units; none by default): if its event arrives in time, the event is scored first, then
+/// learnt at once with it; otherwise the label is counted as unmatched.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DelayedLearner<K: Eq + Hash> {
     store: PendingStore<K>,
     /// The importance weight a row is learnt with.
     weight: f64,
+    /// Labels held for events not seen yet: the label and when it arrived.
+    held: HashMap<K, (ClassId, f64)>,
+    /// Held labels in arrival order (entries whose label has left are skipped).
+    held_order: VecDeque<(K, f64)>,
+}
+
+/// What a label did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabelOutcome<K> {
+    /// Its event was learnt; here it is, with the class predicted for it on arrival.
+    Learnt(PendingEvent<K>),
+    /// Its event has not arrived: the label waits for it.
+    Held,
+    /// No event waits for it (counted).
+    Unmatched,
 }
 
 impl<K: Eq + Hash + Clone + std::fmt::Debug> DelayedLearner<K> {
@@ -260,12 +297,15 @@ impl<K: Eq + Hash + Clone + std::fmt::Debug> DelayedLearner<K> {
         Ok(DelayedLearner {
             store: PendingStore::new(limits)?,
             weight,
+            held: HashMap::new(),
+            held_order: VecDeque::new(),
         })
     }
 
     /// Scores event `id` (features `x`, arrived at `time`) with `model` as it is, writes
-    /// its class probabilities to `out`, keeps it waiting for its label, and returns the
-    /// predicted class.
+    /// its class probabilities to `out`, and returns the predicted class. The event then
+    /// waits for its label, or, if its label arrived before it and is held, is learnt at
+    /// once with that label, which is returned too.
     pub fn event<M: Classifier + ?Sized>(
         &mut self,
         model: &mut M,
@@ -273,24 +313,46 @@ impl<K: Eq + Hash + Clone + std::fmt::Debug> DelayedLearner<K> {
         time: f64,
         x: &[f64],
         out: &mut [f64],
-    ) -> ClassId {
+    ) -> Result<(ClassId, Option<ClassId>)> {
         let predicted = model.learn_predict(x, None, self.weight, out);
-        self.store.insert(id, time, predicted, x);
-        predicted
+        self.expire_held(time);
+        let early = self.held.remove(&id);
+        self.store.insert(id.clone(), time, predicted, x);
+        let Some((y, _)) = early else {
+            return Ok((predicted, None));
+        };
+        if let LabelOutcome::Learnt(_) = self.label(model, &id, y, time)? {
+            self.store.stats.early_labels += 1;
+        }
+        Ok((predicted, Some(y)))
     }
 
-    /// A label `y` for event `id`, arrived at `time`: `model` learns the waiting event
-    /// (growing to class `y` first if it has not met it), which is returned with the class
-    /// predicted for it on arrival; `None` if no such event waits (counted as unmatched).
+    /// A label `y` for event `id`, arrived at `time`. If the event waits, `model` learns it
+    /// (growing to class `y` first if it has not met it). If not, the label is held for the
+    /// event when early labels are, else counted as unmatched.
     pub fn label<M: Classifier + ?Sized>(
         &mut self,
         model: &mut M,
         id: &K,
         y: ClassId,
         time: f64,
-    ) -> Result<Option<PendingEvent<K>>> {
+    ) -> Result<LabelOutcome<K>> {
+        self.store.expire(time);
+        self.expire_held(time);
+        let tolerance = self.store.limits.early_label_tolerance;
+        if !self.store.contains(id) && tolerance > 0.0 {
+            if self.held.insert(id.clone(), (y, time)).is_some() {
+                // A second label for the same unseen event replaces the first.
+                self.store.stats.unmatched_labels += 1;
+            }
+            self.held_order.push_back((id.clone(), time));
+            while self.held.len() + self.store.index.len() > self.store.limits.max_events {
+                self.drop_oldest_held();
+            }
+            return Ok(LabelOutcome::Held);
+        }
         let Some(event) = self.store.take_for_label(id, time) else {
-            return Ok(None);
+            return Ok(LabelOutcome::Unmatched);
         };
         while model.n_classes() <= y {
             model.add_class().map_err(|e| {
@@ -301,22 +363,50 @@ impl<K: Eq + Hash + Clone + std::fmt::Debug> DelayedLearner<K> {
             })?;
         }
         model.learn(&event.features, y, self.weight);
-        Ok(Some(event))
+        Ok(LabelOutcome::Learnt(event))
     }
 
-    /// Removes the events whose time-to-live has passed at `now`.
+    /// Removes the events whose time-to-live has passed at `now`, and the held labels whose
+    /// tolerance has.
     pub fn expire(&mut self, now: f64) {
         self.store.expire(now);
+        self.expire_held(now);
     }
 
-    /// Removes every waiting event: their labels will not come.
+    /// Removes every waiting event (their labels will not come) and every held label
+    /// (counted as unmatched).
     pub fn expire_all(&mut self) {
         self.store.expire_all();
+        self.store.stats.unmatched_labels += self.held.len() as u64;
+        self.held.clear();
+        self.held_order.clear();
     }
 
     /// What became of the events and labels so far.
     pub fn stats(&self) -> DelayStats {
         self.store.stats()
+    }
+
+    fn expire_held(&mut self, now: f64) {
+        let tolerance = self.store.limits.early_label_tolerance;
+        while let Some((_, at)) = self.held_order.front() {
+            if at + tolerance >= now {
+                break;
+            }
+            self.drop_oldest_held();
+        }
+    }
+
+    /// Drops the oldest held label (counted as unmatched), skipping entries whose label
+    /// has left or been replaced.
+    fn drop_oldest_held(&mut self) {
+        while let Some((id, at)) = self.held_order.pop_front() {
+            if self.held.get(&id).is_some_and(|&(_, t)| t == at) {
+                self.held.remove(&id);
+                self.store.stats.unmatched_labels += 1;
+                return;
+            }
+        }
     }
 }
 
@@ -357,6 +447,7 @@ mod tests {
             max_events,
             max_bytes: 1 << 20,
             ttl,
+            early_label_tolerance: 0.0,
         })
         .unwrap()
     }
@@ -448,17 +539,24 @@ mod tests {
         let mut predicted = Vec::new();
         for i in 0..data.len() {
             let x = data.row(i);
-            predicted.push(learner.event(&mut delayed, format!("e{i}"), i as f64, x, &mut p));
+            let (class, early) = learner
+                .event(&mut delayed, format!("e{i}"), i as f64, x, &mut p)
+                .unwrap();
+            assert_eq!(early, None);
+            predicted.push(class);
         }
         // Labels in reverse order: each finds its event, with the class predicted for it.
         for i in (0..data.len()).rev() {
             let y = data.label(i).unwrap();
-            let event = learner.label(&mut delayed, &format!("e{i}"), y, 400.0);
-            assert_eq!(event.unwrap().unwrap().predicted, predicted[i]);
+            let outcome = learner.label(&mut delayed, &format!("e{i}"), y, 400.0);
+            let LabelOutcome::Learnt(event) = outcome.unwrap() else {
+                panic!("event {i} waits");
+            };
+            assert_eq!(event.predicted, predicted[i]);
         }
         let y0 = data.label(0).unwrap();
         let again = learner.label(&mut delayed, &"e0".to_string(), y0, 401.0);
-        assert!(again.unwrap().is_none(), "learnt once");
+        assert_eq!(again.unwrap(), LabelOutcome::Unmatched, "learnt once");
         let st = learner.stats();
         assert_eq!((st.learnt, st.unmatched_labels, st.pending), (300, 1, 0));
         // Naive Bayes counts: it ends as a model that learnt every row directly.
@@ -469,5 +567,58 @@ mod tests {
         for i in 0..data.len() {
             assert_eq!(delayed.predict(data.row(i)), direct.predict(data.row(i)));
         }
+    }
+
+    /// A label before its event is held for the tolerance: the event, when it comes in
+    /// time, is scored first and then learnt with it; a label held too long, or one held
+    /// when the store is full of held labels, is counted as unmatched.
+    #[test]
+    fn labels_before_their_event_are_held_for_the_tolerance() {
+        use crate::learner::Config;
+        use crate::weak::NaiveBayesConfig;
+        let data = crate::synth::mixed(10, 0.0, 0.0, 3);
+        let mut model = NaiveBayesConfig::default().build(data.spec(), 1).unwrap();
+        let limits = PendingLimits {
+            max_events: 3,
+            early_label_tolerance: 5.0,
+            ..PendingLimits::default()
+        };
+        let mut learner = DelayedLearner::<u64>::new(limits, 1.0).unwrap();
+        let mut p = vec![0.0; data.spec().n_classes()];
+        let y = |i: usize| data.label(i).unwrap();
+        // Label of event 1 at time 0; the event at time 3: learnt at once.
+        assert_eq!(
+            learner.label(&mut model, &1, y(1), 0.0).unwrap(),
+            LabelOutcome::Held
+        );
+        let untrained = model.predict(data.row(1));
+        let (predicted, early) = learner
+            .event(&mut model, 1, 3.0, data.row(1), &mut p)
+            .unwrap();
+        assert_eq!((predicted, early), (untrained, Some(y(1))));
+        // Label of event 2 at time 4; the event at time 10, past the tolerance.
+        learner.label(&mut model, &2, y(2), 4.0).unwrap();
+        let (_, early) = learner
+            .event(&mut model, 2, 10.0, data.row(2), &mut p)
+            .unwrap();
+        assert_eq!(early, None);
+        let st = learner.stats();
+        assert_eq!(
+            (st.early_labels, st.learnt, st.unmatched_labels),
+            (1, 1, 1),
+            "{st:?}"
+        );
+        // Four labels held in a store of three (event 2 still waits): the oldest two go.
+        for id in 5..9 {
+            learner.label(&mut model, &id, y(0), 11.0).unwrap();
+        }
+        assert_eq!(learner.stats().unmatched_labels, 3);
+        learner.expire_all();
+        let st = learner.stats();
+        assert_eq!(
+            (st.unmatched_labels, st.expired, st.pending),
+            (5, 1, 0),
+            "{st:?}"
+        );
     }
 }

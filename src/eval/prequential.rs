@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 
 use super::metrics::{ClassMetrics, ConfusionMatrix};
 use crate::core::{ClassId, Dataset, StreamSpec};
-use crate::delay::{DelayStats, DelayedLearner, LabelDelay, PendingLimits};
+use crate::delay::{DelayStats, DelayedLearner, LabelDelay, LabelOutcome, PendingLimits};
 use crate::learner::Classifier;
 use crate::{Error, Result};
 
@@ -398,10 +398,13 @@ impl<'p> Run<'p> {
             // Under a delay the row is only scored now; its label comes later.
             (Some(delayed), _) => {
                 let position = self.position as u64;
-                let predicted =
-                    delayed
-                        .learner
-                        .event(model, position, position as f64, x, &mut proba[..known]);
+                let (predicted, _) = delayed.learner.event(
+                    model,
+                    position,
+                    position as f64,
+                    x,
+                    &mut proba[..known],
+                )?;
                 let arrival = self
                     .prequential
                     .delay
@@ -477,7 +480,7 @@ impl<'p> Run<'p> {
             }
             delayed.due.pop();
             let at = f64::from_bits(at);
-            if let Some(event) = delayed.learner.label(model, &position, y, at)? {
+            if let LabelOutcome::Learnt(event) = delayed.learner.label(model, &position, y, at)? {
                 self.score(position as usize, y, event.predicted);
             }
         }
