@@ -160,6 +160,8 @@ pub struct Checkpointer<'a> {
     /// Rows replayed at the last save, and when it was.
     saved_rows: u64,
     last_save: Instant,
+    /// Rows the model had learnt before this replay.
+    learnt_before: u64,
 }
 
 impl<'a> Checkpointer<'a> {
@@ -177,6 +179,7 @@ impl<'a> Checkpointer<'a> {
             saved_at: None,
             saved_rows: 0,
             last_save: Instant::now(),
+            learnt_before: stream.stats.rows_learnt,
         }
     }
 
@@ -217,6 +220,12 @@ impl<'a> Checkpointer<'a> {
             spec: self.stream.spec.first_classes(model.n_classes())?,
             ..self.stream.clone()
         })
+    }
+
+    /// Under a label delay, the rows learnt were `learnt` (those whose label came in time),
+    /// not every labelled row: the count the checkpoint keeps.
+    pub fn learnt_under_delay(&mut self, learnt: u64) {
+        self.stream.stats.rows_learnt = self.learnt_before + learnt;
     }
 
     /// At the end of `rows` rows: saves the final checkpoint unless the last row already did,

@@ -640,7 +640,8 @@ fn train_saves_a_batch_model_that_replay_scores_without_learning() {
 
 /// `replay --label-delay-by COL`: the column is read beside the features (not one of them),
 /// a row with no delay is never learnt nor scored, and the report counts what became of
-/// the rows. A delayed replay saves no checkpoint (its waiting rows would be lost).
+/// the rows. The saved model has learnt the rows whose label came, and says so; a checkpoint
+/// in mid-stream is refused (the rows waiting for their labels would be lost).
 #[test]
 fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
     let dir = tempfile::tempdir().unwrap();
@@ -662,6 +663,7 @@ fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
     let input = dir.path().join("car_delays.csv");
     std::fs::write(&input, text).unwrap();
     let report = dir.path().join("r.json");
+    let saved = dir.path().join("delayed.parquet");
     streamboost()
         .args([
             "replay",
@@ -675,6 +677,8 @@ fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
         .arg(&input)
         .arg("--report")
         .arg(&report)
+        .arg("--save")
+        .arg(&saved)
         .assert()
         .success()
         .stdout(predicate::str::contains("delayed labels"))
@@ -683,12 +687,16 @@ fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
     assert_eq!(r["delay"]["learnt"], 1728 - lost);
     assert_eq!(r["delay"]["expired"], lost);
     assert_eq!(r["cumulative"]["rows"], 1728 - lost);
+    let (_, stream) = streamboost::checkpoint::load(&saved).unwrap();
+    assert_eq!(stream.stats.rows_seen, 1728);
+    assert_eq!(stream.stats.rows_learnt, 1728 - lost as u64);
     fails_saying(
         streamboost()
             .args(["replay", "--label-delay", "10", "--input"])
             .arg(&input)
             .arg("--save")
-            .arg(dir.path().join("m.parquet")),
-        &["--label-delay", "--save"],
+            .arg(dir.path().join("m.parquet"))
+            .args(["--checkpoint-every", "100"]),
+        &["--label-delay", "--checkpoint-every"],
     );
 }

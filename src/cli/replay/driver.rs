@@ -249,6 +249,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         }
     };
     predictions.map_or(Ok(()), RowsWriter::finish)?;
+    if let Some(delay) = &report.delay {
+        checkpointer.learnt_under_delay(delay.learnt);
+    }
     let saved = checkpointer.finish(n, &mut model);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));

@@ -76,11 +76,14 @@ pub struct ReplayArgs {
     /// Replay under a label delay: each row's label arrives N rows after it. The row is
     /// predicted when it arrives and learnt when its label does, and the report scores each
     /// prediction against the label that came later (0: test-then-train, as without it).
-    #[arg(long, value_name = "N", conflicts_with_all = ["label_delay_by", "load", "save"])]
+    /// The labels due after the last row are learnt before `--save` saves the model;
+    /// `--checkpoint-every` is refused, as a checkpoint in mid-stream would lose the rows
+    /// waiting for their labels.
+    #[arg(long, value_name = "N", conflicts_with_all = ["label_delay_by", "checkpoint_every"])]
     pub label_delay: Option<u64>,
     /// Replay under a label delay given per row: column COL (not a feature) says how many
     /// rows after its row the label arrives; where it is empty, the label never arrives.
-    #[arg(long, value_name = "COL", conflicts_with_all = ["load", "save"])]
+    #[arg(long, value_name = "COL", conflicts_with = "checkpoint_every")]
     pub label_delay_by: Option<String>,
     /// Under a label delay, a row waits at most this many rows for its label (then it
     /// expires, counted in the report).
