@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::files::{read_json, write_json};
 use super::replay::StreamFlags;
 use super::report::Progress;
-use crate::boost::batch::{BatchBoost, Round};
+use crate::boost::batch::{BatchBoost, BatchBoostConfig, Round, Table as BatchTable};
 use crate::boost::{Knob, Tune};
 use crate::checkpoint::{self, StreamState};
 use crate::columnar::{Table, encode_with_spec, infer_spec, open_table};
@@ -147,8 +147,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     if let Some(plot) = &args.plot {
         super::plot::check_path(plot)?;
     }
-    let config = config_of(args)?;
-    let algorithm = config.algorithm();
+    let batch_config = config_of(args)?;
+    let algorithm = batch_config.method.algorithm();
+    let config = ModelConfig::from(batch_config.clone());
     let encodings = args.stream.encodings(&[]);
     let label = &args.stream.label;
     let open = |paths: &[PathBuf]| {
@@ -181,14 +182,18 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             args.split_seed,
         )?
     };
-    // The test rows may bring categories and classes the training rows lack: the model
-    // is trained for all of them (its checkpoint's spec is the whole table's).
+    // The test rows may bring classes the training rows lack (beyond `--classes`): the
+    // model is trained for all of them (its checkpoint's spec is the whole table's).
     let spec = test.as_ref().map_or(training.spec(), |t| t.spec()).clone();
-    let training = Dataset::from_parts(
-        spec.clone(),
-        training.rows().to_vec(),
-        training.labels().to_vec(),
-    )?;
+    let training = if training.spec() == &spec {
+        training
+    } else {
+        Dataset::from_parts(
+            spec.clone(),
+            training.rows().to_vec(),
+            training.labels().to_vec(),
+        )?
+    };
     eprintln!("model    {config}");
     eprintln!(
         "train    {} rows, {} features, {} classes [{}]",
@@ -200,33 +205,29 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     if let Some(test) = &test {
         eprintln!("test     {} rows", test.len());
     }
-    let rounds_total = match &config {
-        ModelConfig::BatchBoost(c) => c.rounds,
-        _ => unreachable!("config_of returns batch configs"),
-    };
-    let progress = Progress::rounds(rounds_total as u64, args.quiet);
+    let progress = Progress::rounds(batch_config.rounds as u64, args.quiet);
     let start = Instant::now();
     let mut done = 0u64;
-    let mut model = config.train_batch(&training, &mut |_| {
+    // The columnar table is built once, here, so that its size can be reported.
+    let table = BatchTable::new(&training)?;
+    let batch = batch_config.train_on(&table, &mut |_| {
         done += 1;
         progress.step(done);
     })?;
     let seconds = start.elapsed().as_secs_f64();
     progress.finish();
-    let Model::BatchBoost(batch) = &model else {
-        unreachable!("a batch config trains a batch model")
-    };
-    let table_bytes = crate::boost::batch::Table::new(&training)?.bytes();
     let report = report(
         algorithm,
         &config,
         args,
-        batch,
+        &batch,
         &training,
         test.as_ref(),
         seconds,
-        table_bytes,
+        table.bytes(),
     );
+    drop(table);
+    let mut model = Model::from(batch);
     if let Some(path) = &args.save {
         let stream = StreamState {
             config: config.clone(),
@@ -257,13 +258,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
 }
 
 /// The config the flags describe: `--config`'s or `--algo`'s defaults, then the flags.
-fn config_of(args: &TrainArgs) -> Result<ModelConfig> {
-    let mut config = match &args.config {
+fn config_of(args: &TrainArgs) -> Result<BatchBoostConfig> {
+    let config = match &args.config {
         Some(path) => ModelConfig::from_json(read_json(path)?)?,
         None => args.algo.parse::<Algorithm>()?.default_config(),
     };
     let algorithm = config.algorithm();
-    if algorithm.capabilities().role != Role::Batch {
+    let ModelConfig::BatchBoost(mut c) = config else {
         return Err(Error::config(
             "algo",
             format!(
@@ -277,9 +278,6 @@ fn config_of(args: &TrainArgs) -> Result<ModelConfig> {
                     .join(", ")
             ),
         ));
-    }
-    let ModelConfig::BatchBoost(c) = &mut config else {
-        unreachable!("every batch algorithm is a batch-boost config")
     };
     if let Some(rounds) = args.rounds {
         c.rounds = rounds;
@@ -292,8 +290,8 @@ fn config_of(args: &TrainArgs) -> Result<ModelConfig> {
     {
         return Err(Error::config("gamma", format!("{algorithm} has no edge γ")));
     }
-    crate::learner::Config::validate(&config)?;
-    Ok(config)
+    crate::learner::Config::validate(&c)?;
+    Ok(c)
 }
 
 /// The training and test parts of `data`: the first `train_rows` and the rest, or a seeded

@@ -83,8 +83,12 @@ impl BatchBoostConfig {
     /// Trains on the labelled rows of `data`; `on_round` sees each round's report as it
     /// ends. The rows are laid out by column once ([`Table`]).
     pub fn train(&self, data: &Dataset, on_round: &mut dyn FnMut(&Round)) -> Result<BatchBoost> {
+        self.train_on(&Table::new(data)?, on_round)
+    }
+
+    /// [`BatchBoostConfig::train`] on a table already laid out by column.
+    pub fn train_on(&self, table: &Table, on_round: &mut dyn FnMut(&Round)) -> Result<BatchBoost> {
         self.validate()?;
-        let table = Table::new(data)?;
         let tree = GreedyTreeConfig {
             max_leaves: self.max_leaves,
         };
@@ -94,15 +98,15 @@ impl BatchBoostConfig {
         };
         let (vote, rounds) = match self.method {
             Method::Mm => {
-                let (vote, rounds) = train(&mm, &table, &tree, on_round)?;
+                let (vote, rounds) = train(&mm, table, &tree, on_round)?;
                 (Vote::Trees(vote), rounds)
             }
             Method::M1 => {
-                let (vote, rounds) = train_samme(&mm, &table, &tree, on_round)?;
+                let (vote, rounds) = train_samme(&mm, table, &tree, on_round)?;
                 (Vote::Trees(vote), rounds)
             }
             Method::Mh => {
-                let (vote, rounds) = train_mh(self.rounds, &table, on_round)?;
+                let (vote, rounds) = train_mh(self.rounds, table, on_round)?;
                 (Vote::Stumps(vote), rounds)
             }
             Method::Os { gamma } => {
@@ -110,13 +114,13 @@ impl BatchBoostConfig {
                     rounds: self.rounds,
                     gamma,
                 };
-                let (vote, rounds) = train_os(&os, &table, &tree, on_round)?;
+                let (vote, rounds) = train_os(&os, table, &tree, on_round)?;
                 (Vote::Trees(vote), rounds)
             }
         };
         Ok(BatchBoost {
             config: self.clone(),
-            k: data.spec().n_classes(),
+            k: table.k(),
             vote,
             rounds,
             rows_trained: table.len() as u64,

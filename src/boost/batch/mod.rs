@@ -269,18 +269,6 @@ impl<H: Hypothesis> WeightedVote<H> {
             h.vote(x, *alpha, out);
         }
     }
-
-    /// The vote of all the hypotheses, into `out`.
-    pub fn scores(&self, x: &[f64], out: &mut [f64]) {
-        self.scores_after(self.hypotheses.len(), x, out);
-    }
-
-    /// The label with the largest vote (the lowest label on a tie).
-    pub fn predict(&self, x: &[f64]) -> ClassId {
-        let mut scores = vec![0.0; self.k];
-        self.scores(x, &mut scores);
-        crate::core::math::argmax(&scores)
-    }
 }
 
 /// Trains AdaBoost.MM (\[MS\] §7, spec §12.3) on the rows of `table` with `learner`;

@@ -95,11 +95,6 @@ impl<V> Tree<V> {
         self.nodes.iter().filter(|n| n.split.is_none()).count()
     }
 
-    /// Nodes, leaves and splits.
-    pub fn n_nodes(&self) -> usize {
-        self.nodes.len()
-    }
-
     /// The feature each split tests, in node order.
     pub fn split_features(&self) -> impl Iterator<Item = usize> + '_ {
         self.nodes
