@@ -607,8 +607,15 @@ mod process {
         std::fs::copy(saved_checkpoint(dir.path()), &path).unwrap();
         let binary = assert_cmd::cargo::cargo_bin("streamboost");
         let mut rng = Rng::new(2026);
-        let (mut rows_seen, mut mid_write) = (Vec::new(), 0);
-        for _ in 0..24 {
+        // Kill until enough kills have come mid-write: how many of them land inside a write
+        // depends on the machine's load, and the property under test is about those.
+        const MID_WRITE_WANTED: usize = 5;
+        const MAX_KILLS: usize = 200;
+        let (mut rows_seen, mut mid_write, mut kills) = (Vec::new(), 0, 0);
+        while kills < MAX_KILLS
+            && (mid_write < MID_WRITE_WANTED || rows_seen.iter().all(|&r| r == 500))
+        {
+            kills += 1;
             let mut child = std::process::Command::new(&binary)
                 .args([
                     "replay",
@@ -640,8 +647,11 @@ mod process {
         }
         // The writers got far enough to replace the file with their own checkpoints.
         assert!(rows_seen.iter().any(|&r| r != 500), "{rows_seen:?}");
-        // Most writers died in the middle of a write (they do little else).
-        assert!(mid_write >= 5, "{mid_write} of 24 kills came mid-write");
+        // Writers do little else than write, so a few kills in every hundred land mid-write.
+        assert!(
+            mid_write >= MID_WRITE_WANTED,
+            "{mid_write} of {kills} kills came mid-write"
+        );
     }
 }
 

@@ -10,6 +10,11 @@ pub fn streamboost() -> Command {
     Command::cargo_bin("streamboost").unwrap()
 }
 
+/// A command line's words, written as one string: `flags("replay --learners 8 -q")`.
+pub fn flags(line: &str) -> impl Iterator<Item = &str> {
+    line.split_whitespace()
+}
+
 /// Runs `command` and checks that it fails with each of `messages` on stderr.
 pub fn fails_saying(command: &mut Command, messages: &[&str]) {
     let output = command.assert().failure();
@@ -171,16 +176,9 @@ fn predictions_as_parquet() {
 #[test]
 fn single_tree_and_nominal_override() {
     streamboost()
-        .args([
-            "replay",
-            "--algo",
-            "hoeffding",
-            "--preset",
-            "default",
-            "--nominal",
-            "doors",
-            "-q",
-        ])
+        .args(flags(
+            "replay --algo hoeffding --preset default --nominal doors -q",
+        ))
         .assert()
         .success()
         .stderr(predicate::str::contains("HoeffdingTree(grace=200"));
@@ -297,15 +295,7 @@ fn predictions_are_written_as_they_are_scored_and_hold_every_row() {
     for name in ["p.csv", "p.parquet"] {
         let path = dir.path().join(name);
         streamboost()
-            .args([
-                "replay",
-                "-q",
-                "--algo",
-                "hoeffding",
-                "--shuffle",
-                "3",
-                "--input",
-            ])
+            .args(flags("replay -q --algo hoeffding --shuffle 3 --input"))
             .arg(&input)
             .arg("--predictions")
             .arg(&path)
@@ -374,17 +364,9 @@ fn a_streamed_replay_predicts_as_the_whole_stream_in_memory() {
     std::fs::write(&input, csv).unwrap();
     let predictions = dir.path().join("p.csv");
     streamboost()
-        .args([
-            "replay",
-            "-q",
-            "--algo",
-            "ada-olm",
-            "--learners",
-            "3",
-            "--classes",
-            "p,q",
-            "--input",
-        ])
+        .args(flags(
+            "replay -q --algo ada-olm --learners 3 --classes p,q --input",
+        ))
         .arg(&input)
         .arg("--predictions")
         .arg(&predictions)
@@ -501,16 +483,7 @@ fn a_report_runs_again_through_config() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name);
     streamboost()
-        .args([
-            "replay",
-            "-q",
-            "--algo",
-            "oza",
-            "--learners",
-            "7",
-            "--preset",
-            "moa",
-        ])
+        .args(flags("replay -q --algo oza --learners 7 --preset moa"))
         .arg("--report")
         .arg(path("first.json"))
         .arg("--predictions")
@@ -665,14 +638,7 @@ fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
     let report = dir.path().join("r.json");
     let saved = dir.path().join("delayed.parquet");
     streamboost()
-        .args([
-            "replay",
-            "-q",
-            "--algo",
-            "oza",
-            "--label-delay-by",
-            "label_delay",
-        ])
+        .args(flags("replay -q --algo oza --label-delay-by label_delay"))
         .arg("--input")
         .arg(&input)
         .arg("--report")

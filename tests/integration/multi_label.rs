@@ -17,7 +17,7 @@ use streamboost::model::ModelConfig;
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Config, Error, Ranker, synth};
 
-use crate::cli::streamboost;
+use crate::cli::{flags, streamboost};
 use crate::common::dataset;
 
 /// Writes a multi-label data set as CSV with `label_<name>` columns; rows in `skip_set` get
@@ -89,16 +89,7 @@ fn replay_with_a_test_split_reports_the_test_part_and_resumes_exactly() {
     let (report, predictions) = (dir.path().join("r.json"), dir.path().join("p.csv"));
     let checkpoint = dir.path().join("m.parquet");
     streamboost()
-        .args([
-            "replay",
-            "--algo",
-            "bmr",
-            "--learners",
-            "8",
-            "--seed",
-            "2",
-            "-q",
-        ])
+        .args(flags("replay --algo bmr --learners 8 --seed 2 -q"))
         .arg("--input")
         .arg(&train)
         .arg("--test")
@@ -125,16 +116,7 @@ fn replay_with_a_test_split_reports_the_test_part_and_resumes_exactly() {
 
     // The same run in two halves through a checkpoint gives the same test predictions.
     streamboost()
-        .args([
-            "replay",
-            "--algo",
-            "bmr",
-            "--learners",
-            "8",
-            "--seed",
-            "2",
-            "-q",
-        ])
+        .args(flags("replay --algo bmr --learners 8 --seed 2 -q"))
         .arg("--input")
         .arg(&train)
         .arg("--save")

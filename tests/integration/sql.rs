@@ -16,7 +16,7 @@ use streamboost::eval::Prequential;
 use streamboost::model::ModelConfig;
 use streamboost::sql::{ModelRegistry, register_all};
 
-use crate::cli::streamboost;
+use crate::cli::{flags, streamboost};
 
 /// The bundled car sample with a `ts` column (1-based row number) to order by.
 fn car_with_ts(dir: &Path) -> PathBuf {
@@ -78,15 +78,7 @@ fn replay_config(dir: &Path) -> (ModelConfig, Vec<String>, Vec<String>) {
     let report = dir.join("report.json");
     let predictions = dir.join("replay.csv");
     streamboost()
-        .args([
-            "replay",
-            "--learners",
-            "10",
-            "--seed",
-            "3",
-            "-q",
-            "--report",
-        ])
+        .args(flags("replay --learners 10 --seed 3 -q --report"))
         .arg(&report)
         .arg("--predictions")
         .arg(&predictions)
