@@ -16,10 +16,9 @@
 //! then add one row here. The contract, golden-prediction and checkpoint tests iterate
 //! [`Algorithm::ALL`], so the new row is tested without being listed again.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
+use crate::boost::WeightScale;
 use crate::boost::bagging::{OzaBag, OzaBagConfig};
 use crate::boost::batch::{BatchBoost, BatchBoostConfig, Method, Round};
 use crate::boost::binary::{Combiner, OgBoost, OgBoostConfig, OsBoost, OsBoostConfig};
@@ -29,13 +28,12 @@ use crate::boost::multiclass::{
 };
 use crate::boost::oza::{OzaBoost, OzaBoostConfig, ZeroErrorPolicy};
 use crate::boost::ranking::{self, AdaOlmr, AdaOlmrConfig, OnlineBmr, OnlineBmrConfig};
-use crate::boost::{Knob, Tune, WeightScale};
-use crate::core::{ClassId, Dataset, Rng, StreamSpec};
-use crate::learner::{Classifier, Config, EnsembleSummary, Ranker};
+use crate::core::Dataset;
+use crate::learner::{Classifier, Ranker};
 use crate::scaling::{Scaled, ScaledConfig};
 use crate::weak::{
     HoeffdingTree, HoeffdingTreeConfig, NaiveBayes, NaiveBayesConfig, Perceptron, PerceptronConfig,
-    Structure, WeakLearner, WeakLearnerConfig,
+    WeakLearner, WeakLearnerConfig,
 };
 use crate::{Error, Result};
 
@@ -160,28 +158,6 @@ fn osboost_algorithm(combiner: Combiner) -> Algorithm {
     }
 }
 
-impl fmt::Display for ModelConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        dispatch_config!(self, c => c.fmt(f))
-    }
-}
-
-impl Config for ModelConfig {
-    type Model = Model;
-
-    fn validate(&self) -> Result<()> {
-        dispatch_config!(self, c => c.validate())
-    }
-
-    /// A fresh model to learn online; a batch algorithm's is an error
-    /// ([`ModelConfig::check_fresh`]).
-    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Model> {
-        self.check_fresh()?;
-        // Each variant of the config builds the same variant of the model.
-        Ok(dispatch_config!(self, c => c.build_with_rng(spec, rng)?.into()))
-    }
-}
-
 impl ModelConfig {
     /// Whether a fresh model of this config can learn online: an error naming
     /// `streamboost train` for a batch algorithm, whose fresh model would predict the uniform
@@ -218,73 +194,8 @@ impl ModelConfig {
     }
 }
 
-impl Tune for ModelConfig {
-    fn tune(&mut self, knob: &Knob) -> bool {
-        dispatch_config!(self, c => c.tune(knob))
-    }
-}
-
-impl Model {
-    /// The trees of the model, in member order.
-    pub fn trees(&self) -> Vec<&HoeffdingTree> {
-        let mut out = Vec::new();
-        Structure::trees(self, &mut out);
-        out
-    }
-
-    /// The trees of the model, in member order, to change in place.
-    pub fn trees_mut(&mut self) -> Vec<&mut HoeffdingTree> {
-        let mut out = Vec::new();
-        Structure::trees_mut(self, &mut out);
-        out
-    }
-}
-
-impl Structure for Model {
-    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
-        dispatch!(self, m => m.trees(out))
-    }
-
-    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
-        dispatch!(self, m => m.trees_mut(out))
-    }
-
-    fn ensemble(&self) -> Option<EnsembleSummary> {
-        dispatch!(self, m => m.ensemble())
-    }
-}
-
-impl Classifier for Model {
-    fn n_classes(&self) -> usize {
-        dispatch!(self, m => m.n_classes())
-    }
-
-    fn add_class(&mut self) -> crate::Result<()> {
-        dispatch!(self, m => m.add_class())
-    }
-
-    fn learns_online(&self) -> bool {
-        dispatch!(self, m => m.learns_online())
-    }
-
-    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        dispatch!(self, m => m.learn(x, y, weight))
-    }
-
-    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        dispatch!(self, m => m.predict_proba(x, out))
-    }
-
-    fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
-    ) -> ClassId {
-        dispatch!(self, m => m.learn_predict(x, y, weight, out))
-    }
-}
+// Dispatch of the traits every model implements, over the enums above.
+mod dispatch;
 
 #[cfg(test)]
 mod tests {
