@@ -103,6 +103,9 @@ pub struct DelayStats {
     /// Labels that arrived before their event and were learnt when it came.
     #[serde(default)]
     pub early_labels: u64,
+    /// Events and labels with a null id (events scored only, labels dropped).
+    #[serde(default)]
+    pub null_ids: u64,
     /// Events waiting now.
     pub pending: u64,
     /// Most events waiting at once.
@@ -123,7 +126,7 @@ pub struct PendingEvent<K> {
 }
 
 /// Events waiting for their labels, bounded by [`PendingLimits`], in arrival order.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingStore<K: Eq + Hash> {
     limits: PendingLimits,
     /// Slots in arrival order; `None` where the event has left (learnt or replaced).
@@ -266,7 +269,7 @@ impl<K: Eq + Hash + Clone> PendingStore<K> {
 /// A label that arrives before its event is held for `early_label_tolerance` (in time
 /// units; none by default): if its event arrives in time, the event is scored first, then
 /// learnt at once with it; otherwise the label is counted as unmatched.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DelayedLearner<K: Eq + Hash> {
     store: PendingStore<K>,
     /// The importance weight a row is learnt with.
@@ -387,6 +390,12 @@ impl<K: Eq + Hash + Clone + std::fmt::Debug> DelayedLearner<K> {
         self.store.stats()
     }
 
+    /// Counts an event or label whose id is null: scored (an event) or dropped (a label),
+    /// never stored.
+    pub fn count_null_id(&mut self) {
+        self.store.stats.null_ids += 1;
+    }
+
     fn expire_held(&mut self, now: f64) {
         let tolerance = self.store.limits.early_label_tolerance;
         while let Some((_, at)) = self.held_order.front() {
@@ -407,6 +416,45 @@ impl<K: Eq + Hash + Clone + std::fmt::Debug> DelayedLearner<K> {
                 return;
             }
         }
+    }
+}
+
+/// The columns that tie a label to its event: the id both carry and the time column each
+/// has (integer, float or timestamp; a timestamp counts in its own unit).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DelayColumns {
+    /// The event id, in the events and in the labels.
+    pub id: String,
+    /// The time, in the events and in the labels.
+    pub time: String,
+}
+
+/// The delayed learning of an operator, saved with it: the columns and the pending events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DelayedState {
+    /// The id and time columns.
+    pub columns: DelayColumns,
+    /// The events waiting for their labels, and the labels held for their events.
+    pub learner: DelayedLearner<String>,
+    /// The latest event time taken, and the latest label time (each input's times must not
+    /// decrease).
+    #[serde(default)]
+    pub last_times: (Option<f64>, Option<f64>),
+}
+
+impl DelayedState {
+    /// A fresh state: nothing waits.
+    pub fn new(columns: DelayColumns, limits: PendingLimits) -> Result<Self> {
+        Ok(DelayedState {
+            columns,
+            learner: DelayedLearner::new(limits, 1.0)?,
+            last_times: (None, None),
+        })
+    }
+
+    /// What became of the events and labels so far.
+    pub fn stats(&self) -> DelayStats {
+        self.learner.stats()
     }
 }
 

@@ -390,6 +390,23 @@ impl BatchOperator for LiveModel {
         Ok(out)
     }
 
+    fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let out = match &mut self.scorer {
+            Scorer::One(operator) => operator.labels(batch)?,
+            Scorer::Keyed { .. } => {
+                return Err(Error::config(
+                    "labels",
+                    "a keyed live model takes its labels in the event rows",
+                ));
+            }
+        };
+        self.rows_since_commit += batch.num_rows() as u64;
+        if self.due() {
+            self.commit(None)?;
+        }
+        Ok(out)
+    }
+
     fn finish(&mut self) -> Result<()> {
         self.commit(None)
     }

@@ -93,6 +93,7 @@ impl Session {
             label: label.to_string(),
             stats: OperatorStats::default(),
             position: None,
+            delayed: None,
         };
         let rows = Rows::new(tables, start, &stream);
         Ok(Session {

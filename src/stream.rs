@@ -10,6 +10,12 @@
 //! input and returning its output, so dropping the stream at any await point leaves the
 //! model having learnt exactly the batches whose outputs were returned.
 //!
+//! [`DelayedStream`] does the same for events and labels that arrive apart: two input
+//! streams, merged by their time column ([`TimeMerge`]), events scored and labels learnt
+//! ([`crate::columnar::BoostOperator::labels`]); it yields the scored events and, for each
+//! label batch, its outcomes. The same cancel safety holds: the model has learnt exactly
+//! the label batches whose outcomes were returned.
+//!
 //! Any `Stream` of `Result<RecordBatch, E>` fits, DataFusion's `SendableRecordBatchStream`
 //! among them. The input must be `Unpin` (pin a stream that is not with `Box::pin`).
 
@@ -20,7 +26,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use futures::{Stream, StreamExt};
 
-use crate::columnar::BatchOperator;
+use crate::columnar::{BatchOperator, Side, TimeMerge};
 use crate::{Error, Result};
 
 /// The output of a [`BatchOperator`] (a [`crate::columnar::BoostOperator`], or a
@@ -104,5 +110,118 @@ where
         // An error stops the stream: later rows must not be learnt out of order.
         this.done = out.is_err();
         Poll::Ready(Some(out))
+    }
+}
+
+/// What a [`DelayedStream`] yields.
+#[derive(Debug, Clone)]
+pub enum DelayedBatch {
+    /// Events, with their predictions appended.
+    Scored(RecordBatch),
+    /// Labels, with what each did ([`crate::columnar::outcome_schema`]).
+    Outcomes(RecordBatch),
+}
+
+/// A [`BatchOperator`] under delayed labels over a stream of events and a stream of labels,
+/// merged by their time column (see the module doc).
+pub struct DelayedStream<S, L, O> {
+    events: S,
+    labels: L,
+    operator: O,
+    merge: TimeMerge,
+    yielded: bool,
+    done: bool,
+}
+
+impl<S, L, O> DelayedStream<S, L, O> {
+    /// Scores the `events` and learns the `labels` with `operator` (whose delayed labels
+    /// are set, [`crate::columnar::BoostOperator::delay_labels`]), in the order of their
+    /// column `time`.
+    pub fn new(events: S, labels: L, operator: O, time: &str) -> Self {
+        DelayedStream {
+            events,
+            labels,
+            operator,
+            merge: TimeMerge::new(time),
+            yielded: true,
+            done: false,
+        }
+    }
+
+    /// The operator, with its model, counters and pending events as far as the streams have
+    /// gone.
+    pub fn operator(&self) -> &O {
+        &self.operator
+    }
+
+    /// The operator back, e.g. to checkpoint it.
+    pub fn into_operator(self) -> O {
+        self.operator
+    }
+}
+
+impl<S, L, E, O> Stream for DelayedStream<S, L, O>
+where
+    S: Stream<Item = std::result::Result<RecordBatch, E>> + Unpin,
+    L: Stream<Item = std::result::Result<RecordBatch, E>> + Unpin,
+    E: std::error::Error + Send + Sync + 'static,
+    O: BatchOperator + Unpin,
+{
+    type Item = Result<DelayedBatch>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.done {
+            return Poll::Ready(None);
+        }
+        if !this.yielded {
+            this.yielded = true;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        loop {
+            if let Some((side, rows)) = this.merge.step() {
+                this.yielded = false;
+                let out = match side {
+                    Side::Events => this.operator.process(&rows).map(DelayedBatch::Scored),
+                    Side::Labels => this.operator.labels(&rows).map(DelayedBatch::Outcomes),
+                };
+                // An error stops the stream: later rows must not be learnt out of order.
+                this.done = out.is_err();
+                return Poll::Ready(Some(out));
+            }
+            let Some(side) = this.merge.needs() else {
+                this.done = true;
+                return match this.operator.finish() {
+                    Ok(()) => Poll::Ready(None),
+                    Err(e) => Poll::Ready(Some(Err(e))),
+                };
+            };
+            let polled = match side {
+                Side::Events => this.events.poll_next_unpin(cx),
+                Side::Labels => this.labels.poll_next_unpin(cx),
+            };
+            let pushed = match polled {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => {
+                    this.merge.end(side);
+                    Ok(())
+                }
+                Poll::Ready(Some(Err(e))) => Err(Error::InputStream {
+                    source: Box::new(e),
+                }),
+                Poll::Ready(Some(Ok(batch))) => {
+                    let name = match side {
+                        Side::Events => "events",
+                        Side::Labels => "labels",
+                    };
+                    this.merge.push(side, batch, std::path::Path::new(name))
+                }
+            };
+            if let Err(e) = pushed {
+                this.done = true;
+                return Poll::Ready(Some(Err(e)));
+            }
+        }
     }
 }

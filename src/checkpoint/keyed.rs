@@ -382,6 +382,7 @@ mod tests {
             label: "y".into(),
             stats: OperatorStats::default(),
             position: None,
+            delayed: None,
         };
         KeyedStore::create(dir, template, 7).unwrap()
     }

@@ -43,6 +43,7 @@ use twox_hash::XxHash64;
 
 use crate::Classifier;
 use crate::core::{Encodings, FeatureKind, OperatorStats, Position, StreamSpec};
+use crate::delay::DelayedState;
 use crate::files::write_atomically;
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result, files};
@@ -77,6 +78,9 @@ pub struct StreamState {
     /// an operator outside a job).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
+    /// Under delayed labels, the events waiting for theirs (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed: Option<DelayedState>,
 }
 
 /// The body of `streamboost.state`.

@@ -240,6 +240,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
                 unknown_labels: 0,
             },
             position: None,
+            delayed: None,
         };
         checkpoint::save(path, &mut model, &stream)?;
         eprintln!("saved    {}", path.display());

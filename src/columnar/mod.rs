@@ -1,6 +1,7 @@
 //! The Arrow layer: CSV and Parquet files through the arrow readers, encoded as rows of
 //! `f64` for the algorithms, and results written back as Arrow data.
 
+mod delayed;
 mod encode;
 mod input;
 mod keyed;
@@ -10,6 +11,7 @@ mod output;
 mod rows;
 
 pub use crate::core::{Encodings, OperatorStats, Ordinal};
+pub use delayed::{Side, TimeMerge, outcome_schema};
 pub use encode::{
     Encoded, StreamEncoder, encode_tables, encode_with_spec, grow_spec, infer_spec, load_stream,
 };

@@ -20,12 +20,14 @@ use arrow::compute::{cast, take};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
+use super::delayed::Waiting;
 use super::label_sets::LabelSetReader;
 use super::rows::{RowEncoder, utf8};
 use crate::checkpoint::{self, StreamState};
 use crate::core::math::argmax;
 use crate::core::{ClassId, FeatureKind, StreamSpec};
 use crate::core::{Encodings, OperatorStats, Position};
+use crate::delay::DelayedState;
 use crate::eval::ranking::predicted_set;
 use crate::learner::{Classifier, Ranker};
 use crate::model::{Model, ModelConfig};
@@ -44,6 +46,17 @@ pub trait BatchOperator {
     /// Scores (and learns from) every row of `batch` in order; returns its output rows.
     fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch>;
 
+    /// Learns from a batch of labels that arrive after their events; one outcome row per
+    /// label row ([`BoostOperator::labels`]). An operator that takes its labels in the event
+    /// rows refuses it.
+    fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let _ = batch;
+        Err(Error::config(
+            "labels",
+            "this operator takes its labels in the event rows",
+        ))
+    }
+
     /// The input has ended (not called on cancel or error): a live model commits here.
     fn finish(&mut self) -> Result<()> {
         Ok(())
@@ -57,6 +70,10 @@ impl<M: Classifier + Ranker> BatchOperator for BoostOperator<M> {
 
     fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
         BoostOperator::process(self, batch)
+    }
+
+    fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        BoostOperator::labels(self, batch)
     }
 }
 
@@ -128,6 +145,8 @@ pub struct BoostOperator<M> {
     rows: Vec<f64>,
     /// One row's probabilities, reused.
     probs: Vec<f64>,
+    /// Labels that arrive after their events, if asked ([`BoostOperator::delay_labels`]).
+    delayed: Option<Box<DelayedState>>,
 }
 
 impl<M: Classifier + Ranker> BoostOperator<M> {
@@ -169,6 +188,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
             once: None,
             rows: Vec::new(),
             probs: vec![0.0; spec.n_classes()],
+            delayed: None,
         })
     }
 
@@ -287,6 +307,37 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         self.stats
     }
 
+    pub(super) fn stats_mut(&mut self) -> &mut OperatorStats {
+        &mut self.stats
+    }
+
+    /// Names the input in errors.
+    pub(super) fn source(&self) -> &Path {
+        &self.source
+    }
+
+    pub(super) fn delayed(&self) -> Option<&DelayedState> {
+        self.delayed.as_deref()
+    }
+
+    pub(super) fn take_delayed(&mut self) -> Option<Box<DelayedState>> {
+        self.delayed.take()
+    }
+
+    pub(super) fn set_delayed(&mut self, delayed: Option<Box<DelayedState>>) {
+        self.delayed = delayed;
+    }
+
+    /// The class names as values of the label column's type, in class order.
+    pub(super) fn class_values(&self) -> ArrayRef {
+        match &self.targets {
+            Targets::Classes { class_values, .. } => class_values.clone(),
+            Targets::LabelSets(_) => {
+                Arc::new(StringArray::from_iter_values(self.spec.classes.names()))
+            }
+        }
+    }
+
     /// The stream as seen so far: the model's features with every category met (new ones
     /// after the spec's, in order of appearance) and its class set.
     pub fn spec(&self) -> StreamSpec {
@@ -302,6 +353,16 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     /// Scores every row of `batch` in order, learning from those with a known label, and
     /// returns the batch with the prediction columns appended.
     pub fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        self.with_waiting(batch, |op, waiting| op.process_waiting(batch, waiting))
+    }
+
+    /// [`BoostOperator::process`], where a row without a label of its own is, when
+    /// `waiting` is given, scored and kept waiting for the label that comes later.
+    fn process_waiting(
+        &mut self,
+        batch: &RecordBatch,
+        mut waiting: Option<&mut Waiting<'_>>,
+    ) -> Result<RecordBatch> {
         if batch.schema().fields() != self.input_schema.fields() {
             return Err(Error::SchemaMismatch {
                 file: PathBuf::from("record batch"),
@@ -331,7 +392,16 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         };
         let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
         match &self.targets {
-            Targets::Classes { .. } => self.classify(batch, &learnt, &mut columns)?,
+            Targets::Classes { .. } => {
+                self.classify(batch, &learnt, waiting.as_deref_mut(), &mut columns)?
+            }
+            Targets::LabelSets(_) if waiting.is_some() => {
+                return Err(Error::config(
+                    "label",
+                    "labels that arrive later are for multiclass streams; a multi-label \
+                     stream carries its label sets in the event rows",
+                ));
+            }
             Targets::LabelSets(_) => self.rank(batch, &learnt, &mut columns)?,
         }
         self.stats.rows_seen += batch.num_rows() as u64;
@@ -350,11 +420,13 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     }
 
     /// Multiclass rows: `predicted_<label>` and `predicted_<label>_probs`. Rows flagged in
-    /// `learnt` (when it is not empty) are scored only.
+    /// `learnt` (when it is not empty) are scored only; rows without a label wait in
+    /// `waiting`, when given, for theirs.
     fn classify(
         &mut self,
         batch: &RecordBatch,
         learnt: &[bool],
+        mut waiting: Option<&mut Waiting<'_>>,
         columns: &mut Vec<ArrayRef>,
     ) -> Result<()> {
         let Targets::Classes {
@@ -396,9 +468,19 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                 },
                 _ => None,
             };
-            predicted.push(self.model.learn_predict(x, y, 1.0, &mut self.probs) as u32);
+            let (class, learnt_now) = match (y, waiting.as_deref_mut()) {
+                // No label in the row: under delayed labels it is scored and waits for one.
+                (None, Some(waiting)) if !labels.is_some_and(|l| l.is_valid(r)) => {
+                    waiting.event(r, &mut self.model, x, &mut self.probs)?
+                }
+                _ => (
+                    self.model.learn_predict(x, y, 1.0, &mut self.probs),
+                    y.is_some(),
+                ),
+            };
+            predicted.push(class as u32);
             probs.extend_from_slice(&self.probs);
-            self.stats.rows_learnt += u64::from(y.is_some() && learns);
+            self.stats.rows_learnt += u64::from(learnt_now && learns);
         }
         let ids = UInt32Array::from(predicted);
         columns.push(take(class_values, &ids, None).expect("ids are class ids"));
@@ -568,6 +650,7 @@ impl BoostOperator<Model> {
             label: self.label.clone(),
             stats: self.stats,
             position: self.position.clone(),
+            delayed: self.delayed.as_deref().cloned(),
         }
     }
 
@@ -604,6 +687,9 @@ impl BoostOperator<Model> {
         )?;
         op.stats = stream.stats;
         op.position = stream.position.clone();
+        if let Some(delayed) = &stream.delayed {
+            op.delay_labels(delayed.clone())?;
+        }
         Ok(op)
     }
 }

@@ -170,6 +170,7 @@ impl ModelSource {
                     label: label.to_string(),
                     stats: OperatorStats::default(),
                     position: None,
+                    delayed: None,
                 };
                 Ok((model, stream))
             }

@@ -37,6 +37,7 @@ fn state(config: &ModelConfig, data: &Dataset, rows: u64) -> StreamState {
             unknown_labels: 0,
         },
         position: None,
+        delayed: None,
     }
 }
 

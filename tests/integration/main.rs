@@ -16,6 +16,8 @@ mod checkpoint;
 mod datasets;
 #[cfg(feature = "columnar")]
 mod defaults;
+#[cfg(feature = "stream")]
+mod delayed_operator;
 #[cfg(feature = "columnar")]
 mod mutations;
 #[cfg(feature = "columnar")]

@@ -237,6 +237,7 @@ mod stream {
                 label: "label".into(),
                 stats: OperatorStats::default(),
                 position: None,
+                delayed: None,
             };
             (model, stream)
         };
@@ -404,6 +405,7 @@ fn the_operator_scores_with_a_batch_model_without_learning() {
         label: "label".into(),
         stats: trained,
         position: None,
+        delayed: None,
     };
     checkpoint::save(&saved, &mut model, &stream).unwrap();
     let table = read_table(&path).unwrap();
