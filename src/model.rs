@@ -4,7 +4,7 @@
 //! [`Algorithm`] enum (names, help text, capabilities, the default config), the serde-tagged
 //! [`ModelConfig`] enum that configs, reports and checkpoints hold, the [`Model`] enum over
 //! the monomorphized models, and the dispatch of [`Classifier`], [`Ranker`] and
-//! [`Structure`]. Generics inside, enums at the edge: the per-row hot path of each model is
+//! [`crate::weak::Structure`]. Generics inside, enums at the edge: the per-row hot path of each model is
 //! static, and an enum match per row is all the choice costs.
 //!
 //! A declarative macro rather than a descriptor trait: three of the derived items are enums

@@ -3,6 +3,7 @@
 //! | SQL | what |
 //! |---|---|
 //! | `SELECT * FROM boost_score('m', (SELECT …), 'label', 'ts' [, 'key'])` | test-then-train in `ts` order as a plan node, one model per key ([`score`]) |
+//! | `SELECT * FROM boost_score_delayed('m', (SELECT …), (SELECT …), 'label', 'id', 'ts' [, 'outcomes'])` | events scored on arrival, labels learnt when they come later ([`delayed`]) |
 //! | `boost_prequential('m', label, f1, …) OVER ([PARTITION BY key] ORDER BY ts)` | the same as a window function, one model per partition ([`prequential`]) |
 //! | `boost_predict('m', f1, …)`, `boost_predict_proba('m', f1, …)` | scoring with a frozen trained model ([`predict`]) |
 //! | `SELECT * FROM boost_models()` | the registered models ([`models`]) |
@@ -13,6 +14,7 @@
 //! through `boost_score` without a key); over any other model a query is a pure function
 //! of its input and the registry.
 
+pub mod delayed;
 pub mod live;
 pub mod models;
 pub mod predict;

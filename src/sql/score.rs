@@ -61,6 +61,7 @@ use datafusion::sql::sqlparser::ast::{
 use futures::StreamExt;
 use futures::stream::BoxStream;
 
+use super::delayed;
 use super::live::{LiveQuery, LiveSlot, Training};
 use super::registry::{ModelRegistry, ModelSource};
 use super::to_df;
@@ -101,13 +102,14 @@ impl RelationPlanner for BoostScoreRelation {
         else {
             return Ok(RelationPlanning::Original(Box::new(relation)));
         };
-        let is_ours = match name.0.as_slice() {
+        let called = match name.0.as_slice() {
             [part] => part
                 .as_ident()
-                .is_some_and(|ident| context.normalize_ident(ident.clone()) == NAME),
-            _ => false,
+                .map(|ident| context.normalize_ident(ident.clone())),
+            _ => None,
         };
-        if !is_ours {
+        let delayed = called.as_deref() == Some(delayed::NAME);
+        if !(delayed || called.as_deref() == Some(NAME)) {
             let relation = TableFactor::Table {
                 name,
                 args: Some(args),
@@ -122,26 +124,33 @@ impl RelationPlanner for BoostScoreRelation {
             };
             return Ok(RelationPlanning::Original(Box::new(relation)));
         }
+        let usage = if delayed { delayed::USAGE } else { USAGE };
         let mut exprs = Vec::with_capacity(args.args.len());
         for arg in args.args {
             match arg {
                 FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => exprs.push(e),
-                other => return plan_err!("{USAGE}: unexpected argument {other}"),
+                other => return plan_err!("{usage}: unexpected argument {other}"),
             }
+        }
+        if delayed {
+            let plan = self.plan_delayed(exprs, context)?;
+            return Ok(RelationPlanning::Planned(Box::new(PlannedRelation::new(
+                plan, alias,
+            ))));
         }
         if !(4..=5).contains(&exprs.len()) {
             return plan_err!("{USAGE} takes 4 or 5 arguments, got {}", exprs.len());
         }
         let mut exprs = exprs.into_iter();
-        let model = text_arg(exprs.next(), "the model name")?;
+        let model = text_arg(exprs.next(), "the model name", USAGE)?;
         let SqlExpr::Subquery(query) = exprs.next().expect("checked length") else {
             return plan_err!("{USAGE}: the second argument must be a subquery in parentheses");
         };
-        let label = text_arg(exprs.next(), "the label column")?;
-        let ts = text_arg(exprs.next(), "the ordering column")?;
+        let label = text_arg(exprs.next(), "the label column", USAGE)?;
+        let ts = text_arg(exprs.next(), "the ordering column", USAGE)?;
         let key = exprs
             .next()
-            .map(|e| text_arg(Some(e), "the key column"))
+            .map(|e| text_arg(Some(e), "the key column", USAGE))
             .transpose()?;
         let input = context.plan(TableFactor::Derived {
             lateral: false,
@@ -168,15 +177,66 @@ impl RelationPlanner for BoostScoreRelation {
     }
 }
 
-/// A quoted string argument.
-fn text_arg(expr: Option<SqlExpr>, what: &str) -> DfResult<String> {
+impl BoostScoreRelation {
+    /// `boost_score_delayed(…)`'s node over its two subqueries.
+    fn plan_delayed(
+        &self,
+        exprs: Vec<SqlExpr>,
+        context: &mut dyn RelationPlannerContext,
+    ) -> DfResult<LogicalPlan> {
+        let usage = delayed::USAGE;
+        if !(6..=7).contains(&exprs.len()) {
+            return plan_err!("{usage} takes 6 or 7 arguments, got {}", exprs.len());
+        }
+        let mut exprs = exprs.into_iter();
+        let model = text_arg(exprs.next(), "the model name", usage)?;
+        let mut subquery = |what: &str| match exprs.next() {
+            Some(SqlExpr::Subquery(query)) => context.plan(TableFactor::Derived {
+                lateral: false,
+                subquery: query,
+                alias: None,
+                sample: None,
+            }),
+            _ => plan_err!("{usage}: the {what} must be a subquery in parentheses"),
+        };
+        let events = subquery("events (second argument)")?;
+        let labels = subquery("labels (third argument)")?;
+        let label = text_arg(exprs.next(), "the label column", usage)?;
+        let id = text_arg(exprs.next(), "the id column", usage)?;
+        let ts = text_arg(exprs.next(), "the time column", usage)?;
+        let outcomes = match exprs.next() {
+            None => false,
+            Some(e) => match text_arg(Some(e), "the last argument", usage)?.as_str() {
+                "outcomes" => true,
+                other => {
+                    return plan_err!("{usage}: the last argument is 'outcomes', not '{other}'");
+                }
+            },
+        };
+        let args = delayed::DelayedArguments {
+            model,
+            label,
+            id,
+            ts,
+            outcomes,
+        };
+        let node =
+            delayed::BoostScoreDelayedNode::try_new(events, labels, self.registry.clone(), args)?;
+        Ok(LogicalPlan::Extension(Extension {
+            node: Arc::new(node),
+        }))
+    }
+}
+
+/// A quoted string argument of the function called as `usage`.
+fn text_arg(expr: Option<SqlExpr>, what: &str, usage: &str) -> DfResult<String> {
     match expr {
         Some(SqlExpr::Value(v)) => match v.value {
             Value::SingleQuotedString(s) => Ok(s),
-            other => plan_err!("{USAGE}: {what} must be a quoted string, got {other}"),
+            other => plan_err!("{usage}: {what} must be a quoted string, got {other}"),
         },
-        Some(other) => plan_err!("{USAGE}: {what} must be a quoted string, got {other}"),
-        None => plan_err!("{USAGE}: {what} is missing"),
+        Some(other) => plan_err!("{usage}: {what} must be a quoted string, got {other}"),
+        None => plan_err!("{usage}: {what} is missing"),
     }
 }
 
@@ -327,6 +387,13 @@ impl ExtensionPlanner for BoostScoreExtensionPlanner {
         _session: &dyn Session,
         _planning_ctx: &PhysicalPlanningContext,
     ) -> DfResult<Option<Arc<dyn ExecutionPlan>>> {
+        if let Some(node) = node
+            .as_any()
+            .downcast_ref::<delayed::BoostScoreDelayedNode>()
+        {
+            let exec = node.exec(physical_inputs[0].clone(), physical_inputs[1].clone())?;
+            return Ok(Some(Arc::new(exec)));
+        }
         let Some(node) = node.as_any().downcast_ref::<BoostScoreNode>() else {
             return Ok(None);
         };
@@ -561,7 +628,7 @@ fn scored<O: BatchOperator + Unpin + Send + 'static>(
 
 /// An error of the scored stream as DataFusion's: the input's own error when it came from
 /// upstream, the operator's otherwise.
-fn from_stream_error(e: Error) -> DataFusionError {
+pub(super) fn from_stream_error(e: Error) -> DataFusionError {
     match e {
         Error::InputStream { source } => match source.downcast::<DataFusionError>() {
             Ok(e) => *e,

@@ -993,3 +993,130 @@ async fn boost_predict_serves_a_batch_model() {
     let err = fresh.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(err.contains("streamboost train"), "{err:?}");
 }
+
+/// The bundled car as events (`id`, `ts`, the features) and labels (`id`, `label`, `ts`
+/// when it arrives, `delay` rows later), in two CSV files.
+fn car_events_and_labels(dir: &Path, delay: usize) -> (PathBuf, PathBuf) {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv"))
+        .unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let label = header.iter().position(|c| *c == "label").unwrap();
+    let (mut events, mut labels) = (String::new(), String::from("id,label,ts\n"));
+    for (i, line) in text.lines().enumerate() {
+        let mut cells: Vec<&str> = line.split(',').collect();
+        let y = cells.remove(label);
+        if i == 0 {
+            events += &format!("id,ts,{}\n", cells.join(","));
+        } else {
+            events += &format!("{i},{i},{}\n", cells.join(","));
+            labels += &format!("{i},{y},{}\n", i + delay.max(1));
+        }
+    }
+    let paths = (dir.join("events.csv"), dir.join("labels.csv"));
+    std::fs::write(&paths.0, events).unwrap();
+    std::fs::write(&paths.1, labels).unwrap();
+    paths
+}
+
+/// `boost_score_delayed` over events and labels in two tables predicts, row for row, what
+/// `replay --label-delay N` predicts on the same arrival order; its outcomes score each
+/// prediction against its label as the replay's report does.
+#[tokio::test]
+async fn sql_delayed_labels_equal_replay_under_the_same_delay() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, classes, _) = replay_config(dir.path());
+    for delay in [1usize, 25] {
+        let (report, predictions) = (dir.path().join("r.json"), dir.path().join("p.csv"));
+        streamboost()
+            .args(flags("replay --learners 10 --seed 3 -q --label-delay"))
+            .arg(delay.to_string())
+            .arg("--report")
+            .arg(&report)
+            .arg("--predictions")
+            .arg(&predictions)
+            .assert()
+            .success();
+        let replayed: Vec<String> = std::fs::read_to_string(&predictions)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(2).unwrap().to_string())
+            .collect();
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+
+        let registry = ModelRegistry::new();
+        registry
+            .register_config("m", config.clone(), classes.clone(), 3)
+            .unwrap();
+        let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
+        register_all(&ctx, &registry).unwrap();
+        let (events, labels) = car_events_and_labels(dir.path(), delay);
+        for (name, path) in [("events", &events), ("labels", &labels)] {
+            ctx.register_csv(name, path.to_str().unwrap(), CsvReadOptions::new())
+                .await
+                .unwrap();
+        }
+        let call = |last: &str| {
+            format!(
+                "SELECT * FROM boost_score_delayed('m', (SELECT * FROM events), \
+                 (SELECT * FROM labels), 'label', 'id', 'ts'{last}) ORDER BY ts"
+            )
+        };
+        let scored = query(&ctx, &call("")).await;
+        assert_eq!(
+            strings(&scored, "predicted_label"),
+            replayed,
+            "delay {delay}"
+        );
+        let outcomes = query(&ctx, &call(", 'outcomes'")).await;
+        let outcome = strings(&outcomes, "outcome");
+        assert_eq!(outcome.len(), 1728);
+        assert!(outcome.iter().all(|o| o == "learnt"), "every label learnt");
+        let correct: usize = outcomes
+            .iter()
+            .map(|b| {
+                let c = b.column_by_name("correct").unwrap().as_boolean();
+                c.iter().filter(|v| *v == Some(true)).count()
+            })
+            .sum();
+        let accuracy = report["cumulative"]["accuracy"].as_f64().unwrap();
+        assert!(
+            (correct as f64 / 1728.0 - accuracy).abs() < 1e-12,
+            "delay {delay}"
+        );
+    }
+}
+
+/// `boost_score_delayed` refuses what it cannot run, at planning time: a missing id column,
+/// a wrong last argument.
+#[tokio::test]
+async fn sql_delayed_labels_refuse_bad_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, classes, _) = replay_config(dir.path());
+    let registry = ModelRegistry::new();
+    registry.register_config("m", config, classes, 3).unwrap();
+    let ctx = SessionContext::new();
+    register_all(&ctx, &registry).unwrap();
+    let (events, labels) = car_events_and_labels(dir.path(), 5);
+    for (name, path) in [("events", &events), ("labels", &labels)] {
+        ctx.register_csv(name, path.to_str().unwrap(), CsvReadOptions::new())
+            .await
+            .unwrap();
+    }
+    for (sql, message) in [
+        (
+            "SELECT * FROM boost_score_delayed('m', (SELECT ts, buying FROM events), \
+             (SELECT * FROM labels), 'label', 'id', 'ts')",
+            "the events have no column `id`",
+        ),
+        (
+            "SELECT * FROM boost_score_delayed('m', (SELECT * FROM events), \
+             (SELECT * FROM labels), 'label', 'id', 'ts', 'both')",
+            "the last argument is 'outcomes'",
+        ),
+    ] {
+        let err = ctx.sql(sql).await.unwrap_err().to_string();
+        assert!(err.contains(message), "{err}");
+    }
+}
