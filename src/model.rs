@@ -4,8 +4,9 @@
 //! [`Algorithm`] enum (names, help text, capabilities, the default config), the serde-tagged
 //! [`ModelConfig`] enum that configs, reports and checkpoints hold, the [`Model`] enum over
 //! the monomorphized models, and the dispatch of [`Classifier`], [`Ranker`] and
-//! [`crate::weak::Structure`]. Generics inside, enums at the edge: the per-row hot path of each model is
-//! static, and an enum match per row is all the choice costs.
+//! [`crate::weak::Structure`] (forwarded in `dispatch.rs`). Generics inside, enums at the
+//! edge: the per-row hot path of each model is static, and an enum match per row is all the
+//! choice costs.
 //!
 //! A declarative macro rather than a descriptor trait: three of the derived items are enums
 //! (a trait cannot add a variant) and serde's tags must be literals. What a row cannot say
