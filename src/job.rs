@@ -12,6 +12,17 @@
 //! are carried to the output; [`Encodings::passthrough`] keeps such a column out of a fresh
 //! model's features.
 //!
+//! **Labels that arrive later** ([`Job::labels`]). Label files (an id, the label and a time
+//! column) in a second directory are taken with the event files in one name order, a label
+//! file before an event file of the same name: names say when each file arrived. An event
+//! row without its label is scored and waits in the model's pending store
+//! ([`crate::delay`]); a label row teaches the model its event and gets an *outcome* row in
+//! `<output dir>/labels/<stem>.parquet` (the class predicted when the event came, what the
+//! label did, whether the prediction was right). The pending store is committed with the
+//! model, and the position names the file in either directory, so the exactly-once rules
+//! below hold for both. A label file that comes before any event file waits for one (the
+//! model's features are an event file's columns).
+//!
 //! **Output.** `<output dir>/<stem>.parquet` per input file: every input column, then the
 //! prediction columns, one row per input row, in input order. It appears whole (renamed into
 //! place) at the first commit after its last row; until then its rows are kept in part files
@@ -45,9 +56,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arrow::array::Array;
+use arrow::array::{Array, AsArray, new_null_array};
 use arrow::compute::kernels::cmp::eq;
 use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -58,6 +70,7 @@ use crate::checkpoint::{self, KeyedStore, StreamState};
 use crate::columnar::BatchOperator;
 use crate::columnar::{BatchWriter, PipeFormat, Table, read_table};
 use crate::core::{Encodings, Position};
+use crate::delay::{DelayColumns, DelayedState, PendingLimits};
 use crate::files::{sync_dir, write_atomically};
 use crate::learner::{Classifier, Config};
 use crate::live::{CheckpointPolicy, LiveModel};
@@ -100,6 +113,58 @@ pub struct Job {
     /// The key column, for one model per key (the checkpoint is then a directory, see
     /// [`crate::checkpoint::keyed`]); not a feature.
     pub key: Option<String>,
+    /// Labels that arrive after their events, as files in a second directory (see the module
+    /// doc).
+    pub labels: Option<LabelInput>,
+}
+
+/// A job's second input: label files beside the event files.
+#[derive(Debug, Clone)]
+pub struct LabelInput {
+    /// The directory of label files (the id, label and time columns).
+    pub dir: PathBuf,
+    /// The id and time columns, in the events and in the labels (not features).
+    pub columns: DelayColumns,
+    /// How many events wait for their labels, and for how long.
+    pub limits: PendingLimits,
+}
+
+/// One input file: its name and its directory. Inputs are taken in this order: by name,
+/// then a label file before an event file of the same name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Input {
+    name: String,
+    /// In the events directory (else in the labels directory).
+    events: bool,
+}
+
+impl Input {
+    /// The input a position is in.
+    fn of(position: &Position) -> Input {
+        Input {
+            name: position.file.clone(),
+            events: !position.labels,
+        }
+    }
+
+    /// The position at `rows` rows of this input.
+    fn at(&self, rows: u64, done: bool) -> Position {
+        Position {
+            file: self.name.clone(),
+            rows,
+            done,
+            ts: None,
+            labels: !self.events,
+        }
+    }
+
+    /// Whether a job at `position` has taken this input whole.
+    fn taken_at(&self, position: Option<&Position>) -> bool {
+        position.is_some_and(|p| {
+            let at = Input::of(p);
+            *self < at || (*self == at && p.done)
+        })
+    }
 }
 
 /// What a job has done so far (since this process started it).
@@ -115,7 +180,9 @@ pub struct Progress {
     pub commits: u64,
     /// How long the last one took.
     pub last_commit: Duration,
-    /// Labelled rows taken.
+    /// Label rows taken from the labels directory.
+    pub labels: u64,
+    /// Labelled rows taken (event rows with their label, and label rows that were learnt).
     pub labelled: u64,
     /// Of those, rows predicted right (before they were learnt).
     pub correct: u64,
@@ -139,11 +206,14 @@ enum Held {
 /// whole since the last commit, whose outputs are assembled when it comes.
 struct Taking {
     position: Option<Position>,
-    uncommitted: Vec<String>,
+    uncommitted: Vec<Input>,
 }
 
 /// Where part files of the output are kept until their file is committed.
 const PARTS_DIR: &str = ".parts";
+/// Where the outcomes of label files go, in the output directory (and their parts, in
+/// [`PARTS_DIR`]).
+const LABELS_DIR: &str = "labels";
 /// Where rejected input files go, in the input directory.
 const REJECTED_DIR: &str = "rejected";
 
@@ -169,7 +239,7 @@ impl Job {
             uncommitted: Vec::new(),
         };
         // Names at or before the committed position were taken by an earlier run.
-        let mut known: HashSet<String> = HashSet::new();
+        let mut known: HashSet<Input> = HashSet::new();
         let mut first_scan = true;
         loop {
             let pending = self.scan(
@@ -178,13 +248,19 @@ impl Job {
                 first_scan,
                 &mut progress,
             )?;
-            for name in pending {
+            for input in pending {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                held = self.take(&name, held, &mut taking, stop, &mut progress, report)?;
+                let taken;
+                (held, taken) =
+                    self.take(&input, held, &mut taking, stop, &mut progress, report)?;
                 if progress.stopped {
                     return Ok(progress);
+                }
+                if !taken {
+                    // A label file before any event file: it waits, and so do the files after.
+                    break;
                 }
             }
             // The input is taken for now: what was taken since the last commit is committed.
@@ -329,8 +405,8 @@ impl Job {
         live.commit(Some(at.clone()))?;
         taking.position = Some(at);
         note_commit(live, progress);
-        for name in std::mem::take(&mut taking.uncommitted) {
-            self.assemble(&name)?;
+        for input in std::mem::take(&mut taking.uncommitted) {
+            self.assemble(&input)?;
         }
         Ok(())
     }
@@ -338,7 +414,11 @@ impl Job {
     /// Refuses, before any file is taken, directories that are not there and a checkpoint
     /// that cannot be written.
     fn validate(&self) -> Result<()> {
-        for dir in [&self.input_dir, &self.output_dir] {
+        let labels = self.labels.iter().map(|l| &l.dir);
+        for dir in [&self.input_dir, &self.output_dir]
+            .into_iter()
+            .chain(labels)
+        {
             if !dir.is_dir() {
                 return Err(Error::Io {
                     path: dir.clone(),
@@ -371,6 +451,12 @@ impl Job {
             )),
             _ => Ok(()),
         }?;
+        if self.labels.is_some() && self.key.is_some() {
+            return Err(Error::config(
+                "labels",
+                "labels that arrive apart are for one model, not one per key",
+            ));
+        }
         self.fresh.config.validate()
     }
 
@@ -378,41 +464,66 @@ impl Job {
     /// file the checkpoint says is done, and deletes parts past the position.
     fn recover(&self, position: Option<&Position>) -> Result<()> {
         let mut committed = Vec::new();
-        for (name, start, path) in self.parts()? {
+        for (input, start, path) in self.parts()? {
             // Files before the position's were taken whole; the position's file up to its
             // rows; anything after is stale, scored again by the state that had not learnt it.
+            let at = position.map(Input::of);
             let kept = position
-                .is_some_and(|p| name < p.file || (name == p.file && (p.done || start < p.rows)));
+                .zip(at.as_ref())
+                .is_some_and(|(p, at)| input < *at || (input == *at && (p.done || start < p.rows)));
             if !kept {
                 remove(&path)?;
-            } else if position.is_some_and(|p| name < p.file || p.done) {
-                committed.push(name);
+            } else if input.taken_at(position) || at.as_ref().is_some_and(|at| input < *at) {
+                committed.push(input);
             }
         }
         committed.dedup();
-        for name in committed {
-            self.assemble(&name)?;
+        for input in committed {
+            self.assemble(&input)?;
         }
         Ok(())
     }
 
-    /// The part files: (input file name, first row, path), by name then first row.
-    fn parts(&self) -> Result<Vec<(String, u64, PathBuf)>> {
-        let dir = self.output_dir.join(PARTS_DIR);
+    /// The part files: (input, first row, path), in input order then first row.
+    fn parts(&self) -> Result<Vec<(Input, u64, PathBuf)>> {
         let mut parts = Vec::new();
-        for entry in read_dir(&dir)? {
-            let file_name = entry.file_name().to_string_lossy().into_owned();
-            let Some((name, start)) = file_name
-                .strip_suffix(".parquet")
-                .and_then(|s| s.rsplit_once('@'))
-                .and_then(|(name, start)| Some((name.to_string(), start.parse().ok()?)))
-            else {
+        for events in [true, false] {
+            let dir = self.parts_dir(events);
+            if !events && !dir.is_dir() {
                 continue;
-            };
-            parts.push((name, start, entry.path()));
+            }
+            for entry in read_dir(&dir)? {
+                let file_name = entry.file_name().to_string_lossy().into_owned();
+                let Some((name, start)) = file_name
+                    .strip_suffix(".parquet")
+                    .and_then(|s| s.rsplit_once('@'))
+                    .and_then(|(name, start)| Some((name.to_string(), start.parse().ok()?)))
+                else {
+                    continue;
+                };
+                parts.push((Input { name, events }, start, entry.path()));
+            }
         }
         parts.sort();
         Ok(parts)
+    }
+
+    /// Where the parts of event files (or of label files) are kept.
+    fn parts_dir(&self, events: bool) -> PathBuf {
+        let parts = self.output_dir.join(PARTS_DIR);
+        if events {
+            parts
+        } else {
+            parts.join(LABELS_DIR)
+        }
+    }
+
+    /// The directory an input is read from.
+    fn dir_of(&self, input: &Input) -> &Path {
+        match (&self.labels, input.events) {
+            (Some(labels), false) => &labels.dir,
+            _ => &self.input_dir,
+        }
     }
 
     /// The input files to take now, in name order: those after the position (and the
@@ -420,28 +531,33 @@ impl Job {
     /// position is rejected.
     fn scan(
         &self,
-        known: &mut HashSet<String>,
+        known: &mut HashSet<Input>,
         position: Option<&Position>,
         first_scan: bool,
         progress: &mut Progress,
-    ) -> Result<Vec<String>> {
-        let mut names: Vec<String> = read_dir(&self.input_dir)?
-            .into_iter()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|name| is_input(name))
-            .collect();
-        names.sort();
+    ) -> Result<Vec<Input>> {
+        let mut inputs = Vec::new();
+        let labels = self.labels.iter().map(|l| (&l.dir, false));
+        for (dir, events) in std::iter::once((&self.input_dir, true)).chain(labels) {
+            inputs.extend(
+                read_dir(dir)?
+                    .into_iter()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|name| is_input(name))
+                    .map(|name| Input { name, events }),
+            );
+        }
+        inputs.sort();
         let mut pending = Vec::new();
-        for name in names {
-            let new = known.insert(name.clone());
-            let taken = position.is_some_and(|p| name < p.file || (name == p.file && p.done));
-            match (taken, new && !first_scan) {
-                (false, _) => pending.push(name),
+        for input in inputs {
+            let new = known.insert(input.clone());
+            match (input.taken_at(position), new && !first_scan) {
+                (false, _) => pending.push(input),
                 (true, true) => {
                     let why = "it arrived after a file named later was taken (names must sort \
                                in arrival order)";
-                    self.reject(&name, why)?;
+                    self.reject(&input, why)?;
                     progress.rejected += 1;
                 }
                 (true, false) => {}
@@ -450,40 +566,58 @@ impl Job {
         Ok(pending)
     }
 
-    /// Takes file `name` (from the position's row if it is the position's file), committing
-    /// by the policy; at its end its last part is written, and its output is assembled at
-    /// the next commit.
+    /// Takes `input` (from the position's row if it is the position's file), committing by
+    /// the policy; at its end its last part is written, and its output is assembled at the
+    /// next commit. Event rows are scored (and learnt, when they carry their label); label
+    /// rows are learnt, each giving its outcome row. Returns the model and whether the file
+    /// was taken: a label file is not while no event file has bound the model.
     fn take(
         &self,
-        name: &str,
+        input: &Input,
         held: Held,
         taking: &mut Taking,
         stop: &AtomicBool,
         progress: &mut Progress,
         report: &mut dyn FnMut(&Progress),
-    ) -> Result<Held> {
-        let path = self.input_dir.join(name);
+    ) -> Result<(Held, bool)> {
+        let path = self.dir_of(input).join(&input.name);
         let table = match read_table(&path) {
             Ok(table) => table,
             Err(e) => {
-                self.reject(name, &e.to_string())?;
+                self.reject(input, &e.to_string())?;
                 progress.rejected += 1;
-                return Ok(held);
+                return Ok((held, true));
             }
         };
-        let mut live = match self.bind(held, &table, None)? {
+        let bound = match (input.events, held) {
+            (true, held) => self.bind(held, &table, None)?,
+            (false, Held::Live(live)) => Ok(*live),
+            // The model is bound by an event file's columns: the first in the directory.
+            (false, held) => match self.first_events()? {
+                Some(events) => self.bind(held, &events, None)?,
+                None => return Ok((held, false)),
+            },
+        };
+        let bound = match (bound, input.events) {
+            (Ok(live), false) => match self.check_label_columns(&table, live.label()) {
+                Ok(()) => Ok(live),
+                Err(e) => Err((Held::Live(Box::new(live)), e)),
+            },
+            (bound, _) => bound,
+        };
+        let mut live = match bound {
             Ok(live) => live,
             Err((held, e)) => {
-                self.reject(name, &e.to_string())?;
+                self.reject(input, &e.to_string())?;
                 progress.rejected += 1;
-                return Ok(held);
+                return Ok((held, true));
             }
         };
         let start = match &taking.position {
-            Some(p) if p.file == name && !p.done => p.rows,
+            Some(p) if Input::of(p) == *input && !p.done => p.rows,
             _ => 0,
         };
-        progress.file = Some(name.to_string());
+        progress.file = Some(input.name.clone());
         let label = live.schema().index_of(live.label()).ok();
         let mut pending: Vec<RecordBatch> = Vec::new();
         let (mut part_start, mut row) = (start, 0u64);
@@ -498,48 +632,95 @@ impl Job {
             // same rows whatever the input's batches.
             while at < n {
                 let len = live.rows_until_due().map_or(n - at, |due| due.min(n - at));
-                let out = live.process(&batch.slice(at as usize, len as usize))?;
+                let rows = batch.slice(at as usize, len as usize);
+                let out = match input.events {
+                    true => {
+                        let out = live.process(&rows)?;
+                        count_correct(&out, label, progress);
+                        progress.rows += len;
+                        out
+                    }
+                    false => {
+                        let out = live.labels(&rows)?;
+                        count_outcomes(&out, progress);
+                        progress.labels += len;
+                        out
+                    }
+                };
                 (at, row) = (at + len, row + len);
-                count_correct(&out, label, progress);
-                progress.rows += len;
                 pending.push(out);
                 let stopping = stop.load(Ordering::Relaxed);
                 if (live.due() || stopping) && row < total {
-                    self.write_part(name, part_start, &live.schema(), &pending)?;
-                    let at = Position {
-                        file: name.to_string(),
-                        rows: row,
-                        done: false,
-                        ts: None,
-                    };
-                    self.commit(&mut live, at, taking, progress)?;
+                    let schema = pending[0].schema();
+                    self.write_part(input, part_start, &schema, &pending)?;
+                    self.commit(&mut live, input.at(row, false), taking, progress)?;
                     (part_start, pending) = (row, Vec::new());
                     if stopping {
                         progress.stopped = true;
                         report(progress);
-                        return Ok(Held::Live(Box::new(live)));
+                        return Ok((Held::Live(Box::new(live)), true));
                     }
                 }
                 report(progress);
             }
         }
         if !pending.is_empty() || part_start == 0 {
-            self.write_part(name, part_start, &live.schema(), &pending)?;
+            let schema = match pending.first() {
+                Some(batch) => batch.schema(),
+                None if input.events => live.schema(),
+                None => live
+                    .labels(&RecordBatch::new_empty(table.schema.clone()))?
+                    .schema(),
+            };
+            self.write_part(input, part_start, &schema, &pending)?;
         }
-        let done = Position {
-            file: name.to_string(),
-            rows: row,
-            done: true,
-            ts: None,
-        };
+        let done = input.at(row, true);
         taking.position = Some(done.clone());
-        taking.uncommitted.push(name.to_string());
+        taking.uncommitted.push(input.clone());
         progress.files += 1;
         if live.due() {
             self.commit(&mut live, done, taking, progress)?;
         }
         report(progress);
-        Ok(Held::Live(Box::new(live)))
+        Ok((Held::Live(Box::new(live)), true))
+    }
+
+    /// Refuses a label file without the id, label or time column.
+    fn check_label_columns(&self, table: &Table, label: &str) -> Result<()> {
+        let Some(labels) = &self.labels else {
+            return Ok(());
+        };
+        for column in [&labels.columns.id, label, &labels.columns.time] {
+            if table.schema.index_of(column).is_err() {
+                return Err(Error::missing_column(&table.path, column, &table.schema));
+            }
+        }
+        Ok(())
+    }
+
+    /// `stream` with the job's delayed labels, if it has them and `stream` has not.
+    fn with_delayed(&self, mut stream: StreamState) -> Result<StreamState> {
+        if let Some(labels) = &self.labels
+            && stream.delayed.is_none()
+        {
+            stream.delayed = Some(DelayedState::new(labels.columns.clone(), labels.limits)?);
+        }
+        Ok(stream)
+    }
+
+    /// The first event file in the input directory (in name order) that reads, to bind the
+    /// model to its columns before a label file is taken; `None` if there is none yet.
+    fn first_events(&self) -> Result<Option<Table>> {
+        let mut names: Vec<String> = read_dir(&self.input_dir)?
+            .into_iter()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| is_input(name))
+            .collect();
+        names.sort();
+        Ok(names
+            .iter()
+            .find_map(|name| read_table(&self.input_dir.join(name)).ok()))
     }
 
     /// The live model for `table`: the one held, rebound to its columns; or the checkpoint's;
@@ -565,6 +746,7 @@ impl Job {
                     Held::Loaded(state) => *state,
                     _ => checkpoint::load(&self.policy.path)?,
                 };
+                let stream = self.with_delayed(stream)?;
                 LiveModel::new(model, stream, learn_once_by, policy, schema, source).map_err(|e| {
                     (
                         Held::Unloaded,
@@ -590,7 +772,7 @@ impl Job {
                     return Ok(Err((Held::Unloaded, e)));
                 }
                 let (model, stream) = match self.fresh_from(table) {
-                    Ok(fresh) => fresh,
+                    Ok((model, stream)) => (model, self.with_delayed(stream)?),
                     Err(e) => return Ok(Err((Held::Unloaded, e))),
                 };
                 match key {
@@ -612,6 +794,27 @@ impl Job {
         let f = &self.fresh;
         let mut encodings = f.encodings.clone();
         encodings.passthrough.extend(self.key.clone());
+        let table = match &self.labels {
+            None => table,
+            Some(labels) => {
+                let columns = &labels.columns;
+                encodings
+                    .passthrough
+                    .extend([columns.id.clone(), columns.time.clone()]);
+                encodings.passthrough.dedup();
+                match (&f.classes, table.schema.index_of(&f.label)) {
+                    (_, Ok(_)) => table,
+                    (Some(_), Err(_)) => &with_label_column(table, &f.label)?,
+                    (None, Err(_)) => {
+                        return Err(Error::config(
+                            "classes",
+                            "events without a label column give a fresh model no classes: \
+                             declare them (--classes)",
+                        ));
+                    }
+                }
+            }
+        };
         let session = Session::fresh(
             std::slice::from_ref(table),
             f.config.clone(),
@@ -634,37 +837,47 @@ impl Job {
     /// Writes the scored rows of `name` from row `start` as a part file, atomically.
     fn write_part(
         &self,
-        name: &str,
+        input: &Input,
         start: u64,
         schema: &SchemaRef,
         batches: &[RecordBatch],
     ) -> Result<()> {
-        let path = self
-            .output_dir
-            .join(PARTS_DIR)
-            .join(format!("{name}@{start:020}.parquet"));
+        let dir = self.parts_dir(input.events);
+        std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let path = dir.join(format!("{}@{start:020}.parquet", input.name));
         write_parquet(&path, schema, batches.iter().cloned().map(Ok))
     }
 
     /// Assembles the output of committed file `name` from its parts, atomically, and
     /// deletes the parts. Nothing to do if it has no parts (already assembled).
-    fn assemble(&self, name: &str) -> Result<()> {
+    fn assemble(&self, input: &Input) -> Result<()> {
         let parts: Vec<PathBuf> = self
             .parts()?
             .into_iter()
-            .filter(|(n, _, _)| n == name)
+            .filter(|(i, _, _)| i == input)
             .map(|(_, _, path)| path)
             .collect();
         let Some(first) = parts.first() else {
             return Ok(());
         };
-        let output = self.output_dir.join(output_name(name));
+        let dir = match input.events {
+            true => self.output_dir.clone(),
+            false => self.output_dir.join(LABELS_DIR),
+        };
+        std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let output = dir.join(output_name(&input.name));
         if let [only] = &parts[..] {
             std::fs::rename(only, &output).map_err(|source| Error::Io {
                 path: output.clone(),
                 source,
             })?;
-            return sync_dir(&self.output_dir);
+            return sync_dir(&dir);
         }
         let schema = ParquetRecordBatchReaderBuilder::try_new(open(first)?)
             .map_err(|e| format_error(first, e))?
@@ -686,9 +899,10 @@ impl Job {
         Ok(())
     }
 
-    /// Moves input file `name` to `rejected/`, with the reason beside it.
-    fn reject(&self, name: &str, why: &str) -> Result<()> {
-        let dir = self.input_dir.join(REJECTED_DIR);
+    /// Moves `input` to `rejected/` in its directory, with the reason beside it.
+    fn reject(&self, input: &Input, why: &str) -> Result<()> {
+        let (from, name) = (self.dir_of(input), &input.name);
+        let dir = from.join(REJECTED_DIR);
         std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
             path: dir.clone(),
             source,
@@ -699,9 +913,27 @@ impl Job {
             source,
         })?;
         let to = dir.join(name);
-        std::fs::rename(self.input_dir.join(name), &to)
-            .map_err(|source| Error::Io { path: to, source })
+        std::fs::rename(from.join(name), &to).map_err(|source| Error::Io { path: to, source })
     }
+}
+
+/// `table` (events whose labels come apart) with a null label column `label` appended:
+/// what a fresh model of declared classes reads its features from.
+fn with_label_column(table: &Table, label: &str) -> Result<Table> {
+    let mut fields: Vec<_> = table.schema.fields().iter().cloned().collect();
+    fields.push(Arc::new(Field::new(label, DataType::Utf8, true)));
+    let schema = Arc::new(Schema::new(fields));
+    let mut batches = Vec::new();
+    for batch in table.batches()? {
+        let batch = batch?;
+        let mut columns = batch.columns().to_vec();
+        columns.push(new_null_array(&DataType::Utf8, batch.num_rows()));
+        batches.push(
+            RecordBatch::try_new(schema.clone(), columns)
+                .map_err(|e| format_error(&table.path, e))?,
+        );
+    }
+    Ok(Table::new(&table.path, schema, batches))
 }
 
 /// Whether a directory entry named `name` is an input file to take: a CSV or Parquet file
@@ -733,6 +965,15 @@ fn count_correct(out: &RecordBatch, label: Option<usize>, progress: &mut Progres
     if let Ok(same) = eq(truth, predicted) {
         progress.labelled += (same.len() - same.null_count()) as u64;
         progress.correct += same.true_count() as u64;
+    }
+}
+
+/// Counts the label rows that were learnt, and those whose event was predicted right.
+fn count_outcomes(out: &RecordBatch, progress: &mut Progress) {
+    if let Some(correct) = out.column_by_name("correct") {
+        let correct = correct.as_boolean();
+        progress.labelled += (correct.len() - correct.null_count()) as u64;
+        progress.correct += correct.true_count() as u64;
     }
 }
 

@@ -276,6 +276,23 @@ impl LiveModel {
         Ok(out)
     }
 
+    /// Learns a batch of labels that arrive after their events; one outcome row per label
+    /// row ([`BoostOperator::labels`]). A keyed live model takes its labels in the event
+    /// rows.
+    pub fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let out = match &mut self.scorer {
+            Scorer::One(operator) => operator.labels(batch)?,
+            Scorer::Keyed { .. } => {
+                return Err(Error::config(
+                    "labels",
+                    "a keyed live model takes its labels in the event rows",
+                ));
+            }
+        };
+        self.rows_since_commit += batch.num_rows() as u64;
+        Ok(out)
+    }
+
     /// Rows left before the row-count policy asks for a commit (`None`: no row count).
     /// An owner that cuts its batches there commits at the same rows whatever the batches.
     pub fn rows_until_due(&self) -> Option<u64> {
@@ -391,16 +408,7 @@ impl BatchOperator for LiveModel {
     }
 
     fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
-        let out = match &mut self.scorer {
-            Scorer::One(operator) => operator.labels(batch)?,
-            Scorer::Keyed { .. } => {
-                return Err(Error::config(
-                    "labels",
-                    "a keyed live model takes its labels in the event rows",
-                ));
-            }
-        };
-        self.rows_since_commit += batch.num_rows() as u64;
+        let out = LiveModel::labels(self, batch)?;
         if self.due() {
             self.commit(None)?;
         }

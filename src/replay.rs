@@ -20,7 +20,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::checkpoint::{self, StreamState};
-use crate::columnar::{Encoded, StreamEncoder, Table, encode_with_spec, grow_spec, infer_spec};
+use crate::columnar::{
+    Encoded, StreamEncoder, Table, encode_with_spec, grow_spec, infer_spec, infer_spec_declared,
+};
 use crate::core::{ClassSet, Dataset, Encodings, OperatorStats, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
 use crate::model::{Model, ModelConfig};
@@ -66,7 +68,10 @@ impl Session {
         classes: Option<&[String]>,
     ) -> Result<Self> {
         config.validate()?;
-        let inferred = infer_spec(tables, label, &encodings)?;
+        let inferred = match classes {
+            None => infer_spec(tables, label, &encodings)?,
+            Some(names) => infer_spec_declared(tables, label, &encodings, names)?,
+        };
         let start = match classes {
             None => inferred.clone(),
             Some(_) if inferred.is_multi_label() => {

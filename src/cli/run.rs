@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::model_flags::ModelFlags;
-use super::replay::StreamFlags;
+use super::replay::{PendingFlags, StreamFlags};
 use crate::Result;
 use crate::columnar::PipeFormat;
-use crate::job::{FreshModel, Job, Progress};
+use crate::delay::DelayColumns;
+use crate::job::{FreshModel, Job, LabelInput, Progress};
 use crate::live::CheckpointPolicy;
 
 /// Arguments of `streamboost run`.
@@ -65,6 +66,25 @@ pub struct RunArgs {
     /// Seconds between looks at the input directory.
     #[arg(long, default_value_t = 1.0, value_name = "SECS")]
     pub poll: f64,
+    /// Labels that arrive after their events: a directory of label files (the `--id`, label
+    /// and `--time` columns), taken with the input directory's files in one name order (a
+    /// label file first on a tie). An event row without its label is scored on arrival and
+    /// waits for its label, which is learnt when its file is taken; each label row's outcome
+    /// (the class predicted for its event, what it did, whether the prediction was right)
+    /// goes to `<output dir>/labels/<stem>.parquet`. The waiting events are committed with
+    /// the model.
+    #[arg(long, value_name = "DIR", requires_all = ["id", "time"], conflicts_with_all = ["stdin", "key"])]
+    pub labels: Option<PathBuf>,
+    /// With `--labels`: the event id column, in the events and in the labels (not a feature).
+    #[arg(long, value_name = "COL", requires = "labels")]
+    pub id: Option<String>,
+    /// With `--labels`: the time column, in the events and in the labels (not a feature; it
+    /// must not decrease within each directory's stream).
+    #[arg(long, value_name = "COL", requires = "labels")]
+    pub time: Option<String>,
+    /// With `--labels`: how many events wait for their labels, and for how long.
+    #[command(flatten)]
+    pub pending: PendingFlags,
     /// A column that is carried to the output without being a feature of a fresh model (an
     /// event id, a timestamp; repeatable).
     #[arg(long = "passthrough", value_name = "COL")]
@@ -116,6 +136,17 @@ pub fn run(args: &RunArgs) -> Result<()> {
         once: args.once,
         poll: seconds(args.poll, "poll")?,
         key: args.key.clone(),
+        labels: match (&args.labels, &args.id, &args.time) {
+            (Some(dir), Some(id), Some(time)) => Some(LabelInput {
+                dir: dir.clone(),
+                columns: DelayColumns {
+                    id: id.clone(),
+                    time: time.clone(),
+                },
+                limits: args.pending.limits()?,
+            }),
+            _ => None,
+        },
     };
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -191,10 +222,12 @@ fn event(p: &Progress, rows: u64, elapsed: Duration, message: &str) {
     let last_commit_s = p.last_commit.as_secs_f64();
     let file = p.file.as_deref().unwrap_or("");
     let (files, total, rejected, commits) = (p.files, p.rows, p.rejected, p.commits);
+    let labels = p.labels;
     match accuracy {
         Some(accuracy) => tracing::info!(
             files,
             rows = total,
+            labels,
             rows_per_s,
             rejected,
             accuracy,
@@ -206,6 +239,7 @@ fn event(p: &Progress, rows: u64, elapsed: Duration, message: &str) {
         None => tracing::info!(
             files,
             rows = total,
+            labels,
             rows_per_s,
             rejected,
             commits,

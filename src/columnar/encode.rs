@@ -80,6 +80,27 @@ pub struct Encoded {
 /// The feature schema and class set of tables that share their columns: categories and
 /// classes in order of first appearance, classes then sorted.
 pub fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<StreamSpec> {
+    infer(tables, label, enc, None)
+}
+
+/// [`infer_spec`] for a stream whose classes are declared: the features are read from the
+/// tables, the classes are `classes`, in this order (the tables' labels may be null or
+/// name fewer of them).
+pub fn infer_spec_declared(
+    tables: &[Table],
+    label: &str,
+    enc: &Encodings,
+    classes: &[String],
+) -> Result<StreamSpec> {
+    infer(tables, label, enc, Some(classes))
+}
+
+fn infer(
+    tables: &[Table],
+    label: &str,
+    enc: &Encodings,
+    declared: Option<&[String]>,
+) -> Result<StreamSpec> {
     let first = tables
         .first()
         .ok_or_else(|| Error::config("input", "no input file given"))?;
@@ -176,10 +197,11 @@ pub fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<Stre
             }
         }
     }
-    let class_names = match &layout {
-        Some(LabelSetLayout::Flags(names)) => names.clone(),
-        Some(LabelSetLayout::List) => sorted_class_names(listed),
-        None => sorted_class_names(classes.names.clone()),
+    let class_names = match (&layout, declared) {
+        (Some(LabelSetLayout::Flags(names)), _) => names.clone(),
+        (Some(LabelSetLayout::List), _) => sorted_class_names(listed),
+        (None, Some(names)) => names.to_vec(),
+        (None, None) => sorted_class_names(classes.names.clone()),
     };
     if class_names.len() < 2 {
         return Err(Error::TooFewClasses {

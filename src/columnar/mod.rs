@@ -13,7 +13,8 @@ mod rows;
 pub use crate::core::{Encodings, OperatorStats, Ordinal};
 pub use delayed::{Side, TimeMerge, outcome_schema};
 pub use encode::{
-    Encoded, StreamEncoder, encode_tables, encode_with_spec, grow_spec, infer_spec, load_stream,
+    Encoded, StreamEncoder, encode_tables, encode_with_spec, grow_spec, infer_spec,
+    infer_spec_declared, load_stream,
 };
 #[cfg(feature = "sql")]
 pub(crate) use input::nominal_type;

@@ -103,4 +103,9 @@ pub struct Position {
     /// query learns only rows after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<i64>,
+    /// Whether the file is in a job's labels directory (labels that arrive after their
+    /// events); files of both directories are taken in one name order, labels first on a
+    /// tie.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub labels: bool,
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use arrow::array::AsArray;
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use streamboost::checkpoint::{self, KeyedStore};
@@ -496,4 +497,214 @@ fn events_are_json_lines_for_a_log_collector() {
         (Some(100), Some(1))
     );
     assert!(last["accuracy"].as_f64().unwrap() > 0.5, "{stderr}");
+}
+
+/// The bundled car split for delayed labels: event files (`id`, `ts`, the features) of
+/// `rows` rows, and label files (`id`, `label`, `ts`) named to sort just before the next
+/// event file, each holding the labels of the event file before it (all arriving at the
+/// next file's first time). Also the replay's input: the car rows with the delay (in rows)
+/// at which each label arrives under that order.
+fn delayed_dirs(dir: &Path, rows: usize) -> (PathBuf, PathBuf, PathBuf) {
+    let car = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv"))
+        .unwrap();
+    let mut lines = car.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let label = header.iter().position(|c| *c == "label").unwrap();
+    let body: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let (events, labels) = (dir.join("events"), dir.join("labels"));
+    std::fs::create_dir_all(&events).unwrap();
+    std::fs::create_dir_all(&labels).unwrap();
+    let features: Vec<&str> = header
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != label)
+        .map(|(_, c)| *c)
+        .collect();
+    let mut replay = format!("{},delay\n", header.join(","));
+    for (k, chunk) in body.chunks(rows).enumerate() {
+        let mut e = format!("id,ts,{}\n", features.join(","));
+        let mut l = String::from("id,label,ts\n");
+        let next = (k + 1) * rows;
+        for (r, cells) in chunk.iter().enumerate() {
+            let i = k * rows + r;
+            let x: Vec<&str> = cells
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != label)
+                .map(|(_, c)| *c)
+                .collect();
+            e += &format!("{i},{i},{}\n", x.join(","));
+            l += &format!("{i},{},{next}\n", cells[label]);
+            replay += &format!("{},{}\n", cells.join(","), next - i);
+        }
+        std::fs::write(events.join(format!("part-{k:03}.csv")), e).unwrap();
+        std::fs::write(labels.join(format!("part-{:03}.csv", k + 1)), l).unwrap();
+    }
+    let replay_input = dir.join("replay.csv");
+    std::fs::write(&replay_input, replay).unwrap();
+    (events, labels, replay_input)
+}
+
+const CAR_CLASSES: &str = "acc,good,unacc,vgood";
+
+/// `run --labels DIR` over event files and label files predicts, row for row, what
+/// `replay --label-delay-by` predicts under the same arrival order; every label row has its
+/// outcome row, and the waiting events are in the checkpoint.
+#[test]
+fn a_job_with_a_labels_directory_predicts_as_the_replay_under_delay() {
+    let dir = tempfile::tempdir().unwrap();
+    let (events, labels, replay_input) = delayed_dirs(dir.path(), 96);
+    let predictions = dir.path().join("replay.csv.out");
+    streamboost()
+        .args([
+            "replay",
+            "-q",
+            "--label-delay-by",
+            "delay",
+            "--classes",
+            CAR_CLASSES,
+        ])
+        .args(MODEL_ARGS)
+        .arg("--input")
+        .arg(&replay_input)
+        .arg("--predictions")
+        .arg(&predictions)
+        .assert()
+        .success();
+    let replayed: Vec<String> = std::fs::read_to_string(&predictions)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().to_string())
+        .collect();
+
+    let (out, model) = (dir.path().join("out"), dir.path().join("model.parquet"));
+    std::fs::create_dir_all(&out).unwrap();
+    streamboost()
+        .args(["run", "--once", "-q", "--id", "id", "--time", "ts"])
+        .args(["--classes", CAR_CLASSES, "--checkpoint-every", "500"])
+        .args(MODEL_ARGS)
+        .args(["--input-dir", events.to_str().unwrap()])
+        .args(["--labels", labels.to_str().unwrap()])
+        .args(["--output-dir", out.to_str().unwrap()])
+        .args(["--model", model.to_str().unwrap()])
+        .assert()
+        .success();
+    let scored = outputs(&out);
+    assert_eq!(scored.len(), 18);
+    let predicted: Vec<String> = scored
+        .iter()
+        .flat_map(|(_, batches)| batches.iter())
+        .flat_map(|b| {
+            let c = b
+                .column_by_name("predicted_label")
+                .unwrap()
+                .as_string::<i32>();
+            c.iter().map(|v| v.unwrap().to_string()).collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(predicted, replayed);
+    let outcomes = outputs(&out.join("labels"));
+    assert_eq!(outcomes.len(), 18, "one outcome file per label file");
+    let learnt: usize = outcomes
+        .iter()
+        .flat_map(|(_, batches)| batches.iter())
+        .map(|b| {
+            let o = b.column_by_name("outcome").unwrap().as_string::<i32>();
+            o.iter().filter(|v| *v == Some("learnt")).count()
+        })
+        .sum();
+    assert_eq!(learnt, 1728);
+    let (_, stream) = checkpoint::load(&model).unwrap();
+    let delayed = stream.delayed.unwrap().stats();
+    assert_eq!(
+        (delayed.events, delayed.learnt, delayed.pending),
+        (1728, 1728, 0)
+    );
+    assert_eq!(stream.stats.rows_learnt, 1728);
+}
+
+/// Delayed labels across SIGKILLs: a job over event and label files, killed at random
+/// points and restarted, ends with the outputs, outcomes, waiting events and model of an
+/// uninterrupted run (the pending store is committed with the model).
+#[test]
+fn a_delayed_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (events, labels, _) = delayed_dirs(dir.path(), 96);
+    let args = |out: &Path, model: &Path| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "run",
+            "--once",
+            "-q",
+            "--id",
+            "id",
+            "--time",
+            "ts",
+            "--classes",
+            CAR_CLASSES,
+            "--checkpoint-every",
+            "50",
+            "--pending-ttl",
+            "150",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(MODEL_ARGS.map(String::from));
+        for (flag, path) in [
+            ("--input-dir", events.as_path()),
+            ("--labels", labels.as_path()),
+            ("--output-dir", out),
+            ("--model", model),
+        ] {
+            args.extend([flag.to_string(), path.display().to_string()]);
+        }
+        args
+    };
+    let (whole_out, whole_model) = (dir.path().join("whole"), dir.path().join("whole.parquet"));
+    std::fs::create_dir_all(&whole_out).unwrap();
+    let clock = Instant::now();
+    streamboost()
+        .args(args(&whole_out, &whole_model))
+        .assert()
+        .success();
+    let whole = clock.elapsed().as_secs_f64();
+
+    let (out, model) = (dir.path().join("killed"), dir.path().join("killed.parquet"));
+    std::fs::create_dir_all(&out).unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("streamboost");
+    let mut rng = Rng::new(12);
+    let mut positions = std::collections::BTreeSet::new();
+    for _ in 0..12 {
+        let mut child = Command::new(&binary)
+            .args(args(&out, &model))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs_f64(rng.uniform_in(0.1, 0.6) * whole));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+        }
+        child.wait().unwrap();
+        let position = checkpoint::load(&model).ok().and_then(|(_, s)| s.position);
+        positions.extend(position.map(|p| (p.file, p.labels, p.rows)));
+    }
+    streamboost().args(args(&out, &model)).assert().success();
+    assert!(
+        positions.len() >= 3,
+        "restarts at {positions:?}: the kills must land mid-stream"
+    );
+    assert!(
+        positions.iter().any(|p| p.1),
+        "some restart from a label file: {positions:?}"
+    );
+    for sub in ["", "labels"] {
+        let (expected, got) = (outputs(&whole_out.join(sub)), outputs(&out.join(sub)));
+        assert_eq!(got.len(), 18);
+        assert_eq!(got, expected, "outputs in `{sub}`");
+    }
+    assert_eq!(models(&whole_model), models(&model));
+    assert_eq!(
+        checkpoint::read_metadata(&whole_model).unwrap().digest,
+        checkpoint::read_metadata(&model).unwrap().digest
+    );
 }

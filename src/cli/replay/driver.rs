@@ -11,7 +11,7 @@ use crate::Result;
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
-use crate::delay::{LabelDelay, PendingLimits};
+use crate::delay::LabelDelay;
 use crate::eval::{Prequential, RowOutcome};
 use crate::learner::Classifier;
 use crate::model::Model;
@@ -56,13 +56,8 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         weight: 1.0,
         test_start,
         delay,
-        pending: PendingLimits {
-            max_events: args.pending_max_rows,
-            ttl: args.pending_ttl,
-            ..PendingLimits::default()
-        },
+        pending: args.pending.limits()?,
     };
-    evaluation.pending.validate()?;
     evaluation.validate()?;
     let session = match &args.load {
         Some(path) => {

@@ -5,6 +5,7 @@ mod driver;
 
 use std::path::PathBuf;
 
+use crate::delay::PendingLimits;
 use clap::Args;
 
 pub use driver::run;
@@ -85,16 +86,38 @@ pub struct ReplayArgs {
     /// rows after its row the label arrives; where it is empty, the label never arrives.
     #[arg(long, value_name = "COL", conflicts_with = "checkpoint_every")]
     pub label_delay_by: Option<String>,
-    /// Under a label delay, a row waits at most this many rows for its label (then it
-    /// expires, counted in the report).
-    #[arg(long, value_name = "ROWS")]
-    pub pending_ttl: Option<f64>,
-    /// Under a label delay, rows waiting at most (the oldest are evicted beyond, counted).
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
-    pub pending_max_rows: usize,
+    /// Under a label delay: how many rows wait for their labels, and for how long.
+    #[command(flatten)]
+    pub pending: PendingFlags,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// How many rows wait for labels that arrive later, and for how long (`replay` under a
+/// label delay, `run --labels`).
+#[derive(Debug, Clone, Args)]
+pub struct PendingFlags {
+    /// A row waits at most this long for its label, in the time column's units (rows, in a
+    /// replay); then it expires, counted in the report.
+    #[arg(long, value_name = "T")]
+    pub pending_ttl: Option<f64>,
+    /// Rows waiting at most (the oldest are evicted beyond, counted).
+    #[arg(long, value_name = "N", default_value_t = PendingLimits::default().max_events)]
+    pub pending_max_rows: usize,
+}
+
+impl PendingFlags {
+    /// The limits these flags set.
+    pub fn limits(&self) -> crate::Result<PendingLimits> {
+        let limits = PendingLimits {
+            max_events: self.pending_max_rows,
+            ttl: self.pending_ttl,
+            ..PendingLimits::default()
+        };
+        limits.validate()?;
+        Ok(limits)
+    }
 }
 
 /// How a fresh model reads its input: the label, column kinds and classes (`replay` and
