@@ -451,12 +451,6 @@ impl Job {
             )),
             _ => Ok(()),
         }?;
-        if self.labels.is_some() && self.key.is_some() {
-            return Err(Error::config(
-                "labels",
-                "labels that arrive apart are for one model, not one per key",
-            ));
-        }
         self.fresh.config.validate()
     }
 
@@ -685,12 +679,21 @@ impl Job {
         Ok((Held::Live(Box::new(live)), true))
     }
 
-    /// Refuses a label file without the id, label or time column.
+    /// Refuses a label file without the id, label or time column (or the key, for a keyed
+    /// model).
     fn check_label_columns(&self, table: &Table, label: &str) -> Result<()> {
         let Some(labels) = &self.labels else {
             return Ok(());
         };
-        for column in [&labels.columns.id, label, &labels.columns.time] {
+        let key = self.key.as_deref();
+        for column in [
+            labels.columns.id.as_str(),
+            label,
+            labels.columns.time.as_str(),
+        ]
+        .into_iter()
+        .chain(key)
+        {
             if table.schema.index_of(column).is_err() {
                 return Err(Error::missing_column(&table.path, column, &table.schema));
             }

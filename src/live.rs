@@ -277,17 +277,11 @@ impl LiveModel {
     }
 
     /// Learns a batch of labels that arrive after their events; one outcome row per label
-    /// row ([`BoostOperator::labels`]). A keyed live model takes its labels in the event
-    /// rows.
+    /// row ([`BoostOperator::labels`]); a keyed model's go to their key's model.
     pub fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
         let out = match &mut self.scorer {
             Scorer::One(operator) => operator.labels(batch)?,
-            Scorer::Keyed { .. } => {
-                return Err(Error::config(
-                    "labels",
-                    "a keyed live model takes its labels in the event rows",
-                ));
-            }
+            Scorer::Keyed { operators, .. } => operators.labels(batch)?,
         };
         self.rows_since_commit += batch.num_rows() as u64;
         Ok(out)

@@ -72,8 +72,8 @@ pub struct RunArgs {
     /// waits for its label, which is learnt when its file is taken; each label row's outcome
     /// (the class predicted for its event, what it did, whether the prediction was right)
     /// goes to `<output dir>/labels/<stem>.parquet`. The waiting events are committed with
-    /// the model.
-    #[arg(long, value_name = "DIR", requires_all = ["id", "time"], conflicts_with_all = ["stdin", "key"])]
+    /// the model (with `--key`, each key's with its model; the labels carry the key too).
+    #[arg(long, value_name = "DIR", requires_all = ["id", "time"], conflicts_with = "stdin")]
     pub labels: Option<PathBuf>,
     /// With `--labels`: the event id column, in the events and in the labels (not a feature).
     #[arg(long, value_name = "COL", requires = "labels")]

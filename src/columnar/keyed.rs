@@ -7,9 +7,10 @@ use std::path::PathBuf;
 
 use arrow::array::{Array, AsArray, UInt32Array};
 use arrow::compute::{interleave_record_batch, take_record_batch};
-use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{DataType, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
+use super::delayed::outcome_schema;
 use super::operator::{BatchOperator, BoostOperator, output_schema};
 use super::rows::utf8;
 use crate::learner::{Classifier, Ranker};
@@ -26,6 +27,7 @@ pub type OperatorFactory<M> =
 /// null key is a key of its own.
 pub struct KeyedOperator<M> {
     key: String,
+    label: String,
     key_column: usize,
     input: SchemaRef,
     schema: SchemaRef,
@@ -51,6 +53,7 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
             .map_err(|_| Error::missing_column("record batch", key, &input))?;
         Ok(KeyedOperator {
             key: key.to_string(),
+            label: label.to_string(),
             key_column,
             schema: output_schema(&input, label, classes),
             input,
@@ -166,8 +169,39 @@ impl<M: Classifier + Ranker> BatchOperator for KeyedOperator<M> {
     }
 
     fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let schema = self.schema.clone();
+        self.by_key(batch, self.key_column, schema, |op, rows| op.process(rows))
+    }
+
+    /// Labels that arrive after their events go to their key's operator (the key column is
+    /// in the labels too): one pending store per key, saved with that key's model, so a key
+    /// is committed, evicted and restored whole.
+    fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        let key_column = batch
+            .schema()
+            .index_of(&self.key)
+            .map_err(|_| Error::missing_column("labels", self.key.clone(), &batch.schema()))?;
+        let predicted = self
+            .schema
+            .field_with_name(&format!("predicted_{}", self.label));
+        let label_type = predicted.map_or(DataType::Utf8, |f| f.data_type().clone());
+        let schema = outcome_schema(&batch.schema(), &self.label, &label_type);
+        self.by_key(batch, key_column, schema, |op, rows| op.labels(rows))
+    }
+}
+
+impl<M: Classifier + Ranker> KeyedOperator<M> {
+    /// `apply` over the rows of each key of `batch` (key column `key_column`), in their
+    /// order; the outputs (of `schema`) put back in the batch's row order.
+    fn by_key(
+        &mut self,
+        batch: &RecordBatch,
+        key_column: usize,
+        schema: SchemaRef,
+        mut apply: impl FnMut(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch>,
+    ) -> Result<RecordBatch> {
         let keys = utf8(
-            batch.column(self.key_column).as_ref(),
+            batch.column(key_column).as_ref(),
             &PathBuf::from("record batch"),
             &self.key,
         )?;
@@ -175,12 +209,12 @@ impl<M: Classifier + Ranker> BatchOperator for KeyedOperator<M> {
         let key_of = |r: usize| keys.is_valid(r).then(|| keys.value(r));
         let n = batch.num_rows();
         if n == 0 {
-            return Ok(RecordBatch::new_empty(self.schema.clone()));
+            return Ok(RecordBatch::new_empty(schema));
         }
         if (1..n).all(|r| key_of(r) == key_of(0)) {
             // One key in the batch, as when the input is clustered by key: no split.
             self.touched.insert(key_of(0).map(str::to_string));
-            return self.operator(key_of(0))?.process(batch);
+            return apply(self.operator(key_of(0))?, batch);
         }
         // Group the rows by key, groups in order of first appearance.
         let mut index: HashMap<Option<&str>, usize> = HashMap::new();
@@ -200,7 +234,7 @@ impl<M: Classifier + Ranker> BatchOperator for KeyedOperator<M> {
             self.touched.insert(key.map(str::to_string));
             let part = take_record_batch(batch, &UInt32Array::from(rows))
                 .expect("row indices are in range");
-            outputs.push(self.operator(key)?.process(&part)?);
+            outputs.push(apply(self.operator(key)?, &part)?);
         }
         // Row r of the batch is the next unused row of its group's output.
         let mut next = vec![0usize; outputs.len()];

@@ -378,3 +378,101 @@ fn bad_times_and_undelayed_operators_are_typed_errors() {
         .unwrap_err();
     assert!(matches!(err, Error::MissingColumn { .. }), "{err}");
 }
+
+/// One model per key under delayed labels: the keyed operator gives each key's events the
+/// predictions of a delayed operator fed only that key's events and labels (each key has
+/// its own pending store, and the labels carry the key).
+#[test]
+fn keyed_delayed_labels_equal_one_delayed_operator_per_key() {
+    use streamboost::columnar::{BatchOperator, KeyedOperator};
+
+    let (events, labels, data) = events_and_labels(20);
+    // The key: the car's `buying` column, in the events and (by id) in the labels.
+    let buying = events.column_by_name("buying").unwrap().clone();
+    let labels = {
+        let mut fields: Vec<Field> = labels
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.push(Field::new("buying", DataType::Utf8, true));
+        let mut columns = labels.columns().to_vec();
+        columns.push(buying.clone());
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+    };
+    let config = config();
+    let build = |events: &RecordBatch| {
+        delayed_operator(
+            config.build(data.spec(), 5).unwrap(),
+            &data,
+            events,
+            PendingLimits::default(),
+        )
+    };
+    let factory_config = config.clone();
+    let spec = data.spec().clone();
+    let factory = Box::new(
+        move |_: Option<&str>, input: &arrow::datatypes::SchemaRef| {
+            let mut op = BoostOperator::new(
+                factory_config.build(&spec, 5)?,
+                &spec,
+                input.clone(),
+                "label",
+                &Encodings::default(),
+                "events",
+            )?;
+            op.delay_labels(DelayedState::new(columns(), PendingLimits::default())?)?;
+            Ok(op)
+        },
+    );
+    let keyed = KeyedOperator::new(
+        events.schema(),
+        "buying",
+        "label",
+        data.spec().classes.names(),
+        factory,
+    )
+    .unwrap();
+    let mut stream = DelayedStream::new(
+        futures::stream::iter(pieces(&events, 50)),
+        futures::stream::iter(pieces(&labels, 70)),
+        keyed,
+        "ts",
+    );
+    let mut scored = Vec::new();
+    let mut outcomes = 0;
+    futures::executor::block_on(async {
+        while let Some(out) = stream.next().await {
+            match out.unwrap() {
+                DelayedBatch::Scored(b) => scored.push(b),
+                DelayedBatch::Outcomes(b) => outcomes += b.num_rows(),
+            }
+        }
+    });
+    assert_eq!(outcomes, 1728, "one outcome row per label row");
+    let keyed = predictions(&scored);
+    assert_eq!(stream.operator().schema(), scored[0].schema());
+
+    // Each key alone, through its own delayed operator.
+    let key_values = buying.as_string::<i32>();
+    let mut expected = vec![None; 1728];
+    for key in ["low", "med", "high", "vhigh"] {
+        let mask: arrow::array::BooleanArray =
+            key_values.iter().map(|v| Some(v == Some(key))).collect();
+        let (e, l) = (
+            arrow::compute::filter_record_batch(&events, &mask).unwrap(),
+            arrow::compute::filter_record_batch(&labels, &mask).unwrap(),
+        );
+        let (out, _, _) = run_stream(build(&e), &e, &l, (50, 70));
+        let ids = e
+            .column_by_name("id")
+            .unwrap()
+            .as_primitive::<arrow::datatypes::Int64Type>();
+        for (id, p) in ids.values().iter().zip(predictions(&out)) {
+            expected[*id as usize] = Some(p);
+        }
+    }
+    let expected: Vec<_> = expected.into_iter().map(Option::unwrap).collect();
+    assert_eq!(keyed, expected);
+}

@@ -500,7 +500,8 @@ fn events_are_json_lines_for_a_log_collector() {
 }
 
 /// The bundled car split for delayed labels: event files (`id`, `ts`, the features) of
-/// `rows` rows, and label files (`id`, `label`, `ts`) named to sort just before the next
+/// `rows` rows, and label files (`id`, `label`, `ts`, and `buying` to key them by) named to
+/// sort just before the next
 /// event file, each holding the labels of the event file before it (all arriving at the
 /// next file's first time). Also the replay's input: the car rows with the delay (in rows)
 /// at which each label arrives under that order.
@@ -510,6 +511,7 @@ fn delayed_dirs(dir: &Path, rows: usize) -> (PathBuf, PathBuf, PathBuf) {
     let mut lines = car.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let label = header.iter().position(|c| *c == "label").unwrap();
+    let buying = header.iter().position(|c| *c == "buying").unwrap();
     let body: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let (events, labels) = (dir.join("events"), dir.join("labels"));
     std::fs::create_dir_all(&events).unwrap();
@@ -523,7 +525,7 @@ fn delayed_dirs(dir: &Path, rows: usize) -> (PathBuf, PathBuf, PathBuf) {
     let mut replay = format!("{},delay\n", header.join(","));
     for (k, chunk) in body.chunks(rows).enumerate() {
         let mut e = format!("id,ts,{}\n", features.join(","));
-        let mut l = String::from("id,label,ts\n");
+        let mut l = String::from("id,label,ts,buying\n");
         let next = (k + 1) * rows;
         for (r, cells) in chunk.iter().enumerate() {
             let i = k * rows + r;
@@ -534,7 +536,7 @@ fn delayed_dirs(dir: &Path, rows: usize) -> (PathBuf, PathBuf, PathBuf) {
                 .map(|(_, c)| *c)
                 .collect();
             e += &format!("{i},{i},{}\n", x.join(","));
-            l += &format!("{i},{},{next}\n", cells[label]);
+            l += &format!("{i},{},{next},{}\n", cells[label], cells[buying]);
             replay += &format!("{},{}\n", cells.join(","), next - i);
         }
         std::fs::write(events.join(format!("part-{k:03}.csv")), e).unwrap();
@@ -707,4 +709,46 @@ fn a_delayed_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
         checkpoint::read_metadata(&whole_model).unwrap().digest,
         checkpoint::read_metadata(&model).unwrap().digest
     );
+}
+
+/// One model per key under delayed labels: a keyed job over event and label files (the
+/// labels carry the key) learns every label, each key's pending store committed with its
+/// model.
+#[test]
+fn a_keyed_job_learns_each_keys_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let (events, labels, _) = delayed_dirs(dir.path(), 96);
+    let (out, model) = (dir.path().join("out"), dir.path().join("model.keys"));
+    std::fs::create_dir_all(&out).unwrap();
+    streamboost()
+        .args([
+            "run", "--once", "-q", "--id", "id", "--time", "ts", "--key", "buying",
+        ])
+        .args(["--classes", CAR_CLASSES])
+        .args(MODEL_ARGS)
+        .args(["--input-dir", events.to_str().unwrap()])
+        .args(["--labels", labels.to_str().unwrap()])
+        .args(["--output-dir", out.to_str().unwrap()])
+        .args(["--model", model.to_str().unwrap()])
+        .assert()
+        .success();
+    let keys = models(&model);
+    assert_eq!(keys.len(), 4, "one model per value of buying");
+    let (mut events_seen, mut learnt) = (0, 0);
+    for (key, _, stream) in &keys {
+        let delayed = stream.delayed.as_ref().unwrap().stats();
+        assert_eq!(delayed.pending, 0, "{key:?}");
+        assert_eq!(delayed.events, stream.stats.rows_seen, "{key:?}");
+        (events_seen, learnt) = (events_seen + delayed.events, learnt + delayed.learnt);
+    }
+    assert_eq!((events_seen, learnt), (1728, 1728));
+    let learnt_rows: usize = outputs(&out.join("labels"))
+        .iter()
+        .flat_map(|(_, batches)| batches.iter())
+        .map(|b| {
+            let o = b.column_by_name("outcome").unwrap().as_string::<i32>();
+            o.iter().filter(|v| *v == Some("learnt")).count()
+        })
+        .sum();
+    assert_eq!(learnt_rows, 1728);
 }
