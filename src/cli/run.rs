@@ -13,7 +13,7 @@ use super::model_flags::ModelFlags;
 use super::replay::{PendingFlags, StreamFlags};
 use crate::Result;
 use crate::columnar::PipeFormat;
-use crate::delay::DelayColumns;
+use crate::delay::{DelayColumns, PendingLimits};
 use crate::job::{FreshModel, Job, LabelInput, Progress};
 use crate::live::CheckpointPolicy;
 
@@ -85,6 +85,12 @@ pub struct RunArgs {
     /// With `--labels`: how many events wait for their labels, and for how long.
     #[command(flatten)]
     pub pending: PendingFlags,
+    /// With `--labels`: a label that comes before its event (its file taken first) is held
+    /// this long, in the time column's units, for its event; the event is then learnt as
+    /// soon as it is scored. Held labels count against `--pending-max-rows`; one whose event
+    /// does not come in time is counted as unmatched. Default: 0, not held.
+    #[arg(long, value_name = "T", default_value_t = 0.0, requires = "labels")]
+    pub early_label_tolerance: f64,
     /// A column that is carried to the output without being a feature of a fresh model (an
     /// event id, a timestamp; repeatable).
     #[arg(long = "passthrough", value_name = "COL")]
@@ -143,7 +149,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
                     id: id.clone(),
                     time: time.clone(),
                 },
-                limits: args.pending.limits()?,
+                limits: {
+                    let limits = PendingLimits {
+                        early_label_tolerance: args.early_label_tolerance,
+                        ..args.pending.limits()?
+                    };
+                    limits.validate()?;
+                    limits
+                },
             }),
             _ => None,
         },

@@ -476,3 +476,39 @@ fn keyed_delayed_labels_equal_one_delayed_operator_per_key() {
     let expected: Vec<_> = expected.into_iter().map(Option::unwrap).collect();
     assert_eq!(keyed, expected);
 }
+
+/// An event with a null id is scored (its output row is there) and counted, never stored:
+/// no label can reach it.
+#[test]
+fn an_event_without_an_id_is_scored_and_counted() {
+    let (events, _, data) = events_and_labels(1);
+    let id = events.schema().index_of("id").unwrap();
+    let mut fields: Vec<Field> = events
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields[id] = Field::new("id", DataType::Int64, true);
+    let mut columns = events.columns().to_vec();
+    columns[id] = Arc::new(Int64Array::from(
+        (0..events.num_rows() as i64)
+            .map(|i| (i % 2 == 0).then_some(i))
+            .collect::<Vec<_>>(),
+    ));
+    let events = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+    let mut op = delayed_operator(
+        config().build(data.spec(), 5).unwrap(),
+        &data,
+        &events,
+        PendingLimits::default(),
+    );
+    let out = op.process(&events.slice(0, 10)).unwrap();
+    assert_eq!(out.num_rows(), 10);
+    assert_eq!(
+        out.column_by_name("predicted_label").unwrap().null_count(),
+        0
+    );
+    let stats = op.delay_stats().unwrap();
+    assert_eq!((stats.events, stats.null_ids, stats.pending), (5, 5, 5));
+}

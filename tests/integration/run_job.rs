@@ -752,3 +752,53 @@ fn a_keyed_job_learns_each_keys_labels() {
         .sum();
     assert_eq!(learnt_rows, 1728);
 }
+
+/// Labels whose file comes before their events' file: unmatched by default, held with
+/// `--early-label-tolerance` and learnt when their events are scored.
+#[test]
+fn early_labels_are_held_within_the_tolerance() {
+    let dir = tempfile::tempdir().unwrap();
+    let (events, labels, _) = delayed_dirs(dir.path(), 96);
+    // The labels of event file k, named to sort before it (they now come first).
+    let early = dir.path().join("early");
+    std::fs::create_dir_all(&early).unwrap();
+    for entry in std::fs::read_dir(&labels).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let k: usize = name[5..8].parse().unwrap();
+        std::fs::rename(&path, early.join(format!("part-{:03}.csv", k - 1))).unwrap();
+    }
+    let labels = early;
+    let learnt_with = |tolerance: &str| {
+        let (out, model) = (
+            dir.path().join(format!("out{tolerance}")),
+            dir.path().join(format!("model{tolerance}.parquet")),
+        );
+        std::fs::create_dir_all(&out).unwrap();
+        streamboost()
+            .args(["run", "--once", "-q", "--id", "id", "--time", "ts"])
+            .args([
+                "--classes",
+                CAR_CLASSES,
+                "--early-label-tolerance",
+                tolerance,
+            ])
+            .args(MODEL_ARGS)
+            .args(["--input-dir", events.to_str().unwrap()])
+            .args(["--labels", labels.to_str().unwrap()])
+            .args(["--output-dir", out.to_str().unwrap()])
+            .args(["--model", model.to_str().unwrap()])
+            .assert()
+            .success();
+        let (_, stream) = checkpoint::load(&model).unwrap();
+        stream.delayed.unwrap().stats()
+    };
+    let strict = learnt_with("0");
+    assert_eq!((strict.learnt, strict.unmatched_labels), (0, 1728));
+    // Labels carry the time of the next file's first event: at most 96 before their event.
+    let held = learnt_with("200");
+    assert_eq!(
+        (held.learnt, held.early_labels, held.unmatched_labels),
+        (1728, 1728, 0)
+    );
+}
