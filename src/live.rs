@@ -268,21 +268,27 @@ impl LiveModel {
     /// Scores (and learns, where labelled) every row of `batch` in order; the batch with the
     /// prediction columns appended.
     pub fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
-        let out = match &mut self.scorer {
-            Scorer::One(operator) => operator.process(batch)?,
-            Scorer::Keyed { operators, .. } => operators.process(batch)?,
-        };
-        self.rows_since_commit += batch.num_rows() as u64;
-        Ok(out)
+        self.take(batch, |operator, batch| operator.process(batch))
     }
 
     /// Learns a batch of labels that arrive after their events; one outcome row per label
     /// row ([`BoostOperator::labels`]); a keyed model's go to their key's model.
     pub fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
-        let out = match &mut self.scorer {
-            Scorer::One(operator) => operator.labels(batch)?,
-            Scorer::Keyed { operators, .. } => operators.labels(batch)?,
+        self.take(batch, |operator, batch| operator.labels(batch))
+    }
+
+    /// `batch` through `f` on the one operator or the keyed ones, its rows counted toward the
+    /// next commit.
+    fn take(
+        &mut self,
+        batch: &RecordBatch,
+        f: impl FnOnce(&mut dyn BatchOperator, &RecordBatch) -> Result<RecordBatch>,
+    ) -> Result<RecordBatch> {
+        let operator: &mut dyn BatchOperator = match &mut self.scorer {
+            Scorer::One(operator) => operator.as_mut(),
+            Scorer::Keyed { operators, .. } => operators,
         };
+        let out = f(operator, batch)?;
         self.rows_since_commit += batch.num_rows() as u64;
         Ok(out)
     }

@@ -83,9 +83,7 @@ where
         if this.done {
             return Poll::Ready(None);
         }
-        if !this.yielded {
-            this.yielded = true;
-            cx.waker().wake_by_ref();
+        if give_turn(&mut this.yielded, cx) {
             return Poll::Pending;
         }
         let batch = match this.input.poll_next_unpin(cx) {
@@ -174,9 +172,7 @@ where
         if this.done {
             return Poll::Ready(None);
         }
-        if !this.yielded {
-            this.yielded = true;
-            cx.waker().wake_by_ref();
+        if give_turn(&mut this.yielded, cx) {
             return Poll::Pending;
         }
         loop {
@@ -224,4 +220,16 @@ where
             }
         }
     }
+}
+
+/// Gives the executor a turn between two batches (a batch is CPU work, and a stream that
+/// never returns `Pending` would starve the tasks beside it): true when the caller is to
+/// return `Pending` now, with its waker already woken.
+fn give_turn(yielded: &mut bool, cx: &mut Context<'_>) -> bool {
+    if *yielded {
+        return false;
+    }
+    *yielded = true;
+    cx.waker().wake_by_ref();
+    true
 }

@@ -32,38 +32,10 @@ use arrow::record_batch::RecordBatch;
 
 use super::operator::BoostOperator;
 use super::rows::utf8;
-use crate::core::ClassId;
-use crate::delay::{DelayStats, DelayedLearner, DelayedState, LabelOutcome};
+use super::waiting::Waiting;
+use crate::delay::{DelayStats, DelayedState, LabelOutcome};
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
-
-/// The events of one batch as [`BoostOperator::process`] meets them: their ids and times.
-pub(super) struct Waiting<'a> {
-    learner: &'a mut DelayedLearner<String>,
-    ids: &'a StringArray,
-    times: &'a [f64],
-}
-
-impl Waiting<'_> {
-    /// Scores event row `r` (features `x`) with `model`, writing its probabilities to `out`;
-    /// it then waits for its label, unless its id is null (scored only, counted). Returns
-    /// the predicted class and whether the event was learnt at once (its label came first).
-    pub(super) fn event<M: Classifier + ?Sized>(
-        &mut self,
-        r: usize,
-        model: &mut M,
-        x: &[f64],
-        out: &mut [f64],
-    ) -> Result<(ClassId, bool)> {
-        if self.ids.is_null(r) {
-            self.learner.count_null_id();
-            return Ok((model.learn_predict(x, None, 1.0, out), false));
-        }
-        let id = self.ids.value(r).to_string();
-        let (predicted, early) = self.learner.event(model, id, self.times[r], x, out)?;
-        Ok((predicted, early.is_some()))
-    }
-}
 
 /// The values of column `name` of `batch` as times, checked to be present and not to
 /// decrease from `last` on; updates `last`.

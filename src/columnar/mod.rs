@@ -9,6 +9,7 @@ mod label_sets;
 mod operator;
 mod output;
 mod rows;
+mod waiting;
 
 pub use crate::core::{Encodings, OperatorStats, Ordinal};
 pub use delayed::{Side, TimeMerge, outcome_schema};

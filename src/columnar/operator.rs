@@ -20,9 +20,9 @@ use arrow::compute::{cast, take};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
-use super::delayed::Waiting;
 use super::label_sets::LabelSetReader;
 use super::rows::{RowEncoder, utf8};
+use super::waiting::Waiting;
 use crate::checkpoint::{self, StreamState};
 use crate::core::math::argmax;
 use crate::core::{ClassId, FeatureKind, StreamSpec};

@@ -22,17 +22,13 @@
 use std::fmt;
 use std::sync::Arc;
 
-use datafusion::arrow::compute::SortOptions;
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DFSchema, DFSchemaRef, DataFusionError, Result as DfResult, plan_err};
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
 use datafusion::physical_expr::expressions::col;
-use datafusion::physical_expr::{
-    EquivalenceProperties, LexRequirement, OrderingRequirements, PhysicalExpr,
-    PhysicalSortRequirement,
-};
+use datafusion::physical_expr::{EquivalenceProperties, OrderingRequirements, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
@@ -42,8 +38,7 @@ use datafusion::physical_plan::{
 use futures::StreamExt;
 
 use super::registry::{ModelRegistry, ModelSource};
-use super::score::from_stream_error;
-use super::to_df;
+use super::{ascending, from_stream_error, to_df};
 use crate::columnar::outcome_schema;
 use crate::delay::{DelayColumns, DelayedState, PendingLimits};
 use crate::stream::{DelayedBatch, DelayedStream};
@@ -317,17 +312,7 @@ impl ExecutionPlan for BoostScoreDelayedExec {
     }
 
     fn required_input_ordering(&self) -> Vec<Option<OrderingRequirements>> {
-        let ascending_nulls_last = SortOptions {
-            descending: false,
-            nulls_first: false,
-        };
-        self.ts
-            .iter()
-            .map(|ts| {
-                let ts = PhysicalSortRequirement::new(ts.clone(), Some(ascending_nulls_last));
-                LexRequirement::new([ts]).map(OrderingRequirements::new)
-            })
-            .collect()
+        self.ts.iter().map(ascending).collect()
     }
 
     fn maintains_input_order(&self) -> Vec<bool> {

@@ -70,3 +70,31 @@ pub(crate) fn model_name(first: Option<&ScalarValue>) -> Option<String> {
 pub(crate) fn to_df(e: crate::Error) -> DataFusionError {
     DataFusionError::External(Box::new(e))
 }
+
+/// An error of a scored stream as DataFusion's: the input's own error when it came from
+/// upstream, the operator's otherwise.
+pub(crate) fn from_stream_error(e: crate::Error) -> DataFusionError {
+    match e {
+        crate::Error::InputStream { source } => match source.downcast::<DataFusionError>() {
+            Ok(e) => *e,
+            Err(other) => DataFusionError::External(other),
+        },
+        e => to_df(e),
+    }
+}
+
+/// The requirement that an input come sorted by `ts`, ascending, nulls last: the order a
+/// scoring node learns its rows in.
+pub(crate) fn ascending(
+    ts: &std::sync::Arc<dyn datafusion::physical_expr::PhysicalExpr>,
+) -> Option<datafusion::physical_expr::OrderingRequirements> {
+    use datafusion::physical_expr::{
+        LexRequirement, OrderingRequirements, PhysicalSortRequirement,
+    };
+    let nulls_last = datafusion::arrow::compute::SortOptions {
+        descending: false,
+        nulls_first: false,
+    };
+    let ts = PhysicalSortRequirement::new(ts.clone(), Some(nulls_last));
+    LexRequirement::new([ts]).map(OrderingRequirements::new)
+}

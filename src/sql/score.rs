@@ -28,7 +28,6 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use datafusion::arrow::compute::SortOptions;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::Session;
@@ -44,10 +43,7 @@ use datafusion::logical_expr::{
     Expr, Extension, LogicalPlan, UserDefinedLogicalNode, UserDefinedLogicalNodeCore,
 };
 use datafusion::physical_expr::expressions::col;
-use datafusion::physical_expr::{
-    EquivalenceProperties, LexRequirement, OrderingRequirements, PhysicalExpr,
-    PhysicalSortRequirement,
-};
+use datafusion::physical_expr::{EquivalenceProperties, OrderingRequirements, PhysicalExpr};
 use datafusion::physical_plan::execution_plan::EmissionType;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
@@ -64,8 +60,7 @@ use futures::stream::BoxStream;
 use super::delayed;
 use super::live::{LiveQuery, LiveSlot, Training};
 use super::registry::{ModelRegistry, ModelSource};
-use super::to_df;
-use crate::Error;
+use super::{ascending, from_stream_error, to_df};
 use crate::columnar::{BatchOperator, KeyedOperator, label_set_layout};
 use crate::live::LiveModel;
 use crate::stream::ScoredStream;
@@ -511,12 +506,7 @@ impl ExecutionPlan for BoostScoreExec {
     }
 
     fn required_input_ordering(&self) -> Vec<Option<OrderingRequirements>> {
-        let ascending_nulls_last = SortOptions {
-            descending: false,
-            nulls_first: false,
-        };
-        let ts = PhysicalSortRequirement::new(self.ts.clone(), Some(ascending_nulls_last));
-        vec![LexRequirement::new([ts]).map(OrderingRequirements::new)]
+        vec![ascending(&self.ts)]
     }
 
     fn maintains_input_order(&self) -> Vec<bool> {
@@ -624,16 +614,4 @@ fn scored<O: BatchOperator + Unpin + Send + 'static>(
     ScoredStream::new(input, operator)
         .map(|r| r.map_err(from_stream_error))
         .boxed()
-}
-
-/// An error of the scored stream as DataFusion's: the input's own error when it came from
-/// upstream, the operator's otherwise.
-pub(super) fn from_stream_error(e: Error) -> DataFusionError {
-    match e {
-        Error::InputStream { source } => match source.downcast::<DataFusionError>() {
-            Ok(e) => *e,
-            Err(other) => DataFusionError::External(other),
-        },
-        e => to_df(e),
-    }
 }
