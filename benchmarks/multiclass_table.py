@@ -76,6 +76,15 @@ ALGOS["OvA, defaults"] = ["--algo", "ova", "--weight-scale", "1"]
 ALGOS["AdaOVA, defaults"] = ["--algo", "ada-ova", "--weight-scale", "1"]
 ALGOS["OvA, unit mean"] = ["--algo", "ova", "--weight-scale", "unit-mean"]
 ALGOS["AdaOVA, unit mean"] = ["--algo", "ada-ova", "--weight-scale", "unit-mean"]
+# Each ensemble's default, and the same over the paper's trees with naive-Bayes-adaptive
+# leaves (`--preset jgt-paper-nba`): whether its members should be those.
+DEFAULTS = {
+    "ada-olm": "Adaboost.OLM, unit mean", "mbbm": "OnlineMBBM, raw 0.5:20 argmax",
+    "oza": "Oza (MOA) skip", "ova": "OvA, unit mean", "ada-ova": "AdaOVA, unit mean",
+    "oza-bag": "OzaBag, jgt-paper trees",
+}
+ALGOS.update({f"{name}, jgt-paper-nba trees": ["--algo", algo, "--preset", "jgt-paper-nba"]
+              for algo, name in DEFAULTS.items()})
 # One Hoeffding tree under each preset: what `--algo hoeffding` should default to.
 ALGOS.update({
     f"Hoeffding tree, {preset}": ["--algo", "hoeffding", "--preset", preset]
@@ -252,6 +261,15 @@ def main():
     for d in sets:
         print(f"| {d} | " + " | ".join(cell(d, f"Hoeffding tree, {p}")
                                        for p in ["jgt-paper", "default", "moa"]) + " |")
+    print("\nEach default over jgt-paper trees (majority leaves) / over jgt-paper-nba trees "
+          "(naive-Bayes-adaptive leaves), final 20%:\n")
+    print("| algorithm | " + " | ".join(sets) + " |")
+    print("|---|" + "---|" * len(sets))
+    for algo, name in DEFAULTS.items():
+        def pair(d):
+            a, b = mean(d, name, "final")[0], mean(d, f"{name}, jgt-paper-nba trees", "final")[0]
+            return " / ".join("–" if x is None else f"{x:.3f}" for x in (a, b))
+        print(f"| {algo} | " + " | ".join(pair(d) for d in sets) + " |")
     print("\nMean rows/s:\n")
     print("| data | " + " | ".join(algos) + " |")
     print("|---|" + "---|" * len(algos))

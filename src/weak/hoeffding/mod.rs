@@ -185,6 +185,9 @@ pub enum Preset {
     JgtPaper,
     /// MOA's `HoeffdingTree` defaults (`HoeffdingTreeConfig::moa`).
     Moa,
+    /// The authors' trees with naive-Bayes-adaptive leaves
+    /// (`HoeffdingTreeConfig::jgt_paper_nba`).
+    JgtPaperNba,
 }
 
 impl HoeffdingTreeConfig {
@@ -202,6 +205,17 @@ impl HoeffdingTreeConfig {
             missing: MissingPolicy::StopAtSplit,
             randomized: Some(RandomizedParams::default()),
             ..HoeffdingTreeConfig::default()
+        }
+    }
+
+    /// [`Self::jgt_paper`]'s trees whose leaves predict with naive Bayes where it has been
+    /// the better predictor at that leaf so far (MOA's and River's NB-adaptive rule, §1.9).
+    /// A paper tree that draws a small tie threshold hardly splits at large `k`; its one
+    /// leaf's majority vote is then a poor member, its naive Bayes often a good one.
+    pub fn jgt_paper_nba() -> Self {
+        HoeffdingTreeConfig {
+            leaf_prediction: LeafPrediction::NaiveBayesAdaptive,
+            ..Self::jgt_paper()
         }
     }
 
@@ -224,6 +238,7 @@ impl HoeffdingTreeConfig {
             Preset::Default => Self::default(),
             Preset::JgtPaper => Self::jgt_paper(),
             Preset::Moa => Self::moa(),
+            Preset::JgtPaperNba => Self::jgt_paper_nba(),
         }
     }
 
