@@ -8,7 +8,9 @@ and on the whole stream, and rows per CPU-second of each tool's own loop (as in
 `peers_oza.py`, whose helpers and throwaway virtual environment this reuses).
 
     cargo build --release
-    python3 benchmarks/peers_default.py [--shuffles 5] [--sets car nursery ...]
+    python3 benchmarks/peers_default.py [--shuffles 5] [--sets car nursery ...] [--no-peers]
+
+`--no-peers` runs streamboost's column alone (the peers' numbers do not change when ours do).
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
@@ -44,10 +46,11 @@ def main():
     ap.add_argument("--venv", default=os.path.join(tempfile.gettempdir(), "streamboost-peers-venv"))
     ap.add_argument("--sets", nargs="*", default=SETS)
     ap.add_argument("--shuffles", type=int, default=5)
+    ap.add_argument("--no-peers", action="store_true", help="streamboost's column only")
     args = ap.parse_args()
-    py = ensure_venv(args.venv)
+    py = None if args.no_peers else ensure_venv(args.venv)
     tmp = tempfile.mkdtemp()
-    systems = ["streamboost default (ova, unit mean)", "CapyMOA SRP-10", "CapyMOA ARF-10",
+    systems = ["streamboost default (ova)", "CapyMOA SRP-10", "CapyMOA ARF-10",
                "River ARF-10"]
     print("final 20% (whole stream) and rows/s, mean over shuffles 1.." + str(args.shuffles))
     print()
@@ -59,15 +62,20 @@ def main():
             csv_path = os.path.join(tmp, f"{name}.csv")
             header, body = shuffled_copy(os.path.join(args.datasets, name, "data.csv"),
                                          csv_path, seed)
+            runs[systems[0]].append(streamboost(args.binary, csv_path))
+            if args.no_peers:
+                continue
             arff_path = os.path.join(tmp, f"{name}.arff")
             write_arff(header, body, "label", arff_path)
             n = len(body)
-            runs[systems[0]].append(streamboost(args.binary, csv_path))
             runs[systems[1]].append(peer(py, CAPYMOA_SRP, arff_path, n))
             runs[systems[2]].append(peer(py, CAPYMOA_ARF, arff_path, n))
             runs[systems[3]].append(peer(py, RIVER_ARF, csv_path, "label"))
         cells = []
         for s in systems:
+            if not runs[s]:
+                cells.append("–")
+                continue
             m = lambda key: statistics.mean(r[key] for r in runs[s])
             cells.append(f"{m('final'):.3f} ({m('whole'):.3f}), {m('rows_per_second'):,.0f}/s")
         print(f"| {name} | " + " | ".join(cells) + " |")

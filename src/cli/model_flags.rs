@@ -14,7 +14,7 @@ use crate::boost::multiclass::cost::Surrogate;
 use crate::boost::oza::{OzaVariant, ZeroErrorPolicy};
 use crate::boost::ranking::RankingLoss;
 use crate::boost::{ExpertSelection, Knob, Tune, VoteRule, WeightScale};
-use crate::model::{Algorithm, ModelConfig};
+use crate::model::{Algorithm, ModelConfig, member_preset};
 use crate::scaling::{ScaledConfig, Scaling};
 use crate::weak::hoeffding::Preset;
 use crate::weak::{
@@ -183,12 +183,15 @@ pub struct ModelFlags {
     /// Number of weak learners of a booster.
     #[arg(long, value_name = "N")]
     pub learners: Option<usize>,
-    /// Weak learner of a booster (default: a tree of the jgt-paper preset).
+    /// Weak learner of a booster (default: a tree of the jgt-paper-nba preset for the
+    /// multiclass ensembles, jgt-paper for the others).
     #[arg(long, value_enum)]
     pub weak: Option<WeakKind>,
     /// Hoeffding tree parameter preset (of the tree, or of a booster's trees). Default: moa
     /// for a single tree (within 0.02 of the best preset on 6 of the 9 shared sets,
-    /// RESULTS.md), jgt-paper for a booster's trees.
+    /// RESULTS.md); jgt-paper-nba for the trees of the multiclass ensembles (better than
+    /// jgt-paper's majority leaves on most shared sets, RESULTS.md); jgt-paper for the binary
+    /// boosters' and the rankers'.
     #[arg(long, value_enum)]
     pub preset: Option<Preset>,
     /// Each tree sees a random subset of this many features, fixed at construction. Default:
@@ -365,10 +368,10 @@ impl ModelFlags {
         WeakLearnerConfig::Resampled(ResamplingConfig { mode, inner })
     }
 
-    /// The tree of `--preset`; the rankers' trees see 20 random features under the papers'
-    /// preset, as in \[JT\]'s experiments.
+    /// The tree of `--preset` (or of the algorithm's default members); the rankers' trees
+    /// see 20 random features under the papers' preset, as in \[JT\]'s experiments.
     fn tree(&self) -> HoeffdingTreeConfig {
-        let preset = self.preset.unwrap_or(Preset::JgtPaper);
+        let preset = self.preset.unwrap_or(member_preset(self.algo));
         let paper_ranker = self.algo.is_ranker() && preset == Preset::JgtPaper;
         HoeffdingTreeConfig {
             feature_subset: self.features_per_tree.or(paper_ranker.then_some(20)),
