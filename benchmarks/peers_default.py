@@ -10,7 +10,8 @@ and on the whole stream, and rows per CPU-second of each tool's own loop (as in
     cargo build --release
     python3 benchmarks/peers_default.py [--shuffles 5] [--sets car nursery ...] [--no-peers]
 
-`--no-peers` runs streamboost's column alone (the peers' numbers do not change when ours do).
+`--no-peers` runs streamboost's column alone (the peers' numbers do not change when ours do),
+`--no-streamboost` the peers' alone.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
@@ -47,6 +48,7 @@ def main():
     ap.add_argument("--sets", nargs="*", default=SETS)
     ap.add_argument("--shuffles", type=int, default=5)
     ap.add_argument("--no-peers", action="store_true", help="streamboost's column only")
+    ap.add_argument("--no-streamboost", action="store_true", help="the peers' columns only")
     args = ap.parse_args()
     py = None if args.no_peers else ensure_venv(args.venv)
     tmp = tempfile.mkdtemp()
@@ -62,7 +64,8 @@ def main():
             csv_path = os.path.join(tmp, f"{name}.csv")
             header, body = shuffled_copy(os.path.join(args.datasets, name, "data.csv"),
                                          csv_path, seed)
-            runs[systems[0]].append(streamboost(args.binary, csv_path))
+            if not args.no_streamboost:
+                runs[systems[0]].append(streamboost(args.binary, csv_path))
             if args.no_peers:
                 continue
             arff_path = os.path.join(tmp, f"{name}.arff")
