@@ -224,41 +224,6 @@ mod dispatch;
 mod tests {
     use super::*;
 
-    /// The first Hoeffding tree config nested in `value`.
-    fn first_tree(value: &serde_json::Value) -> Option<serde_json::Value> {
-        match value {
-            serde_json::Value::Object(o) if o.get("learner").is_some_and(|l| l == "hoeffding") => {
-                Some(value.clone())
-            }
-            serde_json::Value::Object(o) => o.values().find_map(first_tree),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn member_preset_is_the_preset_of_each_boosters_default_trees() {
-        for &algorithm in Algorithm::ALL {
-            if !algorithm.is_booster() {
-                continue;
-            }
-            let config = serde_json::to_value(algorithm.default_config()).unwrap();
-            let Some(mut tree) = first_tree(&config) else {
-                continue;
-            };
-            let preset = member_preset(algorithm);
-            let mut expected =
-                serde_json::to_value(WeakLearnerConfig::from(HoeffdingTreeConfig::preset(preset)))
-                    .unwrap();
-            // The rankers' trees see a feature subset of their own.
-            tree["feature_subset"] = serde_json::Value::Null;
-            expected["feature_subset"] = serde_json::Value::Null;
-            assert_eq!(
-                tree, expected,
-                "{algorithm}: its trees are not {preset:?}'s"
-            );
-        }
-    }
-
     #[test]
     fn unknown_algorithm_is_a_typed_error() {
         let err = "adaboost".parse::<Algorithm>().unwrap_err();
