@@ -4,9 +4,13 @@
 //! grace period is in weight units. The tree is an arena of [`node::Node`]s; leaves keep one
 //! [`observer::Observer`] per feature (Gaussian for numeric, weight tables for nominal).
 //!
-//! Two presets: [`HoeffdingTreeConfig::default`] (River's defaults, except population variance,
-//! §1.3) and [`HoeffdingTreeConfig::jgt_paper`] (the Python VFDT port of Jung, Goetz & Tewari
-//! with per-tree random grace period, split confidence and tie threshold, §1.12).
+//! Presets ([`Preset`]): [`HoeffdingTreeConfig::default`] (River's defaults, except population
+//! variance, §1.3), [`HoeffdingTreeConfig::jgt_paper`] (the Python VFDT port of Jung, Goetz &
+//! Tewari with per-tree random grace period, split confidence and tie threshold, §1.12),
+//! [`HoeffdingTreeConfig::moa`] (MOA's defaults) and [`HoeffdingTreeConfig::jgt_paper_nba`]
+//! (the port's trees with naive-Bayes-adaptive leaves, §1.9: the library's choice for the
+//! members of its multiclass ensembles, measured in RESULTS.md; the spec's presets are the
+//! other three).
 
 pub mod arena;
 pub mod node;
