@@ -367,7 +367,7 @@ mod process {
     use predicates::prelude::*;
 
     use super::*;
-    use crate::cli::streamboost;
+    use crate::cli::{fails_saying, streamboost};
     use crate::common::dataset;
     use streamboost::core::Rng;
 
@@ -476,24 +476,21 @@ mod process {
             "buying,maint,doors,persons,lug_boot,label\nlow,low,2,2,big,acc\n",
         )
         .unwrap();
-        streamboost()
-            .args(["replay", "-q", "--input"])
-            .arg(&other)
-            .arg("--load")
-            .arg(&good)
-            .assert()
-            .failure()
-            .stderr(
-                predicates::str::contains("does not fit the checkpoint")
-                    .and(predicates::str::contains("safety")),
-            );
+        fails_saying(
+            streamboost()
+                .args(["replay", "-q", "--input"])
+                .arg(&other)
+                .arg("--load")
+                .arg(&good),
+            &["does not fit the checkpoint", "safety"],
+        );
         // Model flags contradict a loaded model.
-        streamboost()
-            .args(["replay", "--learners", "3", "--load"])
-            .arg(&good)
-            .assert()
-            .failure()
-            .stderr(predicates::str::contains("cannot be used with"));
+        fails_saying(
+            streamboost()
+                .args(["replay", "--learners", "3", "--load"])
+                .arg(&good),
+            &["cannot be used with"],
+        );
     }
 
     /// The stream of the bad-input report: car split in two where the first part lacks

@@ -267,13 +267,10 @@ fn a_config_file_naming_only_what_differs_is_the_same_model_as_the_flags() {
 
     // A config that names a field no algorithm has is refused, naming the file.
     std::fs::write(&config, r#"{"algorithm": "ada-olm", "n_lerners": 5}"#).unwrap();
-    streamboost()
-        .args(["replay", "-q", "--config", config.to_str().unwrap()])
-        .assert()
-        .failure()
-        .stderr(
-            predicates::str::contains("model.json").and(predicates::str::contains("n_lerners")),
-        );
+    fails_saying(
+        streamboost().args(["replay", "-q", "--config", config.to_str().unwrap()]),
+        &["model.json", "n_lerners"],
+    );
 }
 
 /// Predictions are written in pieces as rows are scored (more rows than one piece here), and
