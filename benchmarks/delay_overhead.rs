@@ -18,10 +18,9 @@
 //!
 //! `cargo bench --bench delay_overhead [-- REPEATS]` (default 3; the median is reported).
 
-use std::path::PathBuf;
 use std::time::Instant;
 
-use streamboost::boost::{Knob, Tune};
+use streamboost::boost::Knob;
 use streamboost::columnar::{Encodings, load_stream};
 use streamboost::core::{ClassId, Dataset};
 use streamboost::delay::LabelDelay;
@@ -30,11 +29,9 @@ use streamboost::model::{Algorithm, Model, ModelConfig};
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Classifier, Config, Result};
 
-fn shared() -> PathBuf {
-    std::env::var_os("STREAMBOOST_DATASETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"))
-}
+#[path = "common.rs"]
+mod common;
+use common::{shared, tuned};
 
 /// A model that predicts every row once more before it predicts and learns it.
 struct PredictedTwice(Model);
@@ -84,13 +81,6 @@ fn main() {
         return;
     }
     let data = load_stream(&[path], "label", &Encodings::default()).expect("reads");
-    let tuned = |algorithm: Algorithm, knobs: &[Knob]| {
-        let mut config = algorithm.default_config();
-        for knob in knobs {
-            assert!(config.tune(knob), "{algorithm} takes {knob:?}");
-        }
-        config
-    };
     let models: Vec<(&str, ModelConfig)> = vec![
         (
             "Oza, 10 default trees",

@@ -9,10 +9,9 @@
 //!
 //! `cargo bench --bench learner_row [-- ROWS]` (ROWS caps each set; default all).
 
-use std::path::PathBuf;
 use std::time::Instant;
 
-use streamboost::boost::{Knob, Tune};
+use streamboost::boost::Knob;
 use streamboost::columnar::{Encodings, load_stream};
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
@@ -20,21 +19,12 @@ use streamboost::model::{Algorithm, ModelConfig};
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Config, replay};
 
-fn shared() -> PathBuf {
-    std::env::var_os("STREAMBOOST_DATASETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"))
-}
+#[path = "common.rs"]
+mod common;
+use common::{shared, tuned};
 
 /// The models measured: name, config, learners.
 fn models() -> Vec<(&'static str, ModelConfig, usize)> {
-    let with = |algorithm: Algorithm, knobs: &[Knob]| {
-        let mut config = algorithm.default_config();
-        for knob in knobs {
-            assert!(config.tune(knob), "{algorithm} takes {knob:?}");
-        }
-        config
-    };
     let default_tree = || Knob::Weak(HoeffdingTreeConfig::default().into());
     vec![
         (
@@ -44,17 +34,17 @@ fn models() -> Vec<(&'static str, ModelConfig, usize)> {
         ),
         (
             "Adaboost.OLM, 100 jgt-paper trees (defaults)",
-            with(Algorithm::AdaOlm, &[Knob::Learners(100)]),
+            tuned(Algorithm::AdaOlm, &[Knob::Learners(100)]),
             100,
         ),
         (
             "Adaboost.OLM, 100 default trees",
-            with(Algorithm::AdaOlm, &[Knob::Learners(100), default_tree()]),
+            tuned(Algorithm::AdaOlm, &[Knob::Learners(100), default_tree()]),
             100,
         ),
         (
             "Oza, 10 default trees",
-            with(Algorithm::Oza, &[Knob::Learners(10), default_tree()]),
+            tuned(Algorithm::Oza, &[Knob::Learners(10), default_tree()]),
             10,
         ),
     ]
