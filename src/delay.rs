@@ -443,6 +443,12 @@ pub struct DelayedState {
 }
 
 impl DelayedState {
+    /// Bytes its waiting events and held labels occupy, as its store counts them.
+    pub fn bytes(&self) -> usize {
+        let held = self.learner.held.len() * std::mem::size_of::<(String, (ClassId, f64))>() * 2;
+        self.learner.store.bytes() + held
+    }
+
     /// A fresh state: nothing waits.
     pub fn new(columns: DelayColumns, limits: PendingLimits) -> Result<Self> {
         Ok(DelayedState {

@@ -67,7 +67,7 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use crate::checkpoint::{self, KeyedStore, StreamState};
-use crate::columnar::BatchOperator;
+use crate::columnar::{BatchOperator, KeyMemory};
 use crate::columnar::{BatchWriter, PipeFormat, Table, read_table};
 use crate::core::{Encodings, Position};
 use crate::delay::{DelayColumns, DelayedState, PendingLimits};
@@ -190,6 +190,8 @@ pub struct Progress {
     pub file: Option<String>,
     /// Whether the job stopped on request.
     pub stopped: bool,
+    /// A keyed model's keys in memory, and its loads and spills so far.
+    pub keys: Option<KeyMemory>,
 }
 
 /// The job's model between files: not loaded yet (a fresh model, or the checkpoint's, is
@@ -351,6 +353,7 @@ impl Job {
                 let out = model.process(&batch)?;
                 count_correct(&out, label, &mut progress);
                 progress.rows += batch.num_rows() as u64;
+                progress.keys = model.key_memory();
                 output.write(&out)?;
             }
             let stopping = stop.load(Ordering::Relaxed);
@@ -642,6 +645,7 @@ impl Job {
                     }
                 };
                 (at, row) = (at + len, row + len);
+                progress.keys = live.key_memory();
                 pending.push(out);
                 let stopping = stop.load(Ordering::Relaxed);
                 if (live.due() || stopping) && row < total {

@@ -24,8 +24,11 @@
 //! commits to a keyed checkpoint ([`crate::checkpoint::keyed`]): a directory of one
 //! checkpoint per key and a manifest, the commit point, replaced atomically. A commit writes
 //! the keys that took rows since the last one, then the manifest with the position; a key
-//! is loaded from its file when it first appears. The semantics above hold per key; every
-//! key met stays in memory (its models are what the process holds).
+//! is loaded from its file when it first appears. The semantics above hold per key. Keys
+//! are held within [`CheckpointPolicy::memory_budget`]: beyond it, the least recently used
+//! are spilled to the directory and loaded back when they reappear, exactly as they were
+//! (see [`crate::columnar::keyed`]); a spill is as durable as a commit, no more (a crash
+//! before the next commit discards it, and the key's rows since are learnt again).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -36,7 +39,7 @@ use arrow::record_batch::RecordBatch;
 
 use crate::checkpoint::keyed::lock;
 use crate::checkpoint::{self, KeyedStore, StreamState};
-use crate::columnar::{BatchOperator, BoostOperator, KeyedOperator};
+use crate::columnar::{BatchOperator, BoostOperator, KeyMemory, KeyedOperator};
 use crate::core::{OperatorStats, Position};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
@@ -51,6 +54,10 @@ pub struct CheckpointPolicy {
     /// Also save when this much time has passed since the last save (checked between
     /// batches).
     pub interval: Option<Duration>,
+    /// A keyed model's memory budget in bytes: beyond it, keys are spilled to the keyed
+    /// checkpoint's directory, least recently used first ([`crate::columnar::keyed`]).
+    /// `None`: [`CheckpointPolicy::default_memory_budget`].
+    pub memory_budget: Option<u64>,
 }
 
 impl CheckpointPolicy {
@@ -73,7 +80,23 @@ impl CheckpointPolicy {
             path: path.into(),
             every: None,
             interval: None,
+            memory_budget: None,
         }
+    }
+
+    /// A keyed model's memory budget when none is given: half of the machine's physical
+    /// memory (the rest is for the process's batches, the allocator's slack and other
+    /// work); unbounded where the machine does not say (not Linux).
+    pub fn default_memory_budget() -> Option<u64> {
+        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024 / 2)
+    }
+
+    /// The memory budget of a keyed model under this policy, in bytes (`None`: unbounded).
+    pub fn keyed_memory_budget(&self) -> Option<u64> {
+        self.memory_budget.or_else(Self::default_memory_budget)
     }
 
     /// Checks the period, and that the file can be written where it is named (its directory
@@ -85,6 +108,9 @@ impl CheckpointPolicy {
         }
         if self.interval == Some(Duration::ZERO) {
             return Err(Error::config("checkpoint_interval", "must be > 0"));
+        }
+        if self.memory_budget == Some(0) {
+            return Err(Error::config("memory_budget", "must be > 0"));
         }
         let unwritable = |why: &str| Error::Io {
             path: self.path.clone(),
@@ -128,7 +154,7 @@ pub struct LiveModel {
 enum Scorer {
     One(Box<BoostOperator<Model>>),
     Keyed {
-        operators: KeyedOperator<Model>,
+        operators: Box<KeyedOperator<Model>>,
         /// Shared by the live models of one keyed model (a query's partitions), which commit
         /// their own keys to it.
         store: Arc<Mutex<KeyedStore>>,
@@ -193,13 +219,23 @@ impl LiveModel {
                 Ok(op)
             }
         };
-        let operators = KeyedOperator::new(
+        let mut operators = KeyedOperator::new(
             input,
             key,
             &template.label,
             template.spec.classes.names(),
             Box::new(factory),
         )?;
+        if let Some(budget) = policy.keyed_memory_budget() {
+            let (store, config) = (store.clone(), template.config.clone());
+            let spill = move |key: Option<&str>, op: &mut BoostOperator<Model>| {
+                let stream = op.stream_state(&config);
+                lock(&store).spill(key, op.model_mut(), stream)
+            };
+            let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+            operators.bound_memory(budget, Box::new(spill));
+        }
+        let operators = Box::new(operators);
         let scorer = Scorer::Keyed { operators, store };
         Ok(LiveModel::of(
             scorer,
@@ -247,16 +283,14 @@ impl LiveModel {
                 Ok(operator) => (Scorer::One(Box::new(operator)), None),
                 Err(failed) => (Scorer::One(Box::new(failed.0)), Some(failed.1)),
             },
-            Scorer::Keyed { operators, store } => match operators.rebind(input, &source) {
-                Ok(operators) => (Scorer::Keyed { operators, store }, None),
-                Err(failed) => (
-                    Scorer::Keyed {
-                        operators: failed.0,
-                        store,
-                    },
-                    Some(failed.1),
-                ),
-            },
+            Scorer::Keyed { operators, store } => {
+                let (operators, failed) = match operators.rebind(input, &source) {
+                    Ok(operators) => (operators, None),
+                    Err(failed) => (failed.0, Some(failed.1)),
+                };
+                let operators = Box::new(operators);
+                (Scorer::Keyed { operators, store }, failed)
+            }
         };
         self.scorer = scorer;
         match failed {
@@ -286,7 +320,7 @@ impl LiveModel {
     ) -> Result<RecordBatch> {
         let operator: &mut dyn BatchOperator = match &mut self.scorer {
             Scorer::One(operator) => operator.as_mut(),
-            Scorer::Keyed { operators, .. } => operators,
+            Scorer::Keyed { operators, .. } => operators.as_mut(),
         };
         let out = f(operator, batch)?;
         self.rows_since_commit += batch.num_rows() as u64;
@@ -356,6 +390,14 @@ impl LiveModel {
                 .operators()
                 .map(|(_, op)| op.stats())
                 .fold(OperatorStats::default(), |a, b| a.add(&b)),
+        }
+    }
+
+    /// A keyed model's keys in memory and what went through it (`None` for one model).
+    pub fn key_memory(&self) -> Option<KeyMemory> {
+        match &self.scorer {
+            Scorer::One(_) => None,
+            Scorer::Keyed { operators, .. } => Some(operators.memory()),
         }
     }
 

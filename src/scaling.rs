@@ -160,6 +160,11 @@ impl<M> Scaled<M> {
 }
 
 impl<M: Structure> Structure for Scaled<M> {
+    fn heap_bytes(&self) -> usize {
+        let own = self.numeric.capacity() + self.stats.capacity() * std::mem::size_of::<Running>();
+        own + std::mem::size_of::<M>() + self.model.heap_bytes()
+    }
+
     fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
         self.model.trees(out);
     }

@@ -21,6 +21,13 @@
 //! replaced atomically; files it no longer names are deleted last. A crash at any point
 //! leaves the previous manifest and every file it names whole; files of a commit that did
 //! not complete are deleted when the store is next opened.
+//!
+//! **Spilled keys.** A keyed model held within a memory budget writes a key it evicts to a
+//! spill file (`k<id>.<commit>.s<n>.parquet`), which the manifest does not name: loading the
+//! key reads it back, and the next commit makes it the key's file. A crash before that
+//! commit leaves the spill file unlisted, so the next open deletes it and the key restarts
+//! from its committed file with the rest of the model: what it learnt since is learnt again
+//! from the input, as for any key. A spill is as durable as a commit, no more.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -96,6 +103,11 @@ pub struct KeyedStore {
     manifest: Manifest,
     /// Key → index in `manifest.keys`.
     index: BTreeMap<Option<String>, usize>,
+    /// Keys spilled since the last commit: their newest state, in a file the manifest does
+    /// not name yet.
+    spilled: BTreeMap<Option<String>, KeyEntry>,
+    /// Spill files written since the store was opened (names them apart).
+    spills: u64,
 }
 
 impl KeyedStore {
@@ -145,6 +157,8 @@ impl KeyedStore {
             dir: dir.to_path_buf(),
             manifest,
             index,
+            spilled: BTreeMap::new(),
+            spills: 0,
         })
     }
 
@@ -177,6 +191,8 @@ impl KeyedStore {
                 keys: Vec::new(),
             },
             index: BTreeMap::new(),
+            spilled: BTreeMap::new(),
+            spills: 0,
         };
         store.write_manifest()?;
         Ok(store)
@@ -207,13 +223,61 @@ impl KeyedStore {
         (self.manifest.keys.iter()).fold((0, 0), |(s, l), e| (s + e.rows_seen, l + e.rows_learnt))
     }
 
-    /// The committed model of `key`, if it has one, from its checkpoint file (checked as
-    /// [`super::load`] checks any).
+    /// The newest model of `key`, if it has one: spilled since the last commit, else
+    /// committed; read from its file (checked as [`super::load`] checks any).
     pub fn load(&self, key: Option<&str>) -> Result<Option<(Model, StreamState)>> {
-        let Some(&i) = self.index.get(&key.map(str::to_string)) else {
-            return Ok(None);
+        let key = key.map(str::to_string);
+        let entry = match self.spilled.get(&key) {
+            Some(entry) => entry,
+            None => match self.index.get(&key) {
+                Some(&i) => &self.manifest.keys[i],
+                None => return Ok(None),
+            },
         };
-        load(&self.dir.join(&self.manifest.keys[i].file)).map(Some)
+        load(&self.dir.join(&entry.file)).map(Some)
+    }
+
+    /// Keys spilled since the last commit (their state is newer than the manifest's).
+    pub fn spilled_keys(&self) -> usize {
+        self.spilled.len()
+    }
+
+    /// Writes `key`'s model, evicted from memory, to a spill file that [`KeyedStore::load`]
+    /// reads and the next commit makes the key's file (see the module doc). The key's
+    /// previous spill file, if any, is deleted once the new one is written.
+    pub fn spill(
+        &mut self,
+        key: Option<&str>,
+        model: &mut Model,
+        stream: StreamState,
+    ) -> Result<()> {
+        let owned = key.map(str::to_string);
+        let id = match (self.spilled.get(&owned), self.index.get(&owned)) {
+            (Some(entry), _) => entry.id,
+            (None, Some(&i)) => self.manifest.keys[i].id,
+            (None, None) => {
+                self.manifest.next_id += 1;
+                self.manifest.next_id - 1
+            }
+        };
+        self.spills += 1;
+        let file = format!(
+            "k{id:06}.{}.s{}.parquet",
+            self.manifest.commits, self.spills
+        );
+        save_new(&self.dir.join(&file), model, &stream)?;
+        let entry = KeyEntry {
+            key: owned.clone(),
+            id,
+            file,
+            rows_seen: stream.stats.rows_seen,
+            rows_learnt: stream.stats.rows_learnt,
+            ts: stream.position.as_ref().and_then(|p| p.ts),
+        };
+        if let Some(old) = self.spilled.insert(owned, entry) {
+            let _ = std::fs::remove_file(self.dir.join(old.file));
+        }
+        Ok(())
     }
 
     /// Commits `changed` (each key's model and stream state) and `position`: each key is
@@ -244,25 +308,13 @@ impl KeyedStore {
         let commit = self.manifest.commits + 1;
         let mut superseded = Vec::new();
         let mut writes = Vec::new();
+        let mut spilled = self.spilled.clone();
         for (key, model, stream) in changed {
             let owned = key.map(str::to_string);
-            let i = match self.index.get(&owned) {
-                Some(&i) => i,
-                None => {
-                    let id = self.manifest.next_id;
-                    self.manifest.next_id += 1;
-                    self.manifest.keys.push(KeyEntry {
-                        key: owned.clone(),
-                        id,
-                        file: String::new(),
-                        rows_seen: 0,
-                        rows_learnt: 0,
-                        ts: None,
-                    });
-                    self.index.insert(owned, self.manifest.keys.len() - 1);
-                    self.manifest.keys.len() - 1
-                }
-            };
+            // Learnt since its spill: the spill file is stale.
+            let spill = spilled.remove(&owned);
+            let i = self.entry(owned, spill.as_ref().map(|s| s.id));
+            superseded.extend(spill.map(|s| s.file));
             let entry = &mut self.manifest.keys[i];
             let file = format!("k{:06}.{commit}.parquet", entry.id);
             entry.rows_seen = stream.stats.rows_seen;
@@ -276,6 +328,15 @@ impl KeyedStore {
             }
         }
         write_in_parallel(writes)?;
+        // Keys spilled and not loaded back since: their spill files become their files.
+        for (key, spill) in spilled {
+            let i = self.entry(key, Some(spill.id));
+            let entry = &mut self.manifest.keys[i];
+            if !entry.file.is_empty() {
+                superseded.push(std::mem::take(&mut entry.file));
+            }
+            *entry = spill;
+        }
         // The new files' directory entries reach the disk before the manifest naming them.
         sync_dir(&self.dir)?;
         self.manifest.commits = commit;
@@ -288,10 +349,33 @@ impl KeyedStore {
             .map(|(i, e)| (e.key.clone(), i))
             .collect();
         self.write_manifest()?;
+        self.spilled.clear();
         for file in superseded {
             let _ = std::fs::remove_file(self.dir.join(file));
         }
         Ok(())
+    }
+
+    /// The index in the manifest of `key`'s entry, made (with id `id`, else a new one) if
+    /// the key has none.
+    fn entry(&mut self, key: Option<String>, id: Option<u64>) -> usize {
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        let id = id.unwrap_or_else(|| {
+            self.manifest.next_id += 1;
+            self.manifest.next_id - 1
+        });
+        self.manifest.keys.push(KeyEntry {
+            key: key.clone(),
+            id,
+            file: String::new(),
+            rows_seen: 0,
+            rows_learnt: 0,
+            ts: None,
+        });
+        self.index.insert(key, self.manifest.keys.len() - 1);
+        self.manifest.keys.len() - 1
     }
 
     fn write_manifest(&mut self) -> Result<()> {
@@ -309,6 +393,7 @@ impl KeyedStore {
     /// may exist whole or in part: a file is only read once a manifest names it).
     fn remove_unlisted(&self) -> Result<()> {
         let listed: std::collections::HashSet<&str> = (self.manifest.keys.iter())
+            .chain(self.spilled.values())
             .map(|e| e.file.as_str())
             .collect();
         let entries = std::fs::read_dir(&self.dir).map_err(|source| Error::Io {
@@ -476,6 +561,62 @@ mod tests {
         let err = KeyedStore::open(dir.path()).unwrap_err();
         assert!(matches!(err, Error::CheckpointVersion { .. }), "{err}");
         assert!(KeyedStore::create(dir.path(), store_template(), 1).is_err());
+    }
+
+    #[test]
+    fn a_spilled_key_loads_back_and_the_next_commit_makes_it_the_keys_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = store(dir.path());
+        let (mut a, sa) = trained(&s, "a", 40);
+        s.commit(vec![(Some("a"), &mut a, sa)], None).unwrap();
+        // `a` learns more and is evicted; `b`, never committed, is evicted, loaded back from
+        // its spill, learns more and is evicted again.
+        let (mut a2, sa2) = trained(&s, "a", 10);
+        s.spill(Some("a"), &mut a2, sa2.clone()).unwrap();
+        let (mut b, sb) = trained(&s, "b", 5);
+        s.spill(Some("b"), &mut b, sb).unwrap();
+        let (mut b2, sb2) = trained(&s, "b", 5);
+        s.spill(Some("b"), &mut b2, sb2.clone()).unwrap();
+        assert_eq!(s.spilled_keys(), 2);
+        assert_eq!(
+            files(dir.path()),
+            [
+                "k000001.1.parquet",
+                "k000001.1.s1.parquet",
+                "k000002.1.s3.parquet",
+                MANIFEST
+            ],
+            "the spill a later one replaced is gone"
+        );
+        let as_text = |m: &Model| serde_json::to_string(m).unwrap();
+        let (loaded, stream) = s.load(Some("a")).unwrap().unwrap();
+        assert_eq!((as_text(&loaded), stream), (as_text(&a2), sa2.clone()));
+
+        // A crash now: the spills are not committed, and the next open deletes them.
+        let crashed = tempfile::tempdir().unwrap();
+        for name in files(dir.path()) {
+            std::fs::copy(dir.path().join(&name), crashed.path().join(&name)).unwrap();
+        }
+        let reopened = KeyedStore::open(crashed.path()).unwrap();
+        assert_eq!(files(crashed.path()), ["k000001.1.parquet", MANIFEST]);
+        assert_eq!(reopened.rows(), (40, 40));
+        assert!(reopened.load(Some("b")).unwrap().is_none());
+
+        // A commit of nothing in memory promotes both spills.
+        s.commit(Vec::new(), None).unwrap();
+        assert_eq!(s.spilled_keys(), 0);
+        assert_eq!(
+            files(dir.path()),
+            ["k000001.1.s1.parquet", "k000002.1.s3.parquet", MANIFEST]
+        );
+        let reopened = KeyedStore::open(dir.path()).unwrap();
+        assert_eq!(
+            reopened.rows(),
+            (60, 60),
+            "a at 50 rows, b at 10 (5 before its spill)"
+        );
+        let (loaded, _) = reopened.load(Some("b")).unwrap().unwrap();
+        assert_eq!(as_text(&loaded), as_text(&b2));
     }
 
     fn store_template() -> StreamState {

@@ -89,6 +89,18 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// A memory size as users write it: `64MB`, `4GiB`, `512 KiB`, or a number of bytes (SI
+/// units are powers of 1000, `Ki`/`Mi`/`Gi` of 1024).
+pub(crate) fn parse_memory_size(text: &str) -> std::result::Result<u64, String> {
+    let size: bytesize::ByteSize = text
+        .parse()
+        .map_err(|e| format!("`{text}` is not a memory size like 64MB or 4GiB: {e}"))?;
+    match size.as_u64() {
+        0 => Err("a memory size must be above 0".into()),
+        bytes => Ok(bytes),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -101,5 +113,14 @@ mod tests {
     fn sql_is_a_subcommand_in_every_build() {
         let cli = Cli::try_parse_from(["streamboost", "sql", "SELECT 1", "--table", "t=x.csv"]);
         assert!(matches!(cli.map(|c| c.command), Ok(Command::Sql { .. })));
+    }
+
+    #[test]
+    fn memory_sizes_read_as_users_write_them() {
+        assert_eq!(parse_memory_size("64MB"), Ok(64_000_000));
+        assert_eq!(parse_memory_size("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_memory_size("1000"), Ok(1000));
+        assert!(parse_memory_size("0").is_err());
+        assert!(parse_memory_size("lots").unwrap_err().contains("lots"));
     }
 }

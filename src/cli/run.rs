@@ -60,6 +60,12 @@ pub struct RunArgs {
     /// the last.
     #[arg(long, value_name = "COL")]
     pub key: Option<String>,
+    /// With `--key`: hold the keys' models within this much memory (`64MB`, `4GiB`, or
+    /// bytes); beyond it, the least recently used keys are spilled to the `--model`
+    /// directory and loaded back, unchanged, when they reappear. Default: half the machine's
+    /// physical memory.
+    #[arg(long, value_name = "SIZE", value_parser = super::parse_memory_size, requires = "key")]
+    pub memory_budget: Option<u64>,
     /// Take the files that are there, then exit (else watch the directory).
     #[arg(long)]
     pub once: bool,
@@ -131,6 +137,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             path: args.model.clone(),
             every: args.checkpoint_every,
             interval,
+            memory_budget: args.memory_budget,
         },
         fresh: FreshModel {
             config: args.model_flags.model_config()?,
@@ -260,5 +267,10 @@ fn event(p: &Progress, rows: u64, elapsed: Duration, message: &str) {
             file,
             "{message}"
         ),
+    }
+    if let Some(k) = p.keys {
+        let resident_mb = k.resident_bytes as f64 / 1e6;
+        let (resident_keys, loads, spills, drops) = (k.resident_keys, k.loads, k.spills, k.drops);
+        tracing::info!(resident_keys, resident_mb, loads, spills, drops, "keys");
     }
 }

@@ -32,8 +32,10 @@ pub struct SqlArgs {
     /// Register a live model: a checkpoint that `boost_score` queries start from and commit
     /// to (every N rows, every S seconds — 60 unless given — and at the end of each query),
     /// made from a model JSON file (as `--model` takes) when it does not exist yet
-    /// (repeatable): `NAME=PATH[,every=N][,interval=S][,config=FILE.json]`. A query with a
-    /// key makes a fresh live model one model per key: PATH is then a directory.
+    /// (repeatable): `NAME=PATH[,every=N][,interval=S][,config=FILE.json][,memory=SIZE]`. A
+    /// query with a key makes a fresh live model one model per key: PATH is then a
+    /// directory, and `memory` (`64MB`, `4GiB`; default half the machine's memory) bounds
+    /// the keys held in memory, the least recently used spilled to it beyond.
     #[arg(long = "live", value_name = "NAME=PATH[,…]")]
     pub live: Vec<String>,
     /// Write the result here (CSV, or Parquet by extension) instead of printing it.
@@ -194,7 +196,7 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
             let bad = || {
                 Error::config(
                     "live",
-                    format!("`{option}`: expected every=N, interval=S or config=FILE"),
+                    format!("`{option}`: expected every=N, interval=S, config=FILE or memory=SIZE"),
                 )
             };
             let (key, value) = option.split_once('=').ok_or_else(bad)?;
@@ -206,6 +208,10 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
                         Some(std::time::Duration::try_from_secs_f64(seconds).map_err(|_| bad())?);
                 }
                 "config" => fresh = Some(read_model_file(Path::new(value), &ctx).await?),
+                "memory" => {
+                    let bytes = super::parse_memory_size(value);
+                    policy.memory_budget = Some(bytes.map_err(|e| Error::config("live", e))?);
+                }
                 _ => return Err(bad()),
             }
         }

@@ -1,5 +1,16 @@
 //! One model per key: a [`BoostOperator`] for each value of a key column, each fed its own
 //! rows in order, as `PARTITION BY key` gives each partition its own model.
+//!
+//! **Bounded memory.** With a budget ([`KeyedOperator::bound_memory`]), the keys' operators
+//! are held within a number of bytes (as [`BoostOperator::heap_bytes`] estimates them).
+//! Between batches, when the resident keys exceed the budget, the least recently used are
+//! evicted until they fit in nine tenths of it (so that eviction comes in rounds, not at
+//! every batch): a key that took rows since it was last written is handed to the
+//! [`SpillFn`] first (a live model writes it to its keyed checkpoint's directory), a key that
+//! did not is dropped, its state being on disk already. The key's next row loads it back
+//! through the [`OperatorFactory`], so an evicted key goes on exactly as if it had stayed:
+//! eviction changes no prediction (a test replays a stream under a budget that evicts at
+//! every batch). Ties in recency are broken by key, so which keys go is deterministic.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -14,12 +25,41 @@ use super::delayed::outcome_schema;
 use super::operator::{BatchOperator, BoostOperator, output_schema};
 use super::rows::utf8;
 use crate::learner::{Classifier, Ranker};
+use crate::weak::Structure;
 use crate::{Error, Result};
 
 /// Builds the operator of a key seen for the first time (`None` is the null key), for
 /// batches of the given input schema.
 pub type OperatorFactory<M> =
     Box<dyn FnMut(Option<&str>, &SchemaRef) -> Result<BoostOperator<M>> + Send>;
+
+/// Writes an evicted key's operator where its [`OperatorFactory`] will find it again.
+pub type SpillFn<M> = Box<dyn FnMut(Option<&str>, &mut BoostOperator<M>) -> Result<()> + Send>;
+
+/// What a keyed operator's memory holds and what went through it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeyMemory {
+    /// Keys whose operators are in memory.
+    pub resident_keys: usize,
+    /// Their estimated bytes.
+    pub resident_bytes: usize,
+    /// Operators made by the factory (a key met for the first time, or again after it was
+    /// evicted).
+    pub loads: u64,
+    /// Evicted keys that had learnt since last written, and were written.
+    pub spills: u64,
+    /// Evicted keys that had not, and were dropped.
+    pub drops: u64,
+}
+
+/// A key's operator in memory.
+struct Resident<M> {
+    operator: BoostOperator<M>,
+    /// Its estimated bytes, as of the last batch it took.
+    bytes: usize,
+    /// The batch it last took rows in.
+    last_used: u64,
+}
 
 /// A [`BoostOperator`] per value of the key column. A batch's rows are split by key, each
 /// key's rows go through its own operator in their order, and the outputs are put back in
@@ -32,12 +72,18 @@ pub struct KeyedOperator<M> {
     input: SchemaRef,
     schema: SchemaRef,
     factory: OperatorFactory<M>,
-    operators: HashMap<Option<String>, BoostOperator<M>>,
-    /// Keys that took rows since [`KeyedOperator::clear_touched`] was last called.
+    operators: HashMap<Option<String>, Resident<M>>,
+    /// Keys that took rows since [`KeyedOperator::clear_touched`] was last called (or, for an
+    /// evicted key, since it was spilled): whose state in memory is newer than on disk.
     touched: BTreeSet<Option<String>>,
+    /// The memory budget in bytes, and where evicted keys go.
+    budget: Option<(usize, SpillFn<M>)>,
+    /// Batches taken; the clock of least-recent use.
+    batches: u64,
+    memory: KeyMemory,
 }
 
-impl<M: Classifier + Ranker> KeyedOperator<M> {
+impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// One operator per value of column `key` of `input`, each made by `factory` when its
     /// key first appears. Every operator must have the output schema of `input`, `label`
     /// and `classes`.
@@ -60,6 +106,9 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
             factory,
             operators: HashMap::new(),
             touched: BTreeSet::new(),
+            budget: None,
+            batches: 0,
+            memory: KeyMemory::default(),
         })
     }
 
@@ -71,7 +120,7 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
             .operators
             .iter_mut()
             .filter(|(k, _)| touched.contains(*k))
-            .map(|(k, op)| (k.as_deref(), op))
+            .map(|(k, r)| (k.as_deref(), &mut r.operator))
             .collect();
         operators.sort_by(|a, b| a.0.cmp(&b.0));
         operators
@@ -100,37 +149,33 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
         let old = self.input.clone();
         let mut rebound = HashMap::with_capacity(self.operators.len());
         let mut failed = None;
-        for (key, op) in std::mem::take(&mut self.operators) {
-            if failed.is_some() {
-                rebound.insert(key, op);
-                continue;
-            }
-            match op.rebind(input.clone(), source) {
-                Ok(op) => {
-                    rebound.insert(key, op);
-                }
-                Err(e) => {
-                    let (op, e) = *e;
-                    failed = Some((key.clone(), e));
-                    rebound.insert(key, op);
+        for (key, mut r) in std::mem::take(&mut self.operators) {
+            if failed.is_none() {
+                match r.operator.rebind(input.clone(), source) {
+                    Ok(op) => r.operator = op,
+                    Err(e) => {
+                        let (op, e) = *e;
+                        failed = Some((key.clone(), e));
+                        r.operator = op;
+                    }
                 }
             }
+            rebound.insert(key, r);
         }
         if let Some((failed_key, e)) = failed {
             // Every key reads the same columns, so the first refusal is everyone's: the keys
             // already moved go back to the schema they came from, which they were bound to.
-            for (key, op) in rebound {
-                let op = match op.input_schema() == &old || key == failed_key {
-                    true => op,
-                    false => op.rebind(old.clone(), source).unwrap_or_else(|e| e.0),
-                };
-                self.operators.insert(key, op);
+            for (key, mut r) in rebound {
+                if r.operator.input_schema() != &old && key != failed_key {
+                    r.operator = (r.operator.rebind(old.clone(), source)).unwrap_or_else(|e| e.0);
+                }
+                self.operators.insert(key, r);
             }
             return Err(Box::new((self, e)));
         }
         self.operators = rebound;
         self.schema = match self.operators.values().next() {
-            Some(op) => op.schema(),
+            Some(r) => r.operator.schema(),
             None => self.schema,
         };
         self.key_column = key_column;
@@ -138,16 +183,20 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
         Ok(self)
     }
 
-    /// The operator of each key met so far.
+    /// The operator of each key in memory.
     pub fn operators(&self) -> impl Iterator<Item = (Option<&str>, &BoostOperator<M>)> {
-        self.operators.iter().map(|(k, op)| (k.as_deref(), op))
+        self.operators
+            .iter()
+            .map(|(k, r)| (k.as_deref(), &r.operator))
     }
 
-    /// The operator of `key`, made on first use.
+    /// The operator of `key`, made (or loaded back) on first use in memory, marked as used
+    /// by the current batch.
     fn operator(&mut self, key: Option<&str>) -> Result<&mut BoostOperator<M>> {
         let owned = key.map(str::to_string);
         if !self.operators.contains_key(&owned) {
             let op = (self.factory)(key, &self.input)?;
+            self.memory.loads += 1;
             if op.schema() != self.schema {
                 return Err(Error::config(
                     "key",
@@ -157,13 +206,73 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
                     ),
                 ));
             }
-            self.operators.insert(owned.clone(), op);
+            let resident = Resident {
+                bytes: op.heap_bytes(),
+                operator: op,
+                last_used: 0,
+            };
+            self.memory.resident_bytes += resident.bytes;
+            self.operators.insert(owned.clone(), resident);
         }
-        Ok(self.operators.get_mut(&owned).expect("inserted above"))
+        let resident = self.operators.get_mut(&owned).expect("inserted above");
+        resident.last_used = self.batches;
+        Ok(&mut resident.operator)
+    }
+
+    /// Re-estimates the bytes of the keys the current batch used, then, over budget, evicts
+    /// the least recently used keys until they fit in nine tenths of it.
+    fn enforce_budget(&mut self, used: &[Option<String>]) -> Result<()> {
+        let Some((budget, _)) = &self.budget else {
+            return Ok(());
+        };
+        let budget = *budget;
+        for key in used {
+            if let Some(r) = self.operators.get_mut(key) {
+                let bytes = r.operator.heap_bytes();
+                self.memory.resident_bytes = self.memory.resident_bytes - r.bytes + bytes;
+                r.bytes = bytes;
+            }
+        }
+        if self.memory.resident_bytes <= budget {
+            return Ok(());
+        }
+        let target = budget - budget / 10;
+        let mut order: Vec<(u64, Option<String>)> = (self.operators.iter())
+            .map(|(k, r)| (r.last_used, k.clone()))
+            .collect();
+        order.sort_unstable();
+        for (_, key) in order {
+            if self.memory.resident_bytes <= target {
+                break;
+            }
+            self.evict(key)?;
+        }
+        Ok(())
+    }
+
+    /// Takes `key` out of memory, writing it first if it learnt since it was last written.
+    /// A key that cannot be written stays, and the error is returned.
+    fn evict(&mut self, key: Option<String>) -> Result<()> {
+        let Some(mut r) = self.operators.remove(&key) else {
+            return Ok(());
+        };
+        if self.touched.contains(&key) {
+            let (_, spill) = self.budget.as_mut().expect("evicting under a budget");
+            if let Err(e) = spill(key.as_deref(), &mut r.operator) {
+                self.operators.insert(key, r);
+                return Err(e);
+            }
+            self.touched.remove(&key);
+            self.memory.spills += 1;
+        } else {
+            self.memory.drops += 1;
+        }
+        self.memory.resident_bytes -= r.bytes;
+        Ok(())
     }
 }
 
-impl<M: Classifier + Ranker> BatchOperator for KeyedOperator<M> {
+impl<M: Classifier + Ranker + Structure> BatchOperator for KeyedOperator<M> {
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
@@ -190,7 +299,7 @@ impl<M: Classifier + Ranker> BatchOperator for KeyedOperator<M> {
     }
 }
 
-impl<M: Classifier + Ranker> KeyedOperator<M> {
+impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// `apply` over the rows of each key of `batch` (key column `key_column`), in their
     /// order; the outputs (of `schema`) put back in the batch's row order.
     fn by_key(
@@ -211,10 +320,14 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
         if n == 0 {
             return Ok(RecordBatch::new_empty(schema));
         }
+        self.batches += 1;
         if (1..n).all(|r| key_of(r) == key_of(0)) {
             // One key in the batch, as when the input is clustered by key: no split.
-            self.touched.insert(key_of(0).map(str::to_string));
-            return apply(self.operator(key_of(0))?, batch);
+            let key = key_of(0).map(str::to_string);
+            self.touched.insert(key.clone());
+            let out = apply(self.operator(key_of(0))?, batch)?;
+            self.enforce_budget(&[key])?;
+            return Ok(out);
         }
         // Group the rows by key, groups in order of first appearance.
         let mut index: HashMap<Option<&str>, usize> = HashMap::new();
@@ -229,13 +342,16 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
             row_group.push(g);
         }
         let mut outputs = Vec::with_capacity(groups.len());
+        let mut used = Vec::with_capacity(groups.len());
         for rows in groups {
             let key = key_of(rows[0] as usize);
             self.touched.insert(key.map(str::to_string));
+            used.push(key.map(str::to_string));
             let part = take_record_batch(batch, &UInt32Array::from(rows))
                 .expect("row indices are in range");
             outputs.push(apply(self.operator(key)?, &part)?);
         }
+        self.enforce_budget(&used)?;
         // Row r of the batch is the next unused row of its group's output.
         let mut next = vec![0usize; outputs.len()];
         let order: Vec<(usize, usize)> = row_group
@@ -253,11 +369,27 @@ impl<M: Classifier + Ranker> KeyedOperator<M> {
     }
 }
 
+impl<M> KeyedOperator<M> {
+    /// Holds the keys' operators within `bytes` (see the module doc): between batches, the
+    /// least recently used keys are evicted, those with unwritten state through `spill`.
+    pub fn bound_memory(&mut self, bytes: usize, spill: SpillFn<M>) {
+        self.budget = Some((bytes, spill));
+    }
+
+    /// What is in memory, and the loads and evictions so far.
+    pub fn memory(&self) -> KeyMemory {
+        KeyMemory {
+            resident_keys: self.operators.len(),
+            ..self.memory
+        }
+    }
+}
+
 impl<M> fmt::Debug for KeyedOperator<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("KeyedOperator")
             .field("key", &self.key)
-            .field("keys", &self.operators.len())
+            .field("memory", &self.memory())
             .finish_non_exhaustive()
     }
 }

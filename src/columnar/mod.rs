@@ -4,7 +4,7 @@
 mod delayed;
 mod encode;
 mod input;
-mod keyed;
+pub mod keyed;
 mod label_sets;
 mod operator;
 mod output;
@@ -20,7 +20,7 @@ pub use encode::{
 #[cfg(feature = "sql")]
 pub(crate) use input::nominal_type;
 pub use input::{Batches, FileFormat, Table, open_table, read_csv_bytes, read_table};
-pub use keyed::{KeyedOperator, OperatorFactory};
+pub use keyed::{KeyMemory, KeyedOperator, OperatorFactory, SpillFn};
 pub use label_sets::{LabelSetLayout, LabelSetReader, flag_column, label_set_layout};
 pub use operator::{
     BatchOperator, BoostOperator, CLASSES_KEY, output_schema, ranking_output_schema,

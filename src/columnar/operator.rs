@@ -25,12 +25,13 @@ use super::rows::{RowEncoder, utf8};
 use super::waiting::Waiting;
 use crate::checkpoint::{self, StreamState};
 use crate::core::math::argmax;
-use crate::core::{ClassId, FeatureKind, StreamSpec};
+use crate::core::{ClassId, FeatureKind, StreamSpec, vec_bytes};
 use crate::core::{Encodings, OperatorStats, Position};
 use crate::delay::DelayedState;
 use crate::eval::ranking::predicted_set;
 use crate::learner::{Classifier, Ranker};
 use crate::model::{Model, ModelConfig};
+use crate::weak::Structure;
 use crate::{Error, Result};
 
 /// Key of the class names in the metadata of the probabilities field.
@@ -147,6 +148,21 @@ pub struct BoostOperator<M> {
     probs: Vec<f64>,
     /// Labels that arrive after their events, if asked ([`BoostOperator::delay_labels`]).
     delayed: Option<Box<DelayedState>>,
+}
+
+impl<M: Structure> BoostOperator<M> {
+    /// Bytes this operator holds: its model's heap, its buffers, its waiting events, and its
+    /// stream description (feature, category and class names, which its spec, its row
+    /// encoder and its output schema each hold: counted three times). The estimate a keyed
+    /// model's memory budget counts; RESULTS.md sets it beside measured RSS.
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.model.heap_bytes()
+            + vec_bytes(&self.rows)
+            + vec_bytes(&self.probs)
+            + self.delayed.as_ref().map_or(0, |d| d.bytes())
+            + 3 * self.spec.heap_bytes()
+    }
 }
 
 impl<M: Classifier + Ranker> BoostOperator<M> {

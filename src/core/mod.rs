@@ -17,3 +17,8 @@ pub use schema::{
     ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec, Task, is_present,
     nominal_code,
 };
+
+/// Bytes a vector's buffer holds (its capacity, not its length: what the allocator gave).
+pub fn vec_bytes<T>(v: &Vec<T>) -> usize {
+    v.capacity() * std::mem::size_of::<T>()
+}

@@ -149,6 +149,24 @@ pub struct StreamSpec {
 }
 
 impl StreamSpec {
+    /// Bytes its names (features, categories, classes) hold on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        let strings = |names: &[String]| -> usize {
+            names
+                .iter()
+                .map(|n| n.capacity() + std::mem::size_of::<String>())
+                .sum()
+        };
+        let features = self.features.iter().map(|f| {
+            let categories = match &f.kind {
+                FeatureKind::Nominal { categories, .. } => strings(categories),
+                FeatureKind::Numeric => 0,
+            };
+            std::mem::size_of::<Feature>() + f.name.capacity() + categories
+        });
+        features.sum::<usize>() + strings(&self.classes.names)
+    }
+
     /// A multiclass spec from its parts.
     pub fn new(features: Vec<Feature>, classes: ClassSet) -> Self {
         StreamSpec {

@@ -57,6 +57,10 @@ impl Model {
 }
 
 impl Structure for Model {
+    fn heap_bytes(&self) -> usize {
+        dispatch!(self, m => m.heap_bytes())
+    }
+
     fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
         dispatch!(self, m => m.trees(out))
     }

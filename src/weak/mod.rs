@@ -168,8 +168,15 @@ impl Classifier for WeakLearner {
 
 /// What any model is made of, as checkpoints and `inspect` read it: its Hoeffding trees in
 /// member order (a booster's members in turn, one-vs-all's class by class) and, for a
-/// booster, its ensemble in brief. Every [`Ensemble`] whose members have a structure has one.
+/// booster, its ensemble in brief, and its size in memory. Every [`Ensemble`] whose members
+/// have a structure has one.
 pub trait Structure {
+    /// Bytes the model holds on the heap, by its buffers' capacities: what a keyed model's
+    /// memory budget counts. Members and their growing statistics are counted in full; a
+    /// booster's own per-learner scalars (α, error rates, under a hundred bytes a member) are
+    /// not.
+    fn heap_bytes(&self) -> usize;
+
     /// Appends the model's trees to `out`, in member order.
     fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>);
 
@@ -186,6 +193,11 @@ impl<E: Ensemble> Structure for E
 where
     E::Member: Structure,
 {
+    fn heap_bytes(&self) -> usize {
+        let members = self.members();
+        std::mem::size_of_val(members) + members.iter().map(Structure::heap_bytes).sum::<usize>()
+    }
+
     fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
         self.members().iter().for_each(|m| m.trees(out));
     }
@@ -200,6 +212,10 @@ where
 }
 
 impl Structure for HoeffdingTree {
+    fn heap_bytes(&self) -> usize {
+        HoeffdingTree::heap_bytes(self)
+    }
+
     fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
         out.push(self);
     }
@@ -213,6 +229,10 @@ impl Structure for HoeffdingTree {
 macro_rules! treeless {
     ($($t:ty),*) => {$(
         impl Structure for $t {
+            fn heap_bytes(&self) -> usize {
+                <$t>::heap_bytes(self)
+            }
+
             fn trees<'a>(&'a self, _: &mut Vec<&'a HoeffdingTree>) {}
 
             fn trees_mut<'a>(&'a mut self, _: &mut Vec<&'a mut HoeffdingTree>) {}
@@ -223,6 +243,10 @@ macro_rules! treeless {
 treeless!(NaiveBayes, Perceptron);
 
 impl Structure for Resampled {
+    fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<WeakLearner>() + self.inner().heap_bytes()
+    }
+
     fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
         self.inner().trees(out);
     }
@@ -233,6 +257,10 @@ impl Structure for Resampled {
 }
 
 impl Structure for WeakLearner {
+    fn heap_bytes(&self) -> usize {
+        dispatch!(self, m => m.heap_bytes())
+    }
+
     fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
         dispatch!(self, m => m.trees(out))
     }

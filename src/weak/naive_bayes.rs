@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::hoeffding::observer::{GaussianEstimator, NominalObserver, VarianceMode};
 use crate::core::math::{LogSums, softmax};
-use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
+use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code, vec_bytes};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 
@@ -106,6 +106,15 @@ pub struct NaiveBayes {
 }
 
 impl NaiveBayes {
+    /// Bytes its statistics hold on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        let features = self.features.iter().map(|f| match f {
+            FeatureStats::Numeric { per_class, .. } => vec_bytes(per_class),
+            FeatureStats::Nominal(o) => o.heap_bytes(),
+        });
+        vec_bytes(&self.class_weights) + vec_bytes(&self.features) + features.sum::<usize>()
+    }
+
     /// Weight of each class seen so far.
     pub fn class_weights(&self) -> &[f64] {
         &self.class_weights

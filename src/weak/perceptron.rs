@@ -10,7 +10,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::core::math::argmax;
-use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
+use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code, vec_bytes};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 
@@ -165,6 +165,22 @@ struct Scratch {
 }
 
 impl Perceptron {
+    /// Bytes its weights, input slots and buffers hold on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        let slots = self.slots.iter().map(|s| match s {
+            Slot::Numeric => 0,
+            Slot::Nominal(codes) => vec_bytes(codes),
+        });
+        let weights = self.weights.iter().map(vec_bytes);
+        vec_bytes(&self.slots)
+            + slots.sum::<usize>()
+            + vec_bytes(&self.weights)
+            + weights.sum::<usize>()
+            + vec_bytes(&self.bias)
+            + vec_bytes(&self.scratch.input)
+            + vec_bytes(&self.scratch.scores)
+    }
+
     /// The row as sparse `(input index, value)` pairs, scaled by the input normalisation.
     /// Missing values and categories without a slot are left out.
     fn encode(&self, x: &[f64], input: &mut Vec<(usize, f64)>) {

@@ -100,14 +100,22 @@ fn ids(outputs: &[(String, Vec<RecordBatch>)]) -> Vec<i64> {
 /// row is lost or emitted twice.
 #[test]
 fn a_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
-    killed_at_random_points(&[], "parquet");
+    killed_at_random_points(&[], &[], "parquet");
 }
 
 /// The same with one model per key: the keyed checkpoint (a directory) ends with every key's
-/// model as an uninterrupted run's.
+/// model as an uninterrupted run's. The killed runs hold their keys within a budget smaller
+/// than one key's model, so that every key is spilled and loaded back at every batch, and
+/// killed with spill files not yet committed: the result is still the uninterrupted run's,
+/// with every key in memory.
 #[test]
-fn a_keyed_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
-    killed_at_random_points(&["--key", "buying"], "keys");
+fn a_keyed_job_under_a_memory_budget_killed_at_random_points_ends_as_an_uninterrupted_one() {
+    let key = ["--key", "buying"];
+    killed_at_random_points(
+        &key,
+        &[&key[..], &["--memory-budget", "1KB"]].concat(),
+        "keys",
+    );
 }
 
 /// The rows seen by a job's committed model, one or keyed.
@@ -136,7 +144,9 @@ fn models(model: &Path) -> Vec<(Option<String>, String, checkpoint::StreamState)
     .collect()
 }
 
-fn killed_at_random_points(extra: &[&str], extension: &str) {
+/// Runs the job uninterrupted with `extra`, and killed at random points then to the end with
+/// `killed_extra`, and compares their outputs and models.
+fn killed_at_random_points(extra: &[&str], killed_extra: &[&str], extension: &str) {
     let dir = tempfile::tempdir().unwrap();
     let input = input_dir(dir.path(), 6, 300);
     let (whole_out, whole_model) = (
@@ -174,7 +184,7 @@ fn killed_at_random_points(extra: &[&str], extension: &str) {
         }
         let mut child = Command::new(&binary)
             .args(run_args(&input, &out, &model))
-            .args(extra)
+            .args(killed_extra)
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
@@ -186,7 +196,7 @@ fn killed_at_random_points(extra: &[&str], extension: &str) {
         child.wait().unwrap();
         positions.extend(rows_seen(&model));
     }
-    run_to_end(&input, &out, &model, extra);
+    run_to_end(&input, &out, &model, killed_extra);
     let mid_stream = mid_stream(&positions);
     assert!(
         kills > 0 && mid_stream >= 3,

@@ -751,9 +751,8 @@ async fn a_live_model_learns_across_queries_exactly_once() {
     let live = |path: &Path, every: Option<u64>| {
         let registry = ModelRegistry::new();
         let policy = CheckpointPolicy {
-            path: path.to_path_buf(),
             every,
-            interval: None,
+            ..CheckpointPolicy::at_end(path)
         };
         registry
             .register_live("m", policy, Some((config.clone(), classes.clone(), 1)))

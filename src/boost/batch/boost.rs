@@ -390,6 +390,11 @@ impl Classifier for BatchBoost {
 }
 
 impl Structure for BatchBoost {
+    /// A batch model does not grow as it scores: its size is taken as its serialized size.
+    fn heap_bytes(&self) -> usize {
+        serde_json::to_vec(self).map_or(0, |v| v.len())
+    }
+
     /// Greedy trees and stumps are not Hoeffding trees: none to list.
     fn trees<'a>(&'a self, _out: &mut Vec<&'a HoeffdingTree>) {}
 

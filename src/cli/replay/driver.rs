@@ -25,9 +25,8 @@ const BUNDLED_CSV: &[u8] = include_bytes!("../../../data/car.csv");
 /// Runs `streamboost replay`.
 pub fn run(args: &ReplayArgs) -> Result<()> {
     let policy = args.save.clone().map(|path| CheckpointPolicy {
-        path,
         every: args.checkpoint_every,
-        interval: None,
+        ..CheckpointPolicy::at_end(path)
     });
     policy.as_ref().map_or(Ok(()), CheckpointPolicy::validate)?;
     let (tables, inputs, test_start) = read_inputs(args)?;

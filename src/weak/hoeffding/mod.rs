@@ -25,7 +25,7 @@ use crate::core::math::{LogSums, argmax, normalize, softmax};
 
 /// Class counts up to which per-call scratch lives on the stack.
 const SMALL_K: usize = 32;
-use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code};
+use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code, vec_bytes};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 use node::{Branch, Leaf, LeafState, Link, NO_CHILD, Node, NodeId, SplitNode};
@@ -459,6 +459,21 @@ impl HoeffdingTree {
     /// Number of nodes (splits and leaves).
     pub fn n_nodes(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// Bytes the tree holds on the heap: its arena, every node's statistics and observers,
+    /// and its scratch buffers (by capacity). What a model's size in memory grows with.
+    pub fn heap_bytes(&self) -> usize {
+        let nodes: usize = self.nodes.iter().map(Node::heap_bytes).sum();
+        nodes
+            + vec_bytes(&self.nodes)
+            + vec_bytes(&self.links)
+            + vec_bytes(&self.slots)
+            + vec_bytes(&self.nominal)
+            + vec_bytes(&self.features)
+            + vec_bytes(&self.path)
+            + vec_bytes(&self.scratch)
+            + vec_bytes(&self.candidates)
     }
 
     /// Number of leaves.

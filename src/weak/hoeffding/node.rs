@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::observer::Observer;
 pub use super::split::{Branch, SplitTest};
+use crate::core::vec_bytes;
 
 /// Index of a node in the tree's arena.
 pub type NodeId = u32;
@@ -83,6 +84,19 @@ pub struct Leaf {
     pub mc_correct: f64,
     /// NB-adaptive: weight of rows naive Bayes predicted correctly.
     pub nb_correct: f64,
+}
+
+impl Node {
+    /// Bytes this node's statistics hold on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Node::Split(s) => vec_bytes(&s.class_weights),
+            Node::Leaf(l) => {
+                let observers = l.observers.iter().flatten().map(Observer::heap_bytes);
+                vec_bytes(&l.class_weights) + vec_bytes(&l.observers) + observers.sum::<usize>()
+            }
+        }
+    }
 }
 
 impl Leaf {

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::split::{SplitCriterion, SplitTest, entropy};
 use crate::core::math::normal_cdf;
+use crate::core::vec_bytes;
 
 /// How the variance of a weighted Gaussian estimator is read (WEAK_LEARNERS.md §1.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -166,6 +167,11 @@ impl From<NominalObserver> for NominalState {
 }
 
 impl NominalObserver {
+    /// Bytes its cells hold on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        vec_bytes(&self.cells)
+    }
+
     /// An empty observer for `k` classes.
     pub fn new(k: usize) -> Self {
         NominalObserver {
@@ -294,6 +300,15 @@ pub struct SearchSettings {
 }
 
 impl Observer {
+    /// Bytes this observer holds on the heap (its buffers, by capacity).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Observer::Numeric(per_class) => vec_bytes(per_class),
+            Observer::Nominal(o) => o.heap_bytes(),
+            Observer::Disabled => 0,
+        }
+    }
+
     /// Adds a class with no weight: an empty estimator, or a zero per category.
     pub fn add_class(&mut self) {
         match self {
