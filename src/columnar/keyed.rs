@@ -222,10 +222,6 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// Re-estimates the bytes of the keys the current batch used, then, over budget, evicts
     /// the least recently used keys until they fit in nine tenths of it.
     fn enforce_budget(&mut self, used: &[Option<String>]) -> Result<()> {
-        let Some((budget, _)) = &self.budget else {
-            return Ok(());
-        };
-        let budget = *budget;
         for key in used {
             if let Some(r) = self.operators.get_mut(key) {
                 let bytes = r.operator.heap_bytes();
@@ -233,6 +229,10 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
                 r.bytes = bytes;
             }
         }
+        let Some((budget, _)) = &self.budget else {
+            return Ok(());
+        };
+        let budget = *budget;
         if self.memory.resident_bytes <= budget {
             return Ok(());
         }

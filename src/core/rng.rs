@@ -90,6 +90,11 @@ impl Rng {
         }
     }
 
+    /// A draw from `sampler` (a `rand_distr` distribution over `f64`) with this generator.
+    pub fn sample(&mut self, sampler: &impl rand_distr::Distribution<f64>) -> f64 {
+        sampler.sample(&mut self.0)
+    }
+
     /// A raw 64-bit draw.
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()

@@ -1,7 +1,7 @@
 //! Seeded synthetic streams for tests, examples and benchmarks: small, fast and with known
 //! structure, so that tests run anywhere without the shared data sets.
 
-use crate::core::{ClassSet, Dataset, Feature, Rng, StreamSpec};
+use crate::core::{ClassId, ClassSet, Dataset, Feature, Rng, StreamSpec};
 
 /// A stream with 3 numeric and 2 nominal features and 3 classes. The class is a fixed rule of
 /// the features (a threshold on `x0`, the category of `c0`, and the sign of `x1 − x2`), with a
@@ -77,6 +77,113 @@ pub fn gaussian_blobs(rows: usize, d: usize, k: usize, seed: u64) -> Dataset {
         data.push(&row, Some(y));
     }
     data
+}
+
+/// Events of many keys (users, devices, merchants), each key with its own concept: a key's
+/// popularity follows Zipf's law (key `i` of `n` drawn with probability ∝ `1/(i+1)^s`), and
+/// its label is [`mixed`]'s rule with a threshold on `x0` and an order of the classes of its
+/// own, so that one model per key learns what one model of all keys cannot. The rows have
+/// [`mixed`]'s features and classes ([`KeyedEvents::spec`]).
+#[derive(Debug, Clone)]
+pub struct KeyedEvents {
+    rng: Rng,
+    keys: rand_distr::Zipf<f64>,
+    noise: f64,
+    seed: u64,
+}
+
+impl KeyedEvents {
+    /// Events over `keys` keys of Zipf exponent `s`, a share `noise` of labels drawn at
+    /// random, from `seed`.
+    pub fn new(keys: u64, s: f64, noise: f64, seed: u64) -> crate::Result<Self> {
+        let zipf = rand_distr::Zipf::new(keys as f64, s)
+            .map_err(|e| crate::Error::config("keys", format!("Zipf({keys}, {s}): {e}")))?;
+        Ok(KeyedEvents {
+            rng: Rng::new(seed),
+            keys: zipf,
+            noise,
+            seed,
+        })
+    }
+
+    /// The stream's features and classes: [`mixed`]'s.
+    pub fn spec() -> StreamSpec {
+        mixed(0, 0.0, 0.0, 0).spec().clone()
+    }
+
+    /// The next event: its key (0 is the most popular), its features into `row` and its
+    /// label.
+    pub fn next_event(&mut self, row: &mut [f64; 5]) -> (u64, ClassId) {
+        let key = self.rng.sample(&self.keys) as u64 - 1;
+        // The key's own threshold and class order, from a generator of its own: no table.
+        let mut own = Rng::child(self.seed, key);
+        let (threshold, shift) = (own.uniform_in(0.1, 0.6), own.below(3));
+        row[0] = self.rng.uniform();
+        row[1] = self.rng.uniform_in(-1.0, 1.0);
+        row[2] = self.rng.uniform_in(-1.0, 1.0);
+        row[3] = self.rng.below(4) as f64;
+        row[4] = self.rng.below(2) as f64;
+        let y = if row[0] < threshold {
+            0
+        } else if row[3] >= 2.0 {
+            2
+        } else if row[1] > row[2] {
+            1
+        } else {
+            2
+        };
+        let y = match self.rng.uniform() < self.noise {
+            true => self.rng.below(3),
+            false => (y + shift) % 3,
+        };
+        (key, y)
+    }
+}
+
+#[cfg(feature = "columnar")]
+impl KeyedEvents {
+    /// The next `n` events as a record batch: `key` (`k<n>`), the features (categories as
+    /// their names) and `label`, as `streamboost run --key key` reads them.
+    pub fn batch(&mut self, n: usize) -> arrow::record_batch::RecordBatch {
+        use std::sync::Arc;
+
+        use arrow::array::{ArrayRef, Float64Array, StringArray};
+        use arrow::datatypes::{DataType, Field, Schema};
+
+        use crate::core::FeatureKind;
+
+        let spec = Self::spec();
+        let mut fields = vec![Field::new("key", DataType::Utf8, false)];
+        let mut values = vec![Vec::with_capacity(n); spec.features.len()];
+        let (mut keys, mut labels) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut row = [0.0; 5];
+        for _ in 0..n {
+            let (key, y) = self.next_event(&mut row);
+            keys.push(format!("k{key}"));
+            for (column, v) in values.iter_mut().zip(row) {
+                column.push(v);
+            }
+            labels.push(spec.classes.names()[y].as_str());
+        }
+        let mut columns: Vec<ArrayRef> = vec![Arc::new(StringArray::from(keys))];
+        for (feature, column) in spec.features.iter().zip(values) {
+            let (kind, array): (_, ArrayRef) = match &feature.kind {
+                FeatureKind::Numeric => (DataType::Float64, Arc::new(Float64Array::from(column))),
+                FeatureKind::Nominal { categories } => (
+                    DataType::Utf8,
+                    Arc::new(StringArray::from_iter_values(
+                        column.iter().map(|&code| &categories[code as usize]),
+                    )),
+                ),
+            };
+            fields.push(Field::new(&feature.name, kind, false));
+            columns.push(array);
+        }
+        fields.push(Field::new("label", DataType::Utf8, false));
+        columns.push(Arc::new(StringArray::from(labels)));
+        let schema = Arc::new(Schema::new(fields));
+        arrow::record_batch::RecordBatch::try_new(schema, columns).expect("columns of the schema")
+    }
 }
 
 /// A standard normal draw (Box–Muller).
