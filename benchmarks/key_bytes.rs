@@ -53,7 +53,7 @@ fn rows_of_each(keys: usize, rows: usize) -> RecordBatch {
     let one_key = events.batch(keys * rows);
     let names: Vec<String> = (0..keys * rows).map(|i| format!("k{}", i / rows)).collect();
     let mut columns = one_key.columns().to_vec();
-    columns[0] = std::sync::Arc::new(arrow::array::StringArray::from(names));
+    columns[1] = std::sync::Arc::new(arrow::array::StringArray::from(names));
     RecordBatch::try_new(one_key.schema(), columns).unwrap()
 }
 

@@ -4,8 +4,8 @@
 //!
 //! `cargo bench --bench keyed_stream -- OUT_DIR ROWS KEYS [FILES=20] [S=1.1] [SEED=1]`
 //!
-//! Columns: `key` (`k<n>`, `k0` the most popular), the features `x0`, `x1`, `x2` (numeric),
-//! `c0`, `c1` (categories), and `label`.
+//! Columns: `id` (the event's number), `key` (`k<n>`, `k0` the most popular), the features
+//! `x0`, `x1`, `x2` (numeric), `c0`, `c1` (categories), and `label`.
 
 use std::path::PathBuf;
 

@@ -113,6 +113,16 @@ pub(crate) fn write_atomically(path: &Path, write: impl FnOnce(File) -> Result<(
     })
 }
 
+/// Flushes a file written earlier to disk.
+pub(crate) fn sync_file(path: &Path) -> Result<()> {
+    File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
 /// Flushes a directory's entries (files renamed or created in it) to disk.
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     #[cfg(unix)]

@@ -228,9 +228,12 @@ impl LiveModel {
         )?;
         if let Some(budget) = policy.keyed_memory_budget() {
             let (store, config) = (store.clone(), template.config.clone());
-            let spill = move |key: Option<&str>, op: &mut BoostOperator<Model>| {
-                let stream = op.stream_state(&config);
-                lock(&store).spill(key, op.model_mut(), stream)
+            let spill = move |evicted: Vec<(Option<&str>, &mut BoostOperator<Model>)>| {
+                let evicted = evicted.into_iter().map(|(key, op)| {
+                    let stream = op.stream_state(&config);
+                    (key, op.model_mut(), stream)
+                });
+                lock(&store).spill(evicted)
             };
             let budget = usize::try_from(budget).unwrap_or(usize::MAX);
             operators.bound_memory(budget, Box::new(spill));

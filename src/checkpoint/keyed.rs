@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{StreamState, load, save_new};
 use crate::core::Position;
-use crate::files::{sync_dir, write_atomically};
+use crate::files::{sync_dir, sync_file, write_atomically};
 use crate::learner::Config;
 use crate::model::Model;
 use crate::{Error, Result};
@@ -242,40 +242,52 @@ impl KeyedStore {
         self.spilled.len()
     }
 
-    /// Writes `key`'s model, evicted from memory, to a spill file that [`KeyedStore::load`]
-    /// reads and the next commit makes the key's file (see the module doc). The key's
-    /// previous spill file, if any, is deleted once the new one is written.
-    pub fn spill(
+    /// Writes the models of keys evicted from memory to spill files that
+    /// [`KeyedStore::load`] reads and the next commit makes the keys' files (see the module
+    /// doc), on as many threads as the machine has cores. A key's previous spill file, if
+    /// any, is deleted once the new one is written. Spill files are not flushed to disk
+    /// (a crash discards them anyway); the commit that names them flushes them first.
+    pub fn spill<'a>(
         &mut self,
-        key: Option<&str>,
-        model: &mut Model,
-        stream: StreamState,
+        evicted: impl IntoIterator<Item = (Option<&'a str>, &'a mut Model, StreamState)>,
     ) -> Result<()> {
-        let owned = key.map(str::to_string);
-        let id = match (self.spilled.get(&owned), self.index.get(&owned)) {
-            (Some(entry), _) => entry.id,
-            (None, Some(&i)) => self.manifest.keys[i].id,
-            (None, None) => {
-                self.manifest.next_id += 1;
-                self.manifest.next_id - 1
+        let mut entries = Vec::new();
+        let mut writes = Vec::new();
+        for (key, model, stream) in evicted {
+            let owned = key.map(str::to_string);
+            let id = match (self.spilled.get(&owned), self.index.get(&owned)) {
+                (Some(entry), _) => entry.id,
+                (None, Some(&i)) => self.manifest.keys[i].id,
+                (None, None) => {
+                    self.manifest.next_id += 1;
+                    self.manifest.next_id - 1
+                }
+            };
+            self.spills += 1;
+            let file = format!(
+                "k{id:06}.{}.s{}.parquet",
+                self.manifest.commits, self.spills
+            );
+            entries.push(KeyEntry {
+                key: owned,
+                id,
+                file: file.clone(),
+                rows_seen: stream.stats.rows_seen,
+                rows_learnt: stream.stats.rows_learnt,
+                ts: stream.position.as_ref().and_then(|p| p.ts),
+            });
+            writes.push((self.dir.join(file), model, stream));
+        }
+        if let Err(e) = write_in_parallel(writes, false) {
+            for entry in &entries {
+                let _ = std::fs::remove_file(self.dir.join(&entry.file));
             }
-        };
-        self.spills += 1;
-        let file = format!(
-            "k{id:06}.{}.s{}.parquet",
-            self.manifest.commits, self.spills
-        );
-        save_new(&self.dir.join(&file), model, &stream)?;
-        let entry = KeyEntry {
-            key: owned.clone(),
-            id,
-            file,
-            rows_seen: stream.stats.rows_seen,
-            rows_learnt: stream.stats.rows_learnt,
-            ts: stream.position.as_ref().and_then(|p| p.ts),
-        };
-        if let Some(old) = self.spilled.insert(owned, entry) {
-            let _ = std::fs::remove_file(self.dir.join(old.file));
+            return Err(e);
+        }
+        for entry in entries {
+            if let Some(old) = self.spilled.insert(entry.key.clone(), entry) {
+                let _ = std::fs::remove_file(self.dir.join(old.file));
+            }
         }
         Ok(())
     }
@@ -327,8 +339,11 @@ impl KeyedStore {
                 entry.file = file;
             }
         }
-        write_in_parallel(writes)?;
-        // Keys spilled and not loaded back since: their spill files become their files.
+        write_in_parallel(writes, true)?;
+        // Keys spilled and not loaded back since: their spill files, flushed now, become
+        // their files.
+        let paths: Vec<PathBuf> = spilled.values().map(|s| self.dir.join(&s.file)).collect();
+        in_parallel(paths, |path| sync_file(&path))?;
         for (key, spill) in spilled {
             let i = self.entry(key, Some(spill.id));
             let entry = &mut self.manifest.keys[i];
@@ -411,32 +426,32 @@ impl KeyedStore {
     }
 }
 
-/// Writes each key's file, on as many threads as the machine has cores (a commit of many
-/// keys is CPU-bound: encoding, compression and file creation; RESULTS.md).
-fn write_in_parallel(writes: Vec<(PathBuf, &mut Model, StreamState)>) -> Result<()> {
+/// Writes each key's file (flushed to disk if `durable`), on as many threads as the machine
+/// has cores (a commit of many keys is CPU-bound: encoding, compression and file creation;
+/// RESULTS.md).
+fn write_in_parallel(writes: Vec<(PathBuf, &mut Model, StreamState)>, durable: bool) -> Result<()> {
+    in_parallel(writes, |(path, model, stream)| {
+        save_new(&path, model, &stream, durable).map(|_| ())
+    })
+}
+
+/// `work` on every item, the items split over as many threads as the machine has cores; the
+/// first error, if any.
+fn in_parallel<T: Send>(items: Vec<T>, work: impl Fn(T) -> Result<()> + Sync) -> Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads == 1 || writes.len() < 2 {
-        for (path, model, stream) in writes {
-            save_new(&path, model, &stream)?;
-        }
-        return Ok(());
+    if threads == 1 || items.len() < 2 {
+        return items.into_iter().try_for_each(work);
     }
-    let per_thread = writes.len().div_ceil(threads);
-    let mut chunks: Vec<Vec<_>> = Vec::new();
-    let mut writes = writes.into_iter().peekable();
-    while writes.peek().is_some() {
-        chunks.push(writes.by_ref().take(per_thread).collect());
+    let per_thread = items.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<T>> = Vec::new();
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        chunks.push(items.by_ref().take(per_thread).collect());
     }
+    let work = &work;
     std::thread::scope(|scope| {
         let handles: Vec<_> = (chunks.into_iter())
-            .map(|chunk| {
-                scope.spawn(move || {
-                    for (path, model, stream) in chunk {
-                        save_new(&path, model, &stream)?;
-                    }
-                    Ok(())
-                })
-            })
+            .map(|chunk| scope.spawn(move || chunk.into_iter().try_for_each(work)))
             .collect();
         handles.into_iter().try_for_each(|h| {
             h.join()
@@ -538,7 +553,7 @@ mod tests {
         let manifest = std::fs::read(dir.path().join(MANIFEST)).unwrap();
         // A crash after the next commit wrote its key file, before the manifest.
         let (mut a2, sa2) = trained(&s, "a", 10);
-        save_new(&dir.path().join("k000001.2.parquet"), &mut a2, &sa2).unwrap();
+        save_new(&dir.path().join("k000001.2.parquet"), &mut a2, &sa2, true).unwrap();
         std::fs::write(dir.path().join("k000001.3.parquet.9-0.partial"), b"PAR1").unwrap();
         let reopened = KeyedStore::open(dir.path()).unwrap();
         assert_eq!(std::fs::read(dir.path().join(MANIFEST)).unwrap(), manifest);
@@ -572,11 +587,14 @@ mod tests {
         // `a` learns more and is evicted; `b`, never committed, is evicted, loaded back from
         // its spill, learns more and is evicted again.
         let (mut a2, sa2) = trained(&s, "a", 10);
-        s.spill(Some("a"), &mut a2, sa2.clone()).unwrap();
         let (mut b, sb) = trained(&s, "b", 5);
-        s.spill(Some("b"), &mut b, sb).unwrap();
+        s.spill(vec![
+            (Some("a"), &mut a2, sa2.clone()),
+            (Some("b"), &mut b, sb),
+        ])
+        .unwrap();
         let (mut b2, sb2) = trained(&s, "b", 5);
-        s.spill(Some("b"), &mut b2, sb2.clone()).unwrap();
+        s.spill(vec![(Some("b"), &mut b2, sb2.clone())]).unwrap();
         assert_eq!(s.spilled_keys(), 2);
         assert_eq!(
             files(dir.path()),

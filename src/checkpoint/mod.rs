@@ -146,9 +146,16 @@ pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Meta
 }
 
 /// Saves as [`save`] does, without the atomic rename: for a file that nothing reads until a
-/// later, atomic write names it (a key's file, named by a keyed checkpoint's manifest). The file's contents are flushed to disk; its directory entry is not (the
-/// caller flushes the directory once for many files).
-pub(crate) fn save_new(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Metadata> {
+/// later, atomic write names it (a key's file, named by a keyed checkpoint's manifest). With
+/// `durable`, the file's contents are flushed to disk; its directory entry is not (the
+/// caller flushes the directory once for many files). Without, the caller flushes the file
+/// (with [`crate::files::sync_file`]) before a manifest names it.
+pub(crate) fn save_new(
+    path: &Path,
+    model: &mut Model,
+    stream: &StreamState,
+    durable: bool,
+) -> Result<Metadata> {
     let (meta, table, props) = encode(model, stream);
     let io = |source| Error::Io {
         path: path.to_path_buf(),
@@ -159,7 +166,10 @@ pub(crate) fn save_new(path: &Path, model: &mut Model, stream: &StreamState) -> 
         .try_clone()
         .map_err(io)
         .and_then(|f| write_table(path, f, &table, props))
-        .and_then(|()| file.sync_all().map_err(io));
+        .and_then(|()| match durable {
+            true => file.sync_all().map_err(io),
+            false => Ok(()),
+        });
     if written.is_err() {
         let _ = std::fs::remove_file(path);
     }

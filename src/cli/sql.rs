@@ -41,6 +41,11 @@ pub struct SqlArgs {
     /// Write the result here (CSV, or Parquet by extension) instead of printing it.
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// Partitions a query runs on (DataFusion's `target_partitions`): a keyed `boost_score`
+    /// hashes its keys over them, one model per key in each, one thread each. Default: the
+    /// machine's cores.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub partitions: Option<u64>,
 }
 
 /// A fresh model's registration file.
@@ -159,8 +164,11 @@ pub fn run(args: &SqlArgs) -> Result<()> {
 async fn run_async(args: &SqlArgs) -> Result<()> {
     let registry = ModelRegistry::new();
     // Files can also be queried by path: `SELECT ... FROM 'model.parquet'`.
-    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2))
-        .enable_url_table();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let partitions = args.partitions.map_or(cores, |n| n as usize);
+    let ctx =
+        SessionContext::new_with_config(SessionConfig::new().with_target_partitions(partitions))
+            .enable_url_table();
     register_all(&ctx, &registry).map_err(df_error)?;
     for arg in &args.tables {
         let (name, path) = name_and_path(arg, "table")?;

@@ -33,8 +33,9 @@ use crate::{Error, Result};
 pub type OperatorFactory<M> =
     Box<dyn FnMut(Option<&str>, &SchemaRef) -> Result<BoostOperator<M>> + Send>;
 
-/// Writes an evicted key's operator where its [`OperatorFactory`] will find it again.
-pub type SpillFn<M> = Box<dyn FnMut(Option<&str>, &mut BoostOperator<M>) -> Result<()> + Send>;
+/// Writes evicted keys' operators where the [`OperatorFactory`] will find them again.
+pub type SpillFn<M> =
+    Box<dyn FnMut(Vec<(Option<&str>, &mut BoostOperator<M>)>) -> Result<()> + Send>;
 
 /// What a keyed operator's memory holds and what went through it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -241,33 +242,42 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             .map(|(k, r)| (r.last_used, k.clone()))
             .collect();
         order.sort_unstable();
+        let mut evicted = Vec::new();
+        let mut bytes = self.memory.resident_bytes;
         for (_, key) in order {
-            if self.memory.resident_bytes <= target {
+            if bytes <= target {
                 break;
             }
-            self.evict(key)?;
+            let r = self.operators.remove(&key).expect("a resident key");
+            bytes -= r.bytes;
+            evicted.push((key, r));
         }
-        Ok(())
+        self.evict(evicted)
     }
 
-    /// Takes `key` out of memory, writing it first if it learnt since it was last written.
-    /// A key that cannot be written stays, and the error is returned.
-    fn evict(&mut self, key: Option<String>) -> Result<()> {
-        let Some(mut r) = self.operators.remove(&key) else {
-            return Ok(());
+    /// Takes `evicted` out of memory, writing those that learnt since they were last written
+    /// in one spill. If the spill fails, every key stays, and the error is returned.
+    fn evict(&mut self, mut evicted: Vec<(Option<String>, Resident<M>)>) -> Result<()> {
+        let (_, spill) = self.budget.as_mut().expect("evicting under a budget");
+        let dirty: Vec<_> = (evicted.iter_mut())
+            .filter(|(key, _)| self.touched.contains(key))
+            .map(|(key, r)| (key.as_deref(), &mut r.operator))
+            .collect();
+        let spills = dirty.len() as u64;
+        let spilled = match spills {
+            0 => Ok(()),
+            _ => spill(dirty),
         };
-        if self.touched.contains(&key) {
-            let (_, spill) = self.budget.as_mut().expect("evicting under a budget");
-            if let Err(e) = spill(key.as_deref(), &mut r.operator) {
-                self.operators.insert(key, r);
-                return Err(e);
-            }
-            self.touched.remove(&key);
-            self.memory.spills += 1;
-        } else {
-            self.memory.drops += 1;
+        if let Err(e) = spilled {
+            self.operators.extend(evicted);
+            return Err(e);
         }
-        self.memory.resident_bytes -= r.bytes;
+        self.memory.spills += spills;
+        self.memory.drops += evicted.len() as u64 - spills;
+        for (key, r) in evicted {
+            self.touched.remove(&key);
+            self.memory.resident_bytes -= r.bytes;
+        }
         Ok(())
     }
 }

@@ -21,7 +21,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
 use super::label_sets::LabelSetReader;
-use super::rows::{RowEncoder, utf8};
+use super::rows::{RowEncoder, map_bytes, utf8};
 use super::waiting::Waiting;
 use crate::checkpoint::{self, StreamState};
 use crate::core::math::argmax;
@@ -152,16 +152,33 @@ pub struct BoostOperator<M> {
 
 impl<M: Structure> BoostOperator<M> {
     /// Bytes this operator holds: its model's heap, its buffers, its waiting events, and its
-    /// stream description (feature, category and class names, which its spec, its row
-    /// encoder and its output schema each hold: counted three times). The estimate a keyed
-    /// model's memory budget counts; RESULTS.md sets it beside measured RSS.
+    /// stream description (its spec, row encoder, class lookup and output schema). The
+    /// estimate a keyed model's memory budget counts; `benchmarks/key_bytes.rs` sets it
+    /// beside what a counting allocator measures.
     pub fn heap_bytes(&self) -> usize {
+        let targets = match &self.targets {
+            Targets::Classes {
+                class_ids,
+                class_values,
+                ..
+            } => map_bytes(class_ids) + class_values.get_array_memory_size(),
+            // A multi-label reader holds a few names and indices.
+            Targets::LabelSets(_) => self.spec.classes.names().len() * 64,
+        };
+        let schema = (self.schema.fields().iter())
+            .map(|f| std::mem::size_of::<Field>() + f.name().capacity() + 16)
+            .sum::<usize>();
         std::mem::size_of::<Self>()
             + self.model.heap_bytes()
             + vec_bytes(&self.rows)
             + vec_bytes(&self.probs)
             + self.delayed.as_ref().map_or(0, |d| d.bytes())
-            + 3 * self.spec.heap_bytes()
+            + self.spec.heap_bytes()
+            + self.encoder.heap_bytes()
+            + targets
+            + schema
+            + self.label.capacity()
+            + self.source.as_os_str().len()
     }
 }
 

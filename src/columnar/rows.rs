@@ -21,7 +21,7 @@ use arrow::record_batch::RecordBatch;
 
 use super::input::nominal_type;
 use crate::core::Encodings;
-use crate::core::{FeatureKind, MAX_CATEGORY_CODE, StreamSpec};
+use crate::core::{FeatureKind, MAX_CATEGORY_CODE, StreamSpec, vec_bytes};
 use crate::{Error, Result};
 
 /// How one feature's column becomes numbers.
@@ -48,6 +48,20 @@ pub struct RowEncoder {
 }
 
 impl RowEncoder {
+    /// Bytes its names and category dictionaries hold on the heap (estimated: a hash map's
+    /// entries at its capacity, one control byte each).
+    pub fn heap_bytes(&self) -> usize {
+        let coders = self.coders.iter().map(|c| match c {
+            Coder::Numeric => 0,
+            Coder::Nominal { codes, names } => map_bytes(codes) + strings_bytes(names),
+            Coder::Ordinal { levels, listed } => map_bytes(levels) + listed.capacity(),
+        });
+        vec_bytes(&self.columns)
+            + vec_bytes(&self.coders)
+            + coders.sum::<usize>()
+            + strings_bytes(&self.names)
+    }
+
     /// Checks that `schema` has every feature of `spec` with a compatible type. `encodings`
     /// declares ordinal columns (numeric features read from their level names).
     pub fn new(
@@ -230,4 +244,16 @@ pub(crate) fn utf8(
         column: name.to_string(),
         data_type: format!("{} ({e})", column.data_type()),
     })
+}
+
+/// Bytes a list of strings holds: the list's buffer and each string's.
+pub(crate) fn strings_bytes(names: &Vec<String>) -> usize {
+    vec_bytes(names) + names.iter().map(String::capacity).sum::<usize>()
+}
+
+/// Bytes a map from strings holds (estimated: its entries at its capacity, one control byte
+/// each, and each key's string).
+pub(crate) fn map_bytes<V>(map: &HashMap<String, V>) -> usize {
+    let entries = map.capacity() * (std::mem::size_of::<(String, V)>() + 1);
+    entries + map.keys().map(String::capacity).sum::<usize>()
 }

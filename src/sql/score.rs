@@ -552,7 +552,13 @@ impl ExecutionPlan for BoostScoreExec {
         let stream = match (&args.key, &self.source) {
             (key, ModelSource::Live(slot)) => {
                 let training = self.claim(slot).map_err(to_df)?;
-                let policy = slot.policy().clone();
+                let mut policy = slot.policy().clone();
+                if key.is_some() {
+                    // Each partition holds its own keys: they share the live model's budget.
+                    let partitions = self.properties.partitioning.partition_count().max(1);
+                    policy.memory_budget = (policy.keyed_memory_budget())
+                        .map(|budget| (budget / partitions as u64).max(1));
+                }
                 let live = match key {
                     None => {
                         let (model, stream) = (self.source)

@@ -90,6 +90,8 @@ pub struct KeyedEvents {
     keys: rand_distr::Zipf<f64>,
     noise: f64,
     seed: u64,
+    /// Events drawn so far (the next one's id).
+    drawn: u64,
 }
 
 impl KeyedEvents {
@@ -103,6 +105,7 @@ impl KeyedEvents {
             keys: zipf,
             noise,
             seed,
+            drawn: 0,
         })
     }
 
@@ -114,6 +117,7 @@ impl KeyedEvents {
     /// The next event: its key (0 is the most popular), its features into `row` and its
     /// label.
     pub fn next_event(&mut self, row: &mut [f64; 5]) -> (u64, ClassId) {
+        self.drawn += 1;
         let key = self.rng.sample(&self.keys) as u64 - 1;
         // The key's own threshold and class order, from a generator of its own: no table.
         let mut own = Rng::child(self.seed, key);
@@ -142,18 +146,23 @@ impl KeyedEvents {
 
 #[cfg(feature = "columnar")]
 impl KeyedEvents {
-    /// The next `n` events as a record batch: `key` (`k<n>`), the features (categories as
-    /// their names) and `label`, as `streamboost run --key key` reads them.
+    /// The next `n` events as a record batch: `id` (the event's number, from 0), `key`
+    /// (`k<n>`), the features (categories as their names) and `label`, as `streamboost run
+    /// --key key --passthrough id` reads them.
     pub fn batch(&mut self, n: usize) -> arrow::record_batch::RecordBatch {
         use std::sync::Arc;
 
-        use arrow::array::{ArrayRef, Float64Array, StringArray};
+        use arrow::array::{ArrayRef, Float64Array, Int64Array, StringArray};
         use arrow::datatypes::{DataType, Field, Schema};
 
         use crate::core::FeatureKind;
 
         let spec = Self::spec();
-        let mut fields = vec![Field::new("key", DataType::Utf8, false)];
+        let first = self.drawn as i64;
+        let mut fields = vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("key", DataType::Utf8, false),
+        ];
         let mut values = vec![Vec::with_capacity(n); spec.features.len()];
         let (mut keys, mut labels) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let mut row = [0.0; 5];
@@ -165,7 +174,8 @@ impl KeyedEvents {
             }
             labels.push(spec.classes.names()[y].as_str());
         }
-        let mut columns: Vec<ArrayRef> = vec![Arc::new(StringArray::from(keys))];
+        let ids = Int64Array::from_iter_values(first..first + n as i64);
+        let mut columns: Vec<ArrayRef> = vec![Arc::new(ids), Arc::new(StringArray::from(keys))];
         for (feature, column) in spec.features.iter().zip(values) {
             let (kind, array): (_, ArrayRef) = match &feature.kind {
                 FeatureKind::Numeric => (DataType::Float64, Arc::new(Float64Array::from(column))),
