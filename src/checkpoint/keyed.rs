@@ -405,8 +405,19 @@ impl KeyedStore {
     }
 
     /// Deletes the key files the manifest does not name (a commit cut short, whose files
-    /// may exist whole or in part: a file is only read once a manifest names it).
+    /// may exist whole or in part: a file is only read once a manifest names it), except
+    /// this store's own spill files.
     fn remove_unlisted(&self) -> Result<()> {
+        for path in self.unlisted()? {
+            let _ = std::fs::remove_file(path);
+        }
+        Ok(())
+    }
+
+    /// The key files in the directory that neither the manifest nor this store's spills
+    /// name: another process's spills since its last commit, or the files of a commit cut
+    /// short (the next [`KeyedStore::open`] deletes them).
+    pub fn unlisted(&self) -> Result<Vec<PathBuf>> {
         let listed: std::collections::HashSet<&str> = (self.manifest.keys.iter())
             .chain(self.spilled.values())
             .map(|e| e.file.as_str())
@@ -415,14 +426,12 @@ impl KeyedStore {
             path: self.dir.clone(),
             source,
         })?;
-        for entry in entries.flatten() {
+        let unlisted = entries.flatten().filter(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
             let key_file = name.starts_with('k') && name.contains(".parquet");
-            if key_file && !listed.contains(name.as_str()) {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
-        Ok(())
+            key_file && !listed.contains(name.as_str())
+        });
+        Ok(unlisted.map(|entry| entry.path()).collect())
     }
 }
 
@@ -615,6 +624,13 @@ mod tests {
         for name in files(dir.path()) {
             std::fs::copy(dir.path().join(&name), crashed.path().join(&name)).unwrap();
         }
+        let read_only = KeyedStore::open_read_only(crashed.path()).unwrap();
+        assert_eq!(
+            read_only.unlisted().unwrap().len(),
+            2,
+            "the two spills, as inspect shows"
+        );
+        assert!(s.unlisted().unwrap().is_empty(), "the spilling store's own");
         let reopened = KeyedStore::open(crashed.path()).unwrap();
         assert_eq!(files(crashed.path()), ["k000001.1.parquet", MANIFEST]);
         assert_eq!(reopened.rows(), (40, 40));

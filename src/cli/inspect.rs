@@ -118,6 +118,14 @@ fn keyed(args: &InspectArgs) -> Result<()> {
         m.commits
     );
     let _ = writeln!(out, "rows            {seen} seen, {learnt} learnt");
+    let unlisted = store.unlisted()?.len();
+    if unlisted > 0 {
+        let _ = writeln!(
+            out,
+            "uncommitted     {unlisted} key files (keys spilled since the last commit, or a \
+             commit cut short; not read, and deleted when the model is next opened to learn)"
+        );
+    }
     if let Some(p) = &m.position {
         let whole = if p.done { ", whole" } else { "" };
         let _ = writeln!(out, "position        {} rows of {}{whole}", p.rows, p.file);

@@ -445,3 +445,98 @@ fn the_operator_scores_with_a_batch_model_without_learning() {
     };
     assert_eq!(batch.rows_not_learnt(), data.len() as u64);
 }
+
+/// A keyed operator held within a memory budget a quarter of what its keys need: keys are
+/// evicted at every batch (written when they learnt since last written, dropped when not)
+/// and loaded back when they reappear, and every prediction is the unbounded operator's.
+#[test]
+fn a_keyed_operator_within_a_memory_budget_predicts_as_one_without() {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+
+    use arrow::datatypes::SchemaRef;
+    use streamboost::checkpoint::StreamState;
+    use streamboost::columnar::{BatchOperator, KeyedOperator};
+    use streamboost::model::{Algorithm, Model, ModelConfig};
+    use streamboost::synth::KeyedEvents;
+
+    type Disk = Arc<Mutex<HashMap<Option<String>, (Model, StreamState)>>>;
+    let config = Algorithm::AdaOlm.default_config();
+    let spec = KeyedEvents::spec();
+    let mut events = KeyedEvents::new(60, 1.1, 0.05, 9).unwrap();
+    let batches: Vec<_> = (0..40).map(|_| events.batch(100)).collect();
+    let schema = batches[0].schema();
+    // A keyed operator whose evicted keys go to `disk`, and come back from it.
+    let keyed = |disk: &Disk| {
+        let (config, fresh_spec, disk) = (config.clone(), spec.clone(), disk.clone());
+        let factory = move |key: Option<&str>, input: &SchemaRef| {
+            let saved = disk.lock().unwrap().get(&key.map(String::from)).cloned();
+            match saved {
+                Some((model, stream)) => {
+                    BoostOperator::continuing(model, &stream, input.clone(), "disk")
+                }
+                None => BoostOperator::new(
+                    config.build(&fresh_spec, 5)?,
+                    &fresh_spec,
+                    input.clone(),
+                    "label",
+                    &Encodings::default(),
+                    "fresh",
+                ),
+            }
+        };
+        KeyedOperator::new(
+            schema.clone(),
+            "key",
+            "label",
+            spec.classes.names(),
+            Box::new(factory),
+        )
+        .unwrap()
+    };
+    // Writes the operator's state to `disk`, as a commit or a spill does.
+    fn write(disk: &Disk, config: &ModelConfig, key: Option<&str>, op: &BoostOperator<Model>) {
+        let state = (op.model().clone(), op.stream_state(config));
+        disk.lock().unwrap().insert(key.map(String::from), state);
+    }
+    let run = |keyed: &mut KeyedOperator<Model>, disk: &Disk| {
+        let mut outputs = Vec::new();
+        for (i, batch) in batches.iter().enumerate() {
+            outputs.push(keyed.process(batch).unwrap());
+            if i % 10 == 9 {
+                // A commit: the keys that learnt are written, and are clean until they learn.
+                for (key, op) in keyed.touched() {
+                    write(disk, &config, key, op);
+                }
+                keyed.clear_touched();
+            }
+        }
+        outputs
+    };
+
+    let unbounded_disk = Disk::default();
+    let mut unbounded = keyed(&unbounded_disk);
+    let expected = run(&mut unbounded, &unbounded_disk);
+    let needed = unbounded.memory().resident_bytes;
+
+    let disk = Disk::default();
+    let mut bounded = keyed(&disk);
+    let (spill_to, spill_config) = (disk.clone(), config.clone());
+    let write_spills = move |evicted: Vec<(Option<&str>, &mut BoostOperator<Model>)>| {
+        for (key, op) in evicted {
+            write(&spill_to, &spill_config, key, op);
+        }
+        Ok(())
+    };
+    bounded.bound_memory(needed / 4, Box::new(write_spills));
+    let got = run(&mut bounded, &disk);
+    assert_eq!(got, expected, "every prediction as without a budget");
+    let memory = bounded.memory();
+    assert!(memory.resident_bytes <= needed / 4, "{memory:?}");
+    assert!(memory.spills > 0 && memory.drops > 0, "{memory:?}");
+    let first_loads = unbounded.memory().loads;
+    assert!(
+        memory.loads > first_loads && memory.loads <= first_loads + memory.spills + memory.drops,
+        "keys evicted and met again are loaded back: {memory:?}"
+    );
+}
