@@ -839,8 +839,8 @@ async fn a_live_model_learns_across_queries_exactly_once() {
 }
 
 /// A keyed live model of 1,000 keys, trained on two partitions: two queries over the halves
-/// of a stream predict what one query over the whole does, and every key's checkpoint ends
-/// the same.
+/// of a stream, within a memory budget that holds a tenth of the keys, predict what one
+/// query over the whole without a budget does, and every key's checkpoint ends the same.
 #[tokio::test]
 async fn a_keyed_live_model_learns_across_queries_exactly_once() {
     use streamboost::checkpoint::KeyedStore;
@@ -865,24 +865,30 @@ async fn a_keyed_live_model_learns_across_queries_exactly_once() {
              'label', 'ts', 'k') ORDER BY ts"
         )
     };
-    let live = |path: &Path| {
+    let live = |path: &Path, memory_budget: Option<u64>| {
         let registry = ModelRegistry::new();
-        let policy = CheckpointPolicy::at_end(path);
+        let policy = CheckpointPolicy {
+            memory_budget,
+            ..CheckpointPolicy::at_end(path)
+        };
         registry
             .register_live("m", policy, Some((config.clone(), classes.clone(), 1)))
             .unwrap();
         registry
     };
     let whole_dir = dir.path().join("whole.keys");
-    let ctx = session(&live(&whole_dir), &stream).await;
+    let ctx = session(&live(&whole_dir, None), &stream).await;
     let whole = strings(&query(&ctx, &score("ts >= 1")).await, "predicted_label");
     assert_eq!(whole.len(), 10_368);
 
+    // The halves within a budget that holds about a tenth of the keys: each batch's keys
+    // are spilled and loaded back (the budget shared by the two partitions).
     let halves_dir = dir.path().join("halves.keys");
-    let ctx = session(&live(&halves_dir), &stream).await;
+    let budget = Some(2_000_000);
+    let ctx = session(&live(&halves_dir, budget), &stream).await;
     let mut halves = strings(&query(&ctx, &score("ts <= 5000")).await, "predicted_label");
     // A new registry, as a restarted process would have: the directory is the state.
-    let registry = live(&halves_dir);
+    let registry = live(&halves_dir, budget);
     let ctx = session(&registry, &stream).await;
     halves.extend(strings(
         &query(&ctx, &score("ts > 5000")).await,
