@@ -20,7 +20,7 @@
 //! | `files` (private) | reading untrusted Parquet (no embedded Arrow schema, panics as errors); atomic file replacement | `columnar` |
 //! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
 //! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows, the operator | `columnar` |
-//! | `live` | a model (or one per key, in a keyed checkpoint directory) bound to a checkpoint and a commit policy (rows, seconds), with its input position | `columnar` |
+//! | `live` | a model (or one per key, in a keyed checkpoint directory, held within a memory budget) bound to a checkpoint and a commit policy (rows, seconds), with its input position | `columnar` |
 //! | `replay` | a logged stream replayed through a model, checkpointed by policy | `columnar` |
 //! | `job` | the `run` job: a live model over a watched directory (one output per input file, exactly once) or an Arrow IPC pipe | `columnar` |
 //! | `stream` | the operator over an async stream of record batches | `stream` |
