@@ -177,7 +177,10 @@ fn killed_at_random_points(extra: &[&str], killed_extra: &[&str], extension: &st
             .count()
     };
     // At least 12 kills, and more (at most 60) until 3 restarts begin mid-stream: on a loaded
-    // machine a run's pace differs from the uninterrupted run's that timed the kills.
+    // machine a run's pace differs from the uninterrupted run's that timed the kills. A run
+    // that reaches the end before its kill ends the sequence: it starts again from nothing,
+    // with kills twice as early.
+    let mut pace = 1.0;
     for attempt in 0..60 {
         if attempt >= 12 && mid_stream(&positions) >= 3 {
             break;
@@ -188,13 +191,24 @@ fn killed_at_random_points(extra: &[&str], killed_extra: &[&str], extension: &st
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_secs_f64(rng.uniform_in(0.2, 0.5) * whole));
+        let wait = rng.uniform_in(0.2, 0.5) * whole * pace;
+        std::thread::sleep(Duration::from_secs_f64(wait));
         if child.try_wait().unwrap().is_none() {
             child.kill().unwrap();
             kills += 1;
         }
         child.wait().unwrap();
         positions.extend(rows_seen(&model));
+        if rows_seen(&model) == Some(1800) && mid_stream(&positions) < 3 {
+            for path in [&out, &model] {
+                let _ = std::fs::remove_dir_all(path);
+                let _ = std::fs::remove_file(path);
+            }
+            std::fs::create_dir_all(&out).unwrap();
+            positions.clear();
+            kills = 0;
+            pace /= 2.0;
+        }
     }
     run_to_end(&input, &out, &model, killed_extra);
     let mid_stream = mid_stream(&positions);
