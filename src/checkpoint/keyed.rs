@@ -258,10 +258,7 @@ impl KeyedStore {
             let id = match (self.spilled.get(&owned), self.index.get(&owned)) {
                 (Some(entry), _) => entry.id,
                 (None, Some(&i)) => self.manifest.keys[i].id,
-                (None, None) => {
-                    self.manifest.next_id += 1;
-                    self.manifest.next_id - 1
-                }
+                (None, None) => self.new_id(),
             };
             self.spills += 1;
             let file = format!(
@@ -371,16 +368,19 @@ impl KeyedStore {
         Ok(())
     }
 
+    /// The id the next new key gets, taken.
+    fn new_id(&mut self) -> u64 {
+        self.manifest.next_id += 1;
+        self.manifest.next_id - 1
+    }
+
     /// The index in the manifest of `key`'s entry, made (with id `id`, else a new one) if
     /// the key has none.
     fn entry(&mut self, key: Option<String>, id: Option<u64>) -> usize {
         if let Some(&i) = self.index.get(&key) {
             return i;
         }
-        let id = id.unwrap_or_else(|| {
-            self.manifest.next_id += 1;
-            self.manifest.next_id - 1
-        });
+        let id = id.unwrap_or_else(|| self.new_id());
         self.manifest.keys.push(KeyEntry {
             key: key.clone(),
             id,

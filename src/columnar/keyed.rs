@@ -191,10 +191,17 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             .map(|(k, r)| (k.as_deref(), &r.operator))
     }
 
-    /// The operator of `key`, made (or loaded back) on first use in memory, marked as used
-    /// by the current batch.
-    fn operator(&mut self, key: Option<&str>) -> Result<&mut BoostOperator<M>> {
+    /// `key`'s rows through `apply` on its operator, made (or loaded back) on first use in
+    /// memory; the key is marked as used by the current batch and as having learnt, and its
+    /// bytes are estimated again.
+    fn take(
+        &mut self,
+        key: Option<&str>,
+        rows: &RecordBatch,
+        apply: &mut impl FnMut(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch>,
+    ) -> Result<RecordBatch> {
         let owned = key.map(str::to_string);
+        self.touched.insert(owned.clone());
         if !self.operators.contains_key(&owned) {
             let op = (self.factory)(key, &self.input)?;
             self.memory.loads += 1;
@@ -217,19 +224,15 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         }
         let resident = self.operators.get_mut(&owned).expect("inserted above");
         resident.last_used = self.batches;
-        Ok(&mut resident.operator)
+        let out = apply(&mut resident.operator, rows)?;
+        let bytes = resident.operator.heap_bytes();
+        self.memory.resident_bytes = self.memory.resident_bytes - resident.bytes + bytes;
+        resident.bytes = bytes;
+        Ok(out)
     }
 
-    /// Re-estimates the bytes of the keys the current batch used, then, over budget, evicts
-    /// the least recently used keys until they fit in nine tenths of it.
-    fn enforce_budget(&mut self, used: &[Option<String>]) -> Result<()> {
-        for key in used {
-            if let Some(r) = self.operators.get_mut(key) {
-                let bytes = r.operator.heap_bytes();
-                self.memory.resident_bytes = self.memory.resident_bytes - r.bytes + bytes;
-                r.bytes = bytes;
-            }
-        }
+    /// Over budget, evicts the least recently used keys until they fit in nine tenths of it.
+    fn enforce_budget(&mut self) -> Result<()> {
         let Some((budget, _)) = &self.budget else {
             return Ok(());
         };
@@ -333,10 +336,8 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         self.batches += 1;
         if (1..n).all(|r| key_of(r) == key_of(0)) {
             // One key in the batch, as when the input is clustered by key: no split.
-            let key = key_of(0).map(str::to_string);
-            self.touched.insert(key.clone());
-            let out = apply(self.operator(key_of(0))?, batch)?;
-            self.enforce_budget(&[key])?;
+            let out = self.take(key_of(0), batch, &mut apply)?;
+            self.enforce_budget()?;
             return Ok(out);
         }
         // Group the rows by key, groups in order of first appearance.
@@ -352,16 +353,13 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             row_group.push(g);
         }
         let mut outputs = Vec::with_capacity(groups.len());
-        let mut used = Vec::with_capacity(groups.len());
         for rows in groups {
             let key = key_of(rows[0] as usize);
-            self.touched.insert(key.map(str::to_string));
-            used.push(key.map(str::to_string));
             let part = take_record_batch(batch, &UInt32Array::from(rows))
                 .expect("row indices are in range");
-            outputs.push(apply(self.operator(key)?, &part)?);
+            outputs.push(self.take(key, &part, &mut apply)?);
         }
-        self.enforce_budget(&used)?;
+        self.enforce_budget()?;
         // Row r of the batch is the next unused row of its group's output.
         let mut next = vec![0usize; outputs.len()];
         let order: Vec<(usize, usize)> = row_group
