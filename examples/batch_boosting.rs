@@ -59,9 +59,7 @@ fn main() -> streamboost::Result<()> {
 
 /// Test accuracy of the vote of the first `t` rounds.
 fn accuracy<H: streamboost::boost::batch::Hypothesis>(
-    model: &WeightedVote<H>,
-    t: usize,
-    test: &Dataset,
+    model: &WeightedVote<H>, t: usize, test: &Dataset,
 ) -> f64 {
     let mut scores = vec![0.0; test.spec().n_classes()];
     let right = (0..test.len())

@@ -310,12 +310,7 @@ impl<K: Eq + Hash + Clone + std::fmt::Debug> DelayedLearner<K> {
     /// waits for its label, or, if its label arrived before it and is held, is learnt at
     /// once with that label, which is returned too.
     pub fn event<M: Classifier + ?Sized>(
-        &mut self,
-        model: &mut M,
-        id: K,
-        time: f64,
-        x: &[f64],
-        out: &mut [f64],
+        &mut self, model: &mut M, id: K, time: f64, x: &[f64], out: &mut [f64],
     ) -> Result<(ClassId, Option<ClassId>)> {
         let predicted = model.learn_predict(x, None, self.weight, out);
         self.expire_held(time);
@@ -334,11 +329,7 @@ impl<K: Eq + Hash + Clone + std::fmt::Debug> DelayedLearner<K> {
     /// (growing to class `y` first if it has not met it). If not, the label is held for the
     /// event when early labels are, else counted as unmatched.
     pub fn label<M: Classifier + ?Sized>(
-        &mut self,
-        model: &mut M,
-        id: &K,
-        y: ClassId,
-        time: f64,
+        &mut self, model: &mut M, id: &K, y: ClassId, time: f64,
     ) -> Result<LabelOutcome<K>> {
         self.store.expire(time);
         self.expire_held(time);

@@ -213,8 +213,7 @@ impl Error {
     /// [`Error::DuplicateColumn`] for the first name `schema` repeats, if any.
     #[cfg(feature = "columnar")]
     pub fn check_unique_columns(
-        file: impl Into<PathBuf>,
-        schema: &arrow::datatypes::Schema,
+        file: impl Into<PathBuf>, schema: &arrow::datatypes::Schema,
     ) -> Result<()> {
         let mut seen = std::collections::HashMap::new();
         for (i, field) in schema.fields().iter().enumerate() {
@@ -233,9 +232,7 @@ impl Error {
     /// [`Error::MissingColumn`] for `column`, listing the columns of `schema`.
     #[cfg(feature = "columnar")]
     pub fn missing_column(
-        file: impl Into<PathBuf>,
-        column: impl Into<String>,
-        schema: &arrow::datatypes::Schema,
+        file: impl Into<PathBuf>, column: impl Into<String>, schema: &arrow::datatypes::Schema,
     ) -> Self {
         Error::MissingColumn {
             file: file.into(),

@@ -298,12 +298,8 @@ impl Job {
     /// same predictions; deduplicate by id downstream). Without it, a restarted job learns
     /// whatever it is given.
     pub fn run_pipe(
-        &self,
-        input: impl std::io::Read + Send + 'static,
-        format: PipeFormat,
-        learn_once_by: Option<&str>,
-        stop: &AtomicBool,
-        report: &mut dyn FnMut(&Progress),
+        &self, input: impl std::io::Read + Send + 'static, format: PipeFormat,
+        learn_once_by: Option<&str>, stop: &AtomicBool, report: &mut dyn FnMut(&Progress),
     ) -> Result<Progress> {
         self.validate_model()?;
         let source = PathBuf::from("<stdin>");
@@ -399,11 +395,7 @@ impl Job {
     /// Commits the live model at `at`, then assembles the outputs of the files taken whole
     /// since the last commit (all named at or before `at`).
     fn commit(
-        &self,
-        live: &mut LiveModel,
-        at: Position,
-        taking: &mut Taking,
-        progress: &mut Progress,
+        &self, live: &mut LiveModel, at: Position, taking: &mut Taking, progress: &mut Progress,
     ) -> Result<()> {
         live.commit(Some(at.clone()))?;
         taking.position = Some(at);
@@ -527,10 +519,7 @@ impl Job {
     /// position's file, if not done). A file that arrived with a name at or before the
     /// position is rejected.
     fn scan(
-        &self,
-        known: &mut HashSet<Input>,
-        position: Option<&Position>,
-        first_scan: bool,
+        &self, known: &mut HashSet<Input>, position: Option<&Position>, first_scan: bool,
         progress: &mut Progress,
     ) -> Result<Vec<Input>> {
         let mut inputs = Vec::new();
@@ -569,13 +558,8 @@ impl Job {
     /// rows are learnt, each giving its outcome row. Returns the model and whether the file
     /// was taken: a label file is not while no event file has bound the model.
     fn take(
-        &self,
-        input: &Input,
-        held: Held,
-        taking: &mut Taking,
-        stop: &AtomicBool,
-        progress: &mut Progress,
-        report: &mut dyn FnMut(&Progress),
+        &self, input: &Input, held: Held, taking: &mut Taking, stop: &AtomicBool,
+        progress: &mut Progress, report: &mut dyn FnMut(&Progress),
     ) -> Result<(Held, bool)> {
         let path = self.dir_of(input).join(&input.name);
         let table = match read_table(&path) {
@@ -735,10 +719,7 @@ impl Job {
     /// result, with the model given back.
     #[allow(clippy::type_complexity)]
     fn bind(
-        &self,
-        held: Held,
-        table: &Table,
-        learn_once_by: Option<&str>,
+        &self, held: Held, table: &Table, learn_once_by: Option<&str>,
     ) -> Result<std::result::Result<LiveModel, (Held, Error)>> {
         let source = table.path.clone();
         let schema = table.schema.clone();
@@ -843,11 +824,7 @@ impl Job {
 
     /// Writes the scored rows of `name` from row `start` as a part file, atomically.
     fn write_part(
-        &self,
-        input: &Input,
-        start: u64,
-        schema: &SchemaRef,
-        batches: &[RecordBatch],
+        &self, input: &Input, start: u64, schema: &SchemaRef, batches: &[RecordBatch],
     ) -> Result<()> {
         let dir = self.parts_dir(input.events);
         std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
@@ -992,9 +969,7 @@ fn note_commit(live: &LiveModel, progress: &mut Progress) {
 
 /// Writes `batches` of `schema` as a Parquet file at `path`, atomically.
 fn write_parquet(
-    path: &Path,
-    schema: &SchemaRef,
-    batches: impl Iterator<Item = Result<RecordBatch>>,
+    path: &Path, schema: &SchemaRef, batches: impl Iterator<Item = Result<RecordBatch>>,
 ) -> Result<()> {
     write_atomically(path, |file| {
         let props = WriterProperties::builder()

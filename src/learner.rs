@@ -67,11 +67,7 @@ pub trait Classifier: Send + Sync {
     /// (ALGORITHMS.md §1.1), which is why it is one call rather than a hidden "predict must
     /// precede learn" coupling.
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         self.predict_proba(x, out);
         let predicted = argmax(out);
@@ -109,11 +105,7 @@ pub trait Ranker: Send + Sync {
     /// it is known. As [`Classifier::learn_predict`], boosters override it to reuse their
     /// members' predictions between the two phases.
     fn learn_predict_scores(
-        &mut self,
-        x: &[f64],
-        relevant: Option<&[bool]>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], relevant: Option<&[bool]>, weight: f64, out: &mut [f64],
     ) {
         self.predict_scores(x, out);
         if let Some(relevant) = relevant {

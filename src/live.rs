@@ -167,12 +167,8 @@ impl LiveModel {
     /// stream's counters and position; with `learn_once_by`, it learns each row once by
     /// that ordering column ([`BoostOperator::learn_once_by`]).
     pub fn new(
-        model: Model,
-        stream: StreamState,
-        learn_once_by: Option<&str>,
-        policy: CheckpointPolicy,
-        input: SchemaRef,
-        source: impl Into<PathBuf>,
+        model: Model, stream: StreamState, learn_once_by: Option<&str>, policy: CheckpointPolicy,
+        input: SchemaRef, source: impl Into<PathBuf>,
     ) -> Result<Self> {
         policy.validate()?;
         let mut operator = BoostOperator::continuing(model, &stream, input, source)?;
@@ -193,12 +189,8 @@ impl LiveModel {
     /// last. With `learn_once_by`, each key's rows are learnt once by that ordering column
     /// ([`BoostOperator::learn_once_by`]).
     pub fn keyed(
-        store: Arc<Mutex<KeyedStore>>,
-        key: &str,
-        learn_once_by: Option<&str>,
-        policy: CheckpointPolicy,
-        input: SchemaRef,
-        source: impl Into<PathBuf>,
+        store: Arc<Mutex<KeyedStore>>, key: &str, learn_once_by: Option<&str>,
+        policy: CheckpointPolicy, input: SchemaRef, source: impl Into<PathBuf>,
     ) -> Result<Self> {
         policy.validate()?;
         let template = lock(&store).manifest().template.clone();
@@ -263,9 +255,7 @@ impl LiveModel {
 
     /// The live model committed at `policy.path`, reading batches of `input`.
     pub fn load(
-        policy: CheckpointPolicy,
-        input: SchemaRef,
-        source: impl Into<PathBuf>,
+        policy: CheckpointPolicy, input: SchemaRef, source: impl Into<PathBuf>,
     ) -> Result<Self> {
         let (model, stream) = checkpoint::load(&policy.path)?;
         let path = policy.path.clone();
@@ -276,9 +266,7 @@ impl LiveModel {
     /// The same live model on batches of another `input` schema; an input that does not fit
     /// is refused and the live model given back unchanged with the error.
     pub fn rebind(
-        mut self,
-        input: SchemaRef,
-        source: impl Into<PathBuf>,
+        mut self, input: SchemaRef, source: impl Into<PathBuf>,
     ) -> std::result::Result<Self, (Box<Self>, Error)> {
         let source = source.into();
         let (scorer, failed) = match self.scorer {
@@ -317,8 +305,7 @@ impl LiveModel {
     /// `batch` through `f` on the one operator or the keyed ones, its rows counted toward the
     /// next commit.
     fn take(
-        &mut self,
-        batch: &RecordBatch,
+        &mut self, batch: &RecordBatch,
         f: impl FnOnce(&mut dyn BatchOperator, &RecordBatch) -> Result<RecordBatch>,
     ) -> Result<RecordBatch> {
         let operator: &mut dyn BatchOperator = match &mut self.scorer {

@@ -60,11 +60,7 @@ impl Session {
     /// is listed after it, in the order the rows bring them, and the model grows when it
     /// meets one ([`crate::Classifier::add_class`]).
     pub fn fresh(
-        tables: &[Table],
-        config: ModelConfig,
-        seed: u64,
-        label: &str,
-        encodings: Encodings,
+        tables: &[Table], config: ModelConfig, seed: u64, label: &str, encodings: Encodings,
         classes: Option<&[String]>,
     ) -> Result<Self> {
         config.validate()?;
@@ -174,9 +170,7 @@ impl<'a> Checkpointer<'a> {
     /// The counters and checkpoints of a replay of `stream`'s rows, whose rows
     /// `unknown_label_rows` have a label outside the model's classes.
     pub fn new(
-        policy: Option<CheckpointPolicy>,
-        stream: &StreamState,
-        unknown_label_rows: &'a [usize],
+        policy: Option<CheckpointPolicy>, stream: &StreamState, unknown_label_rows: &'a [usize],
     ) -> Self {
         Checkpointer {
             policy,
@@ -192,11 +186,7 @@ impl<'a> Checkpointer<'a> {
     /// After the row at replay `position` (row `row` of the data) was scored, and learnt if
     /// `labelled`.
     pub fn after_row(
-        &mut self,
-        position: usize,
-        row: usize,
-        labelled: bool,
-        model: &mut Model,
+        &mut self, position: usize, row: usize, labelled: bool, model: &mut Model,
     ) -> Result<()> {
         self.stream.stats.rows_seen += 1;
         if labelled {

@@ -206,11 +206,7 @@ impl<M: Classifier> Classifier for Scaled<M> {
     }
 
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let z = self.scaled(x);
         let predicted = self.model.learn_predict(&z, y, weight, out);
@@ -240,11 +236,7 @@ impl<M: Ranker> Ranker for Scaled<M> {
     }
 
     fn learn_predict_scores(
-        &mut self,
-        x: &[f64],
-        relevant: Option<&[bool]>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], relevant: Option<&[bool]>, weight: f64, out: &mut [f64],
     ) {
         let z = self.scaled(x);
         self.model.learn_predict_scores(&z, relevant, weight, out);

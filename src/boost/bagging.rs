@@ -140,11 +140,7 @@ impl<L: Classifier> Classifier for OzaBag<L> {
     /// Each member predicts the row before it learns it, so the vote is the one
     /// [`Classifier::predict_proba`] gives before learning, and every member is read once.
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let target = learnable(y, weight, self.k);
         let mut p = std::mem::take(&mut self.member_proba);

@@ -200,10 +200,7 @@ where
 /// drawn from `rng`. Returns the members and that seed, which also seeds the booster's own
 /// generator.
 fn build_members<W: Config>(
-    weak: &W,
-    n: usize,
-    spec: &StreamSpec,
-    rng: &mut Rng,
+    weak: &W, n: usize, spec: &StreamSpec, rng: &mut Rng,
 ) -> Result<(Vec<W::Model>, u64)> {
     let seed = rng.next_u64();
     let members = (0..n)

@@ -366,11 +366,7 @@ impl<L: Classifier> Classifier for OzaBoost<L> {
     }
 
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let target = learnable(y, weight, self.k);
         self.step(x, target, out);

@@ -248,8 +248,7 @@ impl KeyedStore {
     /// any, is deleted once the new one is written. Spill files are not flushed to disk
     /// (a crash discards them anyway); the commit that names them flushes them first.
     pub fn spill<'a>(
-        &mut self,
-        evicted: impl IntoIterator<Item = (Option<&'a str>, &'a mut Model, StreamState)>,
+        &mut self, evicted: impl IntoIterator<Item = (Option<&'a str>, &'a mut Model, StreamState)>,
     ) -> Result<()> {
         let mut entries = Vec::new();
         let mut writes = Vec::new();

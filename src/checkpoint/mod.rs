@@ -151,10 +151,7 @@ pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Meta
 /// caller flushes the directory once for many files). Without, the caller flushes the file
 /// (with [`crate::files::sync_file`]) before a manifest names it.
 pub(crate) fn save_new(
-    path: &Path,
-    model: &mut Model,
-    stream: &StreamState,
-    durable: bool,
+    path: &Path, model: &mut Model, stream: &StreamState, durable: bool,
 ) -> Result<Metadata> {
     let (meta, table, props) = encode(model, stream);
     let io = |source| Error::Io {
@@ -212,10 +209,7 @@ fn encode(model: &mut Model, stream: &StreamState) -> (Metadata, RecordBatch, Wr
 }
 
 fn write_table(
-    path: &Path,
-    file: File,
-    table: &RecordBatch,
-    props: WriterProperties,
+    path: &Path, file: File, table: &RecordBatch, props: WriterProperties,
 ) -> Result<()> {
     let mut writer =
         ArrowWriter::try_new(file, table.schema(), Some(props)).map_err(|e| io_error(path, e))?;

@@ -170,9 +170,7 @@ pub fn check_schema(found: &Schema) -> Result<(), String> {
 /// Reads the node rows back into `n_trees` arenas. Errors say which row is wrong;
 /// tree-shape checks are the tree's own ([`crate::weak::HoeffdingTree::put_nodes`]).
 pub fn from_batch(
-    batch: &RecordBatch,
-    n_trees: usize,
-    spec: &StreamSpec,
+    batch: &RecordBatch, n_trees: usize, spec: &StreamSpec,
 ) -> Result<Vec<Vec<NodeRecord>>, String> {
     let mut trees: Vec<Vec<NodeRecord>> = (0..n_trees).map(|_| Vec::new()).collect();
     check_schema(&batch.schema())?;

@@ -68,10 +68,7 @@ pub fn draw(path: &Path, title: &str, axes: (&str, &str), curves: &[Curve]) -> R
 }
 
 fn draw_on<B: DrawingBackend>(
-    backend: B,
-    title: &str,
-    (x_desc, y_desc): (&str, &str),
-    curves: &[Curve],
+    backend: B, title: &str, (x_desc, y_desc): (&str, &str), curves: &[Curve],
 ) -> std::result::Result<(), Box<dyn std::error::Error>>
 where
     B::ErrorType: 'static,

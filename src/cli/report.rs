@@ -57,12 +57,8 @@ pub struct RunInfo<'a> {
 /// and the learning curve of `metric` as CSV and as a chart marking `final_from`, the first
 /// row of the final fraction (the predictions are written as the rows are scored).
 pub fn write_outputs<R: Serialize>(
-    outputs: &Outputs,
-    run: &RunInfo,
-    metrics: &R,
-    metric: &str,
-    curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
-    final_from: u64,
+    outputs: &Outputs, run: &RunInfo, metrics: &R, metric: &str,
+    curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>, final_from: u64,
 ) -> Result<()> {
     if let Some(path) = &outputs.report {
         write_json(path, &RunReport { run, metrics })?;
@@ -85,9 +81,7 @@ pub fn write_outputs<R: Serialize>(
 
 /// Writes a learning curve as CSV: `rows,cumulative_<metric>,window_<metric>`.
 fn write_curve(
-    path: &Path,
-    metric: &str,
-    points: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
+    path: &Path, metric: &str, points: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
 ) -> Result<()> {
     let cell = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     let mut csv = format!("rows,cumulative_{metric},window_{metric}\n");

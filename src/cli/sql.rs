@@ -113,8 +113,7 @@ impl Classes {
 
 /// A fresh model's registration file: its config, classes and seed.
 async fn read_model_file(
-    path: &Path,
-    ctx: &SessionContext,
+    path: &Path, ctx: &SessionContext,
 ) -> Result<(ModelConfig, Vec<String>, u64)> {
     let format = |message: String| Error::Format {
         file: path.to_path_buf(),

@@ -298,10 +298,7 @@ fn config_of(args: &TrainArgs) -> Result<BatchBoostConfig> {
 /// The training and test parts of `data`: the first `train_rows` and the rest, or a seeded
 /// draw of `test_fraction` of the rows as the test part; all of it to train otherwise.
 fn split(
-    data: Dataset,
-    train_rows: Option<usize>,
-    test_fraction: Option<f64>,
-    seed: u64,
+    data: Dataset, train_rows: Option<usize>, test_fraction: Option<f64>, seed: u64,
 ) -> Result<(Dataset, Option<Dataset>)> {
     match (train_rows, test_fraction) {
         (Some(n), _) => {
@@ -338,14 +335,8 @@ fn split(
 
 #[allow(clippy::too_many_arguments)]
 fn report(
-    algorithm: Algorithm,
-    config: &ModelConfig,
-    args: &TrainArgs,
-    model: &BatchBoost,
-    training: &Dataset,
-    test: Option<&Dataset>,
-    seconds: f64,
-    table_bytes: usize,
+    algorithm: Algorithm, config: &ModelConfig, args: &TrainArgs, model: &BatchBoost,
+    training: &Dataset, test: Option<&Dataset>, seconds: f64, table_bytes: usize,
 ) -> TrainReport {
     let accuracy = |data: &Dataset| {
         let errors = model.errors_by_round(data);

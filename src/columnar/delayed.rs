@@ -40,10 +40,7 @@ use crate::{Error, Result};
 /// The values of column `name` of `batch` as times, checked to be present and not to
 /// decrease from `last` on; updates `last`.
 fn times(
-    batch: &RecordBatch,
-    name: &str,
-    source: &Path,
-    last: &mut Option<f64>,
+    batch: &RecordBatch, name: &str, source: &Path, last: &mut Option<f64>,
 ) -> Result<Vec<f64>> {
     let column = batch
         .column_by_name(name)
@@ -143,8 +140,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     /// The events of `batch` for [`BoostOperator::process`], under delayed labels: their
     /// ids and times, then `f` with them.
     pub(super) fn with_waiting<T>(
-        &mut self,
-        batch: &RecordBatch,
+        &mut self, batch: &RecordBatch,
         f: impl FnOnce(&mut Self, Option<&mut Waiting<'_>>) -> Result<T>,
     ) -> Result<T> {
         let Some(mut state) = self.take_delayed() else {
@@ -188,9 +184,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     }
 
     fn learn_labels(
-        &mut self,
-        state: &mut DelayedState,
-        batch: &RecordBatch,
+        &mut self, state: &mut DelayedState, batch: &RecordBatch,
     ) -> Result<RecordBatch> {
         let source = PathBuf::from(format!("labels of {}", self.source().display()));
         let (label, columns) = (self.label().to_string(), state.columns.clone());

@@ -87,19 +87,13 @@ pub fn infer_spec(tables: &[Table], label: &str, enc: &Encodings) -> Result<Stre
 /// tables, the classes are `classes`, in this order (the tables' labels may be null or
 /// name fewer of them).
 pub fn infer_spec_declared(
-    tables: &[Table],
-    label: &str,
-    enc: &Encodings,
-    classes: &[String],
+    tables: &[Table], label: &str, enc: &Encodings, classes: &[String],
 ) -> Result<StreamSpec> {
     infer(tables, label, enc, Some(classes))
 }
 
 fn infer(
-    tables: &[Table],
-    label: &str,
-    enc: &Encodings,
-    declared: Option<&[String]>,
+    tables: &[Table], label: &str, enc: &Encodings, declared: Option<&[String]>,
 ) -> Result<StreamSpec> {
     let first = tables
         .first()
@@ -238,10 +232,7 @@ fn infer(
 /// ([`crate::Classifier::add_class`]). (A label set naming a label outside a multi-label
 /// spec makes its row one to score only.)
 pub fn encode_with_spec(
-    tables: &[Table],
-    spec: &StreamSpec,
-    label: &str,
-    enc: &Encodings,
+    tables: &[Table], spec: &StreamSpec, label: &str, enc: &Encodings,
 ) -> Result<Encoded> {
     if spec.is_multi_label() {
         let encoder = StreamEncoder::new(tables, spec, label, enc)?.encoder;
@@ -265,10 +256,7 @@ pub fn encode_with_spec(
 /// `spec` grown by the categories and classes `tables` bring (a pass over them, a batch in
 /// memory at a time).
 pub fn grow_spec(
-    tables: &[Table],
-    spec: &StreamSpec,
-    label: &str,
-    enc: &Encodings,
+    tables: &[Table], spec: &StreamSpec, label: &str, enc: &Encodings,
 ) -> Result<StreamSpec> {
     if spec.is_multi_label() {
         return Ok(encode_with_spec(tables, spec, label, enc)?
@@ -296,10 +284,7 @@ pub struct StreamEncoder<'a> {
 impl<'a> StreamEncoder<'a> {
     /// An encoder of `tables` (which must share their columns) for `spec`.
     pub fn new(
-        tables: &'a [Table],
-        spec: &StreamSpec,
-        label: &str,
-        enc: &Encodings,
+        tables: &'a [Table], spec: &StreamSpec, label: &str, enc: &Encodings,
     ) -> Result<Self> {
         let first = tables
             .first()
@@ -400,10 +385,7 @@ fn grown_spec(spec: &StreamSpec, encoder: &RowEncoder) -> StreamSpec {
 /// [`encode_with_spec`] for a multi-label spec: every table needs its label sets, in either
 /// layout. A set naming a label outside the spec's makes its row one to score only.
 fn encode_label_sets(
-    tables: &[Table],
-    spec: &StreamSpec,
-    label: &str,
-    mut encoder: RowEncoder,
+    tables: &[Table], spec: &StreamSpec, label: &str, mut encoder: RowEncoder,
 ) -> Result<Encoded> {
     let (d, k) = (spec.n_features(), spec.n_classes());
     let n: usize = tables.iter().map(Table::n_rows).sum();
@@ -439,13 +421,8 @@ fn encode_label_sets(
 
 /// Checks that `table` has the columns of `first`, with compatible kinds.
 fn check_columns(
-    table: &Table,
-    first: &Table,
-    columns: &[String],
-    feature_cols: &[usize],
-    kinds: &[Kind],
-    label: Option<&str>,
-    enc: &Encodings,
+    table: &Table, first: &Table, columns: &[String], feature_cols: &[usize], kinds: &[Kind],
+    label: Option<&str>, enc: &Encodings,
 ) -> Result<()> {
     let schema = &table.schema;
     if let Some(label) = label

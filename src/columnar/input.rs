@@ -261,9 +261,7 @@ fn csv_schema<R: std::io::Read>(path: &Path, open: impl Fn() -> Result<R>) -> Re
 
 /// CSV text decoded with `schema`, batch by batch.
 fn csv_batches<'a, R: std::io::Read + 'a>(
-    path: &Path,
-    schema: SchemaRef,
-    open: impl Fn() -> Result<R>,
+    path: &Path, schema: SchemaRef, open: impl Fn() -> Result<R>,
 ) -> Result<Batches<'a>> {
     let reader = ReaderBuilder::new(schema.clone())
         .with_format(Format::default().with_header(true))

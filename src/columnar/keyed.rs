@@ -89,11 +89,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// key first appears. Every operator must have the output schema of `input`, `label`
     /// and `classes`.
     pub fn new(
-        input: SchemaRef,
-        key: &str,
-        label: &str,
-        classes: &[String],
-        factory: OperatorFactory<M>,
+        input: SchemaRef, key: &str, label: &str, classes: &[String], factory: OperatorFactory<M>,
     ) -> Result<Self> {
         let key_column = input
             .index_of(key)
@@ -136,9 +132,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// `source` naming it in errors. An input that does not fit is refused, and the
     /// operators given back as they were, with the error.
     pub fn rebind(
-        mut self,
-        input: SchemaRef,
-        source: &std::path::Path,
+        mut self, input: SchemaRef, source: &std::path::Path,
     ) -> std::result::Result<Self, Box<(Self, Error)>> {
         let key_column = match input.index_of(&self.key) {
             Ok(i) => i,
@@ -195,9 +189,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// memory; the key is marked as used by the current batch and as having learnt, and its
     /// bytes are estimated again.
     fn take(
-        &mut self,
-        key: Option<&str>,
-        rows: &RecordBatch,
+        &mut self, key: Option<&str>, rows: &RecordBatch,
         apply: &mut impl FnMut(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch>,
     ) -> Result<RecordBatch> {
         let owned = key.map(str::to_string);
@@ -316,10 +308,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// `apply` over the rows of each key of `batch` (key column `key_column`), in their
     /// order; the outputs (of `schema`) put back in the batch's row order.
     fn by_key(
-        &mut self,
-        batch: &RecordBatch,
-        key_column: usize,
-        schema: SchemaRef,
+        &mut self, batch: &RecordBatch, key_column: usize, schema: SchemaRef,
         mut apply: impl FnMut(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch>,
     ) -> Result<RecordBatch> {
         let keys = utf8(

@@ -88,11 +88,7 @@ fn listed(lists: &arrow::array::ListArray, r: usize) -> impl Iterator<Item = Opt
 /// The distinct label names in the list column `column` of `batch`, added to `names`.
 /// A null name is an error naming `source`, the row (counted from `first_row`) and column.
 pub(super) fn collect_list_labels(
-    column: &dyn Array,
-    name: &str,
-    source: &Path,
-    first_row: u64,
-    names: &mut Vec<String>,
+    column: &dyn Array, name: &str, source: &Path, first_row: u64, names: &mut Vec<String>,
 ) -> Result<()> {
     let lists = name_lists(column).map_err(|e| Error::UnsupportedColumnType {
         file: source.to_path_buf(),
@@ -150,10 +146,7 @@ impl LabelSetReader {
     /// Some but not all of the flag columns is an error, as is a `label` column that is not
     /// a list.
     pub fn new(
-        spec: &StreamSpec,
-        schema: &Schema,
-        label: &str,
-        source: &Path,
+        spec: &StreamSpec, schema: &Schema, label: &str, source: &Path,
     ) -> Result<Option<Self>> {
         if let Ok(column) = schema.index_of(label) {
             let field = schema.field(column);
@@ -199,12 +192,7 @@ impl LabelSetReader {
     /// whose set names a label outside the class set; they are not known. Errors name
     /// `source` and count rows from `first_row` (0-based data rows).
     pub fn read(
-        &self,
-        batch: &RecordBatch,
-        source: &Path,
-        first_row: u64,
-        k: usize,
-        masks: &mut Vec<bool>,
+        &self, batch: &RecordBatch, source: &Path, first_row: u64, k: usize, masks: &mut Vec<bool>,
         known: &mut Vec<bool>,
     ) -> Result<Vec<usize>> {
         let n = batch.num_rows();

@@ -187,11 +187,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     /// and learning from column `label` (or, for a multi-label stream, the `<label>_<name>`
     /// columns) when the input has it. `source` names the input in errors.
     pub fn new(
-        model: M,
-        spec: &StreamSpec,
-        input: SchemaRef,
-        label: &str,
-        encodings: &Encodings,
+        model: M, spec: &StreamSpec, input: SchemaRef, label: &str, encodings: &Encodings,
         source: impl Into<PathBuf>,
     ) -> Result<Self> {
         let source = source.into();
@@ -295,9 +291,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     /// (the next file of a job), `source` naming it in errors. An input that does not fit
     /// the model is refused, and the operator given back unchanged with the error.
     pub fn rebind(
-        mut self,
-        input: SchemaRef,
-        source: impl Into<PathBuf>,
+        mut self, input: SchemaRef, source: impl Into<PathBuf>,
     ) -> std::result::Result<Self, Box<(Self, Error)>> {
         let source = source.into();
         if input.fields() == self.input_schema.fields() {
@@ -392,9 +386,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     /// [`BoostOperator::process`], where a row without a label of its own is, when
     /// `waiting` is given, scored and kept waiting for the label that comes later.
     fn process_waiting(
-        &mut self,
-        batch: &RecordBatch,
-        mut waiting: Option<&mut Waiting<'_>>,
+        &mut self, batch: &RecordBatch, mut waiting: Option<&mut Waiting<'_>>,
     ) -> Result<RecordBatch> {
         if batch.schema().fields() != self.input_schema.fields() {
             return Err(Error::SchemaMismatch {
@@ -456,10 +448,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     /// `learnt` (when it is not empty) are scored only; rows without a label wait in
     /// `waiting`, when given, for theirs.
     fn classify(
-        &mut self,
-        batch: &RecordBatch,
-        learnt: &[bool],
-        mut waiting: Option<&mut Waiting<'_>>,
+        &mut self, batch: &RecordBatch, learnt: &[bool], mut waiting: Option<&mut Waiting<'_>>,
         columns: &mut Vec<ArrayRef>,
     ) -> Result<()> {
         let Targets::Classes {
@@ -524,10 +513,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     /// Multi-label rows: `<label>_scores` and `predicted_<label>` (the predicted set). Rows
     /// flagged in `learnt` (when it is not empty) are scored only.
     fn rank(
-        &mut self,
-        batch: &RecordBatch,
-        learnt: &[bool],
-        columns: &mut Vec<ArrayRef>,
+        &mut self, batch: &RecordBatch, learnt: &[bool], columns: &mut Vec<ArrayRef>,
     ) -> Result<()> {
         let Targets::LabelSets(reader) = &self.targets else {
             unreachable!("called for multi-label streams")
@@ -585,11 +571,7 @@ fn fixed_list(values: Vec<f64>, k: usize) -> FixedSizeListArray {
 /// What an operator needs to read batches of `input` for a model of `spec`: the feature
 /// encoder, the label reader and the output schema.
 fn bind(
-    spec: &StreamSpec,
-    input: &SchemaRef,
-    label: &str,
-    encodings: &Encodings,
-    source: &Path,
+    spec: &StreamSpec, input: &SchemaRef, label: &str, encodings: &Encodings, source: &Path,
 ) -> Result<(RowEncoder, Targets, SchemaRef)> {
     let encoder = RowEncoder::new(spec, input, encodings, source)?;
     if spec.is_multi_label() {
@@ -692,9 +674,7 @@ impl BoostOperator<Model> {
     /// feature column or holds one in a column of another kind is refused with
     /// [`Error::CheckpointMismatch`].
     pub fn resume(
-        path: &Path,
-        input: SchemaRef,
-        source: impl Into<PathBuf>,
+        path: &Path, input: SchemaRef, source: impl Into<PathBuf>,
     ) -> Result<(Self, ModelConfig)> {
         let (model, stream) = checkpoint::load(path)?;
         let op = BoostOperator::continuing(model, &stream, input, source)
@@ -705,10 +685,7 @@ impl BoostOperator<Model> {
     /// An operator that goes on with `model` and `stream` (a checkpoint's contents): its
     /// spec, label, encodings, counters and position.
     pub fn continuing(
-        model: Model,
-        stream: &StreamState,
-        input: SchemaRef,
-        source: impl Into<PathBuf>,
+        model: Model, stream: &StreamState, input: SchemaRef, source: impl Into<PathBuf>,
     ) -> Result<Self> {
         let mut op = BoostOperator::new(
             model,
@@ -752,9 +729,7 @@ mod tests {
     }
 
     fn operator<M: Classifier + Ranker>(
-        model: M,
-        spec: &StreamSpec,
-        input: &RecordBatch,
+        model: M, spec: &StreamSpec, input: &RecordBatch,
     ) -> BoostOperator<M> {
         BoostOperator::new(
             model,

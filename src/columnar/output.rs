@@ -67,11 +67,7 @@ impl ScoredRows {
     /// Records one ranked row: its relevant labels (if known), its scores and the predicted
     /// set, both sets as masks over the labels.
     pub fn push_ranking(
-        &mut self,
-        row: u64,
-        relevant: Option<&[bool]>,
-        scores: &[f64],
-        predicted: &[bool],
+        &mut self, row: u64, relevant: Option<&[bool]>, scores: &[f64], predicted: &[bool],
     ) {
         let names = |mask: &[bool]| {
             let on = self.names.iter().zip(mask).filter(|(_, on)| **on);

@@ -65,10 +65,7 @@ impl RowEncoder {
     /// Checks that `schema` has every feature of `spec` with a compatible type. `encodings`
     /// declares ordinal columns (numeric features read from their level names).
     pub fn new(
-        spec: &StreamSpec,
-        schema: &Schema,
-        encodings: &Encodings,
-        source: impl Into<PathBuf>,
+        spec: &StreamSpec, schema: &Schema, encodings: &Encodings, source: impl Into<PathBuf>,
     ) -> Result<Self> {
         let source = source.into();
         // A feature is found by name: a repeated name would read its first column only.
@@ -148,11 +145,7 @@ impl RowEncoder {
     /// Encodes `batch` into `out` (resized to `rows × width`, row-major). Errors name
     /// `source` and count rows from `first_row`, the position of the batch's first row.
     pub fn encode(
-        &mut self,
-        batch: &RecordBatch,
-        source: &Path,
-        first_row: u64,
-        out: &mut Vec<f64>,
+        &mut self, batch: &RecordBatch, source: &Path, first_row: u64, out: &mut Vec<f64>,
     ) -> Result<()> {
         let (n, d) = (batch.num_rows(), self.width());
         out.clear();
@@ -218,10 +211,7 @@ impl RowEncoder {
 /// Calls `f(row, value)` for every present cell of `column` read as text: not null and not
 /// empty (an empty string is a missing value).
 fn for_each_text(
-    column: &dyn Array,
-    source: &Path,
-    name: &str,
-    mut f: impl FnMut(usize, &str) -> Result<()>,
+    column: &dyn Array, source: &Path, name: &str, mut f: impl FnMut(usize, &str) -> Result<()>,
 ) -> Result<()> {
     let text = utf8(column, source, name)?;
     let text = text.as_string::<i32>();
@@ -235,9 +225,7 @@ fn for_each_text(
 
 /// The column as UTF-8 text (one cast per batch; a no-op clone for a UTF-8 column).
 pub(crate) fn utf8(
-    column: &dyn Array,
-    source: &Path,
-    name: &str,
+    column: &dyn Array, source: &Path, name: &str,
 ) -> Result<arrow::array::ArrayRef> {
     cast(column, &DataType::Utf8).map_err(|e| Error::UnsupportedColumnType {
         file: source.to_path_buf(),

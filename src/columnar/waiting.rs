@@ -20,11 +20,7 @@ impl Waiting<'_> {
     /// it then waits for its label, unless its id is null (scored only, counted). Returns
     /// the predicted class and whether the event was learnt at once (its label came first).
     pub(super) fn event<M: Classifier + ?Sized>(
-        &mut self,
-        r: usize,
-        model: &mut M,
-        x: &[f64],
-        out: &mut [f64],
+        &mut self, r: usize, model: &mut M, x: &[f64], out: &mut [f64],
     ) -> Result<(ClassId, bool)> {
         if self.ids.is_null(r) {
             self.learner.count_null_id();

@@ -54,9 +54,7 @@ impl Dataset {
 
     /// A data set from row-major `values` (`d` per row) and one label per row.
     pub fn from_parts(
-        spec: StreamSpec,
-        values: Vec<f64>,
-        labels: Vec<Option<ClassId>>,
+        spec: StreamSpec, values: Vec<f64>, labels: Vec<Option<ClassId>>,
     ) -> crate::Result<Self> {
         if spec.is_multi_label() {
             return Err(crate::Error::config(
@@ -96,9 +94,7 @@ impl Dataset {
     /// A multi-label data set from row-major `values` and one optional label set per row
     /// (a mask of the spec's `k` labels).
     pub fn from_label_sets(
-        spec: StreamSpec,
-        values: Vec<f64>,
-        sets: Vec<Option<Vec<bool>>>,
+        spec: StreamSpec, values: Vec<f64>, sets: Vec<Option<Vec<bool>>>,
     ) -> crate::Result<Self> {
         let mut data = Dataset::new(spec);
         let (d, k) = (data.spec.n_features(), data.spec.n_classes());

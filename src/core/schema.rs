@@ -41,8 +41,7 @@ impl Feature {
 
     /// A nominal feature with the given known categories.
     pub fn nominal<S: Into<String>>(
-        name: impl Into<String>,
-        categories: impl IntoIterator<Item = S>,
+        name: impl Into<String>, categories: impl IntoIterator<Item = S>,
     ) -> Self {
         Feature {
             name: name.into(),

@@ -61,10 +61,7 @@ pub(super) struct Layout {
 
 /// Grows `model` until it knows class `y`, first met at `row` of `data`.
 fn grow<M: Classifier + ?Sized>(
-    model: &mut M,
-    y: ClassId,
-    spec: &StreamSpec,
-    row: usize,
+    model: &mut M, y: ClassId, spec: &StreamSpec, row: usize,
 ) -> Result<()> {
     while model.n_classes() <= y {
         model.add_class().map_err(|e| Error::InvalidRow {
@@ -242,10 +239,7 @@ impl Prequential {
     /// Replays `data` through `model` in `order` (input order if `None`): each row is
     /// predicted, reported to `on_row`, then learnt if labelled. Only the loop is timed.
     pub fn run<M: Classifier + ?Sized>(
-        &self,
-        model: &mut M,
-        data: &Dataset,
-        order: Option<&[usize]>,
+        &self, model: &mut M, data: &Dataset, order: Option<&[usize]>,
         mut on_row: impl FnMut(&RowOutcome<'_>),
     ) -> Result<PrequentialReport> {
         self.run_with(model, data, order, |outcome, _| {
@@ -258,10 +252,7 @@ impl Prequential {
     /// learnt (to checkpoint it, for instance) and may stop the run with an error. Its time
     /// counts in the throughput.
     pub fn run_with<M: Classifier + ?Sized>(
-        &self,
-        model: &mut M,
-        data: &Dataset,
-        order: Option<&[usize]>,
+        &self, model: &mut M, data: &Dataset, order: Option<&[usize]>,
         mut after_row: impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
     ) -> Result<PrequentialReport> {
         let n = order.map_or(data.len(), <[usize]>::len);
@@ -280,10 +271,7 @@ impl Prequential {
     /// number of rows (for the final fraction and the curve's window). `chunks` calls the
     /// function it is given on each chunk in turn.
     pub fn run_chunks<M: Classifier + ?Sized>(
-        &self,
-        model: &mut M,
-        spec: &StreamSpec,
-        n: usize,
+        &self, model: &mut M, spec: &StreamSpec, n: usize,
         chunks: impl FnOnce(&mut dyn FnMut(Dataset) -> Result<()>) -> Result<()>,
         mut after_row: impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
     ) -> Result<PrequentialReport> {
@@ -334,10 +322,7 @@ struct Delayed {
 impl<'p> Run<'p> {
     /// Checks `model` against a stream of `spec` and `n` rows and starts the clock.
     fn start<M: Classifier + ?Sized>(
-        prequential: &'p Prequential,
-        model: &M,
-        spec: &StreamSpec,
-        n: usize,
+        prequential: &'p Prequential, model: &M, spec: &StreamSpec, n: usize,
     ) -> Result<Self> {
         prequential.validate()?;
         let k = spec.n_classes();
@@ -379,11 +364,7 @@ impl<'p> Run<'p> {
     /// Row `row` of `data`, known to the caller as input row `index`: predicted, reported
     /// to `after_row`, learnt if labelled.
     fn row<M: Classifier + ?Sized>(
-        &mut self,
-        model: &mut M,
-        data: &Dataset,
-        row: usize,
-        index: usize,
+        &mut self, model: &mut M, data: &Dataset, row: usize, index: usize,
         after_row: &mut impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
     ) -> Result<()> {
         let (x, label) = (data.row(row), data.label(row));

@@ -47,11 +47,7 @@ impl RowRanking {
     /// The measures of a row: its label split, its scores and the predicted set. `ranks` is
     /// scratch space.
     pub fn of(
-        split: &LabelSplit,
-        relevant: &[bool],
-        scores: &[f64],
-        set: &[bool],
-        ranks: &mut Vec<f64>,
+        split: &LabelSplit, relevant: &[bool], scores: &[f64], set: &[bool], ranks: &mut Vec<f64>,
     ) -> Self {
         let wrong = relevant.iter().zip(set).filter(|(a, b)| a != b).count();
         let mut row = RowRanking {
@@ -217,10 +213,7 @@ impl Prequential {
     /// reported to `after_row` (with the model, after learning), then learnt if its label
     /// set is known. Only the loop is timed.
     pub fn run_ranking<M: Ranker + ?Sized>(
-        &self,
-        model: &mut M,
-        data: &Dataset,
-        order: Option<&[usize]>,
+        &self, model: &mut M, data: &Dataset, order: Option<&[usize]>,
         mut after_row: impl FnMut(&RankedRow<'_>, &mut M) -> Result<()>,
     ) -> Result<RankingReport> {
         self.validate()?;

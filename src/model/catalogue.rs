@@ -74,8 +74,7 @@ impl FromStr for Algorithm {
 /// one-key object (an externally tagged variant, `{"uniform-random": [5, 200]}`) whose key
 /// differs from the default's.
 pub(crate) fn merge(
-    defaults: serde_json::Value,
-    over: serde_json::Value,
+    defaults: serde_json::Value, over: serde_json::Value,
     variant_defaults: &dyn Fn(&str, &str) -> Option<serde_json::Value>,
 ) -> serde_json::Value {
     use serde_json::Value;

@@ -96,11 +96,7 @@ impl Classifier for Model {
     }
 
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         dispatch!(self, m => m.learn_predict(x, y, weight, out))
     }

@@ -88,10 +88,8 @@ impl fmt::Display for DelayedArguments {
 
 /// The schema of the node's output: the scored events, or the labels' outcomes.
 fn output_schema(
-    source: &ModelSource,
-    events: &datafusion::arrow::datatypes::Schema,
-    labels: &datafusion::arrow::datatypes::Schema,
-    args: &DelayedArguments,
+    source: &ModelSource, events: &datafusion::arrow::datatypes::Schema,
+    labels: &datafusion::arrow::datatypes::Schema, args: &DelayedArguments,
 ) -> SchemaRef {
     let scored = source.output_schema(events, &args.label);
     if !args.outcomes {
@@ -116,10 +114,7 @@ pub struct BoostScoreDelayedNode {
 
 impl BoostScoreDelayedNode {
     pub(super) fn try_new(
-        events: LogicalPlan,
-        labels: LogicalPlan,
-        registry: ModelRegistry,
-        args: DelayedArguments,
+        events: LogicalPlan, labels: LogicalPlan, registry: ModelRegistry, args: DelayedArguments,
     ) -> DfResult<Self> {
         let source = registry.get(&args.model).map_err(to_df)?;
         if matches!(source, ModelSource::Live(_)) {
@@ -185,9 +180,7 @@ impl BoostScoreDelayedNode {
 
     /// Its physical plan over the physical plans of its inputs.
     pub(super) fn exec(
-        &self,
-        events: Arc<dyn ExecutionPlan>,
-        labels: Arc<dyn ExecutionPlan>,
+        &self, events: Arc<dyn ExecutionPlan>, labels: Arc<dyn ExecutionPlan>,
     ) -> DfResult<BoostScoreDelayedExec> {
         let source = self.registry.get(&self.args.model).map_err(to_df)?;
         BoostScoreDelayedExec::try_new(events, labels, source, self.args.clone())
@@ -251,9 +244,7 @@ pub struct BoostScoreDelayedExec {
 
 impl BoostScoreDelayedExec {
     fn try_new(
-        events: Arc<dyn ExecutionPlan>,
-        labels: Arc<dyn ExecutionPlan>,
-        source: ModelSource,
+        events: Arc<dyn ExecutionPlan>, labels: Arc<dyn ExecutionPlan>, source: ModelSource,
         args: DelayedArguments,
     ) -> DfResult<Self> {
         let schema = output_schema(&source, &events.schema(), &labels.schema(), &args);
@@ -320,16 +311,14 @@ impl ExecutionPlan for BoostScoreDelayedExec {
     }
 
     fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
+        &self, _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
     ) -> DfResult<TreeNodeRecursion> {
         // The ordering is a requirement on the inputs; the operator reads columns by name.
         Ok(TreeNodeRecursion::Continue)
     }
 
     fn with_new_children(
-        self: Arc<Self>,
-        children: Vec<Arc<dyn ExecutionPlan>>,
+        self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         let [events, labels] = <[_; 2]>::try_from(children)
             .map_err(|_| DataFusionError::Plan("BoostScoreDelayedExec has two inputs".into()))?;
@@ -342,9 +331,7 @@ impl ExecutionPlan for BoostScoreDelayedExec {
     }
 
     fn execute(
-        &self,
-        partition: usize,
-        context: Arc<TaskContext>,
+        &self, partition: usize, context: Arc<TaskContext>,
     ) -> DfResult<SendableRecordBatchStream> {
         if partition != 0 {
             return plan_err!("BoostScoreDelayedExec has one partition, not {partition}");

@@ -75,9 +75,7 @@ impl LiveSlot {
     /// keyed checkpoint's directory), else fresh; a fresh model's first query makes it one
     /// model, or one per key if the query names a key.
     pub(crate) fn open(
-        name: &str,
-        policy: CheckpointPolicy,
-        fresh: Option<(ModelConfig, Vec<String>, u64)>,
+        name: &str, policy: CheckpointPolicy, fresh: Option<(ModelConfig, Vec<String>, u64)>,
     ) -> Result<Self> {
         policy.validate()?;
         let committed = if KeyedStore::is_keyed(&policy.path) {
@@ -176,8 +174,7 @@ impl LiveSlot {
     /// `template` (a fresh model's first keyed query). A model committed without a key is
     /// refused.
     pub(crate) fn keyed_store(
-        &self,
-        template: impl FnOnce() -> Result<StreamState>,
+        &self, template: impl FnOnce() -> Result<StreamState>,
     ) -> Result<Arc<Mutex<KeyedStore>>> {
         let refuse = || {
             Error::config(

@@ -65,8 +65,7 @@ impl WindowUDFImpl for BoostPrequential {
     }
 
     fn partition_evaluator(
-        &self,
-        args: PartitionEvaluatorArgs,
+        &self, args: PartitionEvaluatorArgs,
     ) -> DfResult<Box<dyn PartitionEvaluator>> {
         let literal = args.input_exprs()[0].downcast_ref::<Literal>();
         let Some(name) = model_name(literal.map(Literal::value)) else {

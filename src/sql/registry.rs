@@ -67,11 +67,7 @@ impl ModelRegistry {
     /// Registers a fresh model by config. Its features are the columns a query passes; its
     /// classes are fixed here.
     pub fn register_config(
-        &self,
-        name: &str,
-        config: ModelConfig,
-        classes: Vec<String>,
-        seed: u64,
+        &self, name: &str, config: ModelConfig, classes: Vec<String>, seed: u64,
     ) -> Result<()> {
         config.validate()?;
         config.check_fresh()?;
@@ -107,10 +103,7 @@ impl ModelRegistry {
     /// that trains it. Queries that train it start from its last commit and commit by
     /// `policy` and at their end; `boost_predict` scores with the last commit.
     pub fn register_live(
-        &self,
-        name: &str,
-        policy: CheckpointPolicy,
-        fresh: Option<(ModelConfig, Vec<String>, u64)>,
+        &self, name: &str, policy: CheckpointPolicy, fresh: Option<(ModelConfig, Vec<String>, u64)>,
     ) -> Result<()> {
         let slot = LiveSlot::open(name, policy, fresh)?;
         self.insert(name, ModelSource::Live(Arc::new(slot)));
@@ -150,10 +143,7 @@ impl ModelSource {
     /// column is `label` (or, `multi_label`, whose label sets are in `<label>_<name>`
     /// columns), with the stream state it starts from. A checkpoint keeps its own task.
     pub fn start(
-        &self,
-        features: &Schema,
-        label: &str,
-        multi_label: bool,
+        &self, features: &Schema, label: &str, multi_label: bool,
     ) -> Result<(Model, StreamState)> {
         match self {
             ModelSource::Config {
@@ -219,10 +209,7 @@ impl ModelSource {
     /// stream state it starts from. A fresh model's features are the columns of `input`
     /// other than the label and those in `not_features`; a checkpoint's are its own.
     pub fn start_on(
-        &self,
-        input: &Schema,
-        label: &str,
-        not_features: &[&str],
+        &self, input: &Schema, label: &str, not_features: &[&str],
     ) -> Result<(Model, StreamState)> {
         // A list-typed label column, or `<label>_<name>` flag columns without a label column,
         // make the stream multi-label; the flags are then targets too.
@@ -251,11 +238,7 @@ impl ModelSource {
     /// An operator that trains a copy of this model on batches of `input` (see
     /// [`ModelSource::start_on`]); `origin` names the stream in errors.
     pub fn operator(
-        &self,
-        input: SchemaRef,
-        label: &str,
-        not_features: &[&str],
-        origin: &str,
+        &self, input: SchemaRef, label: &str, not_features: &[&str], origin: &str,
     ) -> Result<BoostOperator<Model>> {
         let (model, stream) = self.start_on(&input, label, not_features)?;
         BoostOperator::continuing(model, &stream, input, PathBuf::from(origin))

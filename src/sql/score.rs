@@ -84,9 +84,7 @@ impl BoostScoreRelation {
 
 impl RelationPlanner for BoostScoreRelation {
     fn plan_relation(
-        &self,
-        relation: TableFactor,
-        context: &mut dyn RelationPlannerContext,
+        &self, relation: TableFactor, context: &mut dyn RelationPlannerContext,
     ) -> DfResult<RelationPlanning> {
         let TableFactor::Table {
             name,
@@ -175,9 +173,7 @@ impl RelationPlanner for BoostScoreRelation {
 impl BoostScoreRelation {
     /// `boost_score_delayed(…)`'s node over its two subqueries.
     fn plan_delayed(
-        &self,
-        exprs: Vec<SqlExpr>,
-        context: &mut dyn RelationPlannerContext,
+        &self, exprs: Vec<SqlExpr>, context: &mut dyn RelationPlannerContext,
     ) -> DfResult<LogicalPlan> {
         let usage = delayed::USAGE;
         if !(6..=7).contains(&exprs.len()) {
@@ -374,13 +370,9 @@ pub struct BoostScoreExtensionPlanner;
 #[async_trait]
 impl ExtensionPlanner for BoostScoreExtensionPlanner {
     async fn plan_extension(
-        &self,
-        _planner: &dyn PhysicalPlanner,
-        node: &dyn UserDefinedLogicalNode,
-        _logical_inputs: &[&LogicalPlan],
-        physical_inputs: &[Arc<dyn ExecutionPlan>],
-        _session: &dyn Session,
-        _planning_ctx: &PhysicalPlanningContext,
+        &self, _planner: &dyn PhysicalPlanner, node: &dyn UserDefinedLogicalNode,
+        _logical_inputs: &[&LogicalPlan], physical_inputs: &[Arc<dyn ExecutionPlan>],
+        _session: &dyn Session, _planning_ctx: &PhysicalPlanningContext,
     ) -> DfResult<Option<Arc<dyn ExecutionPlan>>> {
         if let Some(node) = node
             .as_any()
@@ -405,9 +397,7 @@ pub struct BoostQueryPlanner;
 #[async_trait]
 impl QueryPlanner for BoostQueryPlanner {
     async fn create_physical_plan(
-        &self,
-        logical_plan: &LogicalPlan,
-        session: &dyn Session,
+        &self, logical_plan: &LogicalPlan, session: &dyn Session,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         DefaultPhysicalPlanner::with_extension_planners(vec![Arc::new(BoostScoreExtensionPlanner)])
             .create_physical_plan(logical_plan, session)
@@ -433,9 +423,7 @@ pub struct BoostScoreExec {
 
 impl BoostScoreExec {
     fn try_new(
-        input: Arc<dyn ExecutionPlan>,
-        source: ModelSource,
-        args: Arguments,
+        input: Arc<dyn ExecutionPlan>, source: ModelSource, args: Arguments,
     ) -> DfResult<Self> {
         let in_schema = input.schema();
         let schema = source.output_schema(&in_schema, &args.label);
@@ -518,8 +506,7 @@ impl ExecutionPlan for BoostScoreExec {
     }
 
     fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
+        &self, _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
     ) -> DfResult<TreeNodeRecursion> {
         // The key is evaluated by the operator through its column name, not as an
         // expression; the ordering and the partitioning are requirements on the input.
@@ -527,8 +514,7 @@ impl ExecutionPlan for BoostScoreExec {
     }
 
     fn with_new_children(
-        self: Arc<Self>,
-        children: Vec<Arc<dyn ExecutionPlan>>,
+        self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         let [input] = <[_; 1]>::try_from(children)
             .map_err(|_| DataFusionError::Plan("BoostScoreExec has one input".into()))?;
@@ -540,9 +526,7 @@ impl ExecutionPlan for BoostScoreExec {
     }
 
     fn execute(
-        &self,
-        partition: usize,
-        context: Arc<TaskContext>,
+        &self, partition: usize, context: Arc<TaskContext>,
     ) -> DfResult<SendableRecordBatchStream> {
         let input = self.input.execute(partition, context)?;
         let in_schema: SchemaRef = self.input.schema();
@@ -614,8 +598,7 @@ impl ExecutionPlan for BoostScoreExec {
 
 /// `input` through `operator`, with DataFusion's errors.
 fn scored<O: BatchOperator + Unpin + Send + 'static>(
-    input: SendableRecordBatchStream,
-    operator: O,
+    input: SendableRecordBatchStream, operator: O,
 ) -> BoxStream<'static, DfResult<RecordBatch>> {
     ScoredStream::new(input, operator)
         .map(|r| r.map_err(from_stream_error))

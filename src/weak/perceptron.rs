@@ -323,11 +323,7 @@ impl Classifier for Perceptron {
     /// One encoding and one scoring for both phases: the categories of `x` get their slots
     /// first (a new slot has weight 0, so the scores are those of `predict_proba`).
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let learns = y.is_some_and(|y| y < self.k) && weight > 0.0 && weight.is_finite();
         let mut scratch = std::mem::take(&mut self.scratch);

@@ -135,11 +135,7 @@ impl Classifier for Resampled {
     /// The first copy goes through the inner learner's own `learn_predict` (one pass for the
     /// prediction and the update); the others through `learn`.
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let copies = if y.is_some() { self.copies(weight) } else { 0 };
         let Some(y) = y.filter(|_| copies > 0) else {

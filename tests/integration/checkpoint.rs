@@ -233,9 +233,7 @@ fn with_metadata(from: &Path, to: &Path, key: &str, value: &str) {
 /// Rewrites a checkpoint through `edit_value(key, value)` on its metadata and `edit_batch`
 /// on its node table.
 fn rewrite(
-    from: &Path,
-    to: &Path,
-    edit_value: impl Fn(&str, String) -> String,
+    from: &Path, to: &Path, edit_value: impl Fn(&str, String) -> String,
     edit_batch: impl Fn(RecordBatch) -> RecordBatch,
 ) {
     use parquet::arrow::ArrowWriter;

@@ -18,10 +18,7 @@ fn ada_olm_final_accuracy(file: &str, learners: usize, shuffles: u64) -> Option<
 }
 
 fn ada_olm_final_accuracy_coded(
-    file: &str,
-    encodings: &Encodings,
-    learners: usize,
-    shuffles: u64,
+    file: &str, encodings: &Encodings, learners: usize, shuffles: u64,
 ) -> Option<f64> {
     let path = dataset(file)?;
     let data = load_stream(&[path], "label", encodings).unwrap();

@@ -83,10 +83,7 @@ fn config() -> ModelConfig {
 }
 
 fn delayed_operator(
-    model: Model,
-    data: &Dataset,
-    events: &RecordBatch,
-    limits: PendingLimits,
+    model: Model, data: &Dataset, events: &RecordBatch, limits: PendingLimits,
 ) -> BoostOperator<Model> {
     let mut op = BoostOperator::new(
         model,
@@ -137,10 +134,7 @@ fn predictions(batches: &[RecordBatch]) -> Vec<(String, Vec<u64>)> {
 /// Runs the delayed stream over events and labels cut into pieces of the given sizes;
 /// returns the scored events, the outcomes and the operator.
 fn run_stream(
-    op: BoostOperator<Model>,
-    events: &RecordBatch,
-    labels: &RecordBatch,
-    sizes: (usize, usize),
+    op: BoostOperator<Model>, events: &RecordBatch, labels: &RecordBatch, sizes: (usize, usize),
 ) -> (Vec<RecordBatch>, Vec<RecordBatch>, BoostOperator<Model>) {
     let mut stream = DelayedStream::new(
         futures::stream::iter(pieces(events, sizes.0)),

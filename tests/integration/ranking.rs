@@ -92,12 +92,7 @@ fn pair_walk_pmf_matches_the_oracle() {
 
 /// `φ_n(s)` by enumerating every multinomial outcome of `n` draws from `u_γ^Y`.
 fn brute_potential(
-    k: usize,
-    gamma: f64,
-    relevant: &[bool],
-    n: usize,
-    s: &[f64],
-    loss: PairLoss,
+    k: usize, gamma: f64, relevant: &[bool], n: usize, s: &[f64], loss: PairLoss,
 ) -> f64 {
     let split = LabelSplit::of(relevant);
     let m = split.relevant.len() as f64;

@@ -252,9 +252,7 @@ async fn frozen_scoring_and_the_model_table() {
 /// Checks that the columns `p` (label) and `probs` of `out` are `model`'s prediction and
 /// probabilities, bit for bit, for the rows of `data` in order; returns the rows checked.
 fn scored_as_by(
-    out: &[RecordBatch],
-    model: &streamboost::model::Model,
-    stream: &checkpoint::StreamState,
+    out: &[RecordBatch], model: &streamboost::model::Model, stream: &checkpoint::StreamState,
     data: &streamboost::core::Dataset,
 ) -> usize {
     let predicted = strings(out, "p");
@@ -475,8 +473,7 @@ impl datafusion::physical_plan::streaming::PartitionStream for EndlessCar {
     }
 
     fn execute(
-        &self,
-        _ctx: std::sync::Arc<datafusion::execution::TaskContext>,
+        &self, _ctx: std::sync::Arc<datafusion::execution::TaskContext>,
     ) -> datafusion::physical_plan::SendableRecordBatchStream {
         use datafusion::arrow::array::Int64Array;
         let rows = self.rows.clone();

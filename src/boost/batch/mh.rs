@@ -68,9 +68,7 @@ impl LeafRule for RealConfidences {
 /// round's report as it ends. A round's `delta` is the edge `δ` for which `√(1−δ²) = Z_t`
 /// (AdaBoost's relation between the two), and its `loss_bound` is `k Π Z_t`.
 pub fn train_mh(
-    rounds: usize,
-    table: &Table,
-    on_round: &mut dyn FnMut(&Round),
+    rounds: usize, table: &Table, on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<MhStump>, Vec<Round>)> {
     let (m, k) = (table.len(), table.k());
     let labels = table.labels();

@@ -274,10 +274,7 @@ impl<H: Hypothesis> WeightedVote<H> {
 /// Trains AdaBoost.MM (\[MS\] §7, spec §12.3) on the rows of `table` with `learner`;
 /// returns the model and a report per round, each also given to `on_round` as it ends.
 pub fn train<L: CostSensitive>(
-    config: &AdaBoostMmConfig,
-    table: &Table,
-    learner: &L,
-    on_round: &mut dyn FnMut(&Round),
+    config: &AdaBoostMmConfig, table: &Table, learner: &L, on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
     check_rounds(config.rounds)?;
     let (m, k, labels) = (table.len(), table.k(), table.labels());
@@ -328,10 +325,7 @@ pub fn train<L: CostSensitive>(
 /// rows it gets wrong by `e^{α_t}`, and stops (or discards, by `config`) when
 /// `ε_t ≥ 1 − 1/k`.
 pub fn train_samme<L: CostSensitive>(
-    config: &AdaBoostMmConfig,
-    table: &Table,
-    learner: &L,
-    on_round: &mut dyn FnMut(&Round),
+    config: &AdaBoostMmConfig, table: &Table, learner: &L, on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
     check_rounds(config.rounds)?;
     let (m, k, labels) = (table.len(), table.k(), table.labels());
@@ -401,10 +395,7 @@ pub struct OsConfig {
 /// OnlineMBBM uses ([`PotentialEngine`]); `H` is the plurality vote. Each round reports its
 /// mean potential ([`Round::potential`]).
 pub fn train_os<L: CostSensitive>(
-    config: &OsConfig,
-    table: &Table,
-    learner: &L,
-    on_round: &mut dyn FnMut(&Round),
+    config: &OsConfig, table: &Table, learner: &L, on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
     if !(config.gamma > 0.0 && config.gamma < 1.0) {
         return Err(Error::config("gamma", "must be in (0, 1)"));

@@ -115,10 +115,7 @@ struct Found {
 /// Grows a tree of at most `max_leaves` (≥ 1) leaves over the rows of `table`, row `j`
 /// carrying statistics `stats.row(j)`.
 pub(crate) fn grow<R: LeafRule>(
-    table: &Table,
-    stats: &CostMatrix,
-    rule: &R,
-    max_leaves: usize,
+    table: &Table, stats: &CostMatrix, rule: &R, max_leaves: usize,
 ) -> Tree<R::Value> {
     let (m, w) = (table.len(), stats.k());
     let mut node_of = vec![0u32; m];
@@ -205,13 +202,8 @@ fn add(sums: &mut [f64], row: &[f64]) {
 
 /// The best split of each leaf in `leaves` (node ids), in one scan of each column.
 fn best_splits<R: LeafRule>(
-    table: &Table,
-    stats: &CostMatrix,
-    rule: &R,
-    node_of: &[u32],
-    leaves: &[usize],
-    reached: &[Vec<f64>],
-    counts: &[usize],
+    table: &Table, stats: &CostMatrix, rule: &R, node_of: &[u32], leaves: &[usize],
+    reached: &[Vec<f64>], counts: &[usize],
 ) -> Vec<Option<Found>> {
     const NONE: usize = usize::MAX;
     let w = stats.k();

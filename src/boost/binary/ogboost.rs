@@ -196,11 +196,7 @@ impl<L: Classifier> Classifier for OgBoost<L> {
     /// Predicts with every selector's best learner before the row, then learns it
     /// (ALGORITHMS.md §11).
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let target = learnable(y, weight, 2);
         let k = self.per_selector;

@@ -333,11 +333,7 @@ impl<L: Classifier> Classifier for OsBoost<L> {
     }
 
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let target = learnable(y, weight, 2);
         let mut h = vec![0.0; self.learners.len()];

@@ -245,11 +245,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
     /// weight depends only on the votes and pre-update `α` of learners `< i`, all known here,
     /// so each member routes the row once for both phases.
     fn forward(
-        &self,
-        mut members: Pass<'_, L>,
-        x: &[f64],
-        work: &mut Workspace,
-        tie: TieBreak,
+        &self, mut members: Pass<'_, L>, x: &[f64], work: &mut Workspace, tie: TieBreak,
         rng: &mut Rng,
     ) {
         let k = self.k;
@@ -289,11 +285,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
 
     /// Predicts row `x` and, given a label, has every member learn it ([`Self::forward`]).
     fn forward_learning(
-        &mut self,
-        x: &[f64],
-        target: Option<(ClassId, f64)>,
-        work: &mut Workspace,
-        rng: &mut Rng,
+        &mut self, x: &[f64], target: Option<(ClassId, f64)>, work: &mut Workspace, rng: &mut Rng,
     ) {
         match target {
             Some((y, weight)) => {
@@ -418,11 +410,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     }
 
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let target = learnable(y, weight, self.k);
         let mut work = self.take_work();

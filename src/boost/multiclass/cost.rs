@@ -91,12 +91,7 @@ impl Surrogate {
     /// [`Self::weight_bound`]; in logs when the bound has overflowed (ALGORITHMS.md §4).
     #[inline]
     pub fn normalised_weight(
-        self,
-        neg_diagonal: f64,
-        weight_bound: f64,
-        i: usize,
-        k: usize,
-        bound: f64,
+        self, neg_diagonal: f64, weight_bound: f64, i: usize, k: usize, bound: f64,
     ) -> f64 {
         if weight_bound.is_finite() {
             neg_diagonal / weight_bound
@@ -185,11 +180,7 @@ impl PairwiseCosts {
     /// `argmin_l Σ_r p[r] C[r][l]`; among equal costs the label with the largest `p`, then
     /// `tie`. A one-hot `p` votes its label (every row of `C` is minimal on the diagonal).
     pub fn expected_cost_vote(
-        &self,
-        p: &[f64],
-        expected: &mut [f64],
-        tie: TieBreak,
-        rng: &mut Rng,
+        &self, p: &[f64], expected: &mut [f64], tie: TieBreak, rng: &mut Rng,
     ) -> usize {
         let k = self.k;
         if let Some(hot) = one_hot(p) {

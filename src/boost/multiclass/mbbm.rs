@@ -216,13 +216,8 @@ impl<L: Classifier> OnlineMbbm<L> {
     /// learners `< i`, so each member predicts and learns in one call.
     #[allow(clippy::too_many_arguments)]
     fn forward(
-        k: usize,
-        params: (VoteRule, WeightNorm, TieBreak),
-        learners: Pass<'_, L>,
-        x: &[f64],
-        engine: &mut PotentialEngine,
-        work: &mut Workspace,
-        rng: &mut Rng,
+        k: usize, params: (VoteRule, WeightNorm, TieBreak), learners: Pass<'_, L>, x: &[f64],
+        engine: &mut PotentialEngine, work: &mut Workspace, rng: &mut Rng,
     ) {
         let (vote_rule, weight_norm, tie) = params;
         let n_learners = learners.len();
@@ -311,11 +306,7 @@ impl<L: Classifier> OnlineMbbm<L> {
 /// cost, whatever the rows still to come hold (potentials lie in [0, 1]), is below every
 /// other label's: the same vote, with fewer bundles when the learner is confident.
 fn least_expected_cost_vote(
-    n: usize,
-    engine: &mut PotentialEngine,
-    work: &mut Workspace,
-    tie: TieBreak,
-    rng: &mut Rng,
+    n: usize, engine: &mut PotentialEngine, work: &mut Workspace, tie: TieBreak, rng: &mut Rng,
 ) -> ClassId {
     let Workspace {
         s,
@@ -442,11 +433,7 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
     }
 
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let target = learnable(y, weight, self.k);
         self.run(x, target, out)

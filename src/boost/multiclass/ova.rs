@@ -167,11 +167,7 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
     /// Each member scores the row and then learns it; the prediction is the class whose
     /// member is most sure of "positive", under the tie rule.
     fn learn_predict(
-        &mut self,
-        x: &[f64],
-        y: Option<ClassId>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let mut p = [0.0; 2];
         for (j, (o, m)) in out.iter_mut().zip(&mut self.members).enumerate() {

@@ -620,11 +620,7 @@ impl PotentialEngine {
     /// against the balls, cost `O(U)` each instead of a convolution, and every term is a
     /// probability.
     fn diagonal_values(
-        &mut self,
-        n: usize,
-        groups: &[(i64, usize)],
-        w_end: usize,
-        values: &mut Vec<f64>,
+        &mut self, n: usize, groups: &[(i64, usize)], w_end: usize, values: &mut Vec<f64>,
     ) {
         let m = self.k - 1;
         let (v_lo, v_hi) = true_count_range(n, groups[0].0);
@@ -1024,12 +1020,7 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// [`convolve_from`] for every entry.
 fn convolve(
-    rows: &BinomialRows,
-    a: &[f64],
-    ma: usize,
-    b_vec: &[f64],
-    mb: usize,
-    out: &mut [f64],
+    rows: &BinomialRows, a: &[f64], ma: usize, b_vec: &[f64], mb: usize, out: &mut [f64],
     buf: &mut Vec<f64>,
 ) -> usize {
     convolve_from(rows, a, ma, b_vec, mb, out, 0, buf)
@@ -1048,14 +1039,8 @@ fn convolve(
 /// `out` (entries from it on are zero when `from` is 0).
 #[allow(clippy::too_many_arguments)]
 fn convolve_from(
-    rows: &BinomialRows,
-    a: &[f64],
-    ma: usize,
-    b_vec: &[f64],
-    mb: usize,
-    out: &mut [f64],
-    from: usize,
-    buf: &mut Vec<f64>,
+    rows: &BinomialRows, a: &[f64], ma: usize, b_vec: &[f64], mb: usize, out: &mut [f64],
+    from: usize, buf: &mut Vec<f64>,
 ) -> usize {
     let len = out.len();
     let (a, b_vec) = (&a[..a.len().min(len)], &b_vec[..b_vec.len().min(len)]);
@@ -1107,12 +1092,7 @@ fn sum_blocks_avx(xa: &[f64], xb: &[f64], from: usize, end: usize, scale: &[f64]
 
 #[inline(always)]
 fn sum_blocks_portable(
-    xa: &[f64],
-    xb: &[f64],
-    from: usize,
-    end: usize,
-    scale: &[f64],
-    out: &mut [f64],
+    xa: &[f64], xb: &[f64], from: usize, end: usize, scale: &[f64], out: &mut [f64],
 ) {
     let (sa, sb) = (xa.len(), xb.len() - 2 * BLOCK);
     let mut u0 = from;

@@ -192,11 +192,7 @@ impl<L: Classifier> AdaOlmr<L> {
     /// with a label set each learner learns right after its pre-update prediction, its cost
     /// `c^i` depending only on the learners before it.
     fn step(
-        &mut self,
-        x: &[f64],
-        relevant: Option<&[bool]>,
-        weight: f64,
-        mut out: Option<&mut [f64]>,
+        &mut self, x: &[f64], relevant: Option<&[bool]>, weight: f64, mut out: Option<&mut [f64]>,
     ) {
         let mut work = self.take_work();
         let labelled = relevant
@@ -307,11 +303,7 @@ impl<L: Classifier> Ranker for AdaOlmr<L> {
     }
 
     fn learn_predict_scores(
-        &mut self,
-        x: &[f64],
-        relevant: Option<&[bool]>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], relevant: Option<&[bool]>, weight: f64, out: &mut [f64],
     ) {
         self.step(x, relevant, weight, Some(out));
     }

@@ -248,11 +248,7 @@ impl<L: Classifier> Ranker for OnlineBmr<L> {
     }
 
     fn learn_predict_scores(
-        &mut self,
-        x: &[f64],
-        relevant: Option<&[bool]>,
-        weight: f64,
-        out: &mut [f64],
+        &mut self, x: &[f64], relevant: Option<&[bool]>, weight: f64, out: &mut [f64],
     ) {
         let work = self.step(x, relevant, weight);
         out.copy_from_slice(&work.s);

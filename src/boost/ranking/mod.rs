@@ -42,10 +42,7 @@ macro_rules! classifier_via_ranker {
             }
 
             fn learn_predict(
-                &mut self,
-                x: &[f64],
-                y: Option<$crate::core::ClassId>,
-                weight: f64,
+                &mut self, x: &[f64], y: Option<$crate::core::ClassId>, weight: f64,
                 out: &mut [f64],
             ) -> $crate::core::ClassId {
                 let y = y.filter(|&y| y < self.k);
@@ -156,12 +153,7 @@ impl LabelSplit {
 /// [`Classifier::learn_predict`], so `h` receives the learner's pre-update distribution and
 /// the row is routed once for both phases.
 pub(crate) fn learn_relevant<L: Classifier>(
-    learner: &mut L,
-    x: &[f64],
-    split: &LabelSplit,
-    c: &[f64],
-    scale: f64,
-    h: &mut [f64],
+    learner: &mut L, x: &[f64], split: &LabelSplit, c: &[f64], scale: f64, h: &mut [f64],
 ) {
     let top = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let mut predicted = false;
@@ -186,10 +178,7 @@ pub(crate) fn learn_relevant<L: Classifier>(
 /// single-learner baseline): its class probabilities are the scores, and a label set is
 /// learnt as one example per relevant label, sharing the row's weight equally.
 pub fn learn_labels_as_classifier<C: Classifier + ?Sized>(
-    model: &mut C,
-    x: &[f64],
-    relevant: &[bool],
-    weight: f64,
+    model: &mut C, x: &[f64], relevant: &[bool], weight: f64,
 ) {
     let m = relevant.iter().filter(|&&r| r).count();
     if !(m > 0 && m < relevant.len() && weight > 0.0 && weight.is_finite()) {

@@ -285,10 +285,7 @@ impl Ending<'_> {
     /// writes the report and the curve of `metric`; a failed final save is reported after
     /// them, so that it costs none of them.
     fn write<R: Serialize + Display>(
-        self,
-        saved: Result<Option<(&Path, u64)>>,
-        report: &R,
-        metric: &str,
+        self, saved: Result<Option<(&Path, u64)>>, report: &R, metric: &str,
         curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
     ) -> Result<()> {
         self.progress.finish();

@@ -770,12 +770,7 @@ impl HoeffdingTree {
     /// (the prediction of a predict-then-learn step), sparing the NB-adaptive bookkeeping a
     /// second evaluation.
     fn learn_at_leaf(
-        &mut self,
-        id: NodeId,
-        x: &[f64],
-        y: ClassId,
-        w: f64,
-        nb_vote: Option<ClassId>,
+        &mut self, id: NodeId, x: &[f64], y: ClassId, w: f64, nb_vote: Option<ClassId>,
     ) {
         if self.params.leaf_prediction == LeafPrediction::NaiveBayesAdaptive {
             let Node::Leaf(leaf) = &self.nodes[id as usize] else {
@@ -1163,12 +1158,7 @@ impl HoeffdingTree {
     /// Learns `(x, y, w)` at leaf `id`, reached through the split nodes in `self.path`:
     /// leaf statistics, subtree weights on the path, then a split attempt when due (§1.4).
     fn learn_reached(
-        &mut self,
-        id: NodeId,
-        x: &[f64],
-        y: ClassId,
-        w: f64,
-        nb_vote: Option<ClassId>,
+        &mut self, id: NodeId, x: &[f64], y: ClassId, w: f64, nb_vote: Option<ClassId>,
     ) {
         let before = self.subtree_weight(id);
         self.learn_at_leaf(id, x, y, w, nb_vote);

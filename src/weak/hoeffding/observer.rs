@@ -356,10 +356,7 @@ impl Observer {
 
     /// Class weights of each branch of `test` as this observer sees them.
     pub fn branch_weights(
-        &self,
-        test: &SplitTest,
-        k: usize,
-        variance: VarianceMode,
+        &self, test: &SplitTest, k: usize, variance: VarianceMode,
     ) -> Vec<Vec<f64>> {
         match (self, test) {
             (Observer::Numeric(est), SplitTest::Numeric { threshold, .. }) => {
@@ -384,9 +381,7 @@ impl Observer {
 }
 
 fn best_numeric(
-    est: &[GaussianEstimator],
-    feature: u32,
-    s: &SearchSettings,
+    est: &[GaussianEstimator], feature: u32, s: &SearchSettings,
 ) -> Option<(SplitTest, f64)> {
     let present = est.iter().filter(|e| e.weight > 0.0);
     let lo = present.clone().map(|e| e.min).fold(f64::INFINITY, f64::min);
@@ -422,9 +417,7 @@ fn best_numeric(
 }
 
 fn best_nominal(
-    obs: &NominalObserver,
-    feature: u32,
-    s: &SearchSettings,
+    obs: &NominalObserver, feature: u32, s: &SearchSettings,
 ) -> Option<(SplitTest, f64)> {
     let k = obs.k;
     let mut best: Option<(SplitTest, f64)> = None;

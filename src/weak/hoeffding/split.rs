@@ -20,9 +20,7 @@ impl SplitCriterion {
     /// vector). `-∞` when fewer than two branches carry more than `min_branch_fraction` of
     /// the weight (MOA/River's rule), which makes the null split `[pre]` always `-∞`.
     pub fn merit<'a>(
-        self,
-        pre: &[f64],
-        branches: impl Iterator<Item = &'a [f64]> + Clone,
+        self, pre: &[f64], branches: impl Iterator<Item = &'a [f64]> + Clone,
         min_branch_fraction: f64,
     ) -> f64 {
         self.merit_from(self.impurity(pre), branches, min_branch_fraction)
@@ -40,9 +38,7 @@ impl SplitCriterion {
     /// candidates computes once. Every merit is at most that impurity (the branches'
     /// impurities are not negative), which bounds what a leaf's best split can gain.
     pub fn merit_from<'a>(
-        self,
-        pre_impurity: f64,
-        branches: impl Iterator<Item = &'a [f64]> + Clone,
+        self, pre_impurity: f64, branches: impl Iterator<Item = &'a [f64]> + Clone,
         min_branch_fraction: f64,
     ) -> f64 {
         let total: f64 = branches.clone().map(|b| b.iter().sum::<f64>()).sum();
