@@ -29,6 +29,20 @@ use futures::{Stream, StreamExt};
 use crate::columnar::{BatchOperator, Side, TimeMerge};
 use crate::{Error, Result};
 
+/// A stream of record batches: the input of the streams below.
+pub trait BatchInput: Stream<Item = std::result::Result<RecordBatch, Self::Error>> + Unpin {
+    /// What the stream fails with.
+    type Error: std::error::Error + Send + Sync + 'static;
+}
+
+impl<T, E> BatchInput for T
+where
+    T: Stream<Item = std::result::Result<RecordBatch, E>> + Unpin,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    type Error = E;
+}
+
 /// The output of a [`BatchOperator`] (a [`crate::columnar::BoostOperator`], or a
 /// [`crate::columnar::KeyedOperator`]) applied to each batch of `input`, in order.
 pub struct ScoredStream<S, O> {
@@ -70,21 +84,13 @@ impl<S, O> ScoredStream<S, O> {
     }
 }
 
-impl<S, E, O> Stream for ScoredStream<S, O>
-where
-    S: Stream<Item = std::result::Result<RecordBatch, E>> + Unpin,
-    E: std::error::Error + Send + Sync + 'static,
-    O: BatchOperator + Unpin,
-{
+impl<S: BatchInput, O: BatchOperator + Unpin> Stream for ScoredStream<S, O> {
     type Item = Result<RecordBatch>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if this.done {
-            return Poll::Ready(None);
-        }
-        if give_turn(&mut this.yielded, cx) {
-            return Poll::Pending;
+        if let Some(paused) = pause(this.done, &mut this.yielded, cx) {
+            return paused;
         }
         let batch = match this.input.poll_next_unpin(cx) {
             Poll::Pending => return Poll::Pending,
@@ -158,22 +164,18 @@ impl<S, L, O> DelayedStream<S, L, O> {
     }
 }
 
-impl<S, L, E, O> Stream for DelayedStream<S, L, O>
+impl<S, L, O> Stream for DelayedStream<S, L, O>
 where
-    S: Stream<Item = std::result::Result<RecordBatch, E>> + Unpin,
-    L: Stream<Item = std::result::Result<RecordBatch, E>> + Unpin,
-    E: std::error::Error + Send + Sync + 'static,
+    S: BatchInput,
+    L: BatchInput<Error = S::Error>,
     O: BatchOperator + Unpin,
 {
     type Item = Result<DelayedBatch>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if this.done {
-            return Poll::Ready(None);
-        }
-        if give_turn(&mut this.yielded, cx) {
-            return Poll::Pending;
+        if let Some(paused) = pause(this.done, &mut this.yielded, cx) {
+            return paused;
         }
         loop {
             if let Some((side, rows)) = this.merge.step() {
@@ -222,14 +224,18 @@ where
     }
 }
 
-/// Gives the executor a turn between two batches (a batch is CPU work, and a stream that
-/// never returns `Pending` would starve the tasks beside it): true when the caller is to
-/// return `Pending` now, with its waker already woken.
-fn give_turn(yielded: &mut bool, cx: &mut Context<'_>) -> bool {
+/// What a stream's `poll_next` returns before it reads its input, if anything: the end once
+/// it is `done`, or `Pending` to give the executor a turn between two batches (a batch is
+/// CPU work, and a stream that never returns `Pending` would starve the tasks beside it),
+/// with the waker already woken.
+fn pause<T>(done: bool, yielded: &mut bool, cx: &mut Context<'_>) -> Option<Poll<Option<T>>> {
+    if done {
+        return Some(Poll::Ready(None));
+    }
     if *yielded {
-        return false;
+        return None;
     }
     *yielded = true;
     cx.waker().wake_by_ref();
-    true
+    Some(Poll::Pending)
 }

@@ -22,3 +22,12 @@ pub use schema::{
 pub fn vec_bytes<T>(v: &Vec<T>) -> usize {
     v.capacity() * std::mem::size_of::<T>()
 }
+
+/// Sets each of `vectors` to `len` zeros, keeping its buffer: a workspace sized for `len`
+/// classes or labels.
+pub(crate) fn zeroed<const N: usize>(len: usize, vectors: [&mut Vec<f64>; N]) {
+    for v in vectors {
+        v.clear();
+        v.resize(len, 0.0);
+    }
+}

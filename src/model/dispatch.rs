@@ -9,7 +9,7 @@ use super::{Model, ModelConfig};
 use crate::Result;
 use crate::boost::{Knob, Tune};
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config, EnsembleSummary};
+use crate::learner::{Classifier, Config};
 use crate::weak::{HoeffdingTree, Structure};
 
 impl fmt::Display for ModelConfig {
@@ -56,23 +56,7 @@ impl Model {
     }
 }
 
-impl Structure for Model {
-    fn heap_bytes(&self) -> usize {
-        dispatch!(self, m => m.heap_bytes())
-    }
-
-    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
-        dispatch!(self, m => m.trees(out))
-    }
-
-    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
-        dispatch!(self, m => m.trees_mut(out))
-    }
-
-    fn ensemble(&self) -> Option<EnsembleSummary> {
-        dispatch!(self, m => m.ensemble())
-    }
-}
+crate::weak::structure_by_dispatch!(Model, ensemble);
 
 impl Classifier for Model {
     fn n_classes(&self) -> usize {

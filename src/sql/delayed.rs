@@ -199,24 +199,10 @@ impl PartialOrd for BoostScoreDelayedNode {
 }
 
 impl UserDefinedLogicalNodeCore for BoostScoreDelayedNode {
-    fn name(&self) -> &str {
-        "BoostScoreDelayed"
-    }
+    boost_exec!(node "BoostScoreDelayed");
 
     fn inputs(&self) -> Vec<&LogicalPlan> {
         vec![&self.events, &self.labels]
-    }
-
-    fn schema(&self) -> &DFSchemaRef {
-        &self.schema
-    }
-
-    fn expressions(&self) -> Vec<Expr> {
-        vec![]
-    }
-
-    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "BoostScoreDelayed: {}", self.args)
     }
 
     fn with_exprs_and_inputs(&self, exprs: Vec<Expr>, inputs: Vec<LogicalPlan>) -> DfResult<Self> {
@@ -276,20 +262,10 @@ impl BoostScoreDelayedExec {
     }
 }
 
-impl DisplayAs for BoostScoreDelayedExec {
-    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "BoostScoreDelayedExec: {}", self.args)
-    }
-}
+boost_exec!(display BoostScoreDelayedExec);
 
 impl ExecutionPlan for BoostScoreDelayedExec {
-    fn name(&self) -> &str {
-        "BoostScoreDelayedExec"
-    }
-
-    fn properties(&self) -> &Arc<PlanProperties> {
-        &self.properties
-    }
+    boost_exec!(plan);
 
     fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
         vec![&self.events, &self.labels]

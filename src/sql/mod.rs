@@ -14,6 +14,46 @@
 //! through `boost_score` without a key); over any other model a query is a pure function
 //! of its input and the registry.
 
+/// What the `boost_score` plan nodes share: inside a logical node's
+/// `UserDefinedLogicalNodeCore` impl, its name, schema, (no) expressions and EXPLAIN line;
+/// for an exec, its EXPLAIN line (`DisplayAs`) and, inside its `ExecutionPlan` impl, its
+/// name and cached plan properties.
+macro_rules! boost_exec {
+    (node $name:literal) => {
+        fn name(&self) -> &str {
+            $name
+        }
+
+        fn schema(&self) -> &DFSchemaRef {
+            &self.schema
+        }
+
+        fn expressions(&self) -> Vec<Expr> {
+            vec![]
+        }
+
+        fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "{}: {}", $name, self.args)
+        }
+    };
+    (display $t:ident) => {
+        impl DisplayAs for $t {
+            fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "{}: {}", stringify!($t), self.args)
+            }
+        }
+    };
+    (plan) => {
+        fn name(&self) -> &str {
+            Self::static_name()
+        }
+
+        fn properties(&self) -> &Arc<PlanProperties> {
+            &self.properties
+        }
+    };
+}
+
 pub mod delayed;
 pub mod live;
 pub mod models;

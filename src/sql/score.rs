@@ -332,24 +332,10 @@ impl PartialOrd for BoostScoreNode {
 }
 
 impl UserDefinedLogicalNodeCore for BoostScoreNode {
-    fn name(&self) -> &str {
-        "BoostScore"
-    }
+    boost_exec!(node "BoostScore");
 
     fn inputs(&self) -> Vec<&LogicalPlan> {
         vec![&self.input]
-    }
-
-    fn schema(&self) -> &DFSchemaRef {
-        &self.schema
-    }
-
-    fn expressions(&self) -> Vec<Expr> {
-        vec![]
-    }
-
-    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "BoostScore: {}", self.args)
     }
 
     fn with_exprs_and_inputs(&self, exprs: Vec<Expr>, inputs: Vec<LogicalPlan>) -> DfResult<Self> {
@@ -467,20 +453,10 @@ impl BoostScoreExec {
     }
 }
 
-impl DisplayAs for BoostScoreExec {
-    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "BoostScoreExec: {}", self.args)
-    }
-}
+boost_exec!(display BoostScoreExec);
 
 impl ExecutionPlan for BoostScoreExec {
-    fn name(&self) -> &str {
-        "BoostScoreExec"
-    }
-
-    fn properties(&self) -> &Arc<PlanProperties> {
-        &self.properties
-    }
+    boost_exec!(plan);
 
     fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
         vec![&self.input]

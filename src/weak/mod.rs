@@ -252,16 +252,29 @@ impl Structure for Resampled {
     }
 }
 
-impl Structure for WeakLearner {
-    fn heap_bytes(&self) -> usize {
-        dispatch!(self, m => m.heap_bytes())
-    }
+/// [`Structure`] for an enum of models, forwarded to the variant it holds by the `dispatch!`
+/// macro in scope where it is used; `ensemble` too with `, ensemble`.
+macro_rules! structure_by_dispatch {
+    ($t:ty $(, $ensemble:ident)?) => {
+        impl $crate::weak::Structure for $t {
+            fn heap_bytes(&self) -> usize {
+                dispatch!(self, m => m.heap_bytes())
+            }
 
-    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
-        dispatch!(self, m => m.trees(out))
-    }
+            fn trees<'a>(&'a self, out: &mut Vec<&'a $crate::weak::HoeffdingTree>) {
+                dispatch!(self, m => m.trees(out))
+            }
 
-    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
-        dispatch!(self, m => m.trees_mut(out))
-    }
+            fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut $crate::weak::HoeffdingTree>) {
+                dispatch!(self, m => m.trees_mut(out))
+            }
+
+            $(fn $ensemble(&self) -> Option<$crate::learner::EnsembleSummary> {
+                dispatch!(self, m => m.$ensemble())
+            })?
+        }
+    };
 }
+pub(crate) use structure_by_dispatch;
+
+structure_by_dispatch!(WeakLearner);

@@ -215,33 +215,18 @@ impl Perceptron {
         }
     }
 
-    /// Gives every category of row `x` not seen before an input slot.
     /// [`Self::encode`] for a row about to be learnt: every category of `x` not seen before
-    /// first gets an input slot (with weight 0, so the scores are unchanged). One pass.
+    /// first gets an input slot (with weight 0, so the scores are unchanged).
     fn encode_learning(&mut self, x: &[f64], input: &mut Vec<(usize, f64)>) {
-        input.clear();
         let width = self.width;
-        let mut numeric = 0;
         for (slot, &v) in self.slots.iter_mut().zip(x) {
-            match slot {
-                Slot::Numeric => {
-                    if is_present(v) {
-                        input.push((numeric, v));
-                    }
-                    numeric += 1;
+            if let (Slot::Nominal(codes), Some(code)) = (slot, nominal_code(v)) {
+                if code >= codes.len() {
+                    codes.resize(code + 1, NO_SLOT);
                 }
-                Slot::Nominal(codes) => {
-                    let Some(code) = nominal_code(v) else {
-                        continue;
-                    };
-                    if code >= codes.len() {
-                        codes.resize(code + 1, NO_SLOT);
-                    }
-                    if codes[code] == NO_SLOT {
-                        codes[code] = self.width as u32;
-                        self.width += 1;
-                    }
-                    input.push((codes[code] as usize, 1.0));
+                if codes[code] == NO_SLOT {
+                    codes[code] = self.width as u32;
+                    self.width += 1;
                 }
             }
         }
@@ -250,7 +235,7 @@ impl Perceptron {
                 w.resize(self.width, 0.0);
             }
         }
-        self.normalise(input);
+        self.encode(x, input);
     }
 
     /// `W_r · x + b_r` for each weight row `r`.

@@ -226,6 +226,23 @@ impl<'a> Rounds<'a> {
         (self.on_round)(&round);
         self.rounds.push(round);
     }
+
+    /// Ends a round whose hypothesis `h` earned weight `alpha`, or none for a non-positive
+    /// edge: keeps `h` in `model`, records `round` with that weight, and says whether
+    /// training goes on under `rule`.
+    fn end<H>(
+        &mut self, model: &mut WeightedVote<H>, h: H, alpha: Option<f64>, round: Round,
+        rule: NonPositiveEdge,
+    ) -> bool {
+        if let Some(alpha) = alpha {
+            model.push(h, alpha);
+        }
+        self.record(Round {
+            alpha: alpha.unwrap_or(0.0),
+            ..round
+        });
+        alpha.is_some() || rule != NonPositiveEdge::Stop
+    }
 }
 
 /// A trained batch booster (AdaBoost.MM or AdaBoost.M1): `H(x) = argmax_l Σ_t α_t 1[h_t(x) = l]`.
@@ -290,8 +307,7 @@ pub fn train<L: CostSensitive>(
         let h = learner.fit(table, &costs)?;
         predict_all(&h, table, &mut predictions);
         let delta = edge(&costs, labels, &predictions);
-        let kept = delta > 0.0;
-        let alpha = if kept {
+        let alpha = (delta > 0.0).then(|| {
             // δ = 1 (a perfect hypothesis) would give an infinite weight.
             let clamped = delta.min(1.0 - 1e-12);
             let alpha = 0.5 * ((1.0 + clamped) / (1.0 - clamped)).ln();
@@ -299,19 +315,15 @@ pub fn train<L: CostSensitive>(
                 f.row_mut(j)[l] += alpha;
             }
             bound *= (1.0 - clamped * clamped).sqrt();
-            model.push(h, alpha);
             alpha
-        } else {
-            0.0
-        };
-        report.record(Round {
+        });
+        let round = Round {
             delta: Some(delta),
-            alpha,
             shift,
             loss_bound: Some(bound),
             ..Round::ending_at(train_error(&f, labels))
-        });
-        if !kept && config.non_positive_edge == NonPositiveEdge::Stop {
+        };
+        if !report.end(&mut model, h, alpha, round, config.non_positive_edge) {
             break;
         }
     }
@@ -350,8 +362,7 @@ pub fn train_samme<L: CostSensitive>(
             .sum();
         let error = wrong / total;
         let delta = 1.0 - error * k as f64 / (k - 1) as f64;
-        let kept = delta > 0.0;
-        let alpha = if kept {
+        let alpha = (delta > 0.0).then(|| {
             // ε = 0 (a perfect hypothesis) would give an infinite weight.
             let error = error.max(1e-12);
             let alpha = ((1.0 - error) / error).ln() + ((k - 1) as f64).ln();
@@ -363,17 +374,13 @@ pub fn train_samme<L: CostSensitive>(
             }
             let sum: f64 = weights.iter().sum();
             weights.iter_mut().for_each(|w| *w /= sum);
-            model.push(h, alpha);
             alpha
-        } else {
-            0.0
-        };
-        report.record(Round {
-            delta: Some(delta),
-            alpha,
-            ..Round::ending_at(train_error(&f, labels))
         });
-        if !kept && config.non_positive_edge == NonPositiveEdge::Stop {
+        let round = Round {
+            delta: Some(delta),
+            ..Round::ending_at(train_error(&f, labels))
+        };
+        if !report.end(&mut model, h, alpha, round, config.non_positive_edge) {
             break;
         }
     }

@@ -17,7 +17,7 @@ use super::{LabelSplit, learn_relevant};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
 use crate::boost::{BoosterConfig, ExpertSelection, Members, WeightScale};
-use crate::core::Rng;
+use crate::core::{Rng, zeroed};
 use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
@@ -107,6 +107,7 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
         let n = m.len();
         Ok(AdaOlmr {
             k: m.k,
+            work: Workspace::default(),
             feasible: Interval::symmetric(self.alpha_bound),
             eta0: self.eta0,
             expert_selection: self.expert_selection,
@@ -117,7 +118,6 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
             hedge: Hedge::new(n, self.hedge_rate),
             rows: 0,
             rng: m.rng,
-            work: Workspace::default(),
         })
     }
 }
@@ -132,21 +132,22 @@ tune!(AdaOlmrConfig {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AdaOlmr<L> {
     k: usize,
+    /// The row's vectors, reused (not state: a restored model builds them anew).
+    #[serde(skip)]
+    work: Workspace,
     feasible: Interval,
     eta0: f64,
     expert_selection: ExpertSelection,
     tie_break: TieBreak,
     scales: Vec<f64>,
     learners: Vec<L>,
-    /// Learner weights `α^i`.
+    /// Learner weights `α^i` (\[JT\] Algorithm 3), one per learner.
     alpha: Vec<f64>,
     /// Hedge over the experts, on the rank loss.
     hedge: Hedge,
     /// Labelled rows seen, `t`.
     rows: u64,
     rng: Rng,
-    #[serde(skip)]
-    work: Workspace,
 }
 
 /// The cost vector `c = ∇L_log^Y(s)` (\[JT\] eq. 8): `c[l] = −w_Y Σ_{r∉Y} σ(s_r − s_l)` for
@@ -179,10 +180,7 @@ impl<L: Classifier> AdaOlmr<L> {
     fn take_work(&mut self) -> Workspace {
         let mut work = std::mem::take(&mut self.work);
         if work.s.len() != self.k {
-            work.s = vec![0.0; self.k];
-            work.h = vec![0.0; self.k];
-            work.c = vec![0.0; self.k];
-            work.c_next = vec![0.0; self.k];
+            zeroed(self.k, [&mut work.s, &mut work.h, &mut work.c, &mut work.c_next]);
         }
         work
     }

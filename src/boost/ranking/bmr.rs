@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::potential::{PairLoss, WalkTables};
 use super::{LabelSplit, learn_relevant};
 use crate::boost::{BoosterConfig, Members, WeightScale};
+use crate::core::zeroed;
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
@@ -175,9 +176,7 @@ impl<L: Classifier> OnlineBmr<L> {
     fn take_work(&mut self) -> Workspace {
         let mut work = std::mem::take(&mut self.work);
         if work.s.len() != self.k {
-            work.s = vec![0.0; self.k];
-            work.h = vec![0.0; self.k];
-            work.c = vec![0.0; self.k];
+            zeroed(self.k, [&mut work.s, &mut work.h, &mut work.c]);
         }
         if work.tables.is_none() {
             let n_max = self.learners.len().saturating_sub(1);
