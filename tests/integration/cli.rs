@@ -24,8 +24,16 @@ pub fn fails_saying(command: &mut Command, messages: &[&str]) {
     }
 }
 
-fn read_json(path: &Path) -> Value {
+pub fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The predicted labels of a `replay --predictions` CSV, row by row.
+pub fn predicted_labels(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let rows = text.lines().skip(1);
+    rows.map(|l| l.split(',').nth(2).unwrap().to_string())
+        .collect()
 }
 
 #[test]

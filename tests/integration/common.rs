@@ -1,4 +1,4 @@
-//! Locating the shared data sets and spec oracles.
+//! Locating the shared data sets and spec oracles; the operator the tests build.
 //!
 //! Data sets: `$STREAMBOOST_DATASETS`, default `../shared/datasets` beside the checkout.
 //! Oracles: `$STREAMBOOST_ORACLES`, default `../shared/spec/oracles`. Where they are absent
@@ -40,4 +40,23 @@ pub fn oracle(name: &str) -> Option<PathBuf> {
 pub fn oracle_json(name: &str) -> Option<serde_json::Value> {
     let path = oracle(name)?;
     Some(serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap())
+}
+
+/// An operator over batches of `schema` with `model`, for `data`'s stream, learning from its
+/// column `label`, with fresh encodings; `source` names the input in errors.
+#[cfg(feature = "columnar")]
+pub fn operator<M: streamboost::Classifier + streamboost::Ranker>(
+    model: M, data: &streamboost::core::Dataset, schema: arrow::datatypes::SchemaRef,
+    source: impl Into<PathBuf>,
+) -> streamboost::columnar::BoostOperator<M> {
+    let encodings = streamboost::columnar::Encodings::default();
+    streamboost::columnar::BoostOperator::new(
+        model,
+        data.spec(),
+        schema,
+        "label",
+        &encodings,
+        source,
+    )
+    .unwrap()
 }

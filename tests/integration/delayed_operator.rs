@@ -17,6 +17,8 @@ use streamboost::model::{Algorithm, Model, ModelConfig};
 use streamboost::stream::{DelayedBatch, DelayedStream};
 use streamboost::{Config, Error};
 
+use crate::common::operator;
+
 fn bundled_car() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv")
 }
@@ -56,21 +58,11 @@ fn events_and_labels(delay: u64) -> (RecordBatch, RecordBatch, Dataset) {
     )));
     let events = RecordBatch::try_new(Arc::new(Schema::new(fields)), values).unwrap();
     let arrival = LabelDelay::Rows(delay);
-    let labels = RecordBatch::try_new(
-        Arc::new(Schema::new(vec![
-            Field::new("id", DataType::Int64, false),
-            Field::new("label", DataType::Utf8, true),
-            Field::new("ts", DataType::Float64, false),
-        ])),
-        vec![
-            Arc::new(Int64Array::from_iter_values(0..n as i64)),
-            all.column(label).clone(),
-            Arc::new(Float64Array::from_iter_values(
-                (0..n).map(|i| arrival.arrival(i, i).unwrap()),
-            )),
-        ],
-    )
-    .unwrap();
+    let labels = label_rows(
+        Int64Array::from_iter_values(0..n as i64),
+        all.column(label).clone(),
+        (0..n).map(|i| arrival.arrival(i, i).unwrap()).collect(),
+    );
     (events, labels, data)
 }
 
@@ -82,18 +74,27 @@ fn config() -> ModelConfig {
     config
 }
 
+/// A batch of labels: event ids, labels and the times they arrive.
+fn label_rows(ids: Int64Array, labels: ArrayRef, ts: Vec<f64>) -> RecordBatch {
+    let schema = Schema::new(vec![
+        Field::new("id", DataType::Int64, true),
+        Field::new("label", DataType::Utf8, true),
+        Field::new("ts", DataType::Float64, false),
+    ]);
+    let ts = Arc::new(Float64Array::from(ts));
+    RecordBatch::try_new(Arc::new(schema), vec![Arc::new(ids), labels, ts]).unwrap()
+}
+
+/// A fresh model of [`config`] under delayed labels, over `events`' schema.
 fn delayed_operator(
-    model: Model, data: &Dataset, events: &RecordBatch, limits: PendingLimits,
+    data: &Dataset, events: &RecordBatch, limits: PendingLimits,
 ) -> BoostOperator<Model> {
-    let mut op = BoostOperator::new(
-        model,
-        data.spec(),
+    let mut op = operator(
+        config().build(data.spec(), 5).unwrap(),
+        &data,
         events.schema(),
-        "label",
-        &Encodings::default(),
         "events",
-    )
-    .unwrap();
+    );
     op.delay_labels(DelayedState::new(columns(), limits).unwrap())
         .unwrap();
     op
@@ -176,12 +177,7 @@ fn two_streams_predict_as_the_replay_under_the_same_delay() {
         })
         .unwrap();
 
-        let op = delayed_operator(
-            config.build(data.spec(), 5).unwrap(),
-            &data,
-            &events,
-            PendingLimits::default(),
-        );
+        let op = delayed_operator(&data, &events, PendingLimits::default());
         let (scored, outcomes, op) = run_stream(op, &events, &labels, sizes);
         assert_eq!(predictions(&scored), expected, "delay {delay}");
         let n = data.len() as u64;
@@ -214,14 +210,7 @@ fn the_pending_events_survive_a_checkpoint() {
     let (events, labels, data) = events_and_labels(50);
     let config = config();
     let limits = PendingLimits::default();
-    let fresh = || {
-        delayed_operator(
-            config.build(data.spec(), 5).unwrap(),
-            &data,
-            &events,
-            limits,
-        )
-    };
+    let fresh = || delayed_operator(&data, &events, limits);
     let (whole, _, whole_op) = run_stream(fresh(), &events, &labels, (64, 64));
 
     let half = 900;
@@ -266,35 +255,15 @@ fn the_pending_events_survive_a_checkpoint() {
 #[test]
 fn every_label_row_gets_its_outcome() {
     let (events, _, data) = events_and_labels(1);
-    let config = config();
-    let mut op = delayed_operator(
-        config.build(data.spec(), 5).unwrap(),
-        &data,
-        &events,
-        PendingLimits::default(),
-    );
+    let mut op = delayed_operator(&data, &events, PendingLimits::default());
     op.process(&events.slice(0, 3)).unwrap();
-    let labels = RecordBatch::try_new(
-        Arc::new(Schema::new(vec![
-            Field::new("id", DataType::Int64, true),
-            Field::new("label", DataType::Utf8, true),
-            Field::new("ts", DataType::Float64, false),
+    let labels = label_rows(
+        Int64Array::from(vec![Some(0), Some(0), Some(77), None, Some(1)]),
+        Arc::new(StringArray::from(vec![
+            "unacc", "unacc", "unacc", "acc", "nope",
         ])),
-        vec![
-            Arc::new(Int64Array::from(vec![
-                Some(0),
-                Some(0),
-                Some(77),
-                None,
-                Some(1),
-            ])),
-            Arc::new(StringArray::from(vec![
-                "unacc", "unacc", "unacc", "acc", "nope",
-            ])),
-            Arc::new(Float64Array::from(vec![3.0, 3.0, 3.0, 3.0, 4.0])),
-        ],
-    )
-    .unwrap();
+        vec![3.0, 3.0, 3.0, 3.0, 4.0],
+    );
     let out = op.labels(&labels).unwrap();
     assert_eq!(out.num_rows(), 5);
     let outcome: Vec<&str> = out
@@ -335,38 +304,27 @@ fn every_label_row_gets_its_outcome() {
 fn bad_times_and_undelayed_operators_are_typed_errors() {
     let (events, labels, data) = events_and_labels(1);
     let config = config();
-    let mut op = delayed_operator(
-        config.build(data.spec(), 5).unwrap(),
-        &data,
-        &events,
-        PendingLimits::default(),
-    );
+    let mut op = delayed_operator(&data, &events, PendingLimits::default());
     op.process(&events.slice(10, 5)).unwrap();
     let err = op.process(&events.slice(0, 5)).unwrap_err();
     assert!(matches!(err, Error::InvalidRow { row: 0, .. }), "{err}");
     assert!(err.to_string().contains("`ts` goes back in time"), "{err}");
 
-    let mut plain = BoostOperator::new(
+    let mut plain = operator(
         config.build(data.spec(), 5).unwrap(),
-        data.spec(),
+        &data,
         events.schema(),
-        "label",
-        &Encodings::default(),
         "events",
-    )
-    .unwrap();
+    );
     let err = plain.labels(&labels).unwrap_err();
     assert!(err.to_string().contains("delay_labels"), "{err}");
     let no_id = events.project(&[0, 1, 2, 3, 4, 5, 7]).unwrap();
-    let mut op = BoostOperator::new(
+    let mut op = operator(
         config.build(data.spec(), 5).unwrap(),
-        data.spec(),
+        &data,
         no_id.schema(),
-        "label",
-        &Encodings::default(),
         "events",
-    )
-    .unwrap();
+    );
     let err = op
         .delay_labels(DelayedState::new(columns(), PendingLimits::default()).unwrap())
         .unwrap_err();
@@ -396,14 +354,7 @@ fn keyed_delayed_labels_equal_one_delayed_operator_per_key() {
         RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
     };
     let config = config();
-    let build = |events: &RecordBatch| {
-        delayed_operator(
-            config.build(data.spec(), 5).unwrap(),
-            &data,
-            events,
-            PendingLimits::default(),
-        )
-    };
+    let build = |events: &RecordBatch| delayed_operator(&data, events, PendingLimits::default());
     let factory_config = config.clone();
     let spec = data.spec().clone();
     let factory = Box::new(
@@ -491,12 +442,7 @@ fn an_event_without_an_id_is_scored_and_counted() {
             .collect::<Vec<_>>(),
     ));
     let events = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
-    let mut op = delayed_operator(
-        config().build(data.spec(), 5).unwrap(),
-        &data,
-        &events,
-        PendingLimits::default(),
-    );
+    let mut op = delayed_operator(&data, &events, PendingLimits::default());
     let out = op.process(&events.slice(0, 10)).unwrap();
     assert_eq!(out.num_rows(), 10);
     assert_eq!(

@@ -18,7 +18,7 @@ use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Config, Error, Ranker, synth};
 
 use crate::cli::{fails_saying, flags, streamboost};
-use crate::common::dataset;
+use crate::common::{dataset, operator};
 
 /// Writes a multi-label data set as CSV with `label_<name>` columns; rows in `skip_set` get
 /// empty label cells.
@@ -178,15 +178,12 @@ fn operator_appends_scores_and_the_predicted_set() {
         n_learners: 6,
         ..AdaOlmrConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
-    let mut op = BoostOperator::new(
+    let mut op = operator(
         config.build(data.spec(), 5).unwrap(),
-        data.spec(),
+        &data,
         table.schema.clone(),
-        "label",
-        &Encodings::default(),
         "train.csv",
-    )
-    .unwrap();
+    );
     let out = op.process(&table.to_batch().unwrap()).unwrap();
     assert_eq!(out.num_rows(), 600);
     let scores = out
@@ -375,15 +372,12 @@ fn operator_reads_either_layout_into_the_same_label_ids() {
         ..OnlineBmrConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
     let run = |batch: &RecordBatch| {
-        let mut op = BoostOperator::new(
+        let mut op = operator(
             config.build(data.spec(), 3).unwrap(),
-            data.spec(),
+            &data,
             batch.schema(),
-            "label",
-            &Encodings::default(),
             "train",
-        )
-        .unwrap();
+        );
         let out = op.process(batch).unwrap();
         (out, op.stats())
     };
@@ -419,15 +413,12 @@ fn operator_reads_either_layout_into_the_same_label_ids() {
     lists.values().append_null();
     lists.append(true);
     let bad = with_label(flagged, 2, lists.finish());
-    let mut op = BoostOperator::new(
+    let mut op = operator(
         config.build(data.spec(), 3).unwrap(),
-        data.spec(),
+        &data,
         bad.schema(),
-        "label",
-        &Encodings::default(),
         "stream",
-    )
-    .unwrap();
+    );
     match op.process(&bad).unwrap_err() {
         Error::MalformedRow { line, column, .. } => {
             assert_eq!(line, Some(3));

@@ -12,6 +12,8 @@ use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table};
 use streamboost::eval::Prequential;
 use streamboost::weak::HoeffdingTreeConfig;
 
+use crate::common::operator;
+
 fn bundled_car() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv")
 }
@@ -35,15 +37,7 @@ fn operator_matches_the_prequential_driver_row_for_row() {
 
     let table = read_table(&path).unwrap();
     let model = config.build(data.spec(), 7).unwrap();
-    let mut op = BoostOperator::new(
-        model,
-        data.spec(),
-        table.schema.clone(),
-        "label",
-        &Encodings::default(),
-        &path,
-    )
-    .unwrap();
+    let mut op = operator(model, &data, table.schema.clone(), &path);
     let classes = data.spec().classes.names();
     let mut row = 0;
     for batch in table.batches().unwrap() {
@@ -178,15 +172,7 @@ mod stream {
         let model = HoeffdingTreeConfig::jgt_paper()
             .build(data.spec(), 3)
             .unwrap();
-        let op = BoostOperator::new(
-            model,
-            data.spec(),
-            table.schema.clone(),
-            "label",
-            &Encodings::default(),
-            &path,
-        )
-        .unwrap();
+        let op = operator(model, &data, table.schema.clone(), &path);
         let all = table.to_batch().unwrap();
         let batches = (0..all.num_rows())
             .step_by(100)

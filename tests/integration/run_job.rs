@@ -11,7 +11,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use streamboost::checkpoint::{self, KeyedStore};
 use streamboost::core::Rng;
 
-use crate::cli::streamboost;
+use crate::cli::{predicted_labels, streamboost};
 
 const MODEL_ARGS: [&str; 6] = ["--algo", "ada-olm", "--learners", "8", "--seed", "4"];
 
@@ -61,6 +61,12 @@ fn run_to_end(input: &Path, out: &Path, model: &Path, extra: &[&str]) {
         .args(extra)
         .assert()
         .success();
+}
+
+/// Asserts that two checkpoints hold the same model, by their digests.
+fn assert_same_digest(a: &Path, b: &Path) {
+    let digest = |path| checkpoint::read_metadata(path).unwrap().digest;
+    assert_eq!(digest(a), digest(b), "{} and {}", a.display(), b.display());
 }
 
 /// Every output file's batches, by name.
@@ -146,6 +152,69 @@ fn models(model: &Path) -> Vec<(Option<String>, String, checkpoint::StreamState)
 
 /// Runs the job uninterrupted with `extra`, and killed at random points then to the end with
 /// `killed_extra`, and compares their outputs and models.
+/// Where a sequence of killed runs stands after one of them.
+enum Restarts {
+    /// The restarts so far are all the test needs.
+    Enough,
+    /// More are needed.
+    More,
+    /// The run reached the end before its kill (a loaded machine runs at another pace than
+    /// the uninterrupted run that timed the kills): start again from nothing, with kills
+    /// twice as early.
+    FromNothing,
+}
+
+impl Restarts {
+    fn enough(enough: bool) -> Self {
+        if enough {
+            Restarts::Enough
+        } else {
+            Restarts::More
+        }
+    }
+}
+
+/// Runs `streamboost args` over and over, each run SIGKILLed at a random time drawn from
+/// `timing = (seed, from, to)` seconds after its start (fractions of an uninterrupted run's
+/// time), at least 12 times and at most 60, until `after` (called after each run) says the
+/// restarts are enough; then once to its end. Returns the number of runs killed.
+fn killed_until(
+    args: &[String], out: &Path, model: &Path, timing: (u64, f64, f64),
+    mut after: impl FnMut() -> Restarts,
+) -> usize {
+    let binary = assert_cmd::cargo::cargo_bin("streamboost");
+    let (seed, lo, hi) = timing;
+    let mut rng = Rng::new(seed);
+    let (mut kills, mut pace) = (0, 1.0);
+    for attempt in 0..60 {
+        let mut child = Command::new(&binary)
+            .args(args)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs_f64(rng.uniform_in(lo, hi) * pace));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+        match after() {
+            Restarts::Enough if attempt >= 11 => break,
+            Restarts::Enough | Restarts::More => {}
+            Restarts::FromNothing => {
+                let _ = std::fs::remove_dir_all(out);
+                let _ = std::fs::remove_dir_all(model);
+                let _ = std::fs::remove_file(model);
+                std::fs::create_dir_all(out).unwrap();
+                kills = 0;
+                pace /= 2.0;
+            }
+        }
+    }
+    streamboost().args(args).assert().success();
+    kills
+}
+
 fn killed_at_random_points(extra: &[&str], killed_extra: &[&str], extension: &str) {
     let dir = tempfile::tempdir().unwrap();
     let input = input_dir(dir.path(), 6, 300);
@@ -164,9 +233,6 @@ fn killed_at_random_points(extra: &[&str], killed_extra: &[&str], extension: &st
         dir.path().join(format!("killed.{extension}")),
     );
     std::fs::create_dir_all(&out).unwrap();
-    let binary = assert_cmd::cargo::cargo_bin("streamboost");
-    let mut rng = Rng::new(11);
-    let mut kills = 0;
     // Where each killed run's successor starts: the test must kill mid-stream, not only
     // before the first commit or after the last.
     let mut positions = std::collections::BTreeSet::new();
@@ -176,41 +242,17 @@ fn killed_at_random_points(extra: &[&str], killed_extra: &[&str], extension: &st
             .filter(|&&rows| rows > 0 && rows < 1800)
             .count()
     };
-    // At least 12 kills, and more (at most 60) until 3 restarts begin mid-stream: on a loaded
-    // machine a run's pace differs from the uninterrupted run's that timed the kills. A run
-    // that reaches the end before its kill ends the sequence: it starts again from nothing,
-    // with kills twice as early.
-    let mut pace = 1.0;
-    for attempt in 0..60 {
-        if attempt >= 12 && mid_stream(&positions) >= 3 {
-            break;
-        }
-        let mut child = Command::new(&binary)
-            .args(run_args(&input, &out, &model))
-            .args(killed_extra)
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let wait = rng.uniform_in(0.2, 0.5) * whole * pace;
-        std::thread::sleep(Duration::from_secs_f64(wait));
-        if child.try_wait().unwrap().is_none() {
-            child.kill().unwrap();
-            kills += 1;
-        }
-        child.wait().unwrap();
-        positions.extend(rows_seen(&model));
-        if rows_seen(&model) == Some(1800) && mid_stream(&positions) < 3 {
-            for path in [&out, &model] {
-                let _ = std::fs::remove_dir_all(path);
-                let _ = std::fs::remove_file(path);
-            }
-            std::fs::create_dir_all(&out).unwrap();
+    let mut args = run_args(&input, &out, &model);
+    args.extend(killed_extra.iter().map(|a| a.to_string()));
+    let kills = killed_until(&args, &out, &model, (11, 0.2 * whole, 0.5 * whole), || {
+        let seen = rows_seen(&model);
+        positions.extend(seen);
+        if seen == Some(1800) && mid_stream(&positions) < 3 {
             positions.clear();
-            kills = 0;
-            pace /= 2.0;
+            return Restarts::FromNothing;
         }
-    }
-    run_to_end(&input, &out, &model, killed_extra);
+        Restarts::enough(mid_stream(&positions) >= 3)
+    });
     let mid_stream = mid_stream(&positions);
     assert!(
         kills > 0 && mid_stream >= 3,
@@ -240,10 +282,7 @@ fn killed_at_random_points(extra: &[&str], killed_extra: &[&str], extension: &st
         assert!(text.lines().any(|l| l.starts_with("vhigh")), "{text}");
     }
     if extension == "parquet" {
-        assert_eq!(
-            checkpoint::read_metadata(&whole_model).unwrap().digest,
-            checkpoint::read_metadata(&model).unwrap().digest
-        );
+        assert_same_digest(&whole_model, &model);
     }
     assert!(
         std::fs::read_dir(out.join(".parts"))
@@ -380,10 +419,7 @@ fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
     std::fs::create_dir_all(&whole_out).unwrap();
     run_to_end(&input, &whole_out, &whole_model, &[]);
     assert_eq!(outputs(&out), outputs(&whole_out));
-    assert_eq!(
-        checkpoint::read_metadata(&model).unwrap().digest,
-        checkpoint::read_metadata(&whole_model).unwrap().digest
-    );
+    assert_same_digest(&model, &whole_model);
 }
 
 /// `run --stdin`: an Arrow IPC stream in, scored batches out on stdout as IPC, the same
@@ -605,12 +641,7 @@ fn a_job_with_a_labels_directory_predicts_as_the_replay_under_delay() {
         .arg(&predictions)
         .assert()
         .success();
-    let replayed: Vec<String> = std::fs::read_to_string(&predictions)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(2).unwrap().to_string())
-        .collect();
+    let replayed = predicted_labels(&predictions);
 
     let (out, model) = (dir.path().join("out"), dir.path().join("model.parquet"));
     std::fs::create_dir_all(&out).unwrap();
@@ -705,42 +736,24 @@ fn a_delayed_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
 
     let (out, model) = (dir.path().join("killed"), dir.path().join("killed.parquet"));
     std::fs::create_dir_all(&out).unwrap();
-    let binary = assert_cmd::cargo::cargo_bin("streamboost");
-    let mut rng = Rng::new(12);
     let mut positions: std::collections::BTreeSet<(String, bool, u64)> = Default::default();
-    // At least 12 kills, and more (at most 60) until 3 distinct restart positions, one of
-    // them in a label file: the kills are timed by an uninterrupted run's pace. A run that
-    // reaches the end before its kill (a loaded machine) starts the sequence again from
-    // nothing, with kills twice as early.
+    // Three distinct restart positions, one of them in a label file.
     let end = checkpoint::load(&whole_model).unwrap().1.position;
-    let mut pace = 1.0;
-    for attempt in 0..60 {
-        if attempt >= 12 && positions.len() >= 3 && positions.iter().any(|p| p.1) {
-            break;
-        }
-        let mut child = Command::new(&binary)
-            .args(args(&out, &model))
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let wait = rng.uniform_in(0.1, 0.6) * whole * pace;
-        std::thread::sleep(Duration::from_secs_f64(wait));
-        if child.try_wait().unwrap().is_none() {
-            child.kill().unwrap();
-        }
-        child.wait().unwrap();
-        let position = checkpoint::load(&model).ok().and_then(|(_, s)| s.position);
-        if position == end && positions.len() < 3 {
-            std::fs::remove_dir_all(&out).unwrap();
-            std::fs::remove_file(&model).unwrap();
-            std::fs::create_dir_all(&out).unwrap();
-            positions.clear();
-            pace /= 2.0;
-            continue;
-        }
-        positions.extend(position.map(|p| (p.file, p.labels, p.rows)));
-    }
-    streamboost().args(args(&out, &model)).assert().success();
+    killed_until(
+        &args(&out, &model),
+        &out,
+        &model,
+        (12, 0.1 * whole, 0.6 * whole),
+        || {
+            let position = checkpoint::load(&model).ok().and_then(|(_, s)| s.position);
+            if position == end && positions.len() < 3 {
+                positions.clear();
+                return Restarts::FromNothing;
+            }
+            positions.extend(position.map(|p| (p.file, p.labels, p.rows)));
+            Restarts::enough(positions.len() >= 3 && positions.iter().any(|p| p.1))
+        },
+    );
     assert!(
         positions.len() >= 3,
         "restarts at {positions:?}: the kills must land mid-stream"
@@ -755,10 +768,7 @@ fn a_delayed_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
         assert_eq!(got, expected, "outputs in `{sub}`");
     }
     assert_eq!(models(&whole_model), models(&model));
-    assert_eq!(
-        checkpoint::read_metadata(&whole_model).unwrap().digest,
-        checkpoint::read_metadata(&model).unwrap().digest
-    );
+    assert_same_digest(&whole_model, &model);
 }
 
 /// One model per key under delayed labels: a keyed job over event and label files (the

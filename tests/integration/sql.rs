@@ -16,7 +16,7 @@ use streamboost::eval::Prequential;
 use streamboost::model::ModelConfig;
 use streamboost::sql::{ModelRegistry, register_all};
 
-use crate::cli::{flags, streamboost};
+use crate::cli::{flags, predicted_labels, read_json, streamboost};
 
 /// The bundled car sample with a `ts` column (1-based row number) to order by.
 fn car_with_ts(dir: &Path) -> PathBuf {
@@ -84,16 +84,10 @@ fn replay_config(dir: &Path) -> (ModelConfig, Vec<String>, Vec<String>) {
         .arg(&predictions)
         .assert()
         .success();
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let report: serde_json::Value = read_json(&report);
     let config = serde_json::from_value(report["config"].clone()).unwrap();
     let classes = serde_json::from_value(report["classes"].clone()).unwrap();
-    let text = std::fs::read_to_string(predictions).unwrap();
-    let replayed = text
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(2).unwrap().to_string())
-        .collect();
+    let replayed = predicted_labels(&predictions);
     (config, classes, replayed)
 }
 
@@ -1038,14 +1032,8 @@ async fn sql_delayed_labels_equal_replay_under_the_same_delay() {
             .arg(&predictions)
             .assert()
             .success();
-        let replayed: Vec<String> = std::fs::read_to_string(&predictions)
-            .unwrap()
-            .lines()
-            .skip(1)
-            .map(|l| l.split(',').nth(2).unwrap().to_string())
-            .collect();
-        let report: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+        let replayed = predicted_labels(&predictions);
+        let report: serde_json::Value = read_json(&report);
 
         let registry = ModelRegistry::new();
         registry

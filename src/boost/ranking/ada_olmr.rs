@@ -17,8 +17,8 @@ use super::{LabelSplit, learn_relevant};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
 use crate::boost::{BoosterConfig, ExpertSelection, Members, WeightScale};
-use crate::core::{Rng, zeroed};
 use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
+use crate::core::{Rng, zeroed};
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
@@ -180,7 +180,10 @@ impl<L: Classifier> AdaOlmr<L> {
     fn take_work(&mut self) -> Workspace {
         let mut work = std::mem::take(&mut self.work);
         if work.s.len() != self.k {
-            zeroed(self.k, [&mut work.s, &mut work.h, &mut work.c, &mut work.c_next]);
+            zeroed(
+                self.k,
+                [&mut work.s, &mut work.h, &mut work.c, &mut work.c_next],
+            );
         }
         work
     }
