@@ -286,13 +286,6 @@ impl ExecutionPlan for BoostScoreDelayedExec {
         vec![!self.args.outcomes, self.args.outcomes]
     }
 
-    fn apply_expressions(
-        &self, _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
-    ) -> DfResult<TreeNodeRecursion> {
-        // The ordering is a requirement on the inputs; the operator reads columns by name.
-        Ok(TreeNodeRecursion::Continue)
-    }
-
     fn with_new_children(
         self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {

@@ -17,7 +17,7 @@
 /// What the `boost_score` plan nodes share: inside a logical node's
 /// `UserDefinedLogicalNodeCore` impl, its name, schema, (no) expressions and EXPLAIN line;
 /// for an exec, its EXPLAIN line (`DisplayAs`) and, inside its `ExecutionPlan` impl, its
-/// name and cached plan properties.
+/// name, cached plan properties and (no) expressions.
 macro_rules! boost_exec {
     (node $name:literal) => {
         fn name(&self) -> &str {
@@ -50,6 +50,14 @@ macro_rules! boost_exec {
 
         fn properties(&self) -> &Arc<PlanProperties> {
             &self.properties
+        }
+
+        fn apply_expressions(
+            &self, _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
+        ) -> DfResult<TreeNodeRecursion> {
+            // No expressions: the operator reads its columns (key included) by name, and the
+            // ordering and the partitioning are requirements on the inputs.
+            Ok(TreeNodeRecursion::Continue)
         }
     };
 }

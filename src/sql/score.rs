@@ -481,14 +481,6 @@ impl ExecutionPlan for BoostScoreExec {
         vec![self.key.is_some()]
     }
 
-    fn apply_expressions(
-        &self, _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DfResult<TreeNodeRecursion>,
-    ) -> DfResult<TreeNodeRecursion> {
-        // The key is evaluated by the operator through its column name, not as an
-        // expression; the ordering and the partitioning are requirements on the input.
-        Ok(TreeNodeRecursion::Continue)
-    }
-
     fn with_new_children(
         self: Arc<Self>, children: Vec<Arc<dyn ExecutionPlan>>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {

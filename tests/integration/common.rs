@@ -60,3 +60,39 @@ pub fn operator<M: streamboost::Classifier + streamboost::Ranker>(
     )
     .unwrap()
 }
+
+/// The classes and class probabilities an operator's output `batch` predicts.
+#[cfg(feature = "columnar")]
+pub fn prediction_columns(
+    batch: &arrow::record_batch::RecordBatch,
+) -> (
+    &arrow::array::StringArray,
+    &arrow::array::FixedSizeListArray,
+) {
+    use arrow::array::AsArray;
+    let column = |name| batch.column_by_name(name).unwrap();
+    (
+        column("predicted_label").as_string::<i32>(),
+        column("predicted_label_probs").as_fixed_size_list(),
+    )
+}
+
+/// The values of string column `column` across `batches`, in order (a null is an error).
+#[cfg(feature = "columnar")]
+pub fn strings(batches: &[arrow::record_batch::RecordBatch], column: &str) -> Vec<String> {
+    use arrow::array::AsArray;
+    let values = batches
+        .iter()
+        .flat_map(|b| b.column_by_name(column).unwrap().as_string::<i32>());
+    values.map(|v| v.unwrap().to_string()).collect()
+}
+
+/// How many rows of `batches` hold `true` in boolean column `column`.
+#[cfg(feature = "columnar")]
+pub fn count_true(batches: &[arrow::record_batch::RecordBatch], column: &str) -> usize {
+    use arrow::array::AsArray;
+    let values = batches
+        .iter()
+        .flat_map(|b| b.column_by_name(column).unwrap().as_boolean());
+    values.filter(|v| *v == Some(true)).count()
+}

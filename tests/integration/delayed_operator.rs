@@ -17,7 +17,7 @@ use streamboost::model::{Algorithm, Model, ModelConfig};
 use streamboost::stream::{DelayedBatch, DelayedStream};
 use streamboost::{Config, Error};
 
-use crate::common::operator;
+use crate::common::{count_true, operator, prediction_columns};
 
 fn bundled_car() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv")
@@ -112,14 +112,7 @@ fn pieces(batch: &RecordBatch, size: usize) -> Vec<Result<RecordBatch, std::io::
 fn predictions(batches: &[RecordBatch]) -> Vec<(String, Vec<u64>)> {
     let mut out = Vec::new();
     for b in batches {
-        let classes = b
-            .column_by_name("predicted_label")
-            .unwrap()
-            .as_string::<i32>();
-        let probs = b
-            .column_by_name("predicted_label_probs")
-            .unwrap()
-            .as_fixed_size_list();
+        let (classes, probs) = prediction_columns(b);
         for r in 0..b.num_rows() {
             let p = probs.value(r);
             let bits = p.as_primitive::<Float64Type>().values().iter();
@@ -183,13 +176,7 @@ fn two_streams_predict_as_the_replay_under_the_same_delay() {
         let n = data.len() as u64;
         let rows: usize = outcomes.iter().map(RecordBatch::num_rows).sum();
         assert_eq!(rows as u64, n);
-        let correct: usize = outcomes
-            .iter()
-            .map(|b| {
-                let c = b.column_by_name("correct").unwrap().as_boolean();
-                c.iter().filter(|v| *v == Some(true)).count()
-            })
-            .sum();
+        let correct = count_true(&outcomes, "correct");
         let accuracy = report.cumulative.accuracy.unwrap();
         assert!((correct as f64 / n as f64 - accuracy).abs() < 1e-12);
         let stats = op.delay_stats().unwrap();

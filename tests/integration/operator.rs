@@ -12,7 +12,7 @@ use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table};
 use streamboost::eval::Prequential;
 use streamboost::weak::HoeffdingTreeConfig;
 
-use crate::common::operator;
+use crate::common::{operator, prediction_columns};
 
 fn bundled_car() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv")
@@ -52,14 +52,7 @@ fn operator_matches_the_prequential_driver_row_for_row() {
         ] {
             let out = op.process(&batch.slice(start, len)).unwrap();
             assert_eq!(out.num_rows(), len);
-            let predicted = out
-                .column_by_name("predicted_label")
-                .unwrap()
-                .as_string::<i32>();
-            let probs = out
-                .column_by_name("predicted_label_probs")
-                .unwrap()
-                .as_fixed_size_list();
+            let (predicted, probs) = prediction_columns(&out);
             for i in 0..len {
                 let (want, want_p) = &expected[row];
                 assert_eq!(predicted.value(i), classes[*want], "row {row}");
@@ -401,14 +394,7 @@ fn the_operator_scores_with_a_batch_model_without_learning() {
     let mut p = vec![0.0; classes.len()];
     for batch in table.batches().unwrap() {
         let out = op.process(&batch.unwrap()).unwrap();
-        let predicted = out
-            .column_by_name("predicted_label")
-            .unwrap()
-            .as_string::<i32>();
-        let probs = out
-            .column_by_name("predicted_label_probs")
-            .unwrap()
-            .as_fixed_size_list();
+        let (predicted, probs) = prediction_columns(&out);
         for i in 0..out.num_rows() {
             model.predict_proba(data.row(row), &mut p);
             assert_eq!(predicted.value(i), classes[model.predict(data.row(row))]);

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arrow::array::AsArray;
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use streamboost::checkpoint::{self, KeyedStore};
@@ -99,6 +98,15 @@ fn ids(outputs: &[(String, Vec<RecordBatch>)]) -> Vec<i64> {
         .flat_map(|(_, batches)| batches.iter())
         .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
         .collect()
+}
+
+/// The values of the string column `column` across `outputs`, in order.
+fn strings(outputs: &[(String, Vec<RecordBatch>)], column: &str) -> Vec<String> {
+    let batches: Vec<_> = outputs
+        .iter()
+        .flat_map(|(_, b)| b.iter().cloned())
+        .collect();
+    crate::common::strings(&batches, column)
 }
 
 /// A job killed with SIGKILL at random points and restarted each time ends with the same
@@ -428,7 +436,6 @@ fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
 /// model ends as one run's over the whole stream.
 #[test]
 fn a_piped_job_scores_as_the_directory_job_and_learns_once_by_id() {
-    use arrow::array::AsArray;
     use arrow::ipc::reader::StreamReader;
     use arrow::ipc::writer::StreamWriter;
 
@@ -464,13 +471,7 @@ fn a_piped_job_scores_as_the_directory_job_and_learns_once_by_id() {
         let batches: Vec<_> = reader.map(Result::unwrap).collect();
         arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap()
     };
-    let predictions = |b: &RecordBatch| -> Vec<String> {
-        let p = b
-            .column_by_name("predicted_label")
-            .unwrap()
-            .as_string::<i32>();
-        p.iter().map(|v| v.unwrap().to_string()).collect()
-    };
+    let predictions = |b: &RecordBatch| crate::common::strings(&[b.clone()], "predicted_label");
 
     let whole_model = dir.path().join("whole.parquet");
     let whole = piped(&whole_model, 1728);
@@ -567,6 +568,36 @@ fn events_are_json_lines_for_a_log_collector() {
     assert!(last["accuracy"].as_f64().unwrap() > 0.5, "{stderr}");
 }
 
+/// Runs [`delayed_args`] to its end, which must succeed.
+fn run_delayed(events: &Path, labels: &Path, out: &Path, model: &Path, extra: &[&str]) {
+    std::fs::create_dir_all(out).unwrap();
+    let args = delayed_args(events, labels, out, model, extra);
+    streamboost().args(args).assert().success();
+}
+
+/// `run --once` over event and label directories (ids `id`, times `ts`, car's classes),
+/// then `extra`.
+fn delayed_args(
+    events: &Path, labels: &Path, out: &Path, model: &Path, extra: &[&str],
+) -> Vec<String> {
+    let mut args: Vec<String> = ["run", "--once", "-q", "--id", "id", "--time", "ts"]
+        .iter()
+        .chain(&["--classes", CAR_CLASSES])
+        .chain(&MODEL_ARGS)
+        .chain(extra)
+        .map(|a| a.to_string())
+        .collect();
+    for (flag, path) in [
+        ("--input-dir", events),
+        ("--labels", labels),
+        ("--output-dir", out),
+        ("--model", model),
+    ] {
+        args.extend([flag.to_string(), path.display().to_string()]);
+    }
+    args
+}
+
 /// The bundled car split for delayed labels: event files (`id`, `ts`, the features) of
 /// `rows` rows, and label files (`id`, `label`, `ts`, and `buying` to key them by) named to
 /// sort just before the next
@@ -644,41 +675,22 @@ fn a_job_with_a_labels_directory_predicts_as_the_replay_under_delay() {
     let replayed = predicted_labels(&predictions);
 
     let (out, model) = (dir.path().join("out"), dir.path().join("model.parquet"));
-    std::fs::create_dir_all(&out).unwrap();
-    streamboost()
-        .args(["run", "--once", "-q", "--id", "id", "--time", "ts"])
-        .args(["--classes", CAR_CLASSES, "--checkpoint-every", "500"])
-        .args(MODEL_ARGS)
-        .args(["--input-dir", events.to_str().unwrap()])
-        .args(["--labels", labels.to_str().unwrap()])
-        .args(["--output-dir", out.to_str().unwrap()])
-        .args(["--model", model.to_str().unwrap()])
-        .assert()
-        .success();
+    run_delayed(
+        &events,
+        &labels,
+        &out,
+        &model,
+        &["--checkpoint-every", "500"],
+    );
     let scored = outputs(&out);
     assert_eq!(scored.len(), 18);
-    let predicted: Vec<String> = scored
-        .iter()
-        .flat_map(|(_, batches)| batches.iter())
-        .flat_map(|b| {
-            let c = b
-                .column_by_name("predicted_label")
-                .unwrap()
-                .as_string::<i32>();
-            c.iter().map(|v| v.unwrap().to_string()).collect::<Vec<_>>()
-        })
-        .collect();
-    assert_eq!(predicted, replayed);
+    assert_eq!(strings(&scored, "predicted_label"), replayed);
     let outcomes = outputs(&out.join("labels"));
     assert_eq!(outcomes.len(), 18, "one outcome file per label file");
-    let learnt: usize = outcomes
+    let learnt = strings(&outcomes, "outcome")
         .iter()
-        .flat_map(|(_, batches)| batches.iter())
-        .map(|b| {
-            let o = b.column_by_name("outcome").unwrap().as_string::<i32>();
-            o.iter().filter(|v| *v == Some("learnt")).count()
-        })
-        .sum();
+        .filter(|o| *o == "learnt")
+        .count();
     assert_eq!(learnt, 1728);
     let (_, stream) = checkpoint::load(&model).unwrap();
     let delayed = stream.delayed.unwrap().stats();
@@ -696,34 +708,9 @@ fn a_job_with_a_labels_directory_predicts_as_the_replay_under_delay() {
 fn a_delayed_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
     let dir = tempfile::tempdir().unwrap();
     let (events, labels, _) = delayed_dirs(dir.path(), 96);
-    let args = |out: &Path, model: &Path| -> Vec<String> {
-        let mut args: Vec<String> = [
-            "run",
-            "--once",
-            "-q",
-            "--id",
-            "id",
-            "--time",
-            "ts",
-            "--classes",
-            CAR_CLASSES,
-            "--checkpoint-every",
-            "50",
-            "--pending-ttl",
-            "150",
-        ]
-        .map(String::from)
-        .to_vec();
-        args.extend(MODEL_ARGS.map(String::from));
-        for (flag, path) in [
-            ("--input-dir", events.as_path()),
-            ("--labels", labels.as_path()),
-            ("--output-dir", out),
-            ("--model", model),
-        ] {
-            args.extend([flag.to_string(), path.display().to_string()]);
-        }
-        args
+    let args = |out: &Path, model: &Path| {
+        let extra = ["--checkpoint-every", "50", "--pending-ttl", "150"];
+        delayed_args(&events, &labels, out, model, &extra)
     };
     let (whole_out, whole_model) = (dir.path().join("whole"), dir.path().join("whole.parquet"));
     std::fs::create_dir_all(&whole_out).unwrap();
@@ -779,19 +766,7 @@ fn a_keyed_job_learns_each_keys_labels() {
     let dir = tempfile::tempdir().unwrap();
     let (events, labels, _) = delayed_dirs(dir.path(), 96);
     let (out, model) = (dir.path().join("out"), dir.path().join("model.keys"));
-    std::fs::create_dir_all(&out).unwrap();
-    streamboost()
-        .args([
-            "run", "--once", "-q", "--id", "id", "--time", "ts", "--key", "buying",
-        ])
-        .args(["--classes", CAR_CLASSES])
-        .args(MODEL_ARGS)
-        .args(["--input-dir", events.to_str().unwrap()])
-        .args(["--labels", labels.to_str().unwrap()])
-        .args(["--output-dir", out.to_str().unwrap()])
-        .args(["--model", model.to_str().unwrap()])
-        .assert()
-        .success();
+    run_delayed(&events, &labels, &out, &model, &["--key", "buying"]);
     let keys = models(&model);
     assert_eq!(keys.len(), 4, "one model per value of buying");
     let (mut events_seen, mut learnt) = (0, 0);
@@ -802,15 +777,8 @@ fn a_keyed_job_learns_each_keys_labels() {
         (events_seen, learnt) = (events_seen + delayed.events, learnt + delayed.learnt);
     }
     assert_eq!((events_seen, learnt), (1728, 1728));
-    let learnt_rows: usize = outputs(&out.join("labels"))
-        .iter()
-        .flat_map(|(_, batches)| batches.iter())
-        .map(|b| {
-            let o = b.column_by_name("outcome").unwrap().as_string::<i32>();
-            o.iter().filter(|v| *v == Some("learnt")).count()
-        })
-        .sum();
-    assert_eq!(learnt_rows, 1728);
+    let outcomes = strings(&outputs(&out.join("labels")), "outcome");
+    assert_eq!(outcomes.iter().filter(|o| *o == "learnt").count(), 1728);
 }
 
 /// Labels whose file comes before their events' file: unmatched by default, held with
@@ -834,22 +802,13 @@ fn early_labels_are_held_within_the_tolerance() {
             dir.path().join(format!("out{tolerance}")),
             dir.path().join(format!("model{tolerance}.parquet")),
         );
-        std::fs::create_dir_all(&out).unwrap();
-        streamboost()
-            .args(["run", "--once", "-q", "--id", "id", "--time", "ts"])
-            .args([
-                "--classes",
-                CAR_CLASSES,
-                "--early-label-tolerance",
-                tolerance,
-            ])
-            .args(MODEL_ARGS)
-            .args(["--input-dir", events.to_str().unwrap()])
-            .args(["--labels", labels.to_str().unwrap()])
-            .args(["--output-dir", out.to_str().unwrap()])
-            .args(["--model", model.to_str().unwrap()])
-            .assert()
-            .success();
+        run_delayed(
+            &events,
+            &labels,
+            &out,
+            &model,
+            &["--early-label-tolerance", tolerance],
+        );
         let (_, stream) = checkpoint::load(&model).unwrap();
         stream.delayed.unwrap().stats()
     };

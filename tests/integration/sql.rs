@@ -17,6 +17,7 @@ use streamboost::model::ModelConfig;
 use streamboost::sql::{ModelRegistry, register_all};
 
 use crate::cli::{flags, predicted_labels, read_json, streamboost};
+use crate::common::{count_true, strings};
 
 /// The bundled car sample with a `ts` column (1-based row number) to order by.
 fn car_with_ts(dir: &Path) -> PathBuf {
@@ -46,16 +47,6 @@ async fn session(registry: &ModelRegistry, car: &Path) -> SessionContext {
 
 async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
     ctx.sql(sql).await.unwrap().collect().await.unwrap()
-}
-
-fn strings(batches: &[RecordBatch], column: &str) -> Vec<String> {
-    batches
-        .iter()
-        .flat_map(|b| {
-            let c = b.column_by_name(column).unwrap().as_string::<i32>().clone();
-            (0..c.len()).map(move |i| c.value(i).to_string())
-        })
-        .collect()
 }
 
 const FEATURES: &str = "buying, maint, doors, persons, lug_boot, safety";
@@ -1063,13 +1054,7 @@ async fn sql_delayed_labels_equal_replay_under_the_same_delay() {
         let outcome = strings(&outcomes, "outcome");
         assert_eq!(outcome.len(), 1728);
         assert!(outcome.iter().all(|o| o == "learnt"), "every label learnt");
-        let correct: usize = outcomes
-            .iter()
-            .map(|b| {
-                let c = b.column_by_name("correct").unwrap().as_boolean();
-                c.iter().filter(|v| *v == Some(true)).count()
-            })
-            .sum();
+        let correct = count_true(&outcomes, "correct");
         let accuracy = report["cumulative"]["accuracy"].as_f64().unwrap();
         assert!(
             (correct as f64 / 1728.0 - accuracy).abs() < 1e-12,
