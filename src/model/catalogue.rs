@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::{Algorithm, ModelConfig, paper_tree};
+use super::{Algorithm, ModelConfig};
 use crate::weak::{NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
 use crate::{Error, Result};
 
@@ -128,6 +128,10 @@ pub(crate) fn merge(
 /// and a model tell which one they are. `ranker` marks a native [`crate::Ranker`]; the others
 /// learn label sets through the singleton reduction.
 macro_rules! catalogue {
+    // The end of the family chain (see `crate::model`): every row gathered.
+    (; $($rows:tt)*) => {
+        catalogue! { $($rows)* }
+    };
     ($(
         $variant:ident($tag:literal): $config:ty => $model:ty, $kind:ident
             $(by |$c:ident| $config_of:expr, |$m:ident| $model_of:expr;)? {
@@ -370,7 +374,7 @@ fn algorithm_named(name: &str) -> Result<Algorithm> {
 /// The defaults of weak learner `name` where a partial config switches to it.
 fn weak_defaults(tag: &str, name: &str) -> Option<serde_json::Value> {
     let weak: WeakLearnerConfig = match (tag, name) {
-        ("learner", "hoeffding") => paper_tree(),
+        ("learner", "hoeffding") => crate::boost::binary::paper_tree(),
         ("learner", "naive-bayes") => NaiveBayesConfig::default().into(),
         ("learner", "perceptron") => PerceptronConfig::default().into(),
         _ => return None,

@@ -91,7 +91,7 @@ fn delayed_operator(
 ) -> BoostOperator<Model> {
     let mut op = operator(
         config().build(data.spec(), 5).unwrap(),
-        &data,
+        data,
         events.schema(),
         "events",
     );

@@ -20,6 +20,27 @@ pub use greedy_tree::{GreedyTree, GreedyTreeConfig};
 pub use mh::{MhStump, train_mh};
 pub use table::Table;
 
+/// This family's rows of the model catalogue, handed on to the next family's macro (see
+/// [`crate::model`], which invokes the chain and sees each family's module by name): a new
+/// algorithm here is its file, its `mod` line and a row below.
+macro_rules! batch_rows {
+    ($next:ident $(, $rest:ident)*; $($rows:tt)*) => { $next! { $($rest),*; $($rows)*
+        BatchBoost("batch-boost"): batch::BatchBoostConfig => batch::BatchBoost, classifier
+            by |c| c.method.algorithm(), |m| m.config().method.algorithm(); {
+            /// AdaBoost.MM (\[MS\] §7), trained in batch over greedy cost-sensitive trees.
+            AdaBoostMm = "adaboost-mm" (Batch, Multiclass) => batch::BatchBoostConfig::new(batch::Method::Mm),
+            /// AdaBoost.M1 (SAMME), trained in batch over greedy cost-sensitive trees.
+            AdaBoostM1 = "adaboost-m1" (Batch, Multiclass) => batch::BatchBoostConfig::new(batch::Method::M1),
+            /// AdaBoost.MH (Schapire & Singer), trained in batch over real-valued stumps.
+            AdaBoostMh = "adaboost-mh" (Batch, Multiclass) => batch::BatchBoostConfig::new(batch::Method::Mh),
+            /// \[MS\]'s OS strategy (edge γ), trained in batch over greedy cost-sensitive trees.
+            OsStrategy = "os-strategy" (Batch, Multiclass)
+                => batch::BatchBoostConfig::new(batch::Method::Os { gamma: 0.1 }),
+        }
+    } };
+}
+pub(crate) use batch_rows;
+
 use serde::{Deserialize, Serialize};
 
 use super::multiclass::potential::PotentialEngine;

@@ -14,6 +14,44 @@ pub mod osboost;
 pub use ogboost::{OgBoost, OgBoostConfig, OgLoss};
 pub use osboost::{Combiner, OsBoost, OsBoostConfig};
 
+/// This family's rows of the model catalogue, handed on to the next family's macro (see
+/// [`crate::model`], which invokes the chain and sees each family's module by name): a new
+/// algorithm here is its file, its `mod` line and a row below.
+macro_rules! binary_rows {
+    ($next:ident $(, $rest:ident)*; $($rows:tt)*) => { $next! { $($rest),*; $($rows)*
+        OsBoost("osboost"): binary::OsBoostConfig<WeakLearnerConfig> => binary::OsBoost<WeakLearner>, classifier
+            by |c| binary::algorithm_of(c.combiner), |m| binary::algorithm_of(m.combiner()); {
+            /// OSBoost (\[CLL\], uniform votes; binary).
+            OsBoost = "osboost" (Booster, Binary) => binary::OsBoostConfig::new(binary::paper_tree()),
+            /// OSBoost.OCP (\[CLL\] Algorithm 1; binary).
+            OsBoostOcp = "osboost-ocp" (Booster, Binary) => binary::OsBoostConfig::ocp(binary::paper_tree()),
+            /// OSBoost.EXP (\[CLL\]; binary).
+            OsBoostExp = "osboost-exp" (Booster, Binary) => binary::OsBoostConfig::exp(binary::paper_tree()),
+        }
+        OgBoost("ogboost"): binary::OgBoostConfig<WeakLearnerConfig> => binary::OgBoost<WeakLearner>, classifier {
+            /// Online GradientBoost (Leistner et al. 2009; binary).
+            OgBoost = "ogboost" (Booster, Binary) => binary::OgBoostConfig::new(binary::paper_tree()),
+        }
+    } };
+}
+pub(crate) use binary_rows;
+
+/// The weak learner of the binary boosters when nothing else is said: a Hoeffding tree of
+/// \[JGT\]'s experiments (ALGORITHMS.md §1.2).
+pub(crate) fn paper_tree() -> crate::weak::WeakLearnerConfig {
+    crate::weak::HoeffdingTreeConfig::jgt_paper().into()
+}
+
+/// The algorithm of an OSBoost combiner.
+pub(crate) fn algorithm_of(combiner: Combiner) -> crate::model::Algorithm {
+    use crate::model::Algorithm;
+    match combiner {
+        Combiner::Uniform => Algorithm::OsBoost,
+        Combiner::Ocp { .. } => Algorithm::OsBoostOcp,
+        Combiner::Exp { .. } => Algorithm::OsBoostExp,
+    }
+}
+
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
