@@ -90,6 +90,15 @@ pub mod ranking;
 
 pub use knob::{Knob, Tune};
 
+use std::fmt::Display;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::learner::{Classifier, Config};
+use crate::{Error, Result};
+
 /// This family's rows of the model catalogue, handed on to the next family's macro (see
 /// [`crate::model`], which invokes the chain and sees each family's module by name): a new
 /// algorithm here is its file, its `mod` line and a row below.
@@ -124,15 +133,6 @@ pub(crate) fn member_tree() -> crate::weak::WeakLearnerConfig {
 /// The preset of [`member_tree`].
 pub(crate) const MEMBER_PRESET: crate::weak::hoeffding::Preset =
     crate::weak::hoeffding::Preset::JgtPaperNba;
-
-use std::fmt::Display;
-
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-
-use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
-use crate::{Error, Result};
 
 /// The config of an online booster over weak learners `W`: its own parameters and how it
 /// assembles itself over members. The rest of [`Config`] is written once, in the blanket

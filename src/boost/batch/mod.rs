@@ -20,6 +20,13 @@ pub use greedy_tree::{GreedyTree, GreedyTreeConfig};
 pub use mh::{MhStump, train_mh};
 pub use table::Table;
 
+use serde::{Deserialize, Serialize};
+
+use super::multiclass::potential::PotentialEngine;
+use crate::core::ClassId;
+use crate::learner::{Classifier, Config};
+use crate::{Error, Result};
+
 /// This family's rows of the model catalogue, handed on to the next family's macro (see
 /// [`crate::model`], which invokes the chain and sees each family's module by name): a new
 /// algorithm here is its file, its `mod` line and a row below.
@@ -40,13 +47,6 @@ macro_rules! batch_rows {
     } };
 }
 pub(crate) use batch_rows;
-
-use serde::{Deserialize, Serialize};
-
-use super::multiclass::potential::PotentialEngine;
-use crate::core::ClassId;
-use crate::learner::{Classifier, Config};
-use crate::{Error, Result};
 
 /// A cost matrix: `m` rows of `k` costs, row-major (\[MS\] §3: `C(i, l)` is the cost of
 /// predicting `l` on example `i`).

@@ -14,6 +14,13 @@ pub mod osboost;
 pub use ogboost::{OgBoost, OgBoostConfig, OgLoss};
 pub use osboost::{Combiner, OsBoost, OsBoostConfig};
 
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+use crate::Result;
+use crate::core::ClassId;
+use crate::learner::Config;
+
 /// This family's rows of the model catalogue, handed on to the next family's macro (see
 /// [`crate::model`], which invokes the chain and sees each family's module by name): a new
 /// algorithm here is its file, its `mod` line and a row below.
@@ -51,13 +58,6 @@ pub(crate) fn algorithm_of(combiner: Combiner) -> crate::model::Algorithm {
         Combiner::Exp { .. } => Algorithm::OsBoostExp,
     }
 }
-
-use serde::{Deserialize, Serialize};
-
-use crate::Error;
-use crate::Result;
-use crate::core::ClassId;
-use crate::learner::Config;
 
 /// What a binary booster does with a third class: refuse it. Its labels are the signs
 /// `±1` of \[CLL\]; there is no third.

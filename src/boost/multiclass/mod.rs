@@ -10,6 +10,9 @@ pub use ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
 pub use mbbm::{OnlineMbbm, OnlineMbbmConfig, WeightNorm};
 pub use ova::{BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig, one_vs_all};
 
+use crate::boost::{LearnerScales, WeightScale};
+use crate::core::ClassId;
+
 /// This family's rows of the model catalogue, handed on to the next family's macro (see
 /// [`crate::model`], which invokes the chain and sees each family's module by name): a new
 /// algorithm here is its file, its `mod` line and a row below.
@@ -61,9 +64,6 @@ pub(crate) fn unit_mean<W>(config: AdaBoostOlmConfig<W>) -> AdaBoostOlmConfig<W>
         ..config
     }
 }
-
-use crate::boost::{LearnerScales, WeightScale};
-use crate::core::ClassId;
 
 /// The members as a cost-matrix booster's forward pass uses them: scored only, or scored
 /// then taught row label `y` with row weight `weight` (learner `i` learns after it votes,

@@ -68,23 +68,6 @@ pub use ada_olmr::{AdaOlmr, AdaOlmrConfig};
 pub use bmr::{OnlineBmr, OnlineBmrConfig, RankingLoss};
 pub use potential::{PairLoss, PairPotential, WalkTables};
 
-/// This family's rows of the model catalogue, handed on to the next family's macro (see
-/// [`crate::model`], which invokes the chain and sees each family's module by name): a new
-/// algorithm here is its file, its `mod` line and a row below.
-macro_rules! ranking_rows {
-    ($next:ident $(, $rest:ident)*; $($rows:tt)*) => { $next! { $($rest),*; $($rows)*
-        Bmr("bmr"): ranking::OnlineBmrConfig<WeakLearnerConfig> => ranking::OnlineBmr<WeakLearner>, ranker {
-            /// OnlineBMR (\[JT\] Algorithm 2; multi-label ranking) with exact potentials.
-            Bmr = "bmr" (Booster, Ranking) => ranking::OnlineBmrConfig::new(ranking::paper_tree().into()),
-        }
-        AdaOlmr("ada-olmr"): ranking::AdaOlmrConfig<WeakLearnerConfig> => ranking::AdaOlmr<WeakLearner>, ranker {
-            /// Ada.OLMR (\[JT\] Algorithm 3; multi-label ranking).
-            AdaOlmr = "ada-olmr" (Booster, Ranking) => ranking::AdaOlmrConfig::new(ranking::paper_tree().into()),
-        }
-    } };
-}
-pub(crate) use ranking_rows;
-
 use crate::core::ClassId;
 use crate::learner::{Classifier, Ranker};
 
@@ -239,6 +222,23 @@ use crate::boost::binary::{OgBoost, OsBoost};
 use crate::boost::multiclass::{AdaBoostOlm, BinaryBundle, OnlineMbbm};
 use crate::boost::oza::OzaBoost;
 use crate::weak::{HoeffdingTree, NaiveBayes, Perceptron, WeakLearner};
+
+/// This family's rows of the model catalogue, handed on to the next family's macro (see
+/// [`crate::model`], which invokes the chain and sees each family's module by name): a new
+/// algorithm here is its file, its `mod` line and a row below.
+macro_rules! ranking_rows {
+    ($next:ident $(, $rest:ident)*; $($rows:tt)*) => { $next! { $($rest),*; $($rows)*
+        Bmr("bmr"): ranking::OnlineBmrConfig<WeakLearnerConfig> => ranking::OnlineBmr<WeakLearner>, ranker {
+            /// OnlineBMR (\[JT\] Algorithm 2; multi-label ranking) with exact potentials.
+            Bmr = "bmr" (Booster, Ranking) => ranking::OnlineBmrConfig::new(ranking::paper_tree().into()),
+        }
+        AdaOlmr("ada-olmr"): ranking::AdaOlmrConfig<WeakLearnerConfig> => ranking::AdaOlmr<WeakLearner>, ranker {
+            /// Ada.OLMR (\[JT\] Algorithm 3; multi-label ranking).
+            AdaOlmr = "ada-olmr" (Booster, Ranking) => ranking::AdaOlmrConfig::new(ranking::paper_tree().into()),
+        }
+    } };
+}
+pub(crate) use ranking_rows;
 
 ranker_via_classifier!(
     <> WeakLearner,
