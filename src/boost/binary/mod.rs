@@ -8,9 +8,11 @@
 //! class probabilities are `((1 + f)/2, (1 − f)/2)` for their normalised score `f ∈ [−1, 1]`,
 //! so that the most probable class is `sign(f)` with `0 → +1`.
 
+pub mod bbm;
 pub mod ogboost;
 pub mod osboost;
 
+pub use bbm::{BbmWeights, OnlineBbm, OnlineBbmConfig};
 pub use ogboost::{OgBoost, OgBoostConfig, OgLoss};
 pub use osboost::{Combiner, OsBoost, OsBoostConfig};
 
@@ -38,6 +40,10 @@ macro_rules! binary_rows {
         OgBoost("ogboost"): binary::OgBoostConfig<WeakLearnerConfig> => binary::OgBoost<WeakLearner>, classifier {
             /// Online GradientBoost (Leistner et al. 2009; binary).
             OgBoost = "ogboost" (Booster, Binary) => binary::OgBoostConfig::new(binary::paper_tree()),
+        }
+        Bbm("bbm"): binary::OnlineBbmConfig<WeakLearnerConfig> => binary::OnlineBbm<WeakLearner>, classifier {
+            /// Online BBM (Beygelzimer, Kale & Luo 2015, Algorithm 1; binary) with exact weights.
+            Bbm = "bbm" (Booster, Binary) => binary::OnlineBbmConfig::new(binary::paper_tree()),
         }
     } };
 }

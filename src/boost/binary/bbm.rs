@@ -1,0 +1,300 @@
+//! Online BBM: the optimal online boost-by-majority of Beygelzimer, Kale & Luo (2015),
+//! "Optimal and Adaptive Algorithms for Online Boosting", Algorithm 1 (binary), with the
+//! closed-form weights of ALGORITHMS.md §7.1.
+//!
+//! * Learner `i` (of `N`, counted from 1) votes `h^i = ±1`, its most probable class (class 0
+//!   is `+1`, ties by the tie rule), and sees the margin `m = Σ_{j<i} y·h^j` of the learners
+//!   before it on the row's label `y`.
+//! * Learning: learner `i` learns the row with weight
+//!   `w^i = Bin(κ; n, p) = C(n, κ)·p^κ·(1 − p)^{n−κ}`, `n = N − i`, `κ = ⌊(n − m + 1)/2⌋`
+//!   (0 when `κ ∉ [0, n]`: the majority is decided whatever the rest vote), `p = 1/2 + γ/2`,
+//!   times the row's weight and the learner's weight scale. `w^i` is the potential
+//!   difference `φ_n(m − 1) − φ_n(m + 1)` of §P.4: how much learner `i`'s vote can still
+//!   change the chance that the final majority is wrong, if each learner after it is right
+//!   with probability `p`.
+//! * Prediction: the majority `sign(Σ h^i)` (ties by the tie rule); class probabilities
+//!   `((1 + f)/2, (1 − f)/2)` for `f = Σ h^i / N`, as the other binary boosters'.
+//!
+//! This is OnlineMBBM (\[JGT\] Algorithm 1, [`crate::boost::multiclass::OnlineMbbm`]) at
+//! `k = 2` with argmax votes, whose exact potential engine computes the same weights; here
+//! they cost `O(1)` per learner from a table of `ln j!`. Vowpal Wabbit's `--boosting --alg
+//! BBM` is the same algorithm with `γ_vw = γ/2` (its `p = 1/2 + γ_vw`).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::{require_binary, sign_of, write_proba};
+use crate::boost::multiclass::potential::WEIGHT_NOISE;
+use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale, learnable};
+use crate::core::math::{TieBreak, argmax_tie};
+use crate::core::{ClassId, Rng};
+use crate::learner::Classifier;
+use crate::{Error, Result};
+
+/// Hyper-parameters of [`OnlineBbm`], generic over the weak learner's config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnlineBbmConfig<W> {
+    /// Number of weak learners `N`.
+    pub n_learners: usize,
+    /// The assumed edge `γ ∈ (0, 1)` in \[JGT\]'s convention: each learner right with
+    /// probability `1/2 + γ/2`.
+    pub gamma: f64,
+    /// Per-learner weight scale.
+    pub weight_scale: WeightScale,
+    /// Tie rule for votes and the final prediction.
+    pub tie_break: TieBreak,
+    /// The weak learners' config.
+    pub weak: W,
+}
+
+impl<W> OnlineBbmConfig<W> {
+    /// 100 learners, `γ = 0.1`, each learner's weights at unit mean, random ties.
+    // Unit-mean weights: a learner far from the decision sees weights of order 0.01, tiny
+    // against a tree's grace period (RESULTS.md, "Online BBM").
+    pub fn new(weak: W) -> Self {
+        OnlineBbmConfig {
+            n_learners: 100,
+            gamma: 0.1,
+            weight_scale: WeightScale::UnitMean,
+            tie_break: TieBreak::Random,
+            weak,
+        }
+    }
+}
+
+impl<W: fmt::Display> fmt::Display for OnlineBbmConfig<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "OnlineBBM(N={}, gamma={}, weight scale={}, ties={:?}) over {}",
+            self.n_learners, self.gamma, self.weight_scale, self.tie_break, self.weak
+        )
+    }
+}
+
+impl<W> BoosterConfig for OnlineBbmConfig<W> {
+    booster_members!(OnlineBbm, n_learners);
+
+    fn validate_booster(&self) -> Result<()> {
+        if !(self.gamma > 0.0 && self.gamma < 1.0) {
+            return Err(Error::config("gamma", "must be in (0, 1)"));
+        }
+        self.weight_scale.validate()
+    }
+
+    fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
+        require_binary(m.k, "bbm")?;
+        Ok(OnlineBbm {
+            weights: BbmWeights::new(m.len(), self.gamma),
+            tie_break: self.tie_break,
+            scales: self.weight_scale.draw(m.len(), &mut m.rng),
+            learners: m.learners,
+            rng: m.rng,
+        })
+    }
+}
+
+tune!(OnlineBbmConfig {
+    Learners => n_learners,
+    Gamma => gamma,
+    WeightScale => weight_scale,
+});
+
+/// The weights `Bin(κ; n, 1/2 + γ/2)` of Online BBM's learners (ALGORITHMS.md §7.1), for
+/// `n` up to a bound: `ln j!` tabulated once, each weight one `exp`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(from = "BbmParams", into = "BbmParams")]
+pub struct BbmWeights {
+    gamma: f64,
+    /// `ln j!` for `j = 0..=n_max`.
+    ln_factorial: Vec<f64>,
+    /// `ln p` and `ln(1 − p)`.
+    ln_p: f64,
+    ln_q: f64,
+}
+
+/// What [`BbmWeights`] is saved as: its parameters (the table is rebuilt on load).
+#[derive(Serialize, Deserialize)]
+struct BbmParams {
+    n_max: usize,
+    gamma: f64,
+}
+
+impl From<BbmParams> for BbmWeights {
+    fn from(p: BbmParams) -> Self {
+        BbmWeights::new(p.n_max, p.gamma)
+    }
+}
+
+impl From<BbmWeights> for BbmParams {
+    fn from(w: BbmWeights) -> Self {
+        BbmParams {
+            n_max: w.ln_factorial.len() - 1,
+            gamma: w.gamma,
+        }
+    }
+}
+
+impl BbmWeights {
+    /// The weights for up to `n_max` learners to come, at edge `γ`.
+    pub fn new(n_max: usize, gamma: f64) -> Self {
+        let mut ln_factorial = Vec::with_capacity(n_max + 1);
+        let mut sum = 0.0;
+        ln_factorial.push(0.0);
+        for j in 1..=n_max {
+            sum += (j as f64).ln();
+            ln_factorial.push(sum);
+        }
+        let p = 0.5 + 0.5 * gamma;
+        BbmWeights {
+            gamma,
+            ln_factorial,
+            ln_p: p.ln(),
+            ln_q: (1.0 - p).ln(),
+        }
+    }
+
+    /// The weight of a learner with `n` learners after it, at margin `m` of those before it:
+    /// `C(n, κ)·p^κ·(1 − p)^{n−κ}` with `κ = ⌊(n − m + 1)/2⌋`, 0 when `κ ∉ [0, n]`.
+    ///
+    /// # Panics
+    /// If `n` exceeds the table's bound.
+    pub fn weight(&self, n: usize, m: i64) -> f64 {
+        let kappa = (n as i64 - m + 1).div_euclid(2);
+        if kappa < 0 || kappa > n as i64 {
+            return 0.0;
+        }
+        let (kappa, f) = (kappa as usize, &self.ln_factorial);
+        let ln_choose = f[n] - f[kappa] - f[n - kappa];
+        (ln_choose + kappa as f64 * self.ln_p + (n - kappa) as f64 * self.ln_q).exp()
+    }
+}
+
+/// The Online BBM booster over binary weak learners `L`. Build it from an
+/// [`OnlineBbmConfig`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OnlineBbm<L> {
+    weights: BbmWeights,
+    tie_break: TieBreak,
+    scales: LearnerScales,
+    learners: Vec<L>,
+    rng: Rng,
+}
+
+ensemble!(OnlineBbm<L> over learners);
+
+impl<L: Classifier> OnlineBbm<L> {
+    /// Votes every learner on row `x` in order, each first learning it (given `(y, weight)`)
+    /// with its Online BBM weight; returns `Σ h^i` and the predicted class.
+    fn run(&mut self, x: &[f64], target: Option<(ClassId, f64)>, rng: &mut Rng) -> (i64, ClassId) {
+        let n_learners = self.learners.len();
+        let (mut votes, mut margin) = (0_i64, 0_i64);
+        let mut p = [0.0; 2];
+        for (i, learner) in self.learners.iter_mut().enumerate() {
+            match target {
+                Some((y, weight)) => {
+                    let w = self.weights.weight(n_learners - 1 - i, margin);
+                    // The floor OnlineMBBM puts on its potentials' rounding, so the two agree
+                    // at k = 2: a decided row reaches no tree, not even as a speck.
+                    let w = if w <= WEIGHT_NOISE { 0.0 } else { weight * w };
+                    let w = self.scales.factor(i, w) * w;
+                    learner.learn_predict(x, Some(y), w, &mut p);
+                }
+                None => learner.predict_proba(x, &mut p),
+            }
+            let h = sign_of(argmax_tie(&p, self.tie_break, rng)) as i64;
+            votes += h;
+            if let Some((y, _)) = target {
+                margin += sign_of(y) as i64 * h;
+            }
+        }
+        let tally = [votes.max(0) as f64, (-votes).max(0) as f64];
+        (votes, argmax_tie(&tally, self.tie_break, rng))
+    }
+}
+
+impl<L: Classifier> Classifier for OnlineBbm<L> {
+    fn n_classes(&self) -> usize {
+        2
+    }
+
+    fn add_class(&mut self) -> Result<()> {
+        super::refuse_third_class("Online BBM")
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        if learnable(Some(y), weight, 2).is_some() {
+            let mut out = [0.0; 2];
+            self.learn_predict(x, Some(y), weight, &mut out);
+        }
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        // Scoring changes nothing: a clone's learners only predict, and its draws are
+        // discarded.
+        let mut p = [0.0; 2];
+        let mut rng = self.rng.clone();
+        let votes: i64 = self
+            .learners
+            .iter()
+            .map(|learner| {
+                learner.predict_proba(x, &mut p);
+                sign_of(argmax_tie(&p, self.tie_break, &mut rng)) as i64
+            })
+            .sum();
+        write_proba(votes as f64 / self.learners.len() as f64, out);
+    }
+
+    fn learn_predict(
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
+    ) -> ClassId {
+        let mut rng = self.rng.clone();
+        let (votes, predicted) = self.run(x, learnable(y, weight, 2), &mut rng);
+        self.rng = rng;
+        write_proba(votes as f64 / self.learners.len() as f64, out);
+        predicted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `C(n, κ)·p^κ·(1 − p)^{n−κ}` by products, for small `n`.
+    fn binomial_pmf(n: u64, kappa: u64, p: f64) -> f64 {
+        let choose = (1..=kappa).fold(1.0, |c, j| c * (n - kappa + j) as f64 / j as f64);
+        choose * p.powi(kappa as i32) * (1.0 - p).powi((n - kappa) as i32)
+    }
+
+    #[test]
+    fn weights_are_the_binomial_probabilities_and_vanish_once_decided() {
+        let w = BbmWeights::new(30, 0.2);
+        for n in 0..=30_u64 {
+            for m in -35..=35_i64 {
+                let kappa = (n as i64 - m + 1).div_euclid(2);
+                let want = if (0..=n as i64).contains(&kappa) {
+                    binomial_pmf(n, kappa as u64, 0.6)
+                } else {
+                    0.0
+                };
+                let got = w.weight(n as usize, m);
+                assert!((got - want).abs() <= 1e-13 * want.max(1e-300), "n={n} m={m}");
+            }
+        }
+        // The last learner matters only on a tie-or-one margin: n = 0, m ∈ {0, 1}.
+        assert_eq!(w.weight(0, 0), 1.0);
+        assert_eq!(w.weight(0, 1), 1.0);
+        assert_eq!(w.weight(0, 2), 0.0);
+        assert_eq!(w.weight(0, -1), 0.0);
+    }
+
+    #[test]
+    fn weights_survive_serde() {
+        let w = BbmWeights::new(12, 0.1);
+        let back: BbmWeights = serde_json::from_str(&serde_json::to_string(&w).unwrap()).unwrap();
+        assert_eq!(back.ln_factorial, w.ln_factorial);
+        assert_eq!(back.weight(7, -1), w.weight(7, -1));
+    }
+}
