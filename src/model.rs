@@ -29,24 +29,13 @@ use crate::boost::{self, bagging, ensemble_rows, oza};
 use crate::core::Dataset;
 use crate::learner::{Classifier, Ranker};
 use crate::scaling::{Scaled, ScaledConfig};
-use crate::weak::hoeffding::Preset;
 use crate::weak::{self, WeakLearner, WeakLearnerConfig, weak_rows};
 use crate::{Error, Result};
 
 #[macro_use]
 mod catalogue;
 
-pub use catalogue::{Capabilities, Learns, Role};
-
-/// The tree preset of `algorithm`'s members when flags change only their feature subset:
-/// the preset its default config uses.
-pub fn member_preset(algorithm: Algorithm) -> Preset {
-    let c = algorithm.capabilities();
-    match (c.role, c.learns) {
-        (Role::Booster, Learns::Multiclass) => boost::MEMBER_PRESET,
-        _ => Preset::JgtPaper,
-    }
-}
+pub use catalogue::{Capabilities, Learns, Role, member_preset};
 
 // The catalogue: each family's rows, chained through its macro into `catalogue!`, in the
 // order `Algorithm::ALL` lists them.

@@ -1,6 +1,6 @@
 //! The machinery behind the catalogue: the macro that turns its rows into enums and
-//! dispatch, the capabilities a row declares, and the merge of a partial JSON config over an
-//! algorithm's defaults.
+//! dispatch, the capabilities a row declares, the merge of a partial JSON config over an
+//! algorithm's defaults, and the tree preset of those defaults.
 
 use std::fmt;
 use std::str::FromStr;
@@ -8,7 +8,8 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use super::{Algorithm, ModelConfig};
-use crate::weak::{NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
+use crate::weak::hoeffding::Preset;
+use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
 use crate::{Error, Result};
 
 /// What an algorithm is.
@@ -382,23 +383,42 @@ fn weak_defaults(tag: &str, name: &str) -> Option<serde_json::Value> {
     Some(serde_json::to_value(weak).expect("configs serialize"))
 }
 
+/// The first Hoeffding tree config nested in `value`, without its feature subset (the
+/// rankers' trees see one of their own).
+fn first_tree(value: &serde_json::Value) -> Option<serde_json::Value> {
+    match value {
+        serde_json::Value::Object(o) if o.get("learner").is_some_and(|l| l == "hoeffding") => {
+            let mut tree = value.clone();
+            tree["feature_subset"] = serde_json::Value::Null;
+            Some(tree)
+        }
+        serde_json::Value::Object(o) => o.values().find_map(first_tree),
+        _ => None,
+    }
+}
+
+/// The tree preset of `algorithm`'s members when flags change only their feature subset:
+/// the preset its default config's trees are (\[JGT\]'s when it has none).
+pub fn member_preset(algorithm: Algorithm) -> Preset {
+    use Preset::*;
+    let config = serde_json::to_value(algorithm.default_config()).expect("configs serialize");
+    let Some(tree) = first_tree(&config) else {
+        return JgtPaper;
+    };
+    let is = |preset: &Preset| {
+        let weak = WeakLearnerConfig::from(HoeffdingTreeConfig::preset(*preset));
+        first_tree(&serde_json::to_value(weak).expect("configs serialize")) == Some(tree.clone())
+    };
+    [JgtPaperNba, JgtPaper, Default, Moa]
+        .into_iter()
+        .find(is)
+        .unwrap_or(JgtPaper)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::learner::Config;
-    use crate::model::member_preset;
-    use crate::weak::HoeffdingTreeConfig;
-
-    /// The first Hoeffding tree config nested in `value`.
-    fn first_tree(value: &serde_json::Value) -> Option<serde_json::Value> {
-        match value {
-            serde_json::Value::Object(o) if o.get("learner").is_some_and(|l| l == "hoeffding") => {
-                Some(value.clone())
-            }
-            serde_json::Value::Object(o) => o.values().find_map(first_tree),
-            _ => None,
-        }
-    }
 
     #[test]
     fn member_preset_is_the_preset_of_each_boosters_default_trees() {
@@ -407,18 +427,16 @@ mod tests {
                 continue;
             }
             let config = serde_json::to_value(algorithm.default_config()).unwrap();
-            let Some(mut tree) = first_tree(&config) else {
+            let Some(tree) = first_tree(&config) else {
                 continue;
             };
             let preset = member_preset(algorithm);
-            let mut expected =
+            let expected =
                 serde_json::to_value(WeakLearnerConfig::from(HoeffdingTreeConfig::preset(preset)))
                     .unwrap();
-            // The rankers' trees see a feature subset of their own.
-            tree["feature_subset"] = serde_json::Value::Null;
-            expected["feature_subset"] = serde_json::Value::Null;
             assert_eq!(
-                tree, expected,
+                Some(tree),
+                first_tree(&expected),
                 "{algorithm}: its trees are not {preset:?}'s"
             );
         }

@@ -6,6 +6,7 @@ use std::path::Path;
 use streamboost::Classifier;
 use streamboost::boost::BoosterConfig;
 use streamboost::boost::VoteRule;
+use streamboost::boost::binary::BbmWeights;
 use streamboost::boost::multiclass::potential::{PotentialEngine, clip};
 use streamboost::boost::multiclass::{OnlineMbbmConfig, WeightNorm};
 use streamboost::core::Rng;
@@ -123,6 +124,8 @@ fn potentials_satisfy_their_recursion_at_k26() {
     }
 }
 
+/// The binary weights of ALGORITHMS.md §7.1, from the k = 2 potential engine and from Online
+/// BBM's closed form.
 #[test]
 fn binary_potentials_give_the_bbm_weights() {
     let Some(path) = oracle("binary_bbm_weights.csv") else {
@@ -134,13 +137,74 @@ fn binary_potentials_give_the_bbm_weights() {
         let n: usize = row[2].parse().unwrap();
         let margin: i64 = row[3].parse().unwrap();
         let want: f64 = row[5].parse().unwrap();
-        let engine = engines
-            .entry(row[0].clone())
-            .or_insert_with(|| PotentialEngine::new(2, gamma, 40));
+        let (engine, closed) = engines.entry(row[0].clone()).or_insert_with(|| {
+            (
+                PotentialEngine::new(2, gamma, 40),
+                BbmWeights::new(40, gamma),
+            )
+        });
         let mut c = [0.0; 2];
         engine.cost_row(n, &[margin, 0], 0, &mut c);
         assert!(close(c[1] - c[0], want), "{row:?}: {}", c[1] - c[0]);
+        let w = closed.weight(n, margin);
+        assert!(close(w, want), "{row:?}: closed form {w}");
     }
+}
+
+/// Online BBM is OnlineMBBM at k = 2 with argmax votes (ALGORITHMS.md §7.1): over learners
+/// that vote as scripted, with the same seed, weight scale and tie rule, the same
+/// predictions row for row, and every learner trained with the same weights (the closed
+/// form against the exact potential engine, within rounding).
+#[test]
+fn online_bbm_is_online_mbbm_at_k_2() {
+    use streamboost::boost::WeightScale;
+    use streamboost::boost::binary::OnlineBbmConfig;
+
+    let (n, scale) = (30, WeightScale::UniformRandom(0.5, 20.0));
+    let (bbm_learners, bbm_scripts) = scripted_learners(2, n);
+    let (mbbm_learners, mbbm_scripts) = scripted_learners(2, n);
+    let bbm = OnlineBbmConfig {
+        n_learners: n,
+        weight_scale: scale,
+        ..OnlineBbmConfig::new(())
+    };
+    let mbbm = OnlineMbbmConfig {
+        n_learners: n,
+        weight_norm: WeightNorm::Raw,
+        weight_scale: scale,
+        ..OnlineMbbmConfig::new(())
+    };
+    assert_eq!((bbm.gamma, bbm.tie_break), (mbbm.gamma, mbbm.tie_break));
+    let mut bbm = bbm.assemble(bbm_learners, 3).unwrap();
+    let mut mbbm = mbbm.assemble(mbbm_learners, 3).unwrap();
+    // Learners right with probability 0.6, so margins drift and rows get decided.
+    let mut rng = Rng::new(9);
+    let (mut p, mut q) = ([0.0; 2], [0.0; 2]);
+    for row in 0..2000 {
+        let y = rng.below(2);
+        let votes: Vec<usize> = (0..n)
+            .map(|_| if rng.uniform() < 0.6 { y } else { 1 - y })
+            .collect();
+        bbm_scripts.set_votes(&votes);
+        mbbm_scripts.set_votes(&votes);
+        let a = bbm.learn_predict(&[], Some(y), 1.0, &mut p);
+        let b = mbbm.learn_predict(&[], Some(y), 1.0, &mut q);
+        assert_eq!(a, b, "row {row}");
+    }
+    let mut decided = 0;
+    for (a, b) in bbm_scripts.trained.iter().zip(&mbbm_scripts.trained) {
+        let (a, b) = (a.lock().unwrap(), b.lock().unwrap());
+        assert_eq!(a.len(), b.len());
+        for ((ya, wa), (yb, wb)) in a.iter().zip(b.iter()) {
+            assert_eq!(ya, yb);
+            assert!((wa - wb).abs() <= 1e-9 * wb.max(1.0), "{wa} against {wb}");
+            decided += usize::from(*wa == 0.0);
+        }
+    }
+    assert!(
+        decided > 0,
+        "some rows are decided before their last learners"
+    );
 }
 
 #[test]

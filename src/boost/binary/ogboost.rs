@@ -163,13 +163,7 @@ impl<L: Classifier> OgBoost<L> {
 ensemble!(OgBoost<L> over learners);
 
 impl<L: Classifier> Classifier for OgBoost<L> {
-    fn n_classes(&self) -> usize {
-        2
-    }
-
-    fn add_class(&mut self) -> Result<()> {
-        super::refuse_third_class("Online GradientBoost")
-    }
+    two_classes!("Online GradientBoost");
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         if learnable(Some(y), weight, 2).is_some() {

@@ -306,13 +306,7 @@ ensemble!(OsBoost<L: Classifier> over learners, rows rows, weights alpha;
 );
 
 impl<L: Classifier> Classifier for OsBoost<L> {
-    fn n_classes(&self) -> usize {
-        2
-    }
-
-    fn add_class(&mut self) -> Result<()> {
-        super::refuse_third_class("OSBoost")
-    }
+    two_classes!("OSBoost");
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         let Some(target) = learnable(Some(y), weight, 2) else {
