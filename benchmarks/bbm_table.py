@@ -8,16 +8,19 @@ perceptrons and naive Bayes (min-max scaling, Poisson copies), beside OSBoost. E
     cargo build --release
     python3 benchmarks/bbm_table.py [--shuffles 5] [--jobs 2] [--datasets DIR] [--binary PATH]
 """
-import argparse, concurrent.futures as cf, json, os, statistics, subprocess, tempfile
+import concurrent.futures as cf, json, os, statistics, subprocess, tempfile
+
+from bench_common import arguments
 
 from cll_table import SETS
 
 CLL12 = ["--scale", "min-max", "--resample", "poisson"]
 RUNS = {
     "tree (default)": ["--algo", "hoeffding"],
-    "bbm (default: unit-mean)": ["--algo", "bbm"],
+    "bbm (default: nba trees, unit-mean)": ["--algo", "bbm"],
     "bbm, scale 1": ["--algo", "bbm", "--weight-scale", "1"],
     "bbm, scale 0.5:20": ["--algo", "bbm", "--weight-scale", "0.5:20"],
+    "bbm, jgt-paper trees": ["--algo", "bbm", "--preset", "jgt-paper"],
     "mbbm (default)": ["--algo", "mbbm"],
     "osboost (default)": ["--algo", "osboost"],
     "ogboost (default)": ["--algo", "ogboost"],
@@ -41,11 +44,7 @@ def replay(binary, inputs, flags, shuffle):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shuffles", type=int, default=5)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
+    ap = arguments(shuffles=5, jobs=True)
     args = ap.parse_args()
     jobs = {}
     with cf.ThreadPoolExecutor(args.jobs) as pool:

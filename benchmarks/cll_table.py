@@ -15,7 +15,9 @@ authors' OSBoost votes with its members' normalised class probabilities; and `si
 learners fed `K ~ Poisson(w)` unweighted copies of each row (ALGORITHMS.md §1.2) instead of
 its weight.
 """
-import argparse, concurrent.futures as cf, json, os, statistics
+import concurrent.futures as cf, json, os, statistics
+
+from bench_common import arguments, run_cached
 
 from multiclass_table import replay
 
@@ -54,39 +56,24 @@ def flags(algo, weak, variant):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shuffles", type=int, default=5)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
-    ap.add_argument("--cache", default="target/cll_table.jsonl")
+    ap = arguments(shuffles=5, jobs=True, cache="target/cll_table.jsonl")
     ap.add_argument("--outputs", nargs="*", default=["sign", "soft", "sign+poisson"],
                     help="how the OSBoost family and OGBoost use their learners: weak output "
                          "sign (the spec's default) or soft (p(+) - p(-); a perceptron's "
                          "clipped margin), optionally +poisson (learners fed K ~ Poisson(w) "
                          "unweighted copies of each row instead of its weight w)")
     args = ap.parse_args()
-    done = {}
-    if os.path.exists(args.cache):
-        for line in open(args.cache):
-            r = json.loads(line)
-            done[(r["data"], r["algo"], r["weak"], r.get("output", "sign"), r["shuffle"])] = r
     runs = [(a, o) for o in args.outputs for a in (ALGOS if o == "sign" else READS_OUTPUT)]
-    jobs = [(d, a, w, o, s) for d in SETS for w in WEAK for a, o in runs
-            for s in range(1, args.shuffles + 1) if (d, a, w, o, s) not in done]
-    with cf.ThreadPoolExecutor(args.jobs) as pool, open(args.cache, "a") as cache:
-        futures = {}
-        for d, a, w, o, s in jobs:
-            inputs = [x for f in SETS[d] for x in ("--input", os.path.join(args.datasets, f))]
-            # `replay` passes its first path with --input; the rest go in the flags.
-            run = inputs[2:] + flags(a, w, o)
-            futures[pool.submit(replay, args.binary, inputs[1], run, s)] = (d, a, w, o, s)
-        for fut in cf.as_completed(futures):
-            d, a, w, o, s = futures[fut]
-            r = {"data": d, "algo": a, "weak": w, "output": o, "shuffle": s, **fut.result()}
-            done[(d, a, w, o, s)] = r
-            cache.write(json.dumps(r) + "\n")
-            cache.flush()
+    tasks = {}
+    for d in SETS:
+        inputs = [x for f in SETS[d] for x in ("--input", os.path.join(args.datasets, f))]
+        for w in WEAK:
+            for a, o in runs:
+                for s in range(1, args.shuffles + 1):
+                    # `replay` passes its first path with --input; the rest go in the flags.
+                    tasks[(d, a, w, o, s)] = (args.binary, inputs[1], inputs[2:] + flags(a, w, o), s)
+    done = run_cached(args.cache, args.jobs, ("data", "algo", "weak", "output", "shuffle"),
+                      tasks, replay)
 
     def err(d, a, w, o="sign"):
         o = o if a in READS_OUTPUT else "sign"

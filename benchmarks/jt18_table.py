@@ -16,7 +16,9 @@ grid; the best gamma (by mean test rank loss) is reported, as the paper's "best"
 
 Results of each replay are cached in `--cache` (JSON lines), so an interrupted run resumes.
 """
-import argparse, concurrent.futures as cf, json, os, statistics, subprocess, tempfile
+import concurrent.futures as cf, json, os, statistics, subprocess, tempfile
+
+from bench_common import arguments, run_cached
 
 SETS = ["emotions", "scene", "yeast", "mediamill_reduced"]
 GAMMAS = {"mediamill_reduced": ["0.05", "0.01", "0.005", "0.001"]}
@@ -57,33 +59,17 @@ def replay(binary, folder, flags, seed):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = arguments(jobs=True, cache="target/jt18_table.jsonl")
     ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
-    ap.add_argument("--cache", default="target/jt18_table.jsonl")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--report-only", action="store_true", help="print the cached results")
     args = ap.parse_args()
     sets = args.only or SETS
 
-    done = {}
-    if os.path.exists(args.cache):
-        for line in open(args.cache):
-            r = json.loads(line)
-            done[(r["data"], r["algo"], r["seed"])] = r
-    jobs = [(d, a, s) for d in sets for a in algos(d) for s in range(1, args.seeds + 1)
-            if (d, a, s) not in done and not args.report_only]
-    with cf.ThreadPoolExecutor(args.jobs) as pool, open(args.cache, "a") as cache:
-        futures = {pool.submit(replay, args.binary, os.path.join(args.datasets, d),
-                               algos(d)[a], s): (d, a, s) for d, a, s in jobs}
-        for fut in cf.as_completed(futures):
-            d, a, s = futures[fut]
-            r = {"data": d, "algo": a, "seed": s, **fut.result()}
-            done[(d, a, s)] = r
-            cache.write(json.dumps(r) + "\n")
-            cache.flush()
+    tasks = {} if args.report_only else {
+        (d, a, s): (args.binary, os.path.join(args.datasets, d), algos(d)[a], s)
+        for d in sets for a in algos(d) for s in range(1, args.seeds + 1)}
+    done = run_cached(args.cache, args.jobs, ("data", "algo", "seed"), tasks, replay)
 
     def stats(d, a, key):
         rs = [done[(d, a, s)][key] for s in range(1, args.seeds + 1) if (d, a, s) in done]

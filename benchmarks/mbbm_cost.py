@@ -7,7 +7,9 @@ script on the same shuffles: 100 jgt-paper trees each, the authors' weight scale
     cargo build --release
     python3 benchmarks/mbbm_cost.py [--shuffles 5] [--datasets DIR]
 """
-import argparse, json, os, statistics, subprocess, tempfile
+import json, os, statistics, subprocess, tempfile
+
+from bench_common import arguments
 
 CONFIGS = [
     ("Adaboost.OLM", ["--algo", "ada-olm", "--weight-scale", "5:200"]),
@@ -33,10 +35,7 @@ def replay(binary, path, flags, shuffle, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shuffles", type=int, default=5)
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
+    ap = arguments(shuffles=5)
     args = ap.parse_args()
     tmp = tempfile.mkdtemp()
     print("| data | algorithm | accuracy | final 20% | rows/s | time per row ÷ Adaboost.OLM's |")

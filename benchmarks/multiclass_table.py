@@ -13,7 +13,9 @@ their attributes coded by the rank of their documented levels (see RESULTS.md, "
 
 Results of each replay are cached in `--cache` (JSON lines), so an interrupted run resumes.
 """
-import argparse, concurrent.futures as cf, json, os, statistics, subprocess, tempfile
+import concurrent.futures as cf, json, os, statistics, subprocess, tempfile
+
+from bench_common import arguments, run_cached
 
 from reproduce_jgt17 import ORDINAL
 
@@ -143,12 +145,7 @@ def data_flags(name):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shuffles", type=int, default=5)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
-    ap.add_argument("--cache", default="target/multiclass_table.jsonl")
+    ap = arguments(shuffles=5, jobs=True, cache="target/multiclass_table.jsonl")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--algos", nargs="*", default=None, help="subset of the algorithm names")
     ap.add_argument("--report-only", action="store_true", help="print the cached results")
@@ -156,25 +153,16 @@ def main():
     sets = args.only or PAPER_SETS + EXTRA_SETS
     algos = {a: f for a, f in ALGOS.items() if not args.algos or a in args.algos}
 
-    done = {}
-    if os.path.exists(args.cache):
-        for line in open(args.cache):
-            r = json.loads(line)
-            done[(r["data"], r["algo"], r["shuffle"])] = r
-    jobs = [(d, a, s) for d in sets for a in algos for s in range(1, args.shuffles + 1)
-            if (d, a, s) not in done and a not in SKIP.get(d, ()) and not args.report_only]
-    with cf.ThreadPoolExecutor(args.jobs) as pool, open(args.cache, "a") as cache:
-        futures = {}
-        for d, a, s in jobs:
-            file, coding = data_flags(d)
-            path = os.path.join(args.datasets, file)
-            futures[pool.submit(replay, args.binary, path, algos[a] + coding, s)] = (d, a, s)
-        for fut in cf.as_completed(futures):
-            d, a, s = futures[fut]
-            r = {"data": d, "algo": a, "shuffle": s, **fut.result()}
-            done[(d, a, s)] = r
-            cache.write(json.dumps(r) + "\n")
-            cache.flush()
+    tasks = {}
+    for d in sets:
+        file, coding = data_flags(d)
+        path = os.path.join(args.datasets, file)
+        for a in algos:
+            if a in SKIP.get(d, ()) or args.report_only:
+                continue
+            for s in range(1, args.shuffles + 1):
+                tasks[(d, a, s)] = (args.binary, path, algos[a] + coding, s)
+    done = run_cached(args.cache, args.jobs, ("data", "algo", "shuffle"), tasks, replay)
 
     def mean(d, a, key):
         rs = [done[(d, a, s)][key] for s in range(1, args.shuffles + 1) if (d, a, s) in done]

@@ -13,7 +13,9 @@ and on the whole stream, and rows per CPU-second of each tool's own loop (as in
 `--no-peers` runs streamboost's column alone (the peers' numbers do not change when ours do),
 `--no-streamboost` the peers' alone.
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile
+import json, os, statistics, subprocess, sys, tempfile
+
+from bench_common import arguments
 
 from peers_oza import CAPYMOA_LOOP, RIVER_LOOP, ensure_venv, peer, shuffled_copy, write_arff
 
@@ -41,9 +43,7 @@ def streamboost(binary, path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
+    ap = arguments()
     ap.add_argument("--venv", default=os.path.join(tempfile.gettempdir(), "streamboost-peers-venv"))
     ap.add_argument("--sets", nargs="*", default=SETS)
     ap.add_argument("--shuffles", type=int, default=5)

@@ -18,7 +18,9 @@ up and reported as such.
     cargo build --release
     python3 benchmarks/peers_multilabel.py [--datasets DIR] [--sets emotions scene] [--orders file]
 """
-import argparse, csv, json, os, random, subprocess, sys, tempfile
+import csv, json, os, random, subprocess, sys, tempfile
+
+from bench_common import arguments
 
 RIVER = "river==0.26.1"
 
@@ -130,9 +132,7 @@ def shuffled_copy(path, out, seed):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
+    ap = arguments()
     ap.add_argument("--venv", default="/tmp/peers-venv")
     ap.add_argument("--sets", nargs="*", default=["emotions", "scene", "yeast", "mediamill_reduced"])
     ap.add_argument("--orders", nargs="*", default=["file", "shuf0"],

@@ -19,7 +19,9 @@ CapyMOA's `cpu_time()` of its Java evaluation loop.
     cargo build --release
     python3 benchmarks/peers_oza.py [--datasets DIR] [--sets car nursery pendigits] [--preset moa]
 """
-import argparse, csv, json, os, random, subprocess, sys, tempfile, time
+import csv, json, os, random, subprocess, sys, tempfile, time
+
+from bench_common import arguments
 
 PEERS = ["river==0.26.1", "capymoa==0.15.1"]
 
@@ -144,9 +146,7 @@ def peer(py, script, *args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
+    ap = arguments()
     ap.add_argument("--venv", default=os.path.join(tempfile.gettempdir(), "streamboost-peers-venv"))
     ap.add_argument("--sets", nargs="*", default=["car", "nursery", "pendigits"])
     ap.add_argument("--seed", type=int, default=1)

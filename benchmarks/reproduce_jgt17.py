@@ -8,7 +8,9 @@ paper's numbers, plus the mean throughput. Usage:
     cargo build --release
     python3 benchmarks/reproduce_jgt17.py [--shuffles 5] [--datasets DIR]
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile
+import json, os, statistics, subprocess, sys, tempfile
+
+from bench_common import arguments
 
 PAPER = {  # JGT17 Table 1, Adaboost.OLM: final 20% (whole stream)
     "balance_scale": (0.754, 0.698), "car": (0.930, 0.865),
@@ -50,10 +52,7 @@ RUNS = [
 ]
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shuffles", type=int, default=5)
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
+    ap = arguments(shuffles=5)
     ap.add_argument("--only", nargs="*", default=None)
     args = ap.parse_args()
     names = args.only or ["balance_scale", "car", "car+ordinal", "nursery", "nursery+ordinal",

@@ -8,7 +8,9 @@ its trees. Runs are interleaved so that machine noise hits every configuration a
     cargo build --release
     python3 benchmarks/throughput_nursery.py [--shuffles 5] [--datasets DIR]
 """
-import argparse, json, os, statistics, subprocess, tempfile
+import json, os, statistics, subprocess, tempfile
+
+from bench_common import arguments
 
 import reproduce_jgt17 as jgt
 
@@ -32,10 +34,7 @@ def replay(binary, path, flags, shuffle, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shuffles", type=int, default=5)
-    ap.add_argument("--datasets", default=os.environ.get("STREAMBOOST_DATASETS", "../shared/datasets"))
-    ap.add_argument("--binary", default="target/release/streamboost")
+    ap = arguments(shuffles=5)
     args = ap.parse_args()
     tmp = tempfile.mkdtemp()
     rows = {title: ([], [], []) for title, _, _ in CONFIGS}

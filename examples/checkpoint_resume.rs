@@ -6,13 +6,13 @@
 
 use arrow::array::AsArray;
 use arrow::record_batch::RecordBatch;
+use streamboost::Result;
 use streamboost::boost::WeightScale;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
 use streamboost::checkpoint;
-use streamboost::columnar::{BoostOperator, Encodings, encode_tables, read_table};
+use streamboost::columnar::{BoostOperator, read_table};
 use streamboost::model::{Model, ModelConfig};
 use streamboost::weak::HoeffdingTreeConfig;
-use streamboost::{Config, Result};
 
 /// The probabilities column of each output batch, as bits.
 fn probabilities(out: &[RecordBatch]) -> Vec<u64> {
@@ -38,9 +38,6 @@ fn run(op: &mut BoostOperator<Model>, batches: &[RecordBatch]) -> Result<Vec<Rec
 fn main() -> Result<()> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
     let table = read_table(&path)?;
-    let spec = encode_tables(std::slice::from_ref(&table), "label", &Encodings::default())?
-        .spec()
-        .clone();
     let all = table.to_batch().expect("one schema");
     let batches: Vec<RecordBatch> = (0..all.num_rows())
         .step_by(100)
@@ -52,16 +49,7 @@ fn main() -> Result<()> {
         weight_scale: WeightScale::UniformRandom(5.0, 200.0),
         ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
-    let operator = || -> Result<BoostOperator<Model>> {
-        BoostOperator::new(
-            config.build(&spec, 7)?,
-            &spec,
-            table.schema.clone(),
-            "label",
-            &Encodings::default(),
-            &path,
-        )
-    };
+    let operator = || BoostOperator::for_table(&config, &table, "label", 7);
 
     let uninterrupted = run(&mut operator()?, &batches)?;
 

@@ -8,10 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::StreamExt;
-use streamboost::Config;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
 use streamboost::checkpoint;
-use streamboost::columnar::{BoostOperator, Encodings, encode_tables, read_table};
+use streamboost::columnar::{BoostOperator, read_table};
 use streamboost::model::ModelConfig;
 use streamboost::stream::ScoredStream;
 use streamboost::weak::HoeffdingTreeConfig;
@@ -21,9 +20,6 @@ async fn main() -> streamboost::Result<()> {
     // A logged stream: the bundled car sample, in batches of 64 rows.
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
     let table = read_table(&path)?;
-    let spec = encode_tables(std::slice::from_ref(&table), "label", &Encodings::default())?
-        .spec()
-        .clone();
     let batches: Vec<_> = table
         .batches()
         .unwrap()
@@ -40,15 +36,7 @@ async fn main() -> streamboost::Result<()> {
         n_learners: 20,
         ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
-    let model = config.build(&spec, 1)?;
-    let operator = BoostOperator::new(
-        model,
-        &spec,
-        table.schema.clone(),
-        "label",
-        &Encodings::default(),
-        &path,
-    )?;
+    let operator = BoostOperator::for_table(&config, &table, "label", 1)?;
 
     // A second task on the same single-threaded runtime: it only runs when the operator
     // yields between batches.

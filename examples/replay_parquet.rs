@@ -7,12 +7,11 @@
 use std::fs::File;
 use std::sync::Arc;
 
-use arrow::record_batch::RecordBatchReader;
+use arrow::array::AsArray;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use streamboost::Config;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
-use streamboost::columnar::{BoostOperator, Encodings, encode_tables, read_table, write_batch};
+use streamboost::columnar::{BoostOperator, read_table, write_batch};
 use streamboost::model::ModelConfig;
 use streamboost::weak::HoeffdingTreeConfig;
 
@@ -25,50 +24,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let log = dir.join("events.parquet");
     write_batch(&log, &table.to_batch()?)?;
 
-    // The model's schema from the log's columns and classes.
-    let logged = read_table(&log)?;
-    let spec = encode_tables(
-        std::slice::from_ref(&logged),
-        "label",
-        &Encodings::default(),
-    )?
-    .spec()
-    .clone();
+    // The model's features and classes from the log's columns.
     let config = ModelConfig::AdaOlm(AdaBoostOlmConfig::new(
         HoeffdingTreeConfig::jgt_paper().into(),
     ));
+    let mut op = BoostOperator::for_table(&config, &read_table(&log)?, "label", 1)?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&log)?)?
         .with_batch_size(256)
         .build()?;
-    let mut op = BoostOperator::new(
-        config.build(&spec, 1)?,
-        &spec,
-        reader.schema(),
-        "label",
-        &Encodings::default(),
-        &log,
-    )?;
 
     let scored = dir.join("scored.parquet");
     let mut writer = ArrowWriter::try_new(File::create(&scored)?, op.schema(), None)?;
     let (mut rows, mut correct) = (0, 0);
     for batch in reader {
         let out = op.process(&batch?)?;
-        let label = out
-            .column_by_name("label")
-            .unwrap()
-            .as_any()
-            .downcast_ref::<arrow::array::StringArray>()
-            .unwrap();
-        let predicted = out
-            .column_by_name("predicted_label")
-            .unwrap()
-            .as_any()
-            .downcast_ref::<arrow::array::StringArray>()
-            .unwrap();
-        correct += (0..out.num_rows())
-            .filter(|&r| label.value(r) == predicted.value(r))
-            .count();
+        let column = |name| out.column_by_name(name).unwrap().as_string::<i32>();
+        let (label, predicted) = (column("label"), column("predicted_label"));
+        correct += label.iter().zip(predicted).filter(|(l, p)| l == p).count();
         rows += out.num_rows();
         writer.write(&out)?;
     }

@@ -4,9 +4,8 @@
 //! `cargo run --example sql_scoring --features sql`
 
 use datafusion::prelude::{CsvReadOptions, SessionContext};
-use streamboost::Config;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
-use streamboost::columnar::{BoostOperator, Encodings, encode_tables, read_table};
+use streamboost::columnar::{BoostOperator, read_table};
 use streamboost::model::ModelConfig;
 use streamboost::sql::{ModelRegistry, register_all};
 use streamboost::weak::HoeffdingTreeConfig;
@@ -38,17 +37,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
     let table = read_table(&car)?;
-    let spec = encode_tables(std::slice::from_ref(&table), "label", &Encodings::default())?
-        .spec()
-        .clone();
-    let mut op = BoostOperator::new(
-        config.build(&spec, 1)?,
-        &spec,
-        table.schema.clone(),
-        "label",
-        &Encodings::default(),
-        &car,
-    )?;
+    let mut op = BoostOperator::for_table(&config, &table, "label", 1)?;
+    let spec = op.spec();
     for batch in table.batches()? {
         op.process(&batch?)?;
     }

@@ -496,6 +496,14 @@ mod tests {
     }
 
     /// `key`'s model after learning `rows` rows of the mixed stream, and its stream state.
+    /// A store at `dir` whose first commit holds key `a` after 40 rows.
+    fn store_with_a(dir: &Path) -> KeyedStore {
+        let mut s = store(dir);
+        let (mut a, sa) = trained(&s, "a", 40);
+        s.commit(vec![(Some("a"), &mut a, sa)], None).unwrap();
+        s
+    }
+
     fn trained(store: &KeyedStore, key: &str, rows: usize) -> (Model, StreamState) {
         let (mut model, mut stream) = store.load_or_fresh(Some(key)).unwrap();
         let data = synth::mixed(rows, 0.1, 0.0, 2);
@@ -555,9 +563,7 @@ mod tests {
     #[test]
     fn files_of_a_commit_cut_short_are_not_read_and_are_removed_at_open() {
         let dir = tempfile::tempdir().unwrap();
-        let mut s = store(dir.path());
-        let (mut a, sa) = trained(&s, "a", 40);
-        s.commit(vec![(Some("a"), &mut a, sa)], None).unwrap();
+        let s = store_with_a(dir.path());
         let manifest = std::fs::read(dir.path().join(MANIFEST)).unwrap();
         // A crash after the next commit wrote its key file, before the manifest.
         let (mut a2, sa2) = trained(&s, "a", 10);
@@ -589,9 +595,7 @@ mod tests {
     #[test]
     fn a_spilled_key_loads_back_and_the_next_commit_makes_it_the_keys_file() {
         let dir = tempfile::tempdir().unwrap();
-        let mut s = store(dir.path());
-        let (mut a, sa) = trained(&s, "a", 40);
-        s.commit(vec![(Some("a"), &mut a, sa)], None).unwrap();
+        let mut s = store_with_a(dir.path());
         // `a` learns more and is evicted; `b`, never committed, is evicted, loaded back from
         // its spill, learns more and is evicted again.
         let (mut a2, sa2) = trained(&s, "a", 10);

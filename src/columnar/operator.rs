@@ -20,6 +20,8 @@ use arrow::compute::{cast, take};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
+use super::encode::infer_spec;
+use super::input::Table;
 use super::label_sets::LabelSetReader;
 use super::rows::{RowEncoder, map_bytes, utf8};
 use super::waiting::Waiting;
@@ -29,7 +31,7 @@ use crate::core::{ClassId, FeatureKind, StreamSpec, vec_bytes};
 use crate::core::{Encodings, OperatorStats, Position};
 use crate::delay::DelayedState;
 use crate::eval::ranking::predicted_set;
-use crate::learner::{Classifier, Ranker};
+use crate::learner::{Classifier, Config, Ranker};
 use crate::model::{Model, ModelConfig};
 use crate::weak::Structure;
 use crate::{Error, Result};
@@ -650,6 +652,23 @@ pub fn output_schema(input: &Schema, label: &str, classes: &[String]) -> SchemaR
 }
 
 impl BoostOperator<Model> {
+    /// A fresh model of `config` (built with `seed`) over `table`'s stream: its features,
+    /// categories and classes read from the table with default encodings, column `label`
+    /// its label, batches of its schema.
+    pub fn for_table(config: &ModelConfig, table: &Table, label: &str, seed: u64) -> Result<Self> {
+        let encodings = Encodings::default();
+        let spec = infer_spec(std::slice::from_ref(table), label, &encodings)?;
+        let model = config.build(&spec, seed)?;
+        Self::new(
+            model,
+            &spec,
+            table.schema.clone(),
+            label,
+            &encodings,
+            &table.path,
+        )
+    }
+
     /// Saves the model and the stream state (categories met, counters) to a checkpoint.
     pub fn save(&mut self, path: &Path, config: &ModelConfig) -> Result<checkpoint::Metadata> {
         let stream = self.stream_state(config);

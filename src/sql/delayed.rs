@@ -291,12 +291,8 @@ impl ExecutionPlan for BoostScoreDelayedExec {
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         let [events, labels] = <[_; 2]>::try_from(children)
             .map_err(|_| DataFusionError::Plan("BoostScoreDelayedExec has two inputs".into()))?;
-        Ok(Arc::new(BoostScoreDelayedExec::try_new(
-            events,
-            labels,
-            self.source.clone(),
-            self.args.clone(),
-        )?))
+        let (source, args) = (self.source.clone(), self.args.clone());
+        Ok(Arc::new(Self::try_new(events, labels, source, args)?))
     }
 
     fn execute(

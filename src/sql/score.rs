@@ -486,11 +486,8 @@ impl ExecutionPlan for BoostScoreExec {
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         let [input] = <[_; 1]>::try_from(children)
             .map_err(|_| DataFusionError::Plan("BoostScoreExec has one input".into()))?;
-        Ok(Arc::new(BoostScoreExec::try_new(
-            input,
-            self.source.clone(),
-            self.args.clone(),
-        )?))
+        let (source, args) = (self.source.clone(), self.args.clone());
+        Ok(Arc::new(Self::try_new(input, source, args)?))
     }
 
     fn execute(

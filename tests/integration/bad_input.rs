@@ -6,7 +6,7 @@ use predicates::prelude::*;
 use streamboost::Error;
 use streamboost::columnar::{Encodings, load_stream};
 
-use crate::cli::{fails_saying, streamboost};
+use crate::cli::{Flag, fails_saying, replay_loaded, streamboost};
 
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
     let path = dir.path().join(name);
@@ -134,8 +134,7 @@ fn single_class_and_missing_values() {
     streamboost()
         .args(["replay", "--learners", "3", "-q", "--input"])
         .arg(&gaps)
-        .arg("--report")
-        .arg(&report)
+        .flag("--report", &report)
         .assert()
         .success();
     let r: serde_json::Value =
@@ -278,8 +277,7 @@ fn a_checkpoint_path_that_cannot_be_written_fails_before_the_first_row() {
     streamboost()
         .args(["replay", "-q", "--algo", "hoeffding", "--save"])
         .arg(&save)
-        .arg("--predictions")
-        .arg(&predictions)
+        .flag("--predictions", &predictions)
         .assert()
         .failure()
         .stderr(
@@ -353,20 +351,17 @@ fn after_load_a_new_label_is_learnt_as_a_new_class() {
     }
     let input = write(&dir, "rest.csv", &csv);
     let (predictions, saved) = (dir.path().join("p.csv"), dir.path().join("grown.parquet"));
-    streamboost()
-        .args(["replay", "-q", "--load"])
-        .arg(root.join("tests/fixtures/checkpoint_v1_oza.parquet"))
-        .arg("--input")
-        .arg(&input)
-        .arg("--predictions")
-        .arg(&predictions)
-        .arg("--save")
-        .arg(&saved)
-        .assert()
-        .success()
-        .stderr(predicate::str::contains(
-            "classes  1 new to the model, added as their first rows arrive: [excellent]",
-        ));
+    replay_loaded(
+        root.join("tests/fixtures/checkpoint_v1_oza.parquet"),
+        &input,
+    )
+    .flag("--predictions", &predictions)
+    .flag("--save", &saved)
+    .assert()
+    .success()
+    .stderr(predicate::str::contains(
+        "classes  1 new to the model, added as their first rows arrive: [excellent]",
+    ));
     let written = std::fs::read_to_string(&predictions).unwrap();
     let header = written.lines().next().unwrap();
     assert!(header.ends_with(",p_excellent"), "{header}");

@@ -151,12 +151,7 @@ fn a_checkpoint_is_a_queryable_node_table_with_its_metadata() {
     assert_eq!(table.n_rows() as u64, meta.nodes);
     let nodes: usize = model.trees().iter().map(|t| t.n_nodes()).sum();
     assert_eq!(table.n_rows(), nodes);
-    let names: Vec<&str> = table
-        .schema
-        .fields()
-        .iter()
-        .map(|f| f.name().as_str())
-        .collect();
+    let names = crate::common::field_names(&table.schema);
     assert_eq!(&names[..4], ["tree", "node", "depth", "kind"]);
 }
 
@@ -365,7 +360,7 @@ mod process {
     use predicates::prelude::*;
 
     use super::*;
-    use crate::cli::{fails_saying, streamboost};
+    use crate::cli::{Flag, fails_saying, replay_loaded, streamboost};
     use crate::common::dataset;
     use streamboost::core::Rng;
 
@@ -394,8 +389,7 @@ mod process {
                 .args(["replay", "-q", "--input"])
                 .arg(input)
                 .args(extra)
-                .arg("--predictions")
-                .arg(predictions)
+                .flag("--predictions", predictions)
                 .assert()
                 .success();
         };
@@ -516,10 +510,8 @@ mod process {
             streamboost()
                 .args(["replay", "-q", "--learners", "5"])
                 .args(args)
-                .arg("--input")
-                .arg(input)
-                .arg("--predictions")
-                .arg(predictions)
+                .flag("--input", input)
+                .flag("--predictions", predictions)
                 .assert()
                 .success();
         };
@@ -529,13 +521,8 @@ mod process {
             &first,
             &out("first_p.csv"),
         );
-        streamboost()
-            .args(["replay", "-q", "--load"])
-            .arg(&ck)
-            .arg("--input")
-            .arg(&second)
-            .arg("--predictions")
-            .arg(out("second_p.csv"))
+        replay_loaded(&ck, &second)
+            .flag("--predictions", out("second_p.csv"))
             .assert()
             .success()
             .stderr(predicates::str::contains("classes  2 new to the model"));
@@ -578,8 +565,7 @@ mod process {
             .arg(&binary)
             .args(["replay", "-q", "--load"])
             .arg(&path)
-            .arg("--save")
-            .arg(&path)
+            .flag("--save", &path)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&limited.stderr);
@@ -621,8 +607,7 @@ mod process {
                     "--checkpoint-every",
                     "1",
                 ])
-                .arg("--save")
-                .arg(&path)
+                .flag("--save", &path)
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
                 .spawn()

@@ -10,6 +10,36 @@ pub fn streamboost() -> Command {
     Command::cargo_bin("streamboost").unwrap()
 }
 
+/// A flag and its value on a command line.
+pub trait Flag {
+    /// Appends `name value`.
+    fn flag(&mut self, name: &str, value: impl AsRef<std::ffi::OsStr>) -> &mut Self;
+}
+
+macro_rules! flag_for {
+    ($($command:ty),*) => {$(
+        impl Flag for $command {
+            fn flag(&mut self, name: &str, value: impl AsRef<std::ffi::OsStr>) -> &mut Self {
+                self.arg(name).arg(value)
+            }
+        }
+    )*};
+}
+
+flag_for!(Command, std::process::Command);
+
+/// `streamboost replay -q --load MODEL --input INPUT`: a saved model over more rows.
+pub fn replay_loaded(
+    model: impl AsRef<std::ffi::OsStr>, input: impl AsRef<std::ffi::OsStr>,
+) -> Command {
+    let mut command = streamboost();
+    command
+        .args(["replay", "-q", "--load"])
+        .arg(model)
+        .flag("--input", input);
+    command
+}
+
 /// A command line's words, written as one string: `flags("replay --learners 8 -q")`.
 pub fn flags(line: &str) -> impl Iterator<Item = &str> {
     line.split_whitespace()
@@ -44,12 +74,9 @@ fn replay_of_the_bundled_data_reports_and_writes_everything() {
     let predictions = dir.path().join("predictions.csv");
     streamboost()
         .args(["replay", "--learners", "10", "--seed", "3"])
-        .arg("--report")
-        .arg(&report)
-        .arg("--curve")
-        .arg(&curve)
-        .arg("--predictions")
-        .arg(&predictions)
+        .flag("--report", &report)
+        .flag("--curve", &curve)
+        .flag("--predictions", &predictions)
         .assert()
         .success()
         .stdout(predicate::str::contains("accuracy").and(predicate::str::contains("final  20%")))
@@ -161,12 +188,7 @@ fn predictions_as_parquet() {
         .success();
     let table = streamboost::columnar::read_table(&out).unwrap();
     assert_eq!(table.n_rows(), 1728);
-    let names: Vec<&str> = table
-        .schema
-        .fields()
-        .iter()
-        .map(|f| f.name().as_str())
-        .collect();
+    let names = crate::common::field_names(&table.schema);
     assert_eq!(
         names,
         [
@@ -302,8 +324,7 @@ fn predictions_are_written_as_they_are_scored_and_hold_every_row() {
         streamboost()
             .args(flags("replay -q --algo hoeffding --shuffle 3 --input"))
             .arg(&input)
-            .arg("--predictions")
-            .arg(&path)
+            .flag("--predictions", &path)
             .assert()
             .success();
         let table = streamboost::columnar::read_table(&path).unwrap();
@@ -373,8 +394,7 @@ fn a_streamed_replay_predicts_as_the_whole_stream_in_memory() {
             "replay -q --algo ada-olm --learners 3 --classes p,q --input",
         ))
         .arg(&input)
-        .arg("--predictions")
-        .arg(&predictions)
+        .flag("--predictions", &predictions)
         .assert()
         .success()
         .stderr(
@@ -436,10 +456,8 @@ fn learning_curves_are_drawn_as_svg_or_png() {
     for (algo, name) in [("ada-olm", "olm"), ("hoeffding", "tree")] {
         streamboost()
             .args(["replay", "-q", "--algo", algo])
-            .arg("--plot")
-            .arg(path(&format!("{name}.svg")))
-            .arg("--report")
-            .arg(path(&format!("{name}.json")))
+            .flag("--plot", path(&format!("{name}.svg")))
+            .flag("--report", path(&format!("{name}.json")))
             .assert()
             .success();
         let svg = std::fs::read_to_string(path(&format!("{name}.svg"))).unwrap();
@@ -489,17 +507,14 @@ fn a_report_runs_again_through_config() {
     let path = |name: &str| dir.path().join(name);
     streamboost()
         .args(flags("replay -q --algo oza --learners 7 --preset moa"))
-        .arg("--report")
-        .arg(path("first.json"))
-        .arg("--predictions")
-        .arg(path("first.csv"))
+        .flag("--report", path("first.json"))
+        .flag("--predictions", path("first.csv"))
         .assert()
         .success();
     streamboost()
         .args(["replay", "-q", "--config"])
         .arg(path("first.json"))
-        .arg("--predictions")
-        .arg(path("again.csv"))
+        .flag("--predictions", path("again.csv"))
         .assert()
         .success();
     let read = |name: &str| std::fs::read_to_string(path(name)).unwrap();
@@ -537,14 +552,10 @@ fn train_saves_a_batch_model_that_replay_scores_without_learning() {
             "--input",
         ])
         .arg(&car)
-        .arg("--save")
-        .arg(path("mm.parquet"))
-        .arg("--report")
-        .arg(path("mm.json"))
-        .arg("--rounds-csv")
-        .arg(path("mm.csv"))
-        .arg("--plot")
-        .arg(path("mm.svg"))
+        .flag("--save", path("mm.parquet"))
+        .flag("--report", path("mm.json"))
+        .flag("--rounds-csv", path("mm.csv"))
+        .flag("--plot", path("mm.svg"))
         .assert()
         .success()
         .stdout(predicate::str::contains("test accuracy"));
@@ -578,13 +589,8 @@ fn train_saves_a_batch_model_that_replay_scores_without_learning() {
     );
 
     // Scoring the whole table again: every row seen, none learnt.
-    streamboost()
-        .args(["replay", "-q", "--load"])
-        .arg(path("mm.parquet"))
-        .arg("--input")
-        .arg(&car)
-        .arg("--save")
-        .arg(path("scored.parquet"))
+    replay_loaded(path("mm.parquet"), &car)
+        .flag("--save", path("scored.parquet"))
         .assert()
         .success()
         .stderr(predicate::str::contains("does not learn online"));
@@ -644,12 +650,9 @@ fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
     let saved = dir.path().join("delayed.parquet");
     streamboost()
         .args(flags("replay -q --algo oza --label-delay-by label_delay"))
-        .arg("--input")
-        .arg(&input)
-        .arg("--report")
-        .arg(&report)
-        .arg("--save")
-        .arg(&saved)
+        .flag("--input", &input)
+        .flag("--report", &report)
+        .flag("--save", &saved)
         .assert()
         .success()
         .stdout(predicate::str::contains("delayed labels"))
@@ -665,8 +668,7 @@ fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
         streamboost()
             .args(["replay", "--label-delay", "10", "--input"])
             .arg(&input)
-            .arg("--save")
-            .arg(dir.path().join("m.parquet"))
+            .flag("--save", dir.path().join("m.parquet"))
             .args(["--checkpoint-every", "100"]),
         &["--label-delay", "--checkpoint-every"],
     );

@@ -36,6 +36,16 @@ pub fn oracle(name: &str) -> Option<PathBuf> {
     find("STREAMBOOST_ORACLES", "shared/spec/oracles", name)
 }
 
+/// The rows of a CSV oracle after its header, split into fields.
+pub fn oracle_csv(name: &str) -> Option<Vec<Vec<String>>> {
+    let text = std::fs::read_to_string(oracle(name)?).unwrap();
+    let rows = text.lines().skip(1);
+    Some(
+        rows.map(|l| l.split(',').map(str::to_string).collect())
+            .collect(),
+    )
+}
+
 /// Parses a JSON oracle.
 pub fn oracle_json(name: &str) -> Option<serde_json::Value> {
     let path = oracle(name)?;
@@ -95,4 +105,10 @@ pub fn count_true(batches: &[arrow::record_batch::RecordBatch], column: &str) ->
         .iter()
         .flat_map(|b| b.column_by_name(column).unwrap().as_boolean());
     values.filter(|v| *v == Some(true)).count()
+}
+
+/// The names of a schema's fields, in order.
+#[cfg(feature = "columnar")]
+pub fn field_names(schema: &arrow::datatypes::Schema) -> Vec<&str> {
+    schema.fields().iter().map(|f| f.name().as_str()).collect()
 }

@@ -313,14 +313,18 @@ fn single_naive_bayes_and_perceptron() {
 
 /// Every booster of the model enum over every weak learner (ALGORITHMS.md §1.2: any weak
 /// learner works under any booster).
-#[test]
-fn every_booster_over_every_weak_learner() {
-    let weak_learners: [(&str, WeakLearnerConfig); 3] = [
+/// A tree, naive Bayes and a perceptron, by name.
+fn weak_learners() -> [(&'static str, WeakLearnerConfig); 3] {
+    [
         ("tree", HoeffdingTreeConfig::jgt_paper().into()),
         ("nb", NaiveBayesConfig::default().into()),
         ("perceptron", PerceptronConfig::default().into()),
-    ];
-    for (weak_name, weak) in weak_learners {
+    ]
+}
+
+#[test]
+fn every_booster_over_every_weak_learner() {
+    for (weak_name, weak) in weak_learners() {
         let n = 5;
         let adaptive = |loss| AdaBoostOlmConfig {
             n_learners: n,
@@ -391,12 +395,7 @@ fn binary_boosters_over_every_weak_learner() {
     use streamboost::weak::{ResampleMode, ResamplingConfig};
     let data = synth::mixed_binary(600, 0.05, 0.1, 11);
     let clean = synth::mixed_binary(3000, 0.0, 0.0, 4);
-    let weak_learners: [(&str, WeakLearnerConfig); 3] = [
-        ("tree", HoeffdingTreeConfig::jgt_paper().into()),
-        ("nb", NaiveBayesConfig::default().into()),
-        ("perceptron", PerceptronConfig::default().into()),
-    ];
-    for (weak_name, weak) in weak_learners {
+    for (weak_name, weak) in weak_learners() {
         let n = 6;
         let os = |combiner| OsBoostConfig {
             n_learners: n,

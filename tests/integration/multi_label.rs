@@ -17,7 +17,7 @@ use streamboost::model::ModelConfig;
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Config, Error, Ranker, synth};
 
-use crate::cli::{fails_saying, flags, streamboost};
+use crate::cli::{Flag, fails_saying, flags, replay_loaded, streamboost};
 use crate::common::{dataset, operator};
 
 /// Writes a multi-label data set as CSV with `label_<name>` columns; rows in `skip_set` get
@@ -90,14 +90,10 @@ fn replay_with_a_test_split_reports_the_test_part_and_resumes_exactly() {
     let checkpoint = dir.path().join("m.parquet");
     streamboost()
         .args(flags("replay --algo bmr --learners 8 --seed 2 -q"))
-        .arg("--input")
-        .arg(&train)
-        .arg("--test")
-        .arg(&test)
-        .arg("--report")
-        .arg(&report)
-        .arg("--predictions")
-        .arg(&predictions)
+        .flag("--input", &train)
+        .flag("--test", &test)
+        .flag("--report", &report)
+        .flag("--predictions", &predictions)
         .assert()
         .success()
         .stdout(predicates::str::contains("rank loss"));
@@ -117,20 +113,13 @@ fn replay_with_a_test_split_reports_the_test_part_and_resumes_exactly() {
     // The same run in two halves through a checkpoint gives the same test predictions.
     streamboost()
         .args(flags("replay --algo bmr --learners 8 --seed 2 -q"))
-        .arg("--input")
-        .arg(&train)
-        .arg("--save")
-        .arg(&checkpoint)
+        .flag("--input", &train)
+        .flag("--save", &checkpoint)
         .assert()
         .success();
     let resumed = dir.path().join("p2.csv");
-    streamboost()
-        .args(["replay", "-q", "--load"])
-        .arg(&checkpoint)
-        .arg("--input")
-        .arg(&test)
-        .arg("--predictions")
-        .arg(&resumed)
+    replay_loaded(&checkpoint, &test)
+        .flag("--predictions", &resumed)
         .assert()
         .success();
     let whole = std::fs::read_to_string(&predictions).unwrap();
@@ -339,10 +328,8 @@ fn a_list_column_of_label_names_is_a_label_set() {
     let report = dir.path().join("r.json");
     streamboost()
         .args(["replay", "--algo", "ada-olmr", "--learners", "5", "-q"])
-        .arg("--input")
-        .arg(&lists)
-        .arg("--report")
-        .arg(&report)
+        .flag("--input", &lists)
+        .flag("--report", &report)
         .assert()
         .success();
     let r = read_json(&report);

@@ -1,8 +1,6 @@
 //! OnlineMBBM's exact potentials and the booster against the spec's oracles, and the
 //! identities the potentials satisfy.
 
-use std::path::Path;
-
 use streamboost::Classifier;
 use streamboost::boost::BoosterConfig;
 use streamboost::boost::VoteRule;
@@ -12,17 +10,8 @@ use streamboost::boost::multiclass::{OnlineMbbmConfig, WeightNorm};
 use streamboost::core::Rng;
 use streamboost::core::math::TieBreak;
 
-use crate::common::{oracle, oracle_json};
+use crate::common::{oracle_csv, oracle_json};
 use crate::oracles::{close, floats, scripted_learners};
-
-fn csv_rows(path: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').map(str::to_string).collect())
-        .collect()
-}
 
 fn fraction(text: &str) -> f64 {
     match text.split_once('/') {
@@ -39,10 +28,9 @@ fn ints(text: &str) -> Vec<i64> {
 
 #[test]
 fn exact_potentials_k2_to_4() {
-    let Some(path) = oracle("mc01_potentials_exact.csv") else {
+    let Some(rows) = oracle_csv("mc01_potentials_exact.csv") else {
         return;
     };
-    let rows = csv_rows(&path);
     assert_eq!(rows.len(), 232);
     for row in rows {
         let (k, gamma, n, r) = (
@@ -61,11 +49,10 @@ fn exact_potentials_k2_to_4() {
 
 #[test]
 fn bundles_at_k26() {
-    let Some(path) = oracle("mc01_bundles_k26_g0.1.csv") else {
+    let Some(rows) = oracle_csv("mc01_bundles_k26_g0.1.csv") else {
         return;
     };
     let mut engine = PotentialEngine::new(26, 0.1, 99);
-    let rows = csv_rows(&path);
     assert!(rows.len() >= 30);
     for row in rows {
         let n: usize = row[2].parse().unwrap();
@@ -128,11 +115,11 @@ fn potentials_satisfy_their_recursion_at_k26() {
 /// BBM's closed form.
 #[test]
 fn binary_potentials_give_the_bbm_weights() {
-    let Some(path) = oracle("binary_bbm_weights.csv") else {
+    let Some(rows) = oracle_csv("binary_bbm_weights.csv") else {
         return;
     };
     let mut engines = std::collections::HashMap::new();
-    for row in csv_rows(&path) {
+    for row in rows {
         let gamma: f64 = row[0].parse().unwrap();
         let n: usize = row[2].parse().unwrap();
         let margin: i64 = row[3].parse().unwrap();

@@ -16,7 +16,7 @@ use streamboost::model::ModelConfig;
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Config, Ranker, synth};
 
-use crate::common::oracle;
+use crate::common::oracle_csv;
 use crate::oracles::scripted_learners;
 
 fn rational(s: &str) -> f64 {
@@ -36,19 +36,17 @@ fn mask(k: usize, relevant: &[usize]) -> Vec<bool> {
 
 #[test]
 fn potentials_match_the_oracle() {
-    let Some(path) = oracle("ml_potentials.csv") else {
+    let Some(rows) = oracle_csv("ml_potentials.csv") else {
         return;
     };
-    let text = std::fs::read_to_string(path).unwrap();
     let mut checked = 0;
-    for line in text.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
+    for f in &rows {
         let k: usize = f[0].parse().unwrap();
-        let gamma = rational(f[1]);
-        let relevant: Vec<usize> = numbers(f[2]).iter().map(|&v| v as usize).collect();
+        let gamma = rational(&f[1]);
+        let relevant: Vec<usize> = numbers(&f[2]).iter().map(|&v| v as usize).collect();
         let n: usize = f[3].parse().unwrap();
-        let s = numbers(f[4]);
-        let loss = match f[5] {
+        let s = numbers(&f[4]);
+        let loss = match f[5].as_str() {
             "rank" => PairLoss::Rank,
             "hinge" => PairLoss::Hinge,
             other => panic!("loss {other}"),
@@ -57,10 +55,7 @@ fn potentials_match_the_oracle() {
         let split = LabelSplit::of(&mask(k, &relevant));
         let mut tables = WalkTables::new(k, gamma, n);
         let phi = tables.pair(relevant.len()).potential(loss, n, &s, &split);
-        assert!(
-            (phi - expected).abs() < 1e-12,
-            "{line}: {phi} vs {expected}"
-        );
+        assert!((phi - expected).abs() < 1e-12, "{f:?}: {phi} vs {expected}");
         checked += 1;
     }
     assert_eq!(checked, 32);
@@ -68,13 +63,11 @@ fn potentials_match_the_oracle() {
 
 #[test]
 fn pair_walk_pmf_matches_the_oracle() {
-    let Some(path) = oracle("ml_pair_diff_pmf.csv") else {
+    let Some(rows) = oracle_csv("ml_pair_diff_pmf.csv") else {
         return;
     };
-    let text = std::fs::read_to_string(path).unwrap();
     let mut checked = 0;
-    for line in text.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
+    for f in &rows {
         let (k, m): (usize, usize) = (f[0].parse().unwrap(), f[1].parse().unwrap());
         let gamma: f64 = f[2].parse().unwrap();
         let a: f64 = f[3].parse().unwrap();
@@ -84,7 +77,7 @@ fn pair_walk_pmf_matches_the_oracle() {
         let mut tables = WalkTables::new(k, gamma, 10);
         assert!((tables.baseline(m).0 - a).abs() < 1e-15);
         let p = tables.pair(m).pmf(n, d);
-        assert!((p - expected).abs() < 1e-14, "{line}: {p}");
+        assert!((p - expected).abs() < 1e-14, "{f:?}: {p}");
         checked += 1;
     }
     assert_eq!(checked, 40);

@@ -10,7 +10,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use streamboost::checkpoint::{self, KeyedStore};
 use streamboost::core::Rng;
 
-use crate::cli::{predicted_labels, streamboost};
+use crate::cli::{Flag, predicted_labels, streamboost};
 
 const MODEL_ARGS: [&str; 6] = ["--algo", "ada-olm", "--learners", "8", "--seed", "4"];
 
@@ -34,19 +34,24 @@ fn input_dir(dir: &Path, files: usize, rows: usize) -> PathBuf {
     input
 }
 
+/// Each flag followed by its path.
+fn path_flags(flags: &[(&str, &Path)]) -> Vec<String> {
+    let pairs = flags
+        .iter()
+        .map(|(flag, path)| [flag.to_string(), path.display().to_string()]);
+    pairs.flatten().collect()
+}
+
 fn run_args(input: &Path, out: &Path, model: &Path) -> Vec<String> {
     let mut args: Vec<String> = ["run", "--once", "-q", "--passthrough", "id"]
         .iter()
         .map(|s| s.to_string())
         .collect();
-    for (flag, path) in [
+    args.extend(path_flags(&[
         ("--input-dir", input),
         ("--output-dir", out),
         ("--model", model),
-    ] {
-        args.push(flag.into());
-        args.push(path.display().to_string());
-    }
+    ]));
     args.extend(["--checkpoint-every", "60"].map(String::from));
     args.extend(MODEL_ARGS.map(String::from));
     args
@@ -493,10 +498,11 @@ fn a_piped_job_scores_as_the_directory_job_and_learns_once_by_id() {
     let (m2, s2) = checkpoint::load(&model).unwrap();
     assert_eq!(s2.stats.rows_learnt, 1728, "each row learnt once");
     assert_eq!(s1.position.unwrap().ts, s2.position.unwrap().ts);
+    let json = |m| serde_json::to_string(&m).unwrap();
     assert_eq!(
-        serde_json::to_string(&m1).unwrap(),
-        serde_json::to_string(&m2).unwrap(),
-        "rows fed again change nothing: the model is one run's, bit for bit"
+        json(m1),
+        json(m2),
+        "rows fed again change nothing: the model is one run's"
     );
 }
 
@@ -587,14 +593,13 @@ fn delayed_args(
         .chain(extra)
         .map(|a| a.to_string())
         .collect();
-    for (flag, path) in [
+    let dirs = [
         ("--input-dir", events),
         ("--labels", labels),
         ("--output-dir", out),
-        ("--model", model),
-    ] {
-        args.extend([flag.to_string(), path.display().to_string()]);
-    }
+    ];
+    args.extend(path_flags(&dirs));
+    args.extend(path_flags(&[("--model", model)]));
     args
 }
 
@@ -666,10 +671,8 @@ fn a_job_with_a_labels_directory_predicts_as_the_replay_under_delay() {
             CAR_CLASSES,
         ])
         .args(MODEL_ARGS)
-        .arg("--input")
-        .arg(&replay_input)
-        .arg("--predictions")
-        .arg(&predictions)
+        .flag("--input", &replay_input)
+        .flag("--predictions", &predictions)
         .assert()
         .success();
     let replayed = predicted_labels(&predictions);

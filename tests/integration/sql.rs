@@ -16,7 +16,7 @@ use streamboost::eval::Prequential;
 use streamboost::model::ModelConfig;
 use streamboost::sql::{ModelRegistry, register_all};
 
-use crate::cli::{flags, predicted_labels, read_json, streamboost};
+use crate::cli::{Flag, flags, predicted_labels, read_json, streamboost};
 use crate::common::{count_true, strings};
 
 /// The bundled car sample with a `ts` column (1-based row number) to order by.
@@ -57,8 +57,7 @@ fn replay_saving(dir: &Path, args: &[&str]) -> PathBuf {
     streamboost()
         .args(["replay", "-q"])
         .args(args)
-        .arg("--save")
-        .arg(&ck)
+        .flag("--save", &ck)
         .assert()
         .success();
     ck
@@ -71,8 +70,7 @@ fn replay_config(dir: &Path) -> (ModelConfig, Vec<String>, Vec<String>) {
     streamboost()
         .args(flags("replay --learners 10 --seed 3 -q --report"))
         .arg(&report)
-        .arg("--predictions")
-        .arg(&predictions)
+        .flag("--predictions", &predictions)
         .assert()
         .success();
     let report: serde_json::Value = read_json(&report);
@@ -948,8 +946,7 @@ async fn boost_predict_serves_a_batch_model() {
             "--input",
         ])
         .arg(&car)
-        .arg("--save")
-        .arg(&ck)
+        .flag("--save", &ck)
         .assert()
         .success();
     let registry = ModelRegistry::new();
@@ -1017,10 +1014,8 @@ async fn sql_delayed_labels_equal_replay_under_the_same_delay() {
         streamboost()
             .args(flags("replay --learners 10 --seed 3 -q --label-delay"))
             .arg(delay.to_string())
-            .arg("--report")
-            .arg(&report)
-            .arg("--predictions")
-            .arg(&predictions)
+            .flag("--report", &report)
+            .flag("--predictions", &predictions)
             .assert()
             .success();
         let replayed = predicted_labels(&predictions);
