@@ -150,6 +150,16 @@ impl<M> Scaled<M> {
     }
 
     /// Adds row `x` to the statistics.
+    /// If `learnable`, has the model learn row `x` scaled with the statistics so far (`learn`),
+    /// then counts `x` in them.
+    fn learn_scaled(&mut self, x: &[f64], learnable: bool, learn: impl FnOnce(&mut M, &[f64])) {
+        if learnable {
+            let z = self.scaled(x);
+            learn(&mut self.model, &z);
+            self.observe(x);
+        }
+    }
+
     fn observe(&mut self, x: &[f64]) {
         for ((&v, s), &numeric) in x.iter().zip(&mut self.stats).zip(&self.numeric) {
             if numeric && is_present(v) {
@@ -193,12 +203,8 @@ impl<M: Classifier> Classifier for Scaled<M> {
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        if !(weight > 0.0 && weight.is_finite()) || y >= self.n_classes() {
-            return;
-        }
-        let z = self.scaled(x);
-        self.model.learn(&z, y, weight);
-        self.observe(x);
+        let learnable = weight > 0.0 && weight.is_finite() && y < self.n_classes();
+        self.learn_scaled(x, learnable, |model, z| model.learn(z, y, weight));
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
@@ -223,12 +229,10 @@ impl<M: Ranker> Ranker for Scaled<M> {
     }
 
     fn learn_labels(&mut self, x: &[f64], relevant: &[bool], weight: f64) {
-        if !(weight > 0.0 && weight.is_finite()) {
-            return;
-        }
-        let z = self.scaled(x);
-        self.model.learn_labels(&z, relevant, weight);
-        self.observe(x);
+        let learnable = weight > 0.0 && weight.is_finite();
+        self.learn_scaled(x, learnable, |model, z| {
+            model.learn_labels(z, relevant, weight)
+        });
     }
 
     fn predict_scores(&self, x: &[f64], out: &mut [f64]) {

@@ -597,21 +597,25 @@ fn bind(
     Ok((encoder, targets, schema))
 }
 
+/// Column `name` of one number per class (or label) a row, the classes' names in its
+/// metadata under [`CLASSES_KEY`].
+fn per_class_field(name: String, classes: &[String]) -> Field {
+    let item = Arc::new(Field::new("item", DataType::Float64, false));
+    let names = serde_json::to_string(classes).expect("strings serialize");
+    Field::new(
+        name,
+        DataType::FixedSizeList(item, classes.len() as i32),
+        false,
+    )
+    .with_metadata(HashMap::from([(CLASSES_KEY.to_string(), names)]))
+}
+
 /// The schema of a ranker's output over `input` with label prefix `label` and these labels:
 /// the input's columns, then `<label>_scores` (a score per label; the names under
 /// [`CLASSES_KEY`] in its metadata) and `predicted_<label>`, the predicted set (the labels
 /// scoring above the mean score, [`predicted_set`]).
 pub fn ranking_output_schema(input: &Schema, label: &str, labels: &[String]) -> SchemaRef {
-    let labels_json = serde_json::to_string(labels).expect("strings serialize");
-    let scores = Field::new(
-        format!("{label}_scores"),
-        DataType::FixedSizeList(
-            Arc::new(Field::new("item", DataType::Float64, false)),
-            labels.len() as i32,
-        ),
-        false,
-    )
-    .with_metadata(HashMap::from([(CLASSES_KEY.to_string(), labels_json)]));
+    let scores = per_class_field(format!("{label}_scores"), labels);
     let set = Field::new(
         format!("predicted_{label}"),
         DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
@@ -631,16 +635,7 @@ pub fn output_schema(input: &Schema, label: &str, classes: &[String]) -> SchemaR
     let label_type = input
         .field_with_name(label)
         .map_or(DataType::Utf8, |f| f.data_type().clone());
-    let classes_json = serde_json::to_string(classes).expect("strings serialize");
-    let probs_field = Field::new(
-        format!("predicted_{label}_probs"),
-        DataType::FixedSizeList(
-            Arc::new(Field::new("item", DataType::Float64, false)),
-            classes.len() as i32,
-        ),
-        false,
-    )
-    .with_metadata(HashMap::from([(CLASSES_KEY.to_string(), classes_json)]));
+    let probs_field = per_class_field(format!("predicted_{label}_probs"), classes);
     let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
     fields.push(Arc::new(Field::new(
         format!("predicted_{label}"),

@@ -337,30 +337,23 @@ mod tests {
     fn metrics_of_one_row() {
         // Y = {0, 2} of 4; scores rank 2 > 0 > 1 > 3, so the ranking is perfect.
         let relevant = [true, false, true, false];
-        let scores = [0.5, 0.3, 0.9, 0.1];
         let split = LabelSplit::of(&relevant);
-        let mut set = Vec::new();
-        predicted_set(&scores, &mut set);
+        let one_row = |scores: &[f64]| {
+            let mut set = Vec::new();
+            predicted_set(scores, &mut set);
+            let mut m = RankingMetrics::default();
+            m.record(&split, &relevant, scores, &set);
+            (set, m.summary())
+        };
+        let (set, s) = one_row(&[0.5, 0.3, 0.9, 0.1]);
         assert_eq!(set, vec![true, false, true, false]);
-        let mut m = RankingMetrics::default();
-        m.record(&split, &relevant, &scores, &set);
-        let s = m.summary();
-        assert_eq!(s.rank_loss, Some(0.0));
-        assert_eq!(s.hamming_loss, Some(0.0));
-        assert_eq!(s.one_error, Some(0.0));
-        assert_eq!(s.coverage, Some(1.0));
+        let losses = |s: &RankingSummary| (s.rank_loss, s.hamming_loss, s.one_error, s.coverage);
+        assert_eq!(losses(&s), (Some(0.0), Some(0.0), Some(0.0), Some(1.0)));
         assert_eq!(s.average_precision, Some(1.0));
 
         // Reversed: label 3 first, then 1, then 0, then 2.
-        let scores = [0.3, 0.5, 0.1, 0.9];
-        predicted_set(&scores, &mut set);
-        let mut m = RankingMetrics::default();
-        m.record(&split, &relevant, &scores, &set);
-        let s = m.summary();
-        assert_eq!(s.rank_loss, Some(1.0));
-        assert_eq!(s.hamming_loss, Some(1.0));
-        assert_eq!(s.one_error, Some(1.0));
-        assert_eq!(s.coverage, Some(3.0));
+        let (_, s) = one_row(&[0.3, 0.5, 0.1, 0.9]);
+        assert_eq!(losses(&s), (Some(1.0), Some(1.0), Some(1.0), Some(3.0)));
         // Relevant ranks 3 and 4: (1/3 + 2/4)/2.
         assert!((s.average_precision.unwrap() - (1.0 / 3.0 + 0.5) / 2.0).abs() < 1e-15);
     }

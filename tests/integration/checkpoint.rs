@@ -271,7 +271,7 @@ fn rewrite(
 #[test]
 fn a_node_table_of_other_columns_is_refused_as_corrupt() {
     use arrow::compute::cast;
-    use arrow::datatypes::{DataType, Field, Schema};
+    use arrow::datatypes::{DataType, Field};
     let dir = tempfile::tempdir().unwrap();
     let good = saved_checkpoint(dir.path());
     let path = dir.path().join("retyped.parquet");
@@ -280,17 +280,9 @@ fn a_node_table_of_other_columns_is_refused_as_corrupt() {
         &path,
         |_, v| v,
         |batch| {
-            let i = batch.schema().index_of("depth").unwrap();
-            let mut columns = batch.columns().to_vec();
-            columns[i] = cast(&columns[i], &DataType::Int32).unwrap();
-            let mut fields: Vec<Field> = batch
-                .schema()
-                .fields()
-                .iter()
-                .map(|f| f.as_ref().clone())
-                .collect();
-            fields[i] = Field::new("depth", DataType::Int32, false);
-            RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns).unwrap()
+            let depth = cast(batch.column_by_name("depth").unwrap(), &DataType::Int32).unwrap();
+            let field = Field::new("depth", DataType::Int32, false);
+            crate::common::with_column(&batch, field, depth)
         },
     );
     let err = checkpoint::load(&path).unwrap_err();

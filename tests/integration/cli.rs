@@ -472,22 +472,17 @@ fn learning_curves_are_drawn_as_svg_or_png() {
             "a point per window"
         );
     }
-    streamboost()
-        .args(["plot", "-o"])
-        .arg(path("both.svg"))
-        .arg(path("olm.json"))
-        .arg(path("tree.json"))
-        .assert()
-        .success();
+    for chart in ["both.svg", "both.png"] {
+        let reports = [path("olm.json"), path("tree.json")];
+        streamboost()
+            .args(["plot", "-o"])
+            .arg(path(chart))
+            .args(reports)
+            .assert()
+            .success();
+    }
     let both = std::fs::read_to_string(path("both.svg")).unwrap();
     assert!(both.contains("olm: ada-olm") && both.contains("tree: hoeffding"));
-    streamboost()
-        .args(["plot", "-o"])
-        .arg(path("both.png"))
-        .arg(path("olm.json"))
-        .arg(path("tree.json"))
-        .assert()
-        .success();
     let png = std::fs::read(path("both.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 20_000);
     streamboost()

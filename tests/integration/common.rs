@@ -112,3 +112,24 @@ pub fn count_true(batches: &[arrow::record_batch::RecordBatch], column: &str) ->
 pub fn field_names(schema: &arrow::datatypes::Schema) -> Vec<&str> {
     schema.fields().iter().map(|f| f.name().as_str()).collect()
 }
+
+/// `batch` with `column` under `field`: in place of the column of that name, or appended.
+#[cfg(feature = "columnar")]
+pub fn with_column(
+    batch: &arrow::record_batch::RecordBatch, field: arrow::datatypes::Field,
+    column: arrow::array::ArrayRef,
+) -> arrow::record_batch::RecordBatch {
+    use arrow::datatypes::{Field, Schema};
+    let schema = batch.schema();
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut columns = batch.columns().to_vec();
+    match schema.index_of(field.name()) {
+        Ok(i) => (fields[i], columns[i]) = (field, column),
+        Err(_) => {
+            fields.push(field);
+            columns.push(column);
+        }
+    }
+    arrow::record_batch::RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns)
+        .unwrap()
+}

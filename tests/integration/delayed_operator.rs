@@ -17,7 +17,7 @@ use streamboost::model::{Algorithm, Model, ModelConfig};
 use streamboost::stream::{DelayedBatch, DelayedStream};
 use streamboost::{Config, Error};
 
-use crate::common::{count_true, operator, prediction_columns};
+use crate::common::{count_true, operator, prediction_columns, with_column};
 
 fn bundled_car() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv")
@@ -328,18 +328,11 @@ fn keyed_delayed_labels_equal_one_delayed_operator_per_key() {
     let (events, labels, data) = events_and_labels(20);
     // The key: the car's `buying` column, in the events and (by id) in the labels.
     let buying = events.column_by_name("buying").unwrap().clone();
-    let labels = {
-        let mut fields: Vec<Field> = labels
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone())
-            .collect();
-        fields.push(Field::new("buying", DataType::Utf8, true));
-        let mut columns = labels.columns().to_vec();
-        columns.push(buying.clone());
-        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
-    };
+    let labels = with_column(
+        &labels,
+        Field::new("buying", DataType::Utf8, true),
+        buying.clone(),
+    );
     let config = config();
     let build = |events: &RecordBatch| delayed_operator(&data, events, PendingLimits::default());
     let factory_config = config.clone();
@@ -414,21 +407,12 @@ fn keyed_delayed_labels_equal_one_delayed_operator_per_key() {
 #[test]
 fn an_event_without_an_id_is_scored_and_counted() {
     let (events, _, data) = events_and_labels(1);
-    let id = events.schema().index_of("id").unwrap();
-    let mut fields: Vec<Field> = events
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
-    fields[id] = Field::new("id", DataType::Int64, true);
-    let mut columns = events.columns().to_vec();
-    columns[id] = Arc::new(Int64Array::from(
+    let ids = Arc::new(Int64Array::from(
         (0..events.num_rows() as i64)
             .map(|i| (i % 2 == 0).then_some(i))
             .collect::<Vec<_>>(),
     ));
-    let events = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+    let events = with_column(&events, Field::new("id", DataType::Int64, true), ids);
     let mut op = delayed_operator(&data, &events, PendingLimits::default());
     let out = op.process(&events.slice(0, 10)).unwrap();
     assert_eq!(out.num_rows(), 10);

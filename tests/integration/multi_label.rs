@@ -8,16 +8,17 @@ use arrow::array::{Array, ArrayRef, AsArray, ListBuilder, StringBuilder};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Float64Type};
 use arrow::record_batch::RecordBatch;
-use serde_json::Value;
 use streamboost::boost::ranking::{AdaOlmrConfig, OnlineBmrConfig};
-use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table, write_batch};
+use streamboost::columnar::{
+    BoostOperator, Encodings, Table, load_stream, read_table, write_batch,
+};
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::model::ModelConfig;
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Config, Error, Ranker, synth};
 
-use crate::cli::{Flag, fails_saying, flags, replay_loaded, streamboost};
+use crate::cli::{Flag, fails_saying, flags, read_json, replay_loaded, streamboost};
 use crate::common::{dataset, operator};
 
 /// Writes a multi-label data set as CSV with `label_<name>` columns; rows in `skip_set` get
@@ -50,10 +51,6 @@ pub fn write_csv(data: &Dataset, path: &Path, rows: std::ops::Range<usize>) {
         text.push(cells.join(","));
     }
     std::fs::write(path, text.join("\n") + "\n").unwrap();
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 fn fixture(dir: &Path) -> (PathBuf, PathBuf) {
@@ -157,12 +154,20 @@ fn bad_flags_are_typed_errors_and_null_flags_score_only() {
     assert!(!data.is_labelled(1));
 }
 
+/// The training fixture's table and its stream.
+fn training_fixture(dir: &Path) -> (Table, Dataset) {
+    let (train, _) = fixture(dir);
+    let table = read_table(&train).unwrap();
+    (
+        table,
+        load_stream(&[train], "label", &Encodings::default()).unwrap(),
+    )
+}
+
 #[test]
 fn operator_appends_scores_and_the_predicted_set() {
     let dir = tempfile::tempdir().unwrap();
-    let (train, _) = fixture(dir.path());
-    let table = read_table(&train).unwrap();
-    let data = load_stream(&[train], "label", &Encodings::default()).unwrap();
+    let (table, data) = training_fixture(dir.path());
     let config = ModelConfig::AdaOlmr(AdaOlmrConfig {
         n_learners: 6,
         ..AdaOlmrConfig::new(HoeffdingTreeConfig::jgt_paper().into())
@@ -351,9 +356,7 @@ fn with_label(batch: &RecordBatch, rows: usize, label: impl Array + 'static) -> 
 #[test]
 fn operator_reads_either_layout_into_the_same_label_ids() {
     let dir = tempfile::tempdir().unwrap();
-    let (train, _) = fixture(dir.path());
-    let table = read_table(&train).unwrap();
-    let data = load_stream(&[train], "label", &Encodings::default()).unwrap();
+    let (table, data) = training_fixture(dir.path());
     let config = ModelConfig::Bmr(OnlineBmrConfig {
         n_learners: 6,
         ..OnlineBmrConfig::new(HoeffdingTreeConfig::jgt_paper().into())

@@ -42,6 +42,13 @@ fn path_flags(flags: &[(&str, &Path)]) -> Vec<String> {
     pairs.flatten().collect()
 }
 
+/// A job's output directory (made) and checkpoint path in `dir`.
+fn out_and_model(dir: &Path) -> (PathBuf, PathBuf) {
+    let (out, model) = (dir.join("out"), dir.join("m.parquet"));
+    std::fs::create_dir_all(&out).unwrap();
+    (out, model)
+}
+
 fn run_args(input: &Path, out: &Path, model: &Path) -> Vec<String> {
     let mut args: Vec<String> = ["run", "--once", "-q", "--passthrough", "id"]
         .iter()
@@ -311,8 +318,7 @@ fn killed_at_random_points(extra: &[&str], killed_extra: &[&str], extension: &st
 fn sigterm_commits_and_exits_zero() {
     let dir = tempfile::tempdir().unwrap();
     let input = input_dir(dir.path(), 2, 200);
-    let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
-    std::fs::create_dir_all(&out).unwrap();
+    let (out, model) = out_and_model(dir.path());
     let mut args = run_args(&input, &out, &model);
     args.retain(|a| a != "--once");
     args.extend(["--poll", "0.05"].map(String::from));
@@ -353,8 +359,7 @@ fn bad_files_are_moved_aside_with_a_reason() {
     std::fs::write(input.join("events-000a.csv"), "id,x,label\n1,2\n").unwrap();
     std::fs::write(input.join("events-001a.csv"), "id,other,label\n1,2,acc\n").unwrap();
     std::fs::write(input.join("events-002.csv.partial"), "half a file").unwrap();
-    let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
-    std::fs::create_dir_all(&out).unwrap();
+    let (out, model) = out_and_model(dir.path());
     run_to_end(&input, &out, &model, &[]);
     let rejected = input.join("rejected");
     for name in ["events-000a.csv", "events-001a.csv"] {
@@ -397,8 +402,7 @@ fn an_unwritable_checkpoint_fails_first() {
 fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let input = input_dir(dir.path(), 1, 300);
-    let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
-    std::fs::create_dir_all(&out).unwrap();
+    let (out, model) = out_and_model(dir.path());
     run_to_end(&input, &out, &model, &[]);
     let before = std::fs::read(&model).unwrap();
     let first_outputs = outputs(&out);
@@ -550,8 +554,7 @@ fn events_are_json_lines_for_a_log_collector() {
     let dir = tempfile::tempdir().unwrap();
     let input = input_dir(dir.path(), 2, 100);
     std::fs::write(input.join("events-001.csv"), "not,a\ncsv").unwrap();
-    let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
-    std::fs::create_dir_all(&out).unwrap();
+    let (out, model) = out_and_model(dir.path());
     let mut args = run_args(&input, &out, &model);
     args.retain(|a| a != "-q");
     let run = streamboost()
@@ -620,26 +623,21 @@ fn delayed_dirs(dir: &Path, rows: usize) -> (PathBuf, PathBuf, PathBuf) {
     let (events, labels) = (dir.join("events"), dir.join("labels"));
     std::fs::create_dir_all(&events).unwrap();
     std::fs::create_dir_all(&labels).unwrap();
-    let features: Vec<&str> = header
-        .iter()
-        .enumerate()
-        .filter(|(j, _)| *j != label)
-        .map(|(_, c)| *c)
-        .collect();
+    // The cells of a row but its label's.
+    let but_label = |cells: &[&str]| {
+        let kept = cells.iter().enumerate().filter(|(j, _)| *j != label);
+        kept.map(|(_, c)| *c).collect::<Vec<_>>().join(",")
+    };
+    let features = but_label(&header);
     let mut replay = format!("{},delay\n", header.join(","));
     for (k, chunk) in body.chunks(rows).enumerate() {
-        let mut e = format!("id,ts,{}\n", features.join(","));
+        let mut e = format!("id,ts,{features}\n");
         let mut l = String::from("id,label,ts,buying\n");
         let next = (k + 1) * rows;
         for (r, cells) in chunk.iter().enumerate() {
             let i = k * rows + r;
-            let x: Vec<&str> = cells
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != label)
-                .map(|(_, c)| *c)
-                .collect();
-            e += &format!("{i},{i},{}\n", x.join(","));
+            let x = but_label(cells);
+            e += &format!("{i},{i},{x}\n");
             l += &format!("{i},{},{next},{}\n", cells[label], cells[buying]);
             replay += &format!("{},{}\n", cells.join(","), next - i);
         }

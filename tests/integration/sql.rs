@@ -51,6 +51,14 @@ async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
 
 const FEATURES: &str = "buying, maint, doors, persons, lug_boot, safety";
 
+/// `boost_prequential` of model `m` over table `car` in `ts` order, as column `p`.
+fn prequential_over_car() -> String {
+    format!(
+        "SELECT ts, boost_prequential('m', label, {FEATURES}) OVER (ORDER BY ts) AS p \
+         FROM car ORDER BY ts"
+    )
+}
+
 /// The checkpoint `streamboost replay -q ARGS` saves over the bundled sample, in `dir`.
 fn replay_saving(dir: &Path, args: &[&str]) -> PathBuf {
     let ck = dir.join("car.parquet");
@@ -83,30 +91,14 @@ fn replay_config(dir: &Path) -> (ModelConfig, Vec<String>, Vec<String>) {
 #[tokio::test]
 async fn sql_prequential_on_car_equals_replay() {
     let dir = tempfile::tempdir().unwrap();
-    let (config, classes, replayed) = replay_config(dir.path());
-    let registry = ModelRegistry::new();
-    registry.register_config("m", config, classes, 3).unwrap();
+    let (registry, replayed) = fresh_registry(dir.path());
     let ctx = session(&registry, &car_with_ts(dir.path())).await;
-    let out = query(
-        &ctx,
-        &format!(
-            "SELECT ts, boost_prequential('m', label, {FEATURES}) OVER (ORDER BY ts) AS p \
-             FROM car ORDER BY ts"
-        ),
-    )
-    .await;
+    let out = query(&ctx, &prequential_over_car()).await;
     let got = strings(&out, "p");
     assert_eq!(got.len(), 1728);
     assert_eq!(got, replayed);
     // A query does not change the registered model: the same query, the same answer.
-    let again = query(
-        &ctx,
-        &format!(
-            "SELECT ts, boost_prequential('m', label, {FEATURES}) OVER (ORDER BY ts) AS p \
-             FROM car ORDER BY ts"
-        ),
-    )
-    .await;
+    let again = query(&ctx, &prequential_over_car()).await;
     assert_eq!(strings(&again, "p"), replayed);
 }
 
@@ -320,9 +312,7 @@ async fn explain(ctx: &SessionContext, sql: &str) -> String {
 #[tokio::test]
 async fn boost_score_sorts_by_ts_and_equals_replay_and_the_window() {
     let dir = tempfile::tempdir().unwrap();
-    let (config, classes, replayed) = replay_config(dir.path());
-    let registry = ModelRegistry::new();
-    registry.register_config("m", config, classes, 3).unwrap();
+    let (registry, replayed) = fresh_registry(dir.path());
     let car = shuffled(&car_with_ts(dir.path()));
     let ctx = session(&registry, &car).await;
 
@@ -350,14 +340,7 @@ async fn boost_score_sorts_by_ts_and_equals_replay_and_the_window() {
         "one probability per class"
     );
 
-    let window = query(
-        &ctx,
-        &format!(
-            "SELECT ts, boost_prequential('m', label, {FEATURES}) OVER (ORDER BY ts) AS p \
-             FROM car ORDER BY ts"
-        ),
-    )
-    .await;
+    let window = query(&ctx, &prequential_over_car()).await;
     assert_eq!(strings(&window, "p"), replayed);
 
     // A query never changes the registered model.
@@ -370,9 +353,7 @@ async fn boost_score_sorts_by_ts_and_equals_replay_and_the_window() {
 #[tokio::test]
 async fn boost_score_with_a_key_equals_partition_by() {
     let dir = tempfile::tempdir().unwrap();
-    let (config, classes, _) = replay_config(dir.path());
-    let registry = ModelRegistry::new();
-    registry.register_config("m", config, classes, 3).unwrap();
+    let (registry, _) = fresh_registry(dir.path());
     let ctx = session(&registry, &shuffled(&car_with_ts(dir.path()))).await;
 
     let sql = "SELECT ts, safety, predicted_label \
@@ -408,9 +389,7 @@ async fn boost_score_with_a_key_equals_partition_by() {
 #[tokio::test]
 async fn boost_score_refuses_bad_arguments_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    let (config, classes, _) = replay_config(dir.path());
-    let registry = ModelRegistry::new();
-    registry.register_config("m", config, classes, 3).unwrap();
+    let (registry, _) = fresh_registry(dir.path());
     let ctx = session(&registry, &car_with_ts(dir.path())).await;
     for (sql, says) in [
         (
@@ -491,9 +470,7 @@ async fn both_spellings_stream_an_unbounded_source() {
     use futures::StreamExt;
 
     let dir = tempfile::tempdir().unwrap();
-    let (config, classes, replayed) = replay_config(dir.path());
-    let registry = ModelRegistry::new();
-    registry.register_config("m", config, classes, 3).unwrap();
+    let (registry, replayed) = fresh_registry(dir.path());
     let ctx = session(&registry, &car_with_ts(dir.path())).await;
     let rows = query(&ctx, "SELECT * FROM car ORDER BY ts").await;
     let rows = datafusion::arrow::compute::concat_batches(&rows[0].schema(), &rows).unwrap();
@@ -712,6 +689,34 @@ fn a_fresh_models_classes_can_come_from_a_table() {
         .stderr(predicates::str::contains("elsewhere.json").and(predicates::str::contains("nope")));
 }
 
+/// A registry with model `m`, fresh per query as the replay's in `dir` (seed 3), and the
+/// replay's predictions.
+fn fresh_registry(dir: &Path) -> (ModelRegistry, Vec<String>) {
+    let (config, classes, replayed) = replay_config(dir);
+    let registry = ModelRegistry::new();
+    registry.register_config("m", config, classes, 3).unwrap();
+    (registry, replayed)
+}
+
+/// `boost_score` of live model `m` over the rows of table `car` in `range`, in `ts` order,
+/// with `key` (`""` or `, 'k'`) after the time column.
+fn live_score(range: &str, key: &str) -> String {
+    format!(
+        "SELECT ts, predicted_label FROM boost_score('m', (SELECT * FROM car WHERE {range}), \
+         'label', 'ts'{key}) ORDER BY ts"
+    )
+}
+
+/// A registry with live model `m` under `policy`, fresh as `model` (a [`replay_config`]).
+fn live_registry(
+    model: &(ModelConfig, Vec<String>, Vec<String>), policy: streamboost::live::CheckpointPolicy,
+) -> ModelRegistry {
+    let registry = ModelRegistry::new();
+    let fresh = (model.0.clone(), model.1.clone(), 1);
+    registry.register_live("m", policy, Some(fresh)).unwrap();
+    registry
+}
+
 /// A live model learns across queries: two `boost_score` queries over the halves of a
 /// stream predict what one query over the whole stream predicts, the checkpoint ends the
 /// same, a query over rows already learnt learns nothing more, and a second trainer is
@@ -721,23 +726,16 @@ async fn a_live_model_learns_across_queries_exactly_once() {
     use streamboost::live::CheckpointPolicy;
     let dir = tempfile::tempdir().unwrap();
     let car = car_with_ts(dir.path());
-    let (config, classes, _) = replay_config(dir.path());
-    let score = |range: &str| {
-        format!(
-            "SELECT ts, predicted_label FROM boost_score('m', (SELECT * FROM car WHERE {range}), \
-             'label', 'ts') ORDER BY ts"
-        )
-    };
+    let model = replay_config(dir.path());
+    let score = |range: &str| live_score(range, "");
     let live = |path: &Path, every: Option<u64>| {
-        let registry = ModelRegistry::new();
-        let policy = CheckpointPolicy {
-            every,
-            ..CheckpointPolicy::at_end(path)
-        };
-        registry
-            .register_live("m", policy, Some((config.clone(), classes.clone(), 1)))
-            .unwrap();
-        registry
+        live_registry(
+            &model,
+            CheckpointPolicy {
+                every,
+                ..CheckpointPolicy::at_end(path)
+            },
+        )
     };
 
     let whole_path = dir.path().join("whole.parquet");
@@ -838,23 +836,14 @@ async fn a_keyed_live_model_learns_across_queries_exactly_once() {
     }
     let stream = dir.path().join("stream.csv");
     std::fs::write(&stream, text).unwrap();
-    let (config, classes, _) = replay_config(dir.path());
-    let score = |range: &str| {
-        format!(
-            "SELECT ts, predicted_label FROM boost_score('m', (SELECT * FROM car WHERE {range}), \
-             'label', 'ts', 'k') ORDER BY ts"
-        )
-    };
+    let model = replay_config(dir.path());
+    let score = |range: &str| live_score(range, ", 'k'");
     let live = |path: &Path, memory_budget: Option<u64>| {
-        let registry = ModelRegistry::new();
         let policy = CheckpointPolicy {
             memory_budget,
             ..CheckpointPolicy::at_end(path)
         };
-        registry
-            .register_live("m", policy, Some((config.clone(), classes.clone(), 1)))
-            .unwrap();
-        registry
+        live_registry(&model, policy)
     };
     let whole_dir = dir.path().join("whole.keys");
     let ctx = session(&live(&whole_dir, None), &stream).await;
@@ -1063,9 +1052,7 @@ async fn sql_delayed_labels_equal_replay_under_the_same_delay() {
 #[tokio::test]
 async fn sql_delayed_labels_refuse_bad_calls() {
     let dir = tempfile::tempdir().unwrap();
-    let (config, classes, _) = replay_config(dir.path());
-    let registry = ModelRegistry::new();
-    registry.register_config("m", config, classes, 3).unwrap();
+    let (registry, _) = fresh_registry(dir.path());
     let ctx = SessionContext::new();
     register_all(&ctx, &registry).unwrap();
     let (events, labels) = car_events_and_labels(dir.path(), 5);

@@ -106,19 +106,21 @@ mod tests {
         assert_eq!(m, f64::NEG_INFINITY);
     }
 
+    /// The merit under `criterion` of splitting two-class counts `pre` into `branches`.
+    fn merit(criterion: SplitCriterion, pre: [f64; 2], branches: &[[f64; 2]]) -> f64 {
+        criterion.merit(&pre, branches.iter().map(|v| &v[..]), 0.01)
+    }
+
     #[test]
     fn min_branch_rule() {
-        let pre = [100.0, 100.0];
-        let b = [[100.0, 99.5], [0.0, 0.5]];
-        let m = SplitCriterion::InfoGain.merit(&pre, b.iter().map(|v| &v[..]), 0.01);
+        let branches = [[100.0, 99.5], [0.0, 0.5]];
+        let m = merit(SplitCriterion::InfoGain, [100.0, 100.0], &branches);
         assert_eq!(m, f64::NEG_INFINITY);
     }
 
     #[test]
     fn gini_of_perfect_split() {
-        let pre = [5.0, 5.0];
-        let b = [[5.0, 0.0], [0.0, 5.0]];
-        let m = SplitCriterion::Gini.merit(&pre, b.iter().map(|v| &v[..]), 0.01);
+        let m = merit(SplitCriterion::Gini, [5.0, 5.0], &[[5.0, 0.0], [0.0, 5.0]]);
         assert!((m - 0.5).abs() < 1e-15);
     }
 }
