@@ -10,7 +10,6 @@
 
 use std::path::PathBuf;
 
-use arrow::record_batch::RecordBatch;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use streamboost::boost::WeightScale;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
@@ -34,11 +33,7 @@ fn bench(c: &mut Criterion) {
     let path = input();
     let data = load_stream(std::slice::from_ref(&path), "label", &Encodings::default()).unwrap();
     let table = read_table(&path).unwrap();
-    let all = table.to_batch().unwrap();
-    let batches: Vec<RecordBatch> = (0..all.num_rows())
-        .step_by(8192)
-        .map(|i| all.slice(i, 8192.min(all.num_rows() - i)))
-        .collect();
+    let batches = table.batches_of(8192).unwrap();
     let config = AdaBoostOlmConfig {
         n_learners: 100,
         weight_scale: WeightScale::UniformRandom(5.0, 200.0),

@@ -38,11 +38,7 @@ fn run(op: &mut BoostOperator<Model>, batches: &[RecordBatch]) -> Result<Vec<Rec
 fn main() -> Result<()> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
     let table = read_table(&path)?;
-    let all = table.to_batch().expect("one schema");
-    let batches: Vec<RecordBatch> = (0..all.num_rows())
-        .step_by(100)
-        .map(|i| all.slice(i, 100.min(all.num_rows() - i)))
-        .collect();
+    let batches = table.batches_of(100)?;
     let (first, second) = batches.split_at(batches.len() / 2);
     let config = ModelConfig::AdaOlm(AdaBoostOlmConfig {
         n_learners: 50,

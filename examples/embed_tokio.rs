@@ -21,14 +21,8 @@ async fn main() -> streamboost::Result<()> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv");
     let table = read_table(&path)?;
     let batches: Vec<_> = table
-        .batches()
-        .unwrap()
-        .map(Result::unwrap)
-        .flat_map(|b| {
-            (0..b.num_rows())
-                .step_by(64)
-                .map(move |i| b.slice(i, 64.min(b.num_rows() - i)))
-        })
+        .batches_of(64)?
+        .into_iter()
         .map(Ok::<_, std::io::Error>)
         .collect();
 

@@ -90,6 +90,16 @@ impl Table {
         })
     }
 
+    /// Every row, in memory, in batches of `rows` (the last one shorter): a logged stream cut
+    /// as a source that delivers small batches would deliver it.
+    pub fn batches_of(&self, rows: usize) -> Result<Vec<RecordBatch>> {
+        let all = self.to_batch()?;
+        let starts = (0..all.num_rows()).step_by(rows.max(1));
+        Ok(starts
+            .map(|i| all.slice(i, rows.min(all.num_rows() - i)))
+            .collect())
+    }
+
     /// The rows, in batches of at most 8,192, in file order: from memory, or read from the
     /// file again (an error names the file, line and column as [`read_table`]'s do; a file
     /// whose row count changed since it was opened is an error at its end).

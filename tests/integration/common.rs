@@ -133,3 +133,29 @@ pub fn with_column(
     arrow::record_batch::RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns)
         .unwrap()
 }
+
+/// Asserts that `change` leaves `model` as it was, to the last bit of its serialized state.
+pub fn assert_unchanged<M: serde::Serialize>(
+    model: &mut M, what: &str, change: impl FnOnce(&mut M),
+) {
+    let before = serde_json::to_string(model).unwrap();
+    change(model);
+    assert_eq!(
+        before,
+        serde_json::to_string(model).unwrap(),
+        "{what} changed the model"
+    );
+}
+
+/// A fresh model of `config` (built with `seed`) over batches of `schema` for stream `spec`,
+/// learning column `label`, with fresh encodings: a keyed operator's factory's new key.
+#[cfg(feature = "columnar")]
+pub fn fresh_operator(
+    config: &streamboost::model::ModelConfig, seed: u64, spec: &streamboost::core::StreamSpec,
+    schema: arrow::datatypes::SchemaRef, source: &str,
+) -> streamboost::Result<streamboost::columnar::BoostOperator<streamboost::model::Model>> {
+    use streamboost::Config;
+    let encodings = streamboost::columnar::Encodings::default();
+    let model = config.build(spec, seed)?;
+    streamboost::columnar::BoostOperator::new(model, spec, schema, "label", &encodings, source)
+}

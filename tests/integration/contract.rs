@@ -21,6 +21,8 @@ use streamboost::weak::{
 };
 use streamboost::{Classifier, Config};
 
+use crate::common::assert_unchanged;
+
 fn assert_send_sync<T: Send + Sync>() {}
 
 #[test]
@@ -73,15 +75,9 @@ where
     }
 
     // w = 0 changes nothing, however often.
-    let before = serde_json::to_string(&model).unwrap();
-    for i in 0..50 {
-        model.learn(data.row(i), data.label(i).unwrap(), 0.0);
-    }
-    assert_eq!(
-        before,
-        serde_json::to_string(&model).unwrap(),
-        "{name}: w = 0 changed the model"
-    );
+    assert_unchanged(&mut model, &format!("{name}: w = 0"), |model| {
+        (0..50).for_each(|i| model.learn(data.row(i), data.label(i).unwrap(), 0.0));
+    });
 
     // Missing values everywhere, unseen and invalid nominal codes: no panic, valid output.
     let odd_rows: [[f64; 5]; 5] = [

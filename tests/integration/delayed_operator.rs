@@ -17,7 +17,7 @@ use streamboost::model::{Algorithm, Model, ModelConfig};
 use streamboost::stream::{DelayedBatch, DelayedStream};
 use streamboost::{Config, Error};
 
-use crate::common::{count_true, operator, prediction_columns, with_column};
+use crate::common::{count_true, fresh_operator, operator, prediction_columns, with_column};
 
 fn bundled_car() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv")
@@ -339,14 +339,7 @@ fn keyed_delayed_labels_equal_one_delayed_operator_per_key() {
     let spec = data.spec().clone();
     let factory = Box::new(
         move |_: Option<&str>, input: &arrow::datatypes::SchemaRef| {
-            let mut op = BoostOperator::new(
-                factory_config.build(&spec, 5)?,
-                &spec,
-                input.clone(),
-                "label",
-                &Encodings::default(),
-                "events",
-            )?;
+            let mut op = fresh_operator(&factory_config, 5, &spec, input.clone(), "events")?;
             op.delay_labels(DelayedState::new(columns(), PendingLimits::default())?)?;
             Ok(op)
         },

@@ -12,7 +12,7 @@ use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table};
 use streamboost::eval::Prequential;
 use streamboost::weak::HoeffdingTreeConfig;
 
-use crate::common::{operator, prediction_columns};
+use crate::common::{fresh_operator, operator, prediction_columns};
 
 fn bundled_car() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/car.csv")
@@ -166,12 +166,7 @@ mod stream {
             .build(data.spec(), 3)
             .unwrap();
         let op = operator(model, &data, table.schema.clone(), &path);
-        let all = table.to_batch().unwrap();
-        let batches = (0..all.num_rows())
-            .step_by(100)
-            .map(|i| all.slice(i, 100.min(all.num_rows() - i)))
-            .collect();
-        (op, batches)
+        (op, table.batches_of(100).unwrap())
     }
 
     #[test]
@@ -199,11 +194,7 @@ mod stream {
         let path = bundled_car();
         let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
         let table = read_table(&path).unwrap();
-        let all = table.to_batch().unwrap();
-        let batches: Vec<RecordBatch> = (0..all.num_rows())
-            .step_by(200)
-            .map(|i| all.slice(i, 200.min(all.num_rows() - i)))
-            .collect();
+        let batches = table.batches_of(200).unwrap();
         let config =
             ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 6}))
                 .unwrap();
@@ -447,14 +438,7 @@ fn a_keyed_operator_within_a_memory_budget_predicts_as_one_without() {
                 Some((model, stream)) => {
                     BoostOperator::continuing(model, &stream, input.clone(), "disk")
                 }
-                None => BoostOperator::new(
-                    config.build(&fresh_spec, 5)?,
-                    &fresh_spec,
-                    input.clone(),
-                    "label",
-                    &Encodings::default(),
-                    "fresh",
-                ),
+                None => fresh_operator(&config, 5, &fresh_spec, input.clone(), "fresh"),
             }
         };
         KeyedOperator::new(

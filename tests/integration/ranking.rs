@@ -16,7 +16,7 @@ use streamboost::model::ModelConfig;
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Config, Ranker, synth};
 
-use crate::common::oracle_csv;
+use crate::common::{assert_unchanged, oracle_csv};
 use crate::oracles::scripted_learners;
 
 fn rational(s: &str) -> f64 {
@@ -380,14 +380,9 @@ where
     );
 
     let before = serde_json::to_string(&model).unwrap();
-    for i in 0..30 {
-        model.learn_labels(data.row(i), data.label_set(i).unwrap(), 0.0);
-    }
-    assert_eq!(
-        before,
-        serde_json::to_string(&model).unwrap(),
-        "{name}: w = 0 changed the model"
-    );
+    assert_unchanged(&mut model, &format!("{name}: w = 0"), |model| {
+        (0..30).for_each(|i| model.learn_labels(data.row(i), data.label_set(i).unwrap(), 0.0));
+    });
 
     let mut copy: C::Model = serde_json::from_str(&before).unwrap();
     assert_eq!(
