@@ -849,15 +849,11 @@ mod tests {
             ("c", Arc::new(StringArray::from(vec!["a"])) as ArrayRef),
         ])
         .unwrap();
-        let err = BoostOperator::new(
-            model.clone(),
-            &spec,
-            bad.schema(),
-            "label",
-            &Encodings::default(),
-            "t",
-        )
-        .unwrap_err();
+        let refused = |schema| {
+            let encodings = Encodings::default();
+            BoostOperator::new(model.clone(), &spec, schema, "label", &encodings, "t").unwrap_err()
+        };
+        let err = refused(bad.schema());
         assert!(
             err.to_string().contains("column `x` has type Utf8"),
             "{err}"
@@ -867,15 +863,7 @@ mod tests {
             Arc::new(Float64Array::from(vec![1.0])) as ArrayRef,
         )])
         .unwrap();
-        let err = BoostOperator::new(
-            model,
-            &spec,
-            missing.schema(),
-            "label",
-            &Encodings::default(),
-            "t",
-        )
-        .unwrap_err();
+        let err = refused(missing.schema());
         assert!(
             matches!(&err, Error::MissingColumn { column, .. } if column == "c"),
             "{err}"

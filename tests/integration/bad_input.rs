@@ -132,8 +132,8 @@ fn single_class_and_missing_values() {
     assert_eq!(data.label(2), None);
     let report = dir.path().join("r.json");
     streamboost()
-        .args(["replay", "--learners", "3", "-q", "--input"])
-        .arg(&gaps)
+        .args(["replay", "--learners", "3", "-q"])
+        .flag("--input", &gaps)
         .flag("--report", &report)
         .assert()
         .success();
@@ -259,8 +259,8 @@ fn a_repeated_column_name_is_refused_naming_both_positions() {
             "{err}"
         );
         streamboost()
-            .args(["replay", "--input"])
-            .arg(&path)
+            .args(["replay"])
+            .flag("--input", &path)
             .assert()
             .failure()
             .stderr(predicate::str::contains(format!(
@@ -275,8 +275,8 @@ fn a_checkpoint_path_that_cannot_be_written_fails_before_the_first_row() {
     let save = dir.path().join("nodir").join("ck.parquet");
     let predictions = dir.path().join("p.csv");
     streamboost()
-        .args(["replay", "-q", "--algo", "hoeffding", "--save"])
-        .arg(&save)
+        .args(["replay", "-q", "--algo", "hoeffding"])
+        .flag("--save", &save)
         .flag("--predictions", &predictions)
         .assert()
         .failure()

@@ -378,8 +378,8 @@ mod process {
         csv_rows(csv, &path("second.csv"), half..rows);
         let run = |input: &Path, extra: &[&str], predictions: &Path| {
             streamboost()
-                .args(["replay", "-q", "--input"])
-                .arg(input)
+                .args(["replay", "-q"])
+                .flag("--input", input)
                 .args(extra)
                 .flag("--predictions", predictions)
                 .assert()
@@ -427,8 +427,8 @@ mod process {
         let good = saved_checkpoint(dir.path());
         let before = std::fs::read(&good).unwrap();
         let out = streamboost()
-            .args(["inspect", "--json"])
-            .arg(&good)
+            .args(["inspect"])
+            .flag("--json", &good)
             .assert()
             .success()
             .get_output()
@@ -462,8 +462,8 @@ mod process {
         .unwrap();
         fails_saying(
             streamboost()
-                .args(["replay", "-q", "--input"])
-                .arg(&other)
+                .args(["replay", "-q"])
+                .flag("--input", &other)
                 .arg("--load")
                 .arg(&good),
             &["does not fit the checkpoint", "safety"],
@@ -555,8 +555,8 @@ mod process {
             .arg("-c")
             .arg(r#"trap '' XFSZ; ulimit -f 16; exec "$0" "$@""#)
             .arg(&binary)
-            .args(["replay", "-q", "--load"])
-            .arg(&path)
+            .args(["replay", "-q"])
+            .flag("--load", &path)
             .flag("--save", &path)
             .output()
             .unwrap();

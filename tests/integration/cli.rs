@@ -34,8 +34,8 @@ pub fn replay_loaded(
 ) -> Command {
     let mut command = streamboost();
     command
-        .args(["replay", "-q", "--load"])
-        .arg(model)
+        .args(["replay", "-q"])
+        .flag("--load", model)
         .flag("--input", input);
     command
 }
@@ -120,8 +120,8 @@ fn same_seed_same_report_and_shuffle_permutes_rows() {
     let run = |name: &str, extra: &[&str]| {
         let out = dir.path().join(name);
         streamboost()
-            .args(["replay", "--learners", "5", "-q", "--predictions"])
-            .arg(&out)
+            .args(["replay", "--learners", "5", "-q"])
+            .flag("--predictions", &out)
             .args(extra)
             .assert()
             .success();
@@ -182,8 +182,8 @@ fn predictions_as_parquet() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p.parquet");
     streamboost()
-        .args(["replay", "--algo", "hoeffding", "-q", "--predictions"])
-        .arg(&out)
+        .args(["replay", "--algo", "hoeffding", "-q"])
+        .flag("--predictions", &out)
         .assert()
         .success();
     let table = streamboost::columnar::read_table(&out).unwrap();
@@ -222,8 +222,8 @@ fn replay_report(args: &[&str]) -> (Value, String) {
     let out = streamboost()
         .arg("replay")
         .args(args)
-        .args(["-q", "--report"])
-        .arg(&report)
+        .args(["-q"])
+        .flag("--report", &report)
         .assert()
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
@@ -486,8 +486,8 @@ fn learning_curves_are_drawn_as_svg_or_png() {
     let png = std::fs::read(path("both.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 20_000);
     streamboost()
-        .args(["replay", "--plot"])
-        .arg(path("curve.jpg"))
+        .args(["replay"])
+        .flag("--plot", path("curve.jpg"))
         .assert()
         .failure()
         .stderr(predicate::str::contains("curve.jpg").and(predicate::str::contains(".png")))
@@ -507,8 +507,8 @@ fn a_report_runs_again_through_config() {
         .assert()
         .success();
     streamboost()
-        .args(["replay", "-q", "--config"])
-        .arg(path("first.json"))
+        .args(["replay", "-q"])
+        .flag("--config", path("first.json"))
         .flag("--predictions", path("again.csv"))
         .assert()
         .success();
@@ -661,8 +661,8 @@ fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
     assert_eq!(stream.stats.rows_learnt, 1728 - lost as u64);
     fails_saying(
         streamboost()
-            .args(["replay", "--label-delay", "10", "--input"])
-            .arg(&input)
+            .args(["replay", "--label-delay", "10"])
+            .flag("--input", &input)
             .flag("--save", dir.path().join("m.parquet"))
             .args(["--checkpoint-every", "100"]),
         &["--label-delay", "--checkpoint-every"],

@@ -468,8 +468,8 @@ fn a_piped_job_scores_as_the_directory_job_and_learns_once_by_id() {
     };
     let piped = |model: &Path, rows: usize| -> RecordBatch {
         let output = streamboost()
-            .args(["run", "--stdin", "-q", "--learn-once-by", "id", "--model"])
-            .arg(model)
+            .args(["run", "--stdin", "-q", "--learn-once-by", "id"])
+            .flag("--model", model)
             .args(["--checkpoint-every", "60"])
             .args(MODEL_ARGS)
             .write_stdin(ipc(rows))
@@ -527,8 +527,8 @@ fn sigterm_on_a_quiet_pipe_commits_and_exits_zero() {
     let model = dir.path().join("m.parquet");
     let binary = assert_cmd::cargo::cargo_bin("streamboost");
     let mut child = Command::new(&binary)
-        .args(["run", "--stdin", "-q", "--model"])
-        .arg(&model)
+        .args(["run", "--stdin", "-q"])
+        .flag("--model", &model)
         .args(MODEL_ARGS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -49,6 +49,11 @@ async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
     ctx.sql(sql).await.unwrap().collect().await.unwrap()
 }
 
+/// The `predicted_label` column of query `sql`.
+async fn predicted(ctx: &SessionContext, sql: &str) -> Vec<String> {
+    strings(&query(ctx, sql).await, "predicted_label")
+}
+
 const FEATURES: &str = "buying, maint, doors, persons, lug_boot, safety";
 
 /// `boost_prequential` of model `m` over table `car` in `ts` order, as column `p`.
@@ -741,20 +746,17 @@ async fn a_live_model_learns_across_queries_exactly_once() {
     let whole_path = dir.path().join("whole.parquet");
     let registry = live(&whole_path, None);
     let ctx = session(&registry, &car).await;
-    let whole = strings(&query(&ctx, &score("ts >= 1")).await, "predicted_label");
+    let whole = predicted(&ctx, &score("ts >= 1")).await;
     assert_eq!(whole.len(), 1728);
 
     let halves_path = dir.path().join("halves.parquet");
     let registry = live(&halves_path, Some(100));
     let ctx = session(&registry, &car).await;
-    let mut halves = strings(&query(&ctx, &score("ts <= 864")).await, "predicted_label");
+    let mut halves = predicted(&ctx, &score("ts <= 864")).await;
     // A new registry, as a restarted process would have: the file is the state.
     let registry = live(&halves_path, Some(100));
     let ctx = session(&registry, &car).await;
-    halves.extend(strings(
-        &query(&ctx, &score("ts > 864")).await,
-        "predicted_label",
-    ));
+    halves.extend(predicted(&ctx, &score("ts > 864")).await);
     assert_eq!(
         halves, whole,
         "two queries over the halves predict as one over the whole"
@@ -847,7 +849,7 @@ async fn a_keyed_live_model_learns_across_queries_exactly_once() {
     };
     let whole_dir = dir.path().join("whole.keys");
     let ctx = session(&live(&whole_dir, None), &stream).await;
-    let whole = strings(&query(&ctx, &score("ts >= 1")).await, "predicted_label");
+    let whole = predicted(&ctx, &score("ts >= 1")).await;
     assert_eq!(whole.len(), 10_368);
 
     // The halves within a budget that holds about a tenth of the keys: each batch's keys
@@ -855,14 +857,11 @@ async fn a_keyed_live_model_learns_across_queries_exactly_once() {
     let halves_dir = dir.path().join("halves.keys");
     let budget = Some(2_000_000);
     let ctx = session(&live(&halves_dir, budget), &stream).await;
-    let mut halves = strings(&query(&ctx, &score("ts <= 5000")).await, "predicted_label");
+    let mut halves = predicted(&ctx, &score("ts <= 5000")).await;
     // A new registry, as a restarted process would have: the directory is the state.
     let registry = live(&halves_dir, budget);
     let ctx = session(&registry, &stream).await;
-    halves.extend(strings(
-        &query(&ctx, &score("ts > 5000")).await,
-        "predicted_label",
-    ));
+    halves.extend(predicted(&ctx, &score("ts > 5000")).await);
     assert_eq!(
         halves, whole,
         "two queries over the halves predict as one over the whole"
