@@ -37,6 +37,12 @@ mod catalogue;
 
 pub use catalogue::{Capabilities, Learns, Role, member_preset};
 
+/// The algorithm of a catalogue name a family's row gives (the family's modules do not
+/// import this one).
+fn by_name(name: &str) -> Algorithm {
+    name.parse().expect("a catalogue name")
+}
+
 // The catalogue: each family's rows, chained through its macro into `catalogue!`, in the
 // order `Algorithm::ALL` lists them.
 weak_rows! { multiclass_rows, ensemble_rows, binary_rows, ranking_rows, batch_rows, catalogue; }

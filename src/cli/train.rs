@@ -148,8 +148,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         super::plot::check_path(plot)?;
     }
     let batch_config = config_of(args)?;
-    let algorithm = batch_config.method.algorithm();
     let config = ModelConfig::from(batch_config.clone());
+    let algorithm = config.algorithm();
     let encodings = args.stream.encodings(&[]);
     let label = &args.stream.label;
     let open = |paths: &[PathBuf]| {

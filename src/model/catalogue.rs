@@ -375,7 +375,7 @@ fn algorithm_named(name: &str) -> Result<Algorithm> {
 /// The defaults of weak learner `name` where a partial config switches to it.
 fn weak_defaults(tag: &str, name: &str) -> Option<serde_json::Value> {
     let weak: WeakLearnerConfig = match (tag, name) {
-        ("learner", "hoeffding") => crate::boost::binary::paper_tree(),
+        ("learner", "hoeffding") => HoeffdingTreeConfig::jgt_paper().into(),
         ("learner", "naive-bayes") => NaiveBayesConfig::default().into(),
         ("learner", "perceptron") => PerceptronConfig::default().into(),
         _ => return None,

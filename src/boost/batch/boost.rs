@@ -19,7 +19,6 @@ use super::{
 use crate::boost::{Knob, Tune};
 use crate::core::{ClassId, Dataset, Rng, StreamSpec};
 use crate::learner::{Classifier, Config, EnsembleSummary, Spread};
-use crate::model::Algorithm;
 use crate::weak::{HoeffdingTree, Structure};
 use crate::{Error, Result};
 
@@ -42,12 +41,12 @@ pub enum Method {
 
 impl Method {
     /// The catalogue's name for this method.
-    pub fn algorithm(self) -> Algorithm {
+    pub fn algorithm_name(self) -> &'static str {
         match self {
-            Method::Mm => Algorithm::AdaBoostMm,
-            Method::M1 => Algorithm::AdaBoostM1,
-            Method::Mh => Algorithm::AdaBoostMh,
-            Method::Os { .. } => Algorithm::OsStrategy,
+            Method::Mm => "adaboost-mm",
+            Method::M1 => "adaboost-m1",
+            Method::Mh => "adaboost-mh",
+            Method::Os { .. } => "os-strategy",
         }
     }
 }

@@ -33,7 +33,8 @@ use crate::{Error, Result};
 macro_rules! batch_rows {
     ($next:ident $(, $rest:ident)*; $($rows:tt)*) => { $next! { $($rest),*; $($rows)*
         BatchBoost("batch-boost"): batch::BatchBoostConfig => batch::BatchBoost, classifier
-            by |c| c.method.algorithm(), |m| m.config().method.algorithm(); {
+            by |c| by_name(c.method.algorithm_name()),
+                |m| by_name(m.config().method.algorithm_name()); {
             /// AdaBoost.MM (\[MS\] §7), trained in batch over greedy cost-sensitive trees.
             AdaBoostMm = "adaboost-mm" (Batch, Multiclass) => batch::BatchBoostConfig::new(batch::Method::Mm),
             /// AdaBoost.M1 (SAMME), trained in batch over greedy cost-sensitive trees.

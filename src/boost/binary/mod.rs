@@ -46,7 +46,8 @@ use crate::learner::Config;
 macro_rules! binary_rows {
     ($next:ident $(, $rest:ident)*; $($rows:tt)*) => { $next! { $($rest),*; $($rows)*
         OsBoost("osboost"): binary::OsBoostConfig<WeakLearnerConfig> => binary::OsBoost<WeakLearner>, classifier
-            by |c| binary::algorithm_of(c.combiner), |m| binary::algorithm_of(m.combiner()); {
+            by |c| by_name(binary::algorithm_name(c.combiner)),
+                |m| by_name(binary::algorithm_name(m.combiner())); {
             /// OSBoost (\[CLL\], uniform votes; binary).
             OsBoost = "osboost" (Booster, Binary) => binary::OsBoostConfig::new(binary::paper_tree()),
             /// OSBoost.OCP (\[CLL\] Algorithm 1; binary).
@@ -75,13 +76,12 @@ pub(crate) fn paper_tree() -> crate::weak::WeakLearnerConfig {
     crate::weak::HoeffdingTreeConfig::jgt_paper().into()
 }
 
-/// The algorithm of an OSBoost combiner.
-pub(crate) fn algorithm_of(combiner: Combiner) -> crate::model::Algorithm {
-    use crate::model::Algorithm;
+/// The catalogue name of the algorithm an OSBoost combiner makes.
+pub(crate) fn algorithm_name(combiner: Combiner) -> &'static str {
     match combiner {
-        Combiner::Uniform => Algorithm::OsBoost,
-        Combiner::Ocp { .. } => Algorithm::OsBoostOcp,
-        Combiner::Exp { .. } => Algorithm::OsBoostExp,
+        Combiner::Uniform => "osboost",
+        Combiner::Ocp { .. } => "osboost-ocp",
+        Combiner::Exp { .. } => "osboost-exp",
     }
 }
 
