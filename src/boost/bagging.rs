@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{BoosterConfig, Members, add_class_to_members, learnable};
+use crate::boost::{BoosterConfig, Members, learnable};
 use crate::core::math::{argmax, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -106,14 +106,8 @@ impl<L: Classifier> OzaBag<L> {
 }
 
 impl<L: Classifier> Classifier for OzaBag<L> {
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// The members grow; bagging has no state of its own but its generator.
-    fn add_class(&mut self) -> Result<()> {
-        add_class_to_members(&mut self.k, &mut self.learners)
-    }
+    // A new class: the members grow; bagging has no state of its own but its generator.
+    member_classes!();
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         let Some((y, w)) = learnable(Some(y), weight, self.k) else {

@@ -45,6 +45,21 @@ macro_rules! ensemble {
     };
 }
 
+/// A `Classifier`'s class count and its growth, inside the impl, for an ensemble whose
+/// per-class state is all in its members (fields `k` and `learners`): a new class grows the
+/// members. What else stays is said beside each use.
+macro_rules! member_classes {
+    () => {
+        fn n_classes(&self) -> usize {
+            self.k
+        }
+
+        fn add_class(&mut self) -> $crate::Result<()> {
+            $crate::boost::add_class_to_members(&mut self.k, &mut self.learners)
+        }
+    };
+}
+
 /// [`Tune`] for a booster config `$t<W>` from a table of the [`Knob`]s it takes and the
 /// fields they set; any other knob goes to its weak learner's config (field `weak`).
 macro_rules! tune {
@@ -274,6 +289,26 @@ pub(crate) fn add_class_to_members<L: Classifier>(k: &mut usize, members: &mut [
 pub(crate) fn learnable(y: Option<ClassId>, weight: f64, k: usize) -> Option<(ClassId, f64)> {
     y.filter(|&y| weight > 0.0 && weight.is_finite() && y < k)
         .map(|y| (y, weight))
+}
+
+/// `Classifier::learn` through a booster's test-then-train pass: `pass` gets the row's
+/// learnable label and weight (nothing happens for an unlearnable one) and a buffer for the
+/// `k` class probabilities it writes and `learn` discards.
+pub(crate) fn learn_by(
+    k: usize, y: ClassId, weight: f64, pass: impl FnOnce((ClassId, f64), &mut [f64]),
+) {
+    if let Some(target) = learnable(Some(y), weight, k) {
+        pass(target, &mut vec![0.0; k]);
+    }
+}
+
+/// The assumed edge `γ` of a boost-by-majority booster: in `(0, 1)`.
+pub(crate) fn check_gamma(gamma: f64) -> Result<()> {
+    if gamma > 0.0 && gamma < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::config("gamma", "must be in (0, 1)"))
+    }
 }
 
 /// Which expert an adaptive booster predicts with (ALGORITHMS.md §1.5).

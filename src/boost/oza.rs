@@ -17,7 +17,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::boost::{BoosterConfig, Knob, Members, Tune, add_class_to_members, learnable};
+use crate::boost::{BoosterConfig, Knob, Members, Tune, learn_by, learnable};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
@@ -332,22 +332,14 @@ ensemble!(OzaBoost<L: Classifier> over learners;
 );
 
 impl<L: Classifier> Classifier for OzaBoost<L> {
-    fn n_classes(&self) -> usize {
-        self.k
-    }
-
-    /// The members grow; `λ^sc`, `λ^sw` and the error estimates are per member and stay
-    /// (MOA's OzaBoost keeps no per-class state).
-    fn add_class(&mut self) -> Result<()> {
-        add_class_to_members(&mut self.k, &mut self.learners)
-    }
+    // A new class: the members grow; `λ^sc`, `λ^sw` and the error estimates are per member
+    // and stay (MOA's OzaBoost keeps no per-class state).
+    member_classes!();
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        let Some(target) = learnable(Some(y), weight, self.k) else {
-            return;
-        };
-        let mut out = vec![0.0; self.k];
-        self.step(x, Some(target), &mut out);
+        learn_by(self.k, y, weight, |target, out| {
+            self.step(x, Some(target), out);
+        });
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {

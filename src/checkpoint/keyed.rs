@@ -496,12 +496,13 @@ mod tests {
     }
 
     /// `key`'s model after learning `rows` rows of the mixed stream, and its stream state.
-    /// A store at `dir` whose first commit holds key `a` after 40 rows.
-    fn store_with_a(dir: &Path) -> KeyedStore {
-        let mut s = store(dir);
+    /// A store in a new directory whose first commit holds key `a` after 40 rows.
+    fn store_with_a() -> (tempfile::TempDir, KeyedStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = store(dir.path());
         let (mut a, sa) = trained(&s, "a", 40);
         s.commit(vec![(Some("a"), &mut a, sa)], None).unwrap();
-        s
+        (dir, s)
     }
 
     fn trained(store: &KeyedStore, key: &str, rows: usize) -> (Model, StreamState) {
@@ -562,8 +563,7 @@ mod tests {
 
     #[test]
     fn files_of_a_commit_cut_short_are_not_read_and_are_removed_at_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = store_with_a(dir.path());
+        let (dir, s) = store_with_a();
         let manifest = std::fs::read(dir.path().join(MANIFEST)).unwrap();
         // A crash after the next commit wrote its key file, before the manifest.
         let (mut a2, sa2) = trained(&s, "a", 10);
@@ -594,8 +594,7 @@ mod tests {
 
     #[test]
     fn a_spilled_key_loads_back_and_the_next_commit_makes_it_the_keys_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = store_with_a(dir.path());
+        let (dir, mut s) = store_with_a();
         // `a` learns more and is evicted; `b`, never committed, is evicted, loaded back from
         // its spill, learns more and is evicted again.
         let (mut a2, sa2) = trained(&s, "a", 10);

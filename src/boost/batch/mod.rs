@@ -426,9 +426,7 @@ pub struct OsConfig {
 pub fn train_os<L: CostSensitive>(
     config: &OsConfig, table: &Table, learner: &L, on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
-    if !(config.gamma > 0.0 && config.gamma < 1.0) {
-        return Err(Error::config("gamma", "must be in (0, 1)"));
-    }
+    crate::boost::check_gamma(config.gamma)?;
     let rounds = config.rounds;
     check_rounds(rounds)?;
     let (m, k, labels) = (table.len(), table.k(), table.labels());

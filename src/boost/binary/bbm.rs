@@ -25,12 +25,12 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{require_binary, sign_of, write_proba};
+use crate::Result;
 use crate::boost::multiclass::potential::WEIGHT_NOISE;
-use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale, learnable};
+use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale, check_gamma, learnable};
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
-use crate::{Error, Result};
 
 /// Hyper-parameters of [`OnlineBbm`], generic over the weak learner's config.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,11 +67,19 @@ impl<W> OnlineBbmConfig<W> {
 
 impl<W: fmt::Display> fmt::Display for OnlineBbmConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self {
+            n_learners,
+            gamma,
+            weight_scale,
+            tie_break,
+            weak,
+        } = self;
+        let ties = format!("{tie_break:?}");
         write!(
             f,
-            "OnlineBBM(N={}, gamma={}, weight scale={}, ties={:?}) over {}",
-            self.n_learners, self.gamma, self.weight_scale, self.tie_break, self.weak
-        )
+            "OnlineBBM(N={n_learners}, gamma={gamma}, weight scale={weight_scale}, "
+        )?;
+        write!(f, "ties={ties}) over {weak}")
     }
 }
 
@@ -79,9 +87,7 @@ impl<W> BoosterConfig for OnlineBbmConfig<W> {
     booster_members!(OnlineBbm, n_learners);
 
     fn validate_booster(&self) -> Result<()> {
-        if !(self.gamma > 0.0 && self.gamma < 1.0) {
-            return Err(Error::config("gamma", "must be in (0, 1)"));
-        }
+        check_gamma(self.gamma)?;
         self.weight_scale.validate()
     }
 

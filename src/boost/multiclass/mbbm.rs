@@ -34,7 +34,8 @@ use super::Pass;
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
 use crate::boost::{
-    BoosterConfig, LearnerScales, Members, VoteRule, WeightScale, add_class_to_members, learnable,
+    BoosterConfig, LearnerScales, Members, VoteRule, WeightScale, add_class_to_members,
+    check_gamma, learn_by, learnable,
 };
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
@@ -141,9 +142,7 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
     booster_members!(OnlineMbbm, n_learners);
 
     fn validate_booster(&self) -> Result<()> {
-        if !(self.gamma > 0.0 && self.gamma < 1.0) {
-            return Err(Error::config("gamma", "must be in (0, 1)"));
-        }
+        check_gamma(self.gamma)?;
         if !(self.epsilon_prune >= 0.0 && self.epsilon_prune < 1.0) {
             return Err(Error::config("epsilon_prune", "must be in [0, 1)"));
         }
@@ -404,11 +403,9 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        let Some(target) = learnable(Some(y), weight, self.k) else {
-            return;
-        };
-        let mut out = vec![0.0; self.k];
-        self.run(x, Some(target), &mut out);
+        learn_by(self.k, y, weight, |target, out| {
+            self.run(x, Some(target), out);
+        });
     }
 
     /// The probability of each class under the tie rule of the final vote, with the votes

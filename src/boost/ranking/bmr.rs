@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::potential::{PairLoss, WalkTables};
 use super::{LabelSplit, learn_relevant};
-use crate::boost::{BoosterConfig, Members, WeightScale};
+use crate::boost::{BoosterConfig, Members, WeightScale, check_gamma};
 use crate::core::zeroed;
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
@@ -116,9 +116,7 @@ impl<W> BoosterConfig for OnlineBmrConfig<W> {
     booster_members!(OnlineBmr, n_learners);
 
     fn validate_booster(&self) -> Result<()> {
-        if !(self.gamma > 0.0 && self.gamma < 1.0) {
-            return Err(Error::config("gamma", "must be in (0, 1)"));
-        }
+        check_gamma(self.gamma)?;
         if self
             .weight_norm
             .is_some_and(|w| !(w > 0.0 && w.is_finite()))
