@@ -836,7 +836,8 @@ impl Job {
     }
 
     /// Assembles the output of committed file `name` from its parts, atomically, and
-    /// deletes the parts. Nothing to do if it has no parts (already assembled).
+    /// deletes the parts. Nothing to do if it has no parts (already assembled); only the
+    /// parts to delete if its output is in place (a stop came while they were deleted).
     fn assemble(&self, input: &Input) -> Result<()> {
         let parts: Vec<PathBuf> = self
             .parts()?
@@ -856,6 +857,15 @@ impl Job {
             source,
         })?;
         let output = dir.join(output_name(&input.name));
+        // The output is renamed into place whole, before its parts are removed: if it is
+        // there, a stop cut the removal short, and the parts left are already in it (made
+        // again from them, it would lose the rows of the parts removed).
+        if output.exists() {
+            for part in parts {
+                remove(&part)?;
+            }
+            return Ok(());
+        }
         if let [only] = &parts[..] {
             std::fs::rename(only, &output).map_err(|source| Error::Io {
                 path: output.clone(),

@@ -394,6 +394,30 @@ fn an_unwritable_checkpoint_fails_first() {
     assert!(std::fs::read_dir(&out).unwrap().next().is_none());
 }
 
+/// A stop between an output's rename into place and the removal of its last parts leaves
+/// parts of a committed file beside its whole output: the restarted job removes them and
+/// keeps the output whole (it once rebuilt the output from them, losing the rows of the
+/// parts already removed).
+#[test]
+fn parts_left_beside_a_whole_output_are_removed_not_reassembled() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = input_dir(dir.path(), 1, 300);
+    let (out, model) = out_and_model(dir.path());
+    run_to_end(&input, &out, &model, &[]);
+    let whole = outputs(&out);
+    assert_eq!(ids(&whole), (0..300).collect::<Vec<i64>>());
+    // The part of rows 120.. as the job wrote it, left behind.
+    let parts = out.join(".parts");
+    let batch = arrow::compute::concat_batches(&whole[0].1[0].schema(), &whole[0].1).unwrap();
+    let rest = batch.slice(120, batch.num_rows() - 120);
+    let part = parts.join(format!("events-000.csv@{:020}.parquet", 120));
+    streamboost::columnar::write_batch(&part, &rest).unwrap();
+
+    run_to_end(&input, &out, &model, &[]);
+    assert_eq!(outputs(&out), whole, "the output stays whole");
+    assert!(!part.exists(), "the part left behind is removed");
+}
+
 /// A commit that fails (here, a file size limit: the checkpoint cannot be written) ends the
 /// job with an error naming the file and exit 1; the previous checkpoint stays whole, no
 /// output of the uncommitted rows appears, and the job restarted without the limit goes on
