@@ -158,7 +158,37 @@ enum Scorer {
         /// Shared by the live models of one keyed model (a query's partitions), which commit
         /// their own keys to it.
         store: Arc<Mutex<KeyedStore>>,
+        /// What this live model holds in memory, as the store sees it.
+        resident: Resident,
     },
+}
+
+/// A keyed live model's account of its resident keys in its store: reported between batches,
+/// and none once it is dropped (its keys leave memory with it).
+struct Resident {
+    store: Arc<Mutex<KeyedStore>>,
+    user: u64,
+}
+
+impl Resident {
+    fn new(store: &Arc<Mutex<KeyedStore>>) -> Self {
+        let user = lock(store).new_user();
+        Resident {
+            store: store.clone(),
+            user,
+        }
+    }
+
+    fn report(&self, memory: &KeyMemory) {
+        let (keys, bytes) = (memory.resident_keys, memory.resident_bytes);
+        lock(&self.store).report_resident(self.user, keys, bytes);
+    }
+}
+
+impl Drop for Resident {
+    fn drop(&mut self) {
+        lock(&self.store).report_resident(self.user, 0, 0);
+    }
 }
 
 impl LiveModel {
@@ -231,7 +261,12 @@ impl LiveModel {
             operators.bound_memory(budget, Box::new(spill));
         }
         let operators = Box::new(operators);
-        let scorer = Scorer::Keyed { operators, store };
+        let resident = Resident::new(&store);
+        let scorer = Scorer::Keyed {
+            operators,
+            store,
+            resident,
+        };
         Ok(LiveModel::of(
             scorer,
             template.config,
@@ -274,13 +309,24 @@ impl LiveModel {
                 Ok(operator) => (Scorer::One(Box::new(operator)), None),
                 Err(failed) => (Scorer::One(Box::new(failed.0)), Some(failed.1)),
             },
-            Scorer::Keyed { operators, store } => {
+            Scorer::Keyed {
+                operators,
+                store,
+                resident,
+            } => {
                 let (operators, failed) = match operators.rebind(input, &source) {
                     Ok(operators) => (operators, None),
                     Err(failed) => (failed.0, Some(failed.1)),
                 };
                 let operators = Box::new(operators);
-                (Scorer::Keyed { operators, store }, failed)
+                (
+                    Scorer::Keyed {
+                        operators,
+                        store,
+                        resident,
+                    },
+                    failed,
+                )
             }
         };
         self.scorer = scorer;
@@ -308,11 +354,18 @@ impl LiveModel {
         &mut self, batch: &RecordBatch,
         f: impl FnOnce(&mut dyn BatchOperator, &RecordBatch) -> Result<RecordBatch>,
     ) -> Result<RecordBatch> {
-        let operator: &mut dyn BatchOperator = match &mut self.scorer {
-            Scorer::One(operator) => operator.as_mut(),
-            Scorer::Keyed { operators, .. } => operators.as_mut(),
+        let out = match &mut self.scorer {
+            Scorer::One(operator) => f(operator.as_mut(), batch)?,
+            Scorer::Keyed {
+                operators,
+                resident,
+                ..
+            } => {
+                let out = f(operators.as_mut(), batch)?;
+                resident.report(&operators.memory());
+                out
+            }
         };
-        let out = f(operator, batch)?;
         self.rows_since_commit += batch.num_rows() as u64;
         Ok(out)
     }
@@ -342,7 +395,9 @@ impl LiveModel {
                 }
                 operator.save(&self.policy.path, &self.config)?;
             }
-            Scorer::Keyed { operators, store } => {
+            Scorer::Keyed {
+                operators, store, ..
+            } => {
                 let config = &self.config;
                 let changed: Vec<_> = operators
                     .touched()
@@ -465,6 +520,54 @@ impl std::fmt::Debug for LiveModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A keyed live model reports the keys it holds in memory to its store between
+    /// batches, spills under a small budget, and reports none once dropped.
+    #[test]
+    fn a_keyed_live_model_reports_its_resident_keys_to_its_store() {
+        use crate::synth::KeyedEvents;
+        let dir = tempfile::tempdir().unwrap();
+        let config = ModelConfig::from_json(serde_json::json!({
+            "algorithm": "ada-olm", "n_learners": 3
+        }))
+        .unwrap();
+        let template = StreamState {
+            config,
+            spec: KeyedEvents::spec(),
+            encodings: Default::default(),
+            label: "label".into(),
+            stats: Default::default(),
+            position: None,
+            delayed: None,
+        };
+        let store = Arc::new(Mutex::new(
+            KeyedStore::create(dir.path(), template, 1).unwrap(),
+        ));
+        let mut events = KeyedEvents::new(200, 1.1, 0.05, 3).unwrap();
+        let first = events.batch(100);
+        let policy = CheckpointPolicy {
+            memory_budget: Some(40_000),
+            ..CheckpointPolicy::at_end(dir.path())
+        };
+        let mut live =
+            LiveModel::keyed(store.clone(), "key", None, policy, first.schema(), "events").unwrap();
+        for batch in std::iter::once(first).chain((0..9).map(|_| events.batch(100))) {
+            live.process(&batch).unwrap();
+            let memory = live.key_memory().unwrap();
+            let reported = lock(&store).resident();
+            assert_eq!(reported, (memory.resident_keys, memory.resident_bytes));
+        }
+        assert!(lock(&store).resident().0 > 0);
+        assert!(lock(&store).spilled_keys() > 0, "a 40 kB budget spills");
+        live.commit(None).unwrap();
+        assert_eq!(
+            lock(&store).spilled_keys(),
+            0,
+            "a commit takes the spills in"
+        );
+        drop(live);
+        assert_eq!(lock(&store).resident(), (0, 0));
+    }
 
     #[test]
     fn a_policy_is_due_by_rows_or_by_time() {

@@ -108,6 +108,11 @@ pub struct KeyedStore {
     spilled: BTreeMap<Option<String>, KeyEntry>,
     /// Spill files written since the store was opened (names them apart).
     spills: u64,
+    /// The keys (and their estimated bytes) each live model using the store holds in
+    /// memory, as it last reported them; by the id [`KeyedStore::new_user`] gave it.
+    resident: BTreeMap<u64, (usize, usize)>,
+    /// Ids given to the store's users so far.
+    users: u64,
 }
 
 impl KeyedStore {
@@ -159,6 +164,8 @@ impl KeyedStore {
             index,
             spilled: BTreeMap::new(),
             spills: 0,
+            resident: BTreeMap::new(),
+            users: 0,
         })
     }
 
@@ -193,6 +200,8 @@ impl KeyedStore {
             index: BTreeMap::new(),
             spilled: BTreeMap::new(),
             spills: 0,
+            resident: BTreeMap::new(),
+            users: 0,
         };
         store.write_manifest()?;
         Ok(store)
@@ -240,6 +249,28 @@ impl KeyedStore {
     /// Keys spilled since the last commit (their state is newer than the manifest's).
     pub fn spilled_keys(&self) -> usize {
         self.spilled.len()
+    }
+
+    /// An id for a live model that will use the store, to report what it holds in memory.
+    pub fn new_user(&mut self) -> u64 {
+        self.users += 1;
+        self.users
+    }
+
+    /// Records that user `user` holds `keys` keys in memory, of `bytes` estimated bytes
+    /// (between batches; `(0, 0)` once it has ended).
+    pub fn report_resident(&mut self, user: u64, keys: usize, bytes: usize) {
+        if (keys, bytes) == (0, 0) {
+            self.resident.remove(&user);
+        } else {
+            self.resident.insert(user, (keys, bytes));
+        }
+    }
+
+    /// Keys held in memory by the live models using the store, and their estimated bytes,
+    /// as last reported (a key held by two is counted twice: each has its own operator).
+    pub fn resident(&self) -> (usize, usize) {
+        (self.resident.values()).fold((0, 0), |(k, b), &(keys, bytes)| (k + keys, b + bytes))
     }
 
     /// Writes the models of keys evicted from memory to spill files that

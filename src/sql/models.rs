@@ -43,12 +43,14 @@ impl TableFunctionImpl for BoostModels {
             Field::new("learnt_up_to_ts", DataType::Int64, true),
             Field::new("last_commit_unix", DataType::Float64, true),
             Field::new("keys", DataType::UInt64, true),
+            Field::new("resident_keys", DataType::UInt64, true),
+            Field::new("spilled_keys", DataType::UInt64, true),
         ]));
         let entries = self.registry.entries();
         let (mut names, mut algorithms, mut rows, mut classes, mut paths, mut versions) =
             (vec![], vec![], vec![], vec![], vec![], vec![]);
         let (mut live, mut learnt, mut up_to, mut committed) = (vec![], vec![], vec![], vec![]);
-        let mut keys = vec![];
+        let (mut keys, mut resident, mut spilled) = (vec![], vec![], vec![]);
         for (name, source) in entries {
             names.push(name);
             let frozen = source.frozen();
@@ -62,9 +64,13 @@ impl TableFunctionImpl for BoostModels {
                 let store = crate::checkpoint::keyed::lock(&s);
                 let ((seen, learnt), keys) = (store.rows(), &store.manifest().keys);
                 let ts = keys.iter().filter_map(|e| e.ts).max();
-                (keys.len() as u64, seen, learnt, ts)
+                // In memory in the queries running now, and spilled since the last commit.
+                let (in_memory, out) = (store.resident().0 as u64, store.spilled_keys() as u64);
+                (keys.len() as u64, seen, learnt, ts, (in_memory, out))
             });
             keys.push(keyed.map(|k| k.0));
+            resident.push(keyed.map(|k| k.4.0));
+            spilled.push(keyed.map(|k| k.4.1));
             let keyed_rows = keyed.map(|k| (k.1, k.2));
             learnt.push(match keyed {
                 Some(k) => Some(k.2),
@@ -128,6 +134,8 @@ impl TableFunctionImpl for BoostModels {
             Arc::new(Int64Array::from(up_to)),
             Arc::new(Float64Array::from(committed)),
             Arc::new(UInt64Array::from(keys)),
+            Arc::new(UInt64Array::from(resident)),
+            Arc::new(UInt64Array::from(spilled)),
         ];
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
         Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))

@@ -893,7 +893,8 @@ async fn a_keyed_live_model_learns_across_queries_exactly_once() {
     }
     let models = query(
         &ctx,
-        "SELECT keys, rows_seen, rows_learnt, learnt_up_to_ts FROM boost_models() WHERE name = 'm'",
+        "SELECT keys, rows_seen, rows_learnt, resident_keys, spilled_keys FROM boost_models() \
+         WHERE name = 'm'",
     )
     .await;
     let column = |i: usize| {
@@ -903,6 +904,8 @@ async fn a_keyed_live_model_learns_across_queries_exactly_once() {
             .value(0)
     };
     assert_eq!((column(0), column(1), column(2)), (1000, 10_368, 10_368));
+    // Between queries no key is in memory, and the queries' last commits took their spills.
+    assert_eq!((column(3), column(4)), (0, 0));
     // A keyed model is not served by boost_predict, and not trained without its key.
     let err = ctx
         .sql(&format!("SELECT boost_predict('m', {FEATURES}) FROM car"))
