@@ -113,6 +113,9 @@ pub struct Job {
     /// The key column, for one model per key (the checkpoint is then a directory, see
     /// [`crate::checkpoint::keyed`]); not a feature.
     pub key: Option<String>,
+    /// Threads a keyed model spreads each batch's keys over (1: none); outputs and models
+    /// are the same whatever the count.
+    pub key_threads: usize,
     /// Labels that arrive after their events, as files in a second directory (see the module
     /// doc).
     pub labels: Option<LabelInput>,
@@ -745,12 +748,14 @@ impl Job {
             (Held::Store(store), Some(key)) => {
                 let keyed =
                     LiveModel::keyed(store.clone(), key, learn_once_by, policy, schema, source);
-                keyed.map_err(|e| {
-                    (
-                        Held::Store(store),
-                        checkpoint::not_fitting(&self.policy.path, e),
-                    )
-                })
+                keyed
+                    .map(|live| live.spread_keys(self.key_threads))
+                    .map_err(|e| {
+                        (
+                            Held::Store(store),
+                            checkpoint::not_fitting(&self.policy.path, e),
+                        )
+                    })
             }
             (_, key) => {
                 if let Some(key) = key
@@ -769,6 +774,7 @@ impl Job {
                         let store = KeyedStore::create(&self.policy.path, stream, self.fresh.seed)?;
                         let store = Arc::new(Mutex::new(store));
                         LiveModel::keyed(store, key, learn_once_by, policy, schema, source)
+                            .map(|live| live.spread_keys(self.key_threads))
                     }
                 }
                 .map_err(|e| (Held::Unloaded, e))

@@ -438,6 +438,15 @@ impl LiveModel {
         }
     }
 
+    /// The live model with a keyed model's batches spread over `threads` threads, key by key
+    /// ([`KeyedOperator::set_threads`]); one model is unchanged.
+    pub fn spread_keys(mut self, threads: usize) -> Self {
+        if let Scorer::Keyed { operators, .. } = &mut self.scorer {
+            operators.set_threads(threads);
+        }
+        self
+    }
+
     /// A keyed model's keys in memory and what went through it (`None` for one model).
     pub fn key_memory(&self) -> Option<KeyMemory> {
         match &self.scorer {

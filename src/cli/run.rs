@@ -66,6 +66,10 @@ pub struct RunArgs {
     /// physical memory.
     #[arg(long, value_name = "SIZE", value_parser = super::parse_memory_size, requires = "key")]
     pub memory_budget: Option<u64>,
+    /// With `--key`: threads each batch's keys are spread over (default: the machine's
+    /// cores). Outputs and models are the same whatever the count.
+    #[arg(long, value_name = "N", requires = "key")]
+    pub threads: Option<usize>,
     /// Take the files that are there, then exit (else watch the directory).
     #[arg(long)]
     pub once: bool,
@@ -149,6 +153,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         once: args.once,
         poll: seconds(args.poll, "poll")?,
         key: args.key.clone(),
+        key_threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         labels: match (&args.labels, &args.id, &args.time) {
             (Some(dir), Some(id), Some(time)) => Some(LabelInput {
                 dir: dir.clone(),

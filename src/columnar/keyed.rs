@@ -82,6 +82,8 @@ pub struct KeyedOperator<M> {
     /// Batches taken; the clock of least-recent use.
     batches: u64,
     memory: KeyMemory,
+    /// Threads a batch's keys are spread over.
+    threads: usize,
 }
 
 impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
@@ -106,6 +108,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             budget: None,
             batches: 0,
             memory: KeyMemory::default(),
+            threads: 1,
         })
     }
 
@@ -185,13 +188,9 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             .map(|(k, r)| (k.as_deref(), &r.operator))
     }
 
-    /// `key`'s rows through `apply` on its operator, made (or loaded back) on first use in
-    /// memory; the key is marked as used by the current batch and as having learnt, and its
-    /// bytes are estimated again.
-    fn take(
-        &mut self, key: Option<&str>, rows: &RecordBatch,
-        apply: &mut impl FnMut(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch>,
-    ) -> Result<RecordBatch> {
+    /// `key`'s operator, made (or loaded back) on first use in memory; the key is marked as
+    /// used by the current batch and as having learnt.
+    fn resident(&mut self, key: Option<&str>) -> Result<&mut Resident<M>> {
         let owned = key.map(str::to_string);
         self.touched.insert(owned.clone());
         if !self.operators.contains_key(&owned) {
@@ -216,11 +215,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         }
         let resident = self.operators.get_mut(&owned).expect("inserted above");
         resident.last_used = self.batches;
-        let out = apply(&mut resident.operator, rows)?;
-        let bytes = resident.operator.heap_bytes();
-        self.memory.resident_bytes = self.memory.resident_bytes - resident.bytes + bytes;
-        resident.bytes = bytes;
-        Ok(out)
+        Ok(resident)
     }
 
     /// Over budget, evicts the least recently used keys until they fit in nine tenths of it.
@@ -309,7 +304,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// order; the outputs (of `schema`) put back in the batch's row order.
     fn by_key(
         &mut self, batch: &RecordBatch, key_column: usize, schema: SchemaRef,
-        mut apply: impl FnMut(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch>,
+        apply: impl Fn(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch> + Sync,
     ) -> Result<RecordBatch> {
         let keys = utf8(
             batch.column(key_column).as_ref(),
@@ -325,7 +320,9 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         self.batches += 1;
         if (1..n).all(|r| key_of(r) == key_of(0)) {
             // One key in the batch, as when the input is clustered by key: no split.
-            let out = self.take(key_of(0), batch, &mut apply)?;
+            let resident = self.resident(key_of(0))?;
+            let out = apply(&mut resident.operator, batch)?;
+            self.rebytes([key_of(0)]);
             self.enforce_budget()?;
             return Ok(out);
         }
@@ -341,13 +338,16 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             groups[g].push(r as u32);
             row_group.push(g);
         }
-        let mut outputs = Vec::with_capacity(groups.len());
-        for rows in groups {
-            let key = key_of(rows[0] as usize);
-            let part = take_record_batch(batch, &UInt32Array::from(rows))
-                .expect("row indices are in range");
-            outputs.push(self.take(key, &part, &mut apply)?);
+        let keys: Vec<Option<&str>> = groups.iter().map(|rows| key_of(rows[0] as usize)).collect();
+        for &key in &keys {
+            self.resident(key)?;
         }
+        let parts: Vec<RecordBatch> = (groups.into_iter())
+            .map(|rows| take_record_batch(batch, &UInt32Array::from(rows)))
+            .collect::<std::result::Result<_, _>>()
+            .expect("row indices are in range");
+        let outputs = self.apply_by_key(&keys, &parts, &apply)?;
+        self.rebytes(keys.iter().copied());
         self.enforce_budget()?;
         // Row r of the batch is the next unused row of its group's output.
         let mut next = vec![0usize; outputs.len()];
@@ -364,9 +364,83 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             message: e.to_string(),
         })
     }
+
+    /// `apply` on each key's operator (all resident) with its rows `parts[i]`, spread over
+    /// the operator's threads: keys are independent, and each key's rows stay in their
+    /// order, so the outputs are the same whatever the threads.
+    fn apply_by_key(
+        &mut self, keys: &[Option<&str>], parts: &[RecordBatch],
+        apply: &(impl Fn(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch> + Sync),
+    ) -> Result<Vec<RecordBatch>> {
+        let wanted: HashMap<Option<&str>, usize> =
+            keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let mut operators: Vec<(usize, &mut BoostOperator<M>)> = (self.operators.iter_mut())
+            .filter_map(|(k, r)| Some((*wanted.get(&k.as_deref())?, &mut r.operator)))
+            .collect();
+        operators.sort_unstable_by_key(|(i, _)| *i);
+        let threads = self.threads.min(keys.len());
+        if threads <= 1 {
+            return (operators.into_iter())
+                .map(|(i, op)| apply(op, &parts[i]))
+                .collect();
+        }
+        // Contiguous shares of about equal rows, one per thread.
+        let total: usize = parts.iter().map(RecordBatch::num_rows).sum();
+        let mut shares: Vec<Vec<(usize, &mut BoostOperator<M>)>> = Vec::new();
+        let mut rows = 0;
+        for (i, op) in operators {
+            let share = (rows * threads / total.max(1)).min(threads - 1);
+            if shares.len() <= share {
+                shares.resize_with(share + 1, Vec::new);
+            }
+            shares[share].push((i, op));
+            rows += parts[i].num_rows();
+        }
+        let results: Vec<Result<Vec<RecordBatch>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (shares.into_iter())
+                .map(|share| {
+                    scope.spawn(move || {
+                        share
+                            .into_iter()
+                            .map(|(i, op)| apply(op, &parts[i]))
+                            .collect()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a key's thread panicked"))
+                .collect()
+        });
+        let mut outputs = Vec::with_capacity(keys.len());
+        for share in results {
+            outputs.extend(share?);
+        }
+        Ok(outputs)
+    }
+
+    /// Estimates again the bytes of `keys`' operators, which just took rows.
+    fn rebytes<'k>(&mut self, keys: impl IntoIterator<Item = Option<&'k str>>) {
+        for key in keys {
+            let r = self
+                .operators
+                .get_mut(&key.map(str::to_string))
+                .expect("a resident key");
+            let bytes = r.operator.heap_bytes();
+            self.memory.resident_bytes = self.memory.resident_bytes - r.bytes + bytes;
+            r.bytes = bytes;
+        }
+    }
 }
 
 impl<M> KeyedOperator<M> {
+    /// Spreads each batch's keys over `threads` threads (1, the default: none). Outputs and
+    /// models are the same whatever the count; worth it where a batch holds many keys and
+    /// the model is costly per row.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
     /// Holds the keys' operators within `bytes` (see the module doc): between batches, the
     /// least recently used keys are evicted, those with unwritten state through `spill`.
     pub fn bound_memory(&mut self, bytes: usize, spill: SpillFn<M>) {

@@ -409,9 +409,10 @@ fn the_operator_scores_with_a_batch_model_without_learning() {
     assert_eq!(batch.rows_not_learnt(), data.len() as u64);
 }
 
-/// A keyed operator held within a memory budget a quarter of what its keys need: keys are
-/// evicted at every batch (written when they learnt since last written, dropped when not)
-/// and loaded back when they reappear, and every prediction is the unbounded operator's.
+/// A keyed operator held within a memory budget a quarter of what its keys need, its keys
+/// spread over three threads: keys are evicted at every batch (written when they learnt
+/// since last written, dropped when not) and loaded back when they reappear, and every
+/// prediction is the unbounded, one-thread operator's.
 #[test]
 fn a_keyed_operator_within_a_memory_budget_predicts_as_one_without() {
     use std::collections::HashMap;
@@ -485,8 +486,13 @@ fn a_keyed_operator_within_a_memory_budget_predicts_as_one_without() {
         Ok(())
     };
     bounded.bound_memory(needed / 4, Box::new(write_spills));
+    // Its keys spread over three threads, too: keys are independent.
+    bounded.set_threads(3);
     let got = run(&mut bounded, &disk);
-    assert_eq!(got, expected, "every prediction as without a budget");
+    assert_eq!(
+        got, expected,
+        "every prediction as without a budget, on one thread"
+    );
     let memory = bounded.memory();
     assert!(memory.resident_bytes <= needed / 4, "{memory:?}");
     assert!(memory.spills > 0 && memory.drops > 0, "{memory:?}");
