@@ -14,7 +14,7 @@ WORK=${WORK:-$(mktemp -d)}
 echo "work directory: $WORK (removed at the end)"
 trap 'rm -rf "$WORK"' EXIT
 
-cargo bench --quiet --bench keyed_stream --features columnar -- "$WORK/in" "$ROWS" "$KEYS" "$FILES"
+cargo bench --quiet --bench keyed_stream --features sql -- "$WORK/in" "$ROWS" "$KEYS" "$FILES"
 echo "stream: $ROWS rows of $KEYS keys (Zipf 1.1) in $FILES Parquet files, $(du -sh "$WORK/in" | cut -f1)"
 
 # Runs the job with `$@` as extra flags into $WORK/$name; prints its last progress lines,

@@ -347,7 +347,6 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             .collect::<std::result::Result<_, _>>()
             .expect("row indices are in range");
         let outputs = self.apply_by_key(&keys, &parts, &apply)?;
-        self.rebytes(keys.iter().copied());
         self.enforce_budget()?;
         // Row r of the batch is the next unused row of its group's output.
         let mut next = vec![0usize; outputs.len()];
@@ -366,55 +365,63 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     }
 
     /// `apply` on each key's operator (all resident) with its rows `parts[i]`, spread over
-    /// the operator's threads: keys are independent, and each key's rows stay in their
-    /// order, so the outputs are the same whatever the threads.
+    /// the operator's threads, each operator's bytes estimated again after: keys are
+    /// independent, and each key's rows stay in their order, so the outputs are the same
+    /// whatever the threads.
     fn apply_by_key(
         &mut self, keys: &[Option<&str>], parts: &[RecordBatch],
         apply: &(impl Fn(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch> + Sync),
     ) -> Result<Vec<RecordBatch>> {
         let wanted: HashMap<Option<&str>, usize> =
             keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
-        let mut operators: Vec<(usize, &mut BoostOperator<M>)> = (self.operators.iter_mut())
-            .filter_map(|(k, r)| Some((*wanted.get(&k.as_deref())?, &mut r.operator)))
+        let mut residents: Vec<(usize, &mut Resident<M>)> = (self.operators.iter_mut())
+            .filter_map(|(k, r)| Some((*wanted.get(&k.as_deref())?, r)))
             .collect();
-        operators.sort_unstable_by_key(|(i, _)| *i);
-        let threads = self.threads.min(keys.len());
-        if threads <= 1 {
-            return (operators.into_iter())
-                .map(|(i, op)| apply(op, &parts[i]))
-                .collect();
-        }
+        residents.sort_unstable_by_key(|(i, _)| *i);
         // Contiguous shares of about equal rows, one per thread.
+        let threads = self.threads.min(keys.len()).max(1);
         let total: usize = parts.iter().map(RecordBatch::num_rows).sum();
-        let mut shares: Vec<Vec<(usize, &mut BoostOperator<M>)>> = Vec::new();
+        let mut shares: Vec<Vec<(usize, &mut Resident<M>)>> = Vec::new();
         let mut rows = 0;
-        for (i, op) in operators {
+        for (i, r) in residents {
             let share = (rows * threads / total.max(1)).min(threads - 1);
             if shares.len() <= share {
                 shares.resize_with(share + 1, Vec::new);
             }
-            shares[share].push((i, op));
+            shares[share].push((i, r));
             rows += parts[i].num_rows();
         }
-        let results: Vec<Result<Vec<RecordBatch>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (shares.into_iter())
-                .map(|share| {
-                    scope.spawn(move || {
-                        share
-                            .into_iter()
-                            .map(|(i, op)| apply(op, &parts[i]))
-                            .collect()
-                    })
+        // Each key's output, and the change in its estimated bytes.
+        let run = |share: Vec<(usize, &mut Resident<M>)>| -> Result<Vec<(RecordBatch, isize)>> {
+            (share.into_iter())
+                .map(|(i, r)| {
+                    let out = apply(&mut r.operator, &parts[i])?;
+                    let bytes = r.operator.heap_bytes();
+                    let change = bytes as isize - r.bytes as isize;
+                    r.bytes = bytes;
+                    Ok((out, change))
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a key's thread panicked"))
                 .collect()
-        });
+        };
+        let results: Vec<Result<Vec<(RecordBatch, isize)>>> = if shares.len() <= 1 {
+            shares.into_iter().map(run).collect()
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (shares.into_iter())
+                    .map(|share| scope.spawn(|| run(share)))
+                    .collect();
+                (handles.into_iter())
+                    .map(|h| h.join().expect("a key's thread panicked"))
+                    .collect()
+            })
+        };
         let mut outputs = Vec::with_capacity(keys.len());
         for share in results {
-            outputs.extend(share?);
+            for (out, change) in share? {
+                self.memory.resident_bytes =
+                    self.memory.resident_bytes.saturating_add_signed(change);
+                outputs.push(out);
+            }
         }
         Ok(outputs)
     }
