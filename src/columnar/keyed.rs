@@ -342,11 +342,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         for &key in &keys {
             self.resident(key)?;
         }
-        let parts: Vec<RecordBatch> = (groups.into_iter())
-            .map(|rows| take_record_batch(batch, &UInt32Array::from(rows)))
-            .collect::<std::result::Result<_, _>>()
-            .expect("row indices are in range");
-        let outputs = self.apply_by_key(&keys, &parts, &apply)?;
+        let outputs = self.apply_by_key(&keys, batch, groups, &apply)?;
         self.enforce_budget()?;
         // Row r of the batch is the next unused row of its group's output.
         let mut next = vec![0usize; outputs.len()];
@@ -364,12 +360,12 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         })
     }
 
-    /// `apply` on each key's operator (all resident) with its rows `parts[i]`, spread over
-    /// the operator's threads, each operator's bytes estimated again after: keys are
-    /// independent, and each key's rows stay in their order, so the outputs are the same
-    /// whatever the threads.
+    /// `apply` on each key's operator (all resident) with its rows of `batch` (`groups[i]`:
+    /// key `i`'s row indices), spread over the operator's threads, each operator's bytes
+    /// estimated again after: keys are independent, and each key's rows stay in their order,
+    /// so the outputs are the same whatever the threads.
     fn apply_by_key(
-        &mut self, keys: &[Option<&str>], parts: &[RecordBatch],
+        &mut self, keys: &[Option<&str>], batch: &RecordBatch, groups: Vec<Vec<u32>>,
         apply: &(impl Fn(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch> + Sync),
     ) -> Result<Vec<RecordBatch>> {
         let wanted: HashMap<Option<&str>, usize> =
@@ -378,24 +374,27 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             .filter_map(|(k, r)| Some((*wanted.get(&k.as_deref())?, r)))
             .collect();
         residents.sort_unstable_by_key(|(i, _)| *i);
-        // Contiguous shares of about equal rows, one per thread.
+        // Contiguous shares of about equal rows, one per thread, each key with its rows.
         let threads = self.threads.min(keys.len()).max(1);
-        let total: usize = parts.iter().map(RecordBatch::num_rows).sum();
-        let mut shares: Vec<Vec<(usize, &mut Resident<M>)>> = Vec::new();
+        let total: usize = groups.iter().map(Vec::len).sum();
+        type Share<'r, M> = Vec<(Vec<u32>, &'r mut Resident<M>)>;
+        let mut shares: Vec<Share<'_, M>> = Vec::new();
         let mut rows = 0;
-        for (i, r) in residents {
+        for ((_, r), group) in residents.into_iter().zip(groups) {
             let share = (rows * threads / total.max(1)).min(threads - 1);
             if shares.len() <= share {
                 shares.resize_with(share + 1, Vec::new);
             }
-            shares[share].push((i, r));
-            rows += parts[i].num_rows();
+            rows += group.len();
+            shares[share].push((group, r));
         }
         // Each key's output, and the change in its estimated bytes.
-        let run = |share: Vec<(usize, &mut Resident<M>)>| -> Result<Vec<(RecordBatch, isize)>> {
+        let run = |share: Share<'_, M>| -> Result<Vec<(RecordBatch, isize)>> {
             (share.into_iter())
-                .map(|(i, r)| {
-                    let out = apply(&mut r.operator, &parts[i])?;
+                .map(|(rows, r)| {
+                    let part = take_record_batch(batch, &UInt32Array::from(rows))
+                        .expect("row indices are in range");
+                    let out = apply(&mut r.operator, &part)?;
                     let bytes = r.operator.heap_bytes();
                     let change = bytes as isize - r.bytes as isize;
                     r.bytes = bytes;
