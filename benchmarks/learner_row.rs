@@ -11,17 +11,16 @@
 
 use std::time::Instant;
 
+use streamboost::Config;
 use streamboost::boost::Knob;
-use streamboost::columnar::{Encodings, load_stream};
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, ModelConfig};
 use streamboost::weak::HoeffdingTreeConfig;
-use streamboost::{Config, replay};
 
 #[path = "common.rs"]
 mod common;
-use common::{shared, tuned};
+use common::{row_cap, seeded_order, shared_sets, tuned};
 
 /// The models measured: name, config, learners.
 fn models() -> Vec<(&'static str, ModelConfig, usize)> {
@@ -64,21 +63,8 @@ fn pass(config: &ModelConfig, data: &Dataset, order: &[usize]) -> (f64, f64) {
 }
 
 fn main() {
-    let cap: usize = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(usize::MAX);
-    let mut sets: Vec<(String, Dataset)> = Vec::new();
-    for name in ["nursery", "pendigits", "optdigits", "satimage"] {
-        let path = shared().join(name).join("data.csv");
-        if !path.exists() {
-            eprintln!("{} not found: skipped", path.display());
-            continue;
-        }
-        let data = load_stream(&[path], "label", &Encodings::default()).expect("reads");
-        sets.push((name.to_string(), data));
-    }
+    let cap = row_cap();
+    let mut sets = shared_sets(&["nursery", "pendigits", "optdigits", "satimage"]);
     sets.push((
         "synthetic 200 numeric × 20 classes".to_string(),
         streamboost::synth::gaussian_blobs(5000, 200, 20, 3),
@@ -87,11 +73,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|");
     for (name, data) in &sets {
         let n = data.len().min(cap);
-        let order: Vec<usize> = replay::order(data.len(), None, Some(1))
-            .expect("a seed gives an order")
-            .into_iter()
-            .filter(|&i| i < n)
-            .collect();
+        let order = seeded_order(data.len(), n);
         let mut baseline = None;
         for (model, config, learners) in models() {
             let (seconds, accuracy) = pass(&config, data, &order);

@@ -16,18 +16,15 @@
 use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
-use streamboost::columnar::{Encodings, load_stream};
 use streamboost::core::Dataset;
 use streamboost::core::math::{argmax, sigmoid};
 use streamboost::weak::hoeffding::Preset;
 use streamboost::weak::{HoeffdingTree, HoeffdingTreeConfig};
-use streamboost::{Classifier, Config, replay};
+use streamboost::{Classifier, Config};
 
-// Only `shared` of the benchmarks' helpers is used here.
 #[path = "common.rs"]
-#[allow(dead_code)]
 mod common;
-use common::shared;
+use common::{row_cap, seeded_order, shared_sets};
 
 /// A row's state between stages: its index and the votes of the learners so far per class.
 type Partial = (usize, Vec<f64>);
@@ -104,27 +101,13 @@ fn two_stages(data: &Dataset, order: &[usize], n: usize) -> (f64, Vec<Vec<f64>>)
 }
 
 fn main() {
-    let cap: usize = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(usize::MAX);
+    let cap = row_cap();
     let n = 100;
     println!("| data | rows | one thread, rows/s | two stages, rows/s | speed-up |");
     println!("|---|---|---|---|---|");
-    for name in ["car", "nursery", "pendigits", "optdigits"] {
-        let path = shared().join(name).join("data.csv");
-        if !path.exists() {
-            eprintln!("{} not found: skipped", path.display());
-            continue;
-        }
-        let data = load_stream(&[path], "label", &Encodings::default()).expect("reads");
+    for (name, data) in shared_sets(&["car", "nursery", "pendigits", "optdigits"]) {
         let rows = data.len().min(cap);
-        let order: Vec<usize> = replay::order(data.len(), None, Some(1))
-            .expect("a seed gives an order")
-            .into_iter()
-            .filter(|&i| i < rows)
-            .collect();
+        let order = seeded_order(data.len(), rows);
         let (one, expected) = one_thread(&data, &order, n);
         let (two, got) = two_stages(&data, &order, n);
         assert_eq!(got, expected, "{name}: the two schedules disagree");

@@ -157,37 +157,37 @@ enum Scorer {
         operators: Box<KeyedOperator<Model>>,
         /// Shared by the live models of one keyed model (a query's partitions), which commit
         /// their own keys to it.
-        store: Arc<Mutex<KeyedStore>>,
-        /// What this live model holds in memory, as the store sees it.
-        resident: Resident,
+        store: SharedStore,
     },
 }
 
-/// A keyed live model's account of its resident keys in its store: reported between batches,
-/// and none once it is dropped (its keys leave memory with it).
-struct Resident {
+/// A keyed live model's hold on the store it shares: the live model is one of the store's
+/// users, reporting the keys it holds in memory between batches, and none once it is dropped
+/// (its keys leave memory with it).
+struct SharedStore {
     store: Arc<Mutex<KeyedStore>>,
     user: u64,
 }
 
-impl Resident {
-    fn new(store: &Arc<Mutex<KeyedStore>>) -> Self {
-        let user = lock(store).new_user();
-        Resident {
-            store: store.clone(),
-            user,
-        }
+impl SharedStore {
+    fn new(store: Arc<Mutex<KeyedStore>>) -> Self {
+        let user = lock(&store).new_user();
+        SharedStore { store, user }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, KeyedStore> {
+        lock(&self.store)
     }
 
     fn report(&self, memory: &KeyMemory) {
         let (keys, bytes) = (memory.resident_keys, memory.resident_bytes);
-        lock(&self.store).report_resident(self.user, keys, bytes);
+        self.lock().report_resident(self.user, keys, bytes);
     }
 }
 
-impl Drop for Resident {
+impl Drop for SharedStore {
     fn drop(&mut self) {
-        lock(&self.store).report_resident(self.user, 0, 0);
+        self.lock().report_resident(self.user, 0, 0);
     }
 }
 
@@ -261,12 +261,8 @@ impl LiveModel {
             operators.bound_memory(budget, Box::new(spill));
         }
         let operators = Box::new(operators);
-        let resident = Resident::new(&store);
-        let scorer = Scorer::Keyed {
-            operators,
-            store,
-            resident,
-        };
+        let store = SharedStore::new(store);
+        let scorer = Scorer::Keyed { operators, store };
         Ok(LiveModel::of(
             scorer,
             template.config,
@@ -309,24 +305,13 @@ impl LiveModel {
                 Ok(operator) => (Scorer::One(Box::new(operator)), None),
                 Err(failed) => (Scorer::One(Box::new(failed.0)), Some(failed.1)),
             },
-            Scorer::Keyed {
-                operators,
-                store,
-                resident,
-            } => {
+            Scorer::Keyed { operators, store } => {
                 let (operators, failed) = match operators.rebind(input, &source) {
                     Ok(operators) => (operators, None),
                     Err(failed) => (failed.0, Some(failed.1)),
                 };
                 let operators = Box::new(operators);
-                (
-                    Scorer::Keyed {
-                        operators,
-                        store,
-                        resident,
-                    },
-                    failed,
-                )
+                (Scorer::Keyed { operators, store }, failed)
             }
         };
         self.scorer = scorer;
@@ -356,13 +341,9 @@ impl LiveModel {
     ) -> Result<RecordBatch> {
         let out = match &mut self.scorer {
             Scorer::One(operator) => f(operator.as_mut(), batch)?,
-            Scorer::Keyed {
-                operators,
-                resident,
-                ..
-            } => {
+            Scorer::Keyed { operators, store } => {
                 let out = f(operators.as_mut(), batch)?;
-                resident.report(&operators.memory());
+                store.report(&operators.memory());
                 out
             }
         };
@@ -395,9 +376,7 @@ impl LiveModel {
                 }
                 operator.save(&self.policy.path, &self.config)?;
             }
-            Scorer::Keyed {
-                operators, store, ..
-            } => {
+            Scorer::Keyed { operators, store } => {
                 let config = &self.config;
                 let changed: Vec<_> = operators
                     .touched()
@@ -407,7 +386,7 @@ impl LiveModel {
                         (key, op.model_mut(), stream)
                     })
                     .collect();
-                lock(store).commit(changed, position)?;
+                store.lock().commit(changed, position)?;
                 operators.clear_touched();
             }
         }
@@ -423,7 +402,7 @@ impl LiveModel {
     pub fn position(&self) -> Option<Position> {
         match &self.scorer {
             Scorer::One(operator) => operator.position().cloned(),
-            Scorer::Keyed { store, .. } => lock(store).manifest().position.clone(),
+            Scorer::Keyed { store, .. } => store.lock().manifest().position.clone(),
         }
     }
 

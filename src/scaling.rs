@@ -13,7 +13,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::boost::{Knob, Tune};
+use crate::boost::{Knob, Tune, learnable};
 use crate::core::{ClassId, Rng, StreamSpec, is_present};
 use crate::learner::{Classifier, Config, EnsembleSummary, Ranker};
 use crate::weak::{HoeffdingTree, Structure};
@@ -203,8 +203,8 @@ impl<M: Classifier> Classifier for Scaled<M> {
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        let learnable = weight > 0.0 && weight.is_finite() && y < self.n_classes();
-        self.learn_scaled(x, learnable, |model, z| model.learn(z, y, weight));
+        let taken = learnable(Some(y), weight, self.n_classes()).is_some();
+        self.learn_scaled(x, taken, |model, z| model.learn(z, y, weight));
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
@@ -216,7 +216,7 @@ impl<M: Classifier> Classifier for Scaled<M> {
     ) -> ClassId {
         let z = self.scaled(x);
         let predicted = self.model.learn_predict(&z, y, weight, out);
-        if y.is_some_and(|y| y < self.n_classes()) && weight > 0.0 && weight.is_finite() {
+        if learnable(y, weight, self.n_classes()).is_some() {
             self.observe(x);
         }
         predicted

@@ -477,7 +477,7 @@ fn write_in_parallel(writes: Vec<(PathBuf, &mut Model, StreamState)>, durable: b
 /// `work` on every item, the items split over as many threads as the machine has cores; the
 /// first error, if any.
 fn in_parallel<T: Send>(items: Vec<T>, work: impl Fn(T) -> Result<()> + Sync) -> Result<()> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::core::cores();
     if threads == 1 || items.len() < 2 {
         return items.into_iter().try_for_each(work);
     }

@@ -153,9 +153,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         once: args.once,
         poll: seconds(args.poll, "poll")?,
         key: args.key.clone(),
-        key_threads: args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        key_threads: args.threads.unwrap_or_else(crate::core::cores),
         labels: match (&args.labels, &args.id, &args.time) {
             (Some(dir), Some(id), Some(time)) => Some(LabelInput {
                 dir: dir.clone(),

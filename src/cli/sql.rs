@@ -163,8 +163,9 @@ pub fn run(args: &SqlArgs) -> Result<()> {
 async fn run_async(args: &SqlArgs) -> Result<()> {
     let registry = ModelRegistry::new();
     // Files can also be queried by path: `SELECT ... FROM 'model.parquet'`.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let partitions = args.partitions.map_or(cores, |n| n as usize);
+    let partitions = args
+        .partitions
+        .map_or_else(crate::core::cores, |n| n as usize);
     let ctx =
         SessionContext::new_with_config(SessionConfig::new().with_target_partitions(partitions))
             .enable_url_table();

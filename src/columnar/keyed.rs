@@ -62,6 +62,18 @@ struct Resident<M> {
     last_used: u64,
 }
 
+impl<M: Structure> Resident<M> {
+    /// `rows` through `apply` on the operator, its bytes estimated again after.
+    fn take(
+        &mut self, rows: &RecordBatch,
+        apply: &impl Fn(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch>,
+    ) -> Result<RecordBatch> {
+        let out = apply(&mut self.operator, rows);
+        self.bytes = self.operator.heap_bytes();
+        out
+    }
+}
+
 /// A [`BoostOperator`] per value of the key column. A batch's rows are split by key, each
 /// key's rows go through its own operator in their order, and the outputs are put back in
 /// the input's row order. Keys are compared by their text (after a cast to UTF-8); the
@@ -321,8 +333,11 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         if (1..n).all(|r| key_of(r) == key_of(0)) {
             // One key in the batch, as when the input is clustered by key: no split.
             let resident = self.resident(key_of(0))?;
-            let out = apply(&mut resident.operator, batch)?;
-            self.rebytes([key_of(0)]);
+            let before = resident.bytes;
+            let out = resident.take(batch, &apply);
+            let after = resident.bytes;
+            self.memory.resident_bytes = self.memory.resident_bytes - before + after;
+            let out = out?;
             self.enforce_budget()?;
             return Ok(out);
         }
@@ -368,74 +383,59 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         &mut self, keys: &[Option<&str>], batch: &RecordBatch, groups: Vec<Vec<u32>>,
         apply: &(impl Fn(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch> + Sync),
     ) -> Result<Vec<RecordBatch>> {
-        let wanted: HashMap<Option<&str>, usize> =
-            keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
-        let mut residents: Vec<(usize, &mut Resident<M>)> = (self.operators.iter_mut())
-            .filter_map(|(k, r)| Some((*wanted.get(&k.as_deref())?, r)))
+        // The batch's operators leave the map for the pass (a thread owns each), and return.
+        let mut taken: Vec<(Option<String>, Resident<M>, Vec<u32>)> = (keys.iter().zip(groups))
+            .map(|(key, rows)| {
+                let key = key.map(str::to_string);
+                let resident = self.operators.remove(&key).expect("made resident above");
+                (key, resident, rows)
+            })
             .collect();
-        residents.sort_unstable_by_key(|(i, _)| *i);
-        // Contiguous shares of about equal rows, one per thread, each key with its rows.
-        let threads = self.threads.min(keys.len()).max(1);
-        let total: usize = groups.iter().map(Vec::len).sum();
-        type Share<'r, M> = Vec<(Vec<u32>, &'r mut Resident<M>)>;
-        let mut shares: Vec<Share<'_, M>> = Vec::new();
-        let mut rows = 0;
-        for ((_, r), group) in residents.into_iter().zip(groups) {
-            let share = (rows * threads / total.max(1)).min(threads - 1);
-            if shares.len() <= share {
-                shares.resize_with(share + 1, Vec::new);
-            }
-            rows += group.len();
-            shares[share].push((group, r));
-        }
-        // Each key's output, and the change in its estimated bytes.
-        let run = |share: Share<'_, M>| -> Result<Vec<(RecordBatch, isize)>> {
-            (share.into_iter())
-                .map(|(rows, r)| {
-                    let part = take_record_batch(batch, &UInt32Array::from(rows))
+        let before: usize = taken.iter().map(|(_, r, _)| r.bytes).sum();
+        let run = |share: &mut [(Option<String>, Resident<M>, Vec<u32>)]| {
+            (share.iter_mut())
+                .map(|(_, r, rows)| {
+                    let part = take_record_batch(batch, &UInt32Array::from(std::mem::take(rows)))
                         .expect("row indices are in range");
-                    let out = apply(&mut r.operator, &part)?;
-                    let bytes = r.operator.heap_bytes();
-                    let change = bytes as isize - r.bytes as isize;
-                    r.bytes = bytes;
-                    Ok((out, change))
+                    r.take(&part, apply)
                 })
-                .collect()
+                .collect::<Vec<Result<RecordBatch>>>()
         };
-        let results: Vec<Result<Vec<(RecordBatch, isize)>>> = if shares.len() <= 1 {
-            shares.into_iter().map(run).collect()
+        // Contiguous shares of about equal rows, one per thread.
+        let threads = self.threads.min(taken.len()).max(1);
+        let outputs: Vec<Result<RecordBatch>> = if threads == 1 {
+            run(&mut taken)
         } else {
+            let (total, mut rows) = (batch.num_rows().max(1), 0);
+            let mut cuts = vec![0];
+            for (i, (_, _, group)) in taken.iter().enumerate() {
+                if rows * threads >= total * cuts.len() {
+                    cuts.push(i);
+                }
+                rows += group.len();
+            }
+            cuts.push(taken.len());
+            let mut shares = Vec::with_capacity(threads);
+            let mut rest = taken.as_mut_slice();
+            for pair in cuts.windows(2) {
+                let (share, tail) = rest.split_at_mut(pair[1] - pair[0]);
+                shares.push(share);
+                rest = tail;
+            }
             std::thread::scope(|scope| {
                 let handles: Vec<_> = (shares.into_iter())
                     .map(|share| scope.spawn(|| run(share)))
                     .collect();
                 (handles.into_iter())
-                    .map(|h| h.join().expect("a key's thread panicked"))
+                    .flat_map(|h| h.join().expect("a key's thread panicked"))
                     .collect()
             })
         };
-        let mut outputs = Vec::with_capacity(keys.len());
-        for share in results {
-            for (out, change) in share? {
-                self.memory.resident_bytes =
-                    self.memory.resident_bytes.saturating_add_signed(change);
-                outputs.push(out);
-            }
-        }
-        Ok(outputs)
-    }
-
-    /// Estimates again the bytes of `keys`' operators, which just took rows.
-    fn rebytes<'k>(&mut self, keys: impl IntoIterator<Item = Option<&'k str>>) {
-        for key in keys {
-            let r = self
-                .operators
-                .get_mut(&key.map(str::to_string))
-                .expect("a resident key");
-            let bytes = r.operator.heap_bytes();
-            self.memory.resident_bytes = self.memory.resident_bytes - r.bytes + bytes;
-            r.bytes = bytes;
-        }
+        let after: usize = taken.iter().map(|(_, r, _)| r.bytes).sum();
+        self.memory.resident_bytes = self.memory.resident_bytes - before + after;
+        self.operators
+            .extend(taken.into_iter().map(|(key, r, _)| (key, r)));
+        outputs.into_iter().collect()
     }
 }
 

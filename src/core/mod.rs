@@ -18,6 +18,12 @@ pub use schema::{
     nominal_code,
 };
 
+/// The machine's cores (1 where unknown): what "all cores" means for every setting that
+/// spreads work over threads.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Bytes a vector's buffer holds (its capacity, not its length: what the allocator gave).
 pub fn vec_bytes<T>(v: &Vec<T>) -> usize {
     v.capacity() * std::mem::size_of::<T>()

@@ -13,6 +13,19 @@ use datafusion::datasource::MemTable;
 
 use super::registry::{ModelRegistry, ModelSource};
 
+/// What `boost_models()` shows of a keyed live model: its committed keys, rows seen and
+/// learnt over them, the largest `ts` learnt, its keys in memory in the queries running now,
+/// and its keys spilled since the last commit.
+#[derive(Clone, Copy)]
+struct KeyedFigures {
+    keys: u64,
+    seen: u64,
+    learnt: u64,
+    ts: Option<i64>,
+    resident: u64,
+    spilled: u64,
+}
+
 /// The `boost_models` table function.
 #[derive(Debug)]
 pub struct BoostModels {
@@ -55,29 +68,32 @@ impl TableFunctionImpl for BoostModels {
             names.push(name);
             let frozen = source.frozen();
             live.push(matches!(source, ModelSource::Live(_)));
-            // A keyed live model: its keys, rows seen and learnt over them, the largest `ts`.
             let store = match &source {
                 ModelSource::Live(slot) => slot.store(),
                 _ => None,
             };
             let keyed = store.map(|s| {
                 let store = crate::checkpoint::keyed::lock(&s);
-                let ((seen, learnt), keys) = (store.rows(), &store.manifest().keys);
-                let ts = keys.iter().filter_map(|e| e.ts).max();
-                // In memory in the queries running now, and spilled since the last commit.
-                let (in_memory, out) = (store.resident().0 as u64, store.spilled_keys() as u64);
-                (keys.len() as u64, seen, learnt, ts, (in_memory, out))
+                let ((seen, learnt), entries) = (store.rows(), &store.manifest().keys);
+                KeyedFigures {
+                    keys: entries.len() as u64,
+                    seen,
+                    learnt,
+                    ts: entries.iter().filter_map(|e| e.ts).max(),
+                    resident: store.resident().0 as u64,
+                    spilled: store.spilled_keys() as u64,
+                }
             });
-            keys.push(keyed.map(|k| k.0));
-            resident.push(keyed.map(|k| k.4.0));
-            spilled.push(keyed.map(|k| k.4.1));
-            let keyed_rows = keyed.map(|k| (k.1, k.2));
+            keys.push(keyed.map(|k| k.keys));
+            resident.push(keyed.map(|k| k.resident));
+            spilled.push(keyed.map(|k| k.spilled));
+            let keyed_rows = keyed.map(|k| (k.seen, k.learnt));
             learnt.push(match keyed {
-                Some(k) => Some(k.2),
+                Some(k) => Some(k.learnt),
                 None => frozen.as_ref().map(|s| s.1.stats.rows_learnt),
             });
             up_to.push(match keyed {
-                Some(k) => k.3,
+                Some(k) => k.ts,
                 None => frozen.as_ref().and_then(|s| s.1.position.as_ref()?.ts),
             });
             committed.push(match &source {
