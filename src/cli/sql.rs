@@ -46,6 +46,12 @@ pub struct SqlArgs {
     /// machine's cores.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub partitions: Option<u64>,
+    /// Run the statement on the Ballista cluster whose scheduler is at this URL
+    /// (`df://host:50050`; see `examples/ballista_cluster.rs`). Tables and checkpoints are
+    /// read by their paths on the executors; live models stay on one machine.
+    #[cfg(feature = "ballista")]
+    #[arg(long, value_name = "URL")]
+    pub ballista: Option<String>,
 }
 
 /// A fresh model's registration file.
@@ -141,6 +147,24 @@ fn name_and_path<'a>(arg: &'a str, flag: &'static str) -> Result<(&'a str, &'a P
     }
 }
 
+/// The session a statement runs in: this process's, or a Ballista cluster's.
+async fn session(
+    args: &SqlArgs, registry: &ModelRegistry, partitions: usize,
+) -> Result<SessionContext> {
+    let config = SessionConfig::new().with_target_partitions(partitions);
+    #[cfg(feature = "ballista")]
+    if let Some(url) = &args.ballista {
+        return crate::sql::distributed::remote(url, registry, config)
+            .await
+            .map_err(df_error);
+    }
+    #[cfg(not(feature = "ballista"))]
+    let _ = args;
+    let ctx = SessionContext::new_with_config(config).enable_url_table();
+    register_all(&ctx, registry).map_err(df_error)?;
+    Ok(ctx)
+}
+
 fn df_error(e: impl std::fmt::Display) -> Error {
     Error::Format {
         file: PathBuf::from("query"),
@@ -166,10 +190,7 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
     let partitions = args
         .partitions
         .map_or_else(crate::core::cores, |n| n as usize);
-    let ctx =
-        SessionContext::new_with_config(SessionConfig::new().with_target_partitions(partitions))
-            .enable_url_table();
-    register_all(&ctx, &registry).map_err(df_error)?;
+    let ctx = session(args, &registry, partitions).await?;
     for arg in &args.tables {
         let (name, path) = name_and_path(arg, "table")?;
         let location = path.to_string_lossy();

@@ -63,6 +63,8 @@ macro_rules! boost_exec {
 }
 
 pub mod delayed;
+#[cfg(feature = "ballista")]
+pub mod distributed;
 pub mod live;
 pub mod models;
 pub mod predict;
@@ -85,7 +87,6 @@ pub use registry::{ModelRegistry, ModelSource};
 /// to DataFusion's with [`score::BoostScoreExtensionPlanner`]; a session that needs a query
 /// planner of its own adds that extension planner to it instead.
 pub fn register_all(ctx: &SessionContext, registry: &ModelRegistry) -> DfResult<()> {
-    ctx.register_relation_planner(Arc::new(score::BoostScoreRelation::new(registry.clone())))?;
     {
         let state = ctx.state_ref();
         let mut state = state.write();
@@ -93,6 +94,13 @@ pub fn register_all(ctx: &SessionContext, registry: &ModelRegistry) -> DfResult<
             .with_query_planner(Arc::new(score::BoostQueryPlanner))
             .build();
     }
+    register_functions(ctx, registry)
+}
+
+/// Registers every streamboost SQL function in `ctx`, over the models of `registry`, and
+/// leaves its query planner as it is (a Ballista client's plans on the scheduler).
+pub fn register_functions(ctx: &SessionContext, registry: &ModelRegistry) -> DfResult<()> {
+    ctx.register_relation_planner(Arc::new(score::BoostScoreRelation::new(registry.clone())))?;
     ctx.register_udwf(WindowUDF::new_from_impl(
         prequential::BoostPrequential::new(registry.clone()),
     ));

@@ -85,16 +85,7 @@ impl ModelRegistry {
 
     /// Loads a checkpoint under `name`.
     pub fn load_checkpoint(&self, name: &str, path: &Path) -> Result<()> {
-        let metadata = checkpoint::read_metadata(path)?;
-        let state = checkpoint::load(path)?;
-        self.insert(
-            name,
-            ModelSource::Checkpoint {
-                path: path.to_path_buf(),
-                metadata,
-                state: Arc::new(state),
-            },
-        );
+        self.insert(name, ModelSource::checkpoint(path)?);
         Ok(())
     }
 
@@ -108,6 +99,14 @@ impl ModelRegistry {
         let slot = LiveSlot::open(name, policy, fresh)?;
         self.insert(name, ModelSource::Live(Arc::new(slot)));
         Ok(())
+    }
+
+    /// A registry of one model: what a plan node decoded on another machine reads.
+    #[cfg(feature = "ballista")]
+    pub(crate) fn of_one(name: &str, source: ModelSource) -> Self {
+        let registry = ModelRegistry::new();
+        registry.insert(name, source);
+        registry
     }
 
     fn insert(&self, name: &str, source: ModelSource) {
@@ -139,6 +138,17 @@ impl ModelRegistry {
 }
 
 impl ModelSource {
+    /// The trained model of the checkpoint at `path`, frozen.
+    pub fn checkpoint(path: &Path) -> Result<Self> {
+        let metadata = checkpoint::read_metadata(path)?;
+        let state = checkpoint::load(path)?;
+        Ok(ModelSource::Checkpoint {
+            path: path.to_path_buf(),
+            metadata,
+            state: Arc::new(state),
+        })
+    }
+
     /// A model to train on a stream whose feature columns are `features` and whose label
     /// column is `label` (or, `multi_label`, whose label sets are in `<label>_<name>`
     /// columns), with the stream state it starts from. A checkpoint keeps its own task.

@@ -232,12 +232,12 @@ fn text_arg(expr: Option<SqlExpr>, what: &str, usage: &str) -> DfResult<String> 
 }
 
 /// What `boost_score` was asked for.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Hash)]
-struct Arguments {
-    model: String,
-    label: String,
-    ts: String,
-    key: Option<String>,
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Hash, serde::Serialize, serde::Deserialize)]
+pub(super) struct Arguments {
+    pub(super) model: String,
+    pub(super) label: String,
+    pub(super) ts: String,
+    pub(super) key: Option<String>,
 }
 
 impl Arguments {
@@ -260,9 +260,11 @@ impl fmt::Display for Arguments {
             "model={}, label={}, order_by={}",
             self.model, self.label, self.ts
         )?;
+        // Where the model runs: one model is sequential, so it takes one partition (on a
+        // cluster, one executor); keyed models spread over partitions by the key's hash.
         match &self.key {
-            Some(key) => write!(f, ", key={key}"),
-            None => Ok(()),
+            Some(key) => write!(f, ", key={key}, partitioned by hash of {key}"),
+            None => write!(f, ", one model: single partition, one executor"),
         }
     }
 }
@@ -271,13 +273,15 @@ impl fmt::Display for Arguments {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BoostScoreNode {
     input: LogicalPlan,
-    registry: ModelRegistry,
-    args: Arguments,
+    pub(super) registry: ModelRegistry,
+    pub(super) args: Arguments,
     schema: DFSchemaRef,
 }
 
 impl BoostScoreNode {
-    fn try_new(input: LogicalPlan, registry: ModelRegistry, args: Arguments) -> DfResult<Self> {
+    pub(super) fn try_new(
+        input: LogicalPlan, registry: ModelRegistry, args: Arguments,
+    ) -> DfResult<Self> {
         let source = registry.get(&args.model).map_err(to_df)?;
         let columns = std::iter::once(("label", &args.label))
             .chain(std::iter::once(("ordering", &args.ts)))
@@ -397,8 +401,8 @@ impl QueryPlanner for BoostQueryPlanner {
 pub struct BoostScoreExec {
     input: Arc<dyn ExecutionPlan>,
     /// The registered model as it was when the query was planned.
-    source: ModelSource,
-    args: Arguments,
+    pub(super) source: ModelSource,
+    pub(super) args: Arguments,
     ts: Arc<dyn PhysicalExpr>,
     key: Option<Arc<dyn PhysicalExpr>>,
     properties: Arc<PlanProperties>,
@@ -408,7 +412,7 @@ pub struct BoostScoreExec {
 }
 
 impl BoostScoreExec {
-    fn try_new(
+    pub(super) fn try_new(
         input: Arc<dyn ExecutionPlan>, source: ModelSource, args: Arguments,
     ) -> DfResult<Self> {
         let in_schema = input.schema();

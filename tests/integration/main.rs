@@ -25,6 +25,8 @@ mod operator;
 
 #[cfg(feature = "cli")]
 mod bad_input;
+#[cfg(all(feature = "ballista", feature = "cli"))]
+mod ballista;
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]

@@ -20,7 +20,7 @@ use crate::cli::{Flag, flags, predicted_labels, read_json, streamboost};
 use crate::common::{count_true, strings};
 
 /// The bundled car sample with a `ts` column (1-based row number) to order by.
-fn car_with_ts(dir: &Path) -> PathBuf {
+pub(crate) fn car_with_ts(dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv"))
         .unwrap();
     let mut out = String::new();
@@ -36,7 +36,7 @@ fn car_with_ts(dir: &Path) -> PathBuf {
     path
 }
 
-async fn session(registry: &ModelRegistry, car: &Path) -> SessionContext {
+pub(crate) async fn session(registry: &ModelRegistry, car: &Path) -> SessionContext {
     let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
     register_all(&ctx, registry).unwrap();
     ctx.register_csv("car", car.to_str().unwrap(), CsvReadOptions::new())
@@ -45,7 +45,7 @@ async fn session(registry: &ModelRegistry, car: &Path) -> SessionContext {
     ctx
 }
 
-async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
+pub(crate) async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
     ctx.sql(sql).await.unwrap().collect().await.unwrap()
 }
 
@@ -65,7 +65,7 @@ fn prequential_over_car() -> String {
 }
 
 /// The checkpoint `streamboost replay -q ARGS` saves over the bundled sample, in `dir`.
-fn replay_saving(dir: &Path, args: &[&str]) -> PathBuf {
+pub(crate) fn replay_saving(dir: &Path, args: &[&str]) -> PathBuf {
     let ck = dir.join("car.parquet");
     streamboost()
         .args(["replay", "-q"])
@@ -77,7 +77,7 @@ fn replay_saving(dir: &Path, args: &[&str]) -> PathBuf {
 }
 
 /// The config and classes `streamboost replay --learners 10 --seed 3` uses.
-fn replay_config(dir: &Path) -> (ModelConfig, Vec<String>, Vec<String>) {
+pub(crate) fn replay_config(dir: &Path) -> (ModelConfig, Vec<String>, Vec<String>) {
     let report = dir.join("report.json");
     let predictions = dir.join("replay.csv");
     streamboost()
@@ -297,7 +297,7 @@ async fn a_checkpoint_is_a_table() {
 }
 
 /// `car_with_ts`, its rows in a seeded random order: the plan must sort them by `ts`.
-fn shuffled(car: &Path) -> PathBuf {
+pub(crate) fn shuffled(car: &Path) -> PathBuf {
     use rand::SeedableRng;
     use rand::seq::SliceRandom;
     let text = std::fs::read_to_string(car).unwrap();
@@ -309,7 +309,7 @@ fn shuffled(car: &Path) -> PathBuf {
     path
 }
 
-async fn explain(ctx: &SessionContext, sql: &str) -> String {
+pub(crate) async fn explain(ctx: &SessionContext, sql: &str) -> String {
     let plan = query(ctx, &format!("EXPLAIN {sql}")).await;
     pretty_format_batches(&plan).unwrap().to_string()
 }
@@ -696,7 +696,7 @@ fn a_fresh_models_classes_can_come_from_a_table() {
 
 /// A registry with model `m`, fresh per query as the replay's in `dir` (seed 3), and the
 /// replay's predictions.
-fn fresh_registry(dir: &Path) -> (ModelRegistry, Vec<String>) {
+pub(crate) fn fresh_registry(dir: &Path) -> (ModelRegistry, Vec<String>) {
     let (config, classes, replayed) = replay_config(dir);
     let registry = ModelRegistry::new();
     registry.register_config("m", config, classes, 3).unwrap();
@@ -713,7 +713,7 @@ fn live_score(range: &str, key: &str) -> String {
 }
 
 /// A registry with live model `m` under `policy`, fresh as `model` (a [`replay_config`]).
-fn live_registry(
+pub(crate) fn live_registry(
     model: &(ModelConfig, Vec<String>, Vec<String>), policy: streamboost::live::CheckpointPolicy,
 ) -> ModelRegistry {
     let registry = ModelRegistry::new();
