@@ -279,25 +279,21 @@ def main():
     for d in sets:
         print(f"| {d} | " + " | ".join(cell(d, f"Hoeffding tree, {p}")
                                        for p in ["jgt-paper", "default", "moa"]) + " |")
-    print("\nEach default over jgt-paper trees (majority leaves) / over jgt-paper-nba trees "
-          "(naive-Bayes-adaptive leaves), final 20%:\n")
-    print("| algorithm | " + " | ".join(sets) + " |")
-    print("|---|" + "---|" * len(sets))
-    for algo, name in DEFAULTS.items():
-        def pair(d):
-            a, b = mean(d, name, "final")[0], mean(d, f"{name}, jgt-paper-nba trees", "final")[0]
-            return " / ".join("–" if x is None else f"{x:.3f}" for x in (a, b))
-        print(f"| {algo} | " + " | ".join(pair(d) for d in sets) + " |")
-    print("\nEach default over jgt-paper-nba trees (tie threshold from [0.01, 0.9]) / with the "
-          "tie threshold from [0.01, 0.1], final 20%:\n")
-    print("| algorithm | " + " | ".join(sets) + " |")
-    print("|---|" + "---|" * len(sets))
-    for algo, name in DEFAULTS.items():
-        def pair(d):
-            a = mean(d, f"{name}, jgt-paper-nba trees", "final")[0]
-            b = mean(d, f"{name}, tie <= 0.1", "final")[0]
-            return " / ".join("–" if x is None else f"{x:.3f}" for x in (a, b))
-        print(f"| {algo} | " + " | ".join(pair(d) for d in sets) + " |")
+    def pairs(title, left, right):
+        """Each default's final-20% mean under the variant named `left(name)` / `right(name)`."""
+        print(f"\n{title}, final 20%:\n")
+        print("| algorithm | " + " | ".join(sets) + " |")
+        print("|---|" + "---|" * len(sets))
+        for algo, name in DEFAULTS.items():
+            def pair(d):
+                ab = (mean(d, left(name), "final")[0], mean(d, right(name), "final")[0])
+                return " / ".join("–" if x is None else f"{x:.3f}" for x in ab)
+            print(f"| {algo} | " + " | ".join(pair(d) for d in sets) + " |")
+    pairs("Each default over jgt-paper trees (majority leaves) / over jgt-paper-nba trees "
+          "(naive-Bayes-adaptive leaves)", lambda n: n, lambda n: f"{n}, jgt-paper-nba trees")
+    pairs("Each default over jgt-paper-nba trees (tie threshold from [0.01, 0.9]) / with the "
+          "tie threshold from [0.01, 0.1]", lambda n: f"{n}, jgt-paper-nba trees",
+          lambda n: f"{n}, tie <= 0.1")
     print("\nMean rows/s:\n")
     print("| data | " + " | ".join(algos) + " |")
     print("|---|" + "---|" * len(algos))

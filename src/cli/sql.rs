@@ -49,7 +49,6 @@ pub struct SqlArgs {
     /// Run the statement on the Ballista cluster whose scheduler is at this URL
     /// (`df://host:50050`; see `examples/ballista_cluster.rs`). Tables and checkpoints are
     /// read by their paths on the executors; live models stay on one machine.
-    #[cfg(feature = "ballista")]
     #[arg(long, value_name = "URL")]
     pub ballista: Option<String>,
 }
@@ -152,14 +151,20 @@ async fn session(
     args: &SqlArgs, registry: &ModelRegistry, partitions: usize,
 ) -> Result<SessionContext> {
     let config = SessionConfig::new().with_target_partitions(partitions);
-    #[cfg(feature = "ballista")]
     if let Some(url) = &args.ballista {
+        #[cfg(feature = "ballista")]
         return crate::sql::distributed::remote(url, registry, config)
             .await
             .map_err(df_error);
+        #[cfg(not(feature = "ballista"))]
+        return Err(Error::config(
+            "ballista",
+            format!(
+                "`{url}`: this build has no Ballista client; build with \
+                 `cargo build --release --features ballista`"
+            ),
+        ));
     }
-    #[cfg(not(feature = "ballista"))]
-    let _ = args;
     let ctx = SessionContext::new_with_config(config).enable_url_table();
     register_all(&ctx, registry).map_err(df_error)?;
     Ok(ctx)

@@ -11,8 +11,8 @@ use streamboost::sql::ModelRegistry;
 use streamboost::sql::distributed;
 
 use crate::sql::{
-    car_with_ts, explain, fresh_registry, live_registry, query, replay_config, replay_saving,
-    session, shuffled,
+    car_with_ts, explain, fresh_registry, live_registry, query, query_error, replay_config,
+    replay_saving, session, shuffled,
 };
 
 const FEATURES: &str = "buying, maint, doors, persons, lug_boot, safety";
@@ -105,14 +105,8 @@ async fn a_cluster_refuses_what_must_run_on_one_machine() {
         .register_parquet("car", car.to_str().unwrap(), ParquetReadOptions::new())
         .await
         .unwrap();
-    let err = cluster
-        .sql("SELECT * FROM boost_score('m', (SELECT * FROM car), 'label', 'ts')")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err()
-        .to_string();
+    let sql = "SELECT * FROM boost_score('m', (SELECT * FROM car), 'label', 'ts')";
+    let err = query_error(&cluster, sql).await;
     assert!(err.contains("`m` is a live model"), "{err}");
     assert!(
         !dir.path().join("live.parquet").exists(),

@@ -49,6 +49,12 @@ pub(crate) async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
     ctx.sql(sql).await.unwrap().collect().await.unwrap()
 }
 
+/// The message of the error query `sql` ends with.
+pub(crate) async fn query_error(ctx: &SessionContext, sql: &str) -> String {
+    let frame = ctx.sql(sql).await.unwrap();
+    frame.collect().await.unwrap_err().to_string()
+}
+
 /// The `predicted_label` column of query `sql`.
 async fn predicted(ctx: &SessionContext, sql: &str) -> Vec<String> {
     strings(&query(ctx, sql).await, "predicted_label")
@@ -694,6 +700,18 @@ fn a_fresh_models_classes_can_come_from_a_table() {
         .stderr(predicates::str::contains("elsewhere.json").and(predicates::str::contains("nope")));
 }
 
+/// A binary built without the `ballista` feature says how to get a Ballista client.
+#[cfg(not(feature = "ballista"))]
+#[test]
+fn sql_on_a_cluster_needs_the_ballista_build() {
+    use predicates::prelude::*;
+    streamboost()
+        .args(["sql", "--ballista", "df://localhost:50050", "SELECT 1"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("--features ballista"));
+}
+
 /// A registry with model `m`, fresh per query as the replay's in `dir` (seed 3), and the
 /// replay's predictions.
 pub(crate) fn fresh_registry(dir: &Path) -> (ModelRegistry, Vec<String>) {
@@ -907,14 +925,11 @@ async fn a_keyed_live_model_learns_across_queries_exactly_once() {
     // Between queries no key is in memory, and the queries' last commits took their spills.
     assert_eq!((column(3), column(4)), (0, 0));
     // A keyed model is not served by boost_predict, and not trained without its key.
-    let err = ctx
-        .sql(&format!("SELECT boost_predict('m', {FEATURES}) FROM car"))
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = query_error(
+        &ctx,
+        &format!("SELECT boost_predict('m', {FEATURES}) FROM car"),
+    )
+    .await;
     assert!(err.contains("one model per key"), "{err}");
 }
 
