@@ -12,7 +12,8 @@
 //! fresh model per query), a checkpoint, or a live model ([`live`]). [`register_all`] adds
 //! every function to a session. Training through SQL changes only a live model (and only
 //! through `boost_score` without a key); over any other model a query is a pure function
-//! of its input and the registry.
+//! of its input and the registry. With the `ballista` feature, `sql::distributed` runs the same
+//! SQL on a Ballista cluster.
 
 /// What the `boost_score` plan nodes share: inside a logical node's
 /// `UserDefinedLogicalNodeCore` impl, its name, schema, (no) expressions and EXPLAIN line;

@@ -704,7 +704,6 @@ fn a_fresh_models_classes_can_come_from_a_table() {
 #[cfg(not(feature = "ballista"))]
 #[test]
 fn sql_on_a_cluster_needs_the_ballista_build() {
-    use predicates::prelude::*;
     streamboost()
         .args(["sql", "--ballista", "df://localhost:50050", "SELECT 1"])
         .assert()
