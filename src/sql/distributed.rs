@@ -26,8 +26,10 @@
 //! function of its input (nothing is learnt beyond the query), a retried task emits the same
 //! rows. Nothing is committed; a cancelled query leaves nothing behind.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use ballista::prelude::{SessionConfigExt, SessionContextExt};
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
@@ -95,7 +97,7 @@ impl PortableModel {
         }
     }
 
-    fn source(self) -> DfResult<ModelSource> {
+    fn source(self, checkpoints: &LoadedCheckpoints) -> DfResult<ModelSource> {
         match self {
             PortableModel::Config {
                 config,
@@ -106,8 +108,43 @@ impl PortableModel {
                 classes,
                 seed,
             }),
-            PortableModel::Checkpoint { path } => ModelSource::checkpoint(&path).map_err(to_df),
+            PortableModel::Checkpoint { path } => checkpoints.get(&path),
         }
+    }
+}
+
+/// The checkpoints a codec has loaded, by path, kept while their file is unchanged: a
+/// process decodes a stage's plan once per task, and loads a model once, not once per
+/// partition. A commit replaces a checkpoint by renaming a new file over it, which changes
+/// its length or modification time, so a stale model is never served.
+#[derive(Debug, Default)]
+struct LoadedCheckpoints(Mutex<HashMap<PathBuf, (FileStamp, ModelSource)>>);
+
+/// A file's length and modification time.
+type FileStamp = (u64, Option<SystemTime>);
+
+impl LoadedCheckpoints {
+    /// Checkpoints kept at most; beyond, the cache starts afresh.
+    const CAPACITY: usize = 16;
+
+    fn get(&self, path: &Path) -> DfResult<ModelSource> {
+        let Ok(meta) = std::fs::metadata(path) else {
+            // The loader's error names the file and what is wrong with it.
+            return ModelSource::checkpoint(path).map_err(to_df);
+        };
+        let stamp = (meta.len(), meta.modified().ok());
+        let mut cache = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, source)) = cache.get(path)
+            && *seen == stamp
+        {
+            return Ok(source.clone());
+        }
+        let source = ModelSource::checkpoint(path).map_err(to_df)?;
+        if cache.len() >= Self::CAPACITY {
+            cache.clear();
+        }
+        cache.insert(path.to_path_buf(), (stamp, source.clone()));
+        Ok(source)
     }
 }
 
@@ -120,11 +157,11 @@ fn encode(args: &Arguments, source: &ModelSource, buf: &mut Vec<u8>) -> DfResult
     serde_json::to_writer(buf, &wire).map_err(|e| DataFusionError::External(Box::new(e)))
 }
 
-fn decode(bytes: &[u8]) -> DfResult<(Arguments, ModelSource)> {
+fn decode(bytes: &[u8], checkpoints: &LoadedCheckpoints) -> DfResult<(Arguments, ModelSource)> {
     let wire: WireScore = serde_json::from_slice(bytes).map_err(|e| {
         DataFusionError::Plan(format!("a boost_score plan node that does not decode: {e}"))
     })?;
-    Ok((wire.args, wire.model.source()?))
+    Ok((wire.args, wire.model.source(checkpoints)?))
 }
 
 fn only_input<T: Clone>(inputs: &[T]) -> DfResult<T> {
@@ -145,6 +182,7 @@ fn delayed_unsupported<T>() -> DfResult<T> {
 #[derive(Debug, Default)]
 pub struct BoostLogicalCodec {
     ballista: BallistaLogicalExtensionCodec,
+    checkpoints: LoadedCheckpoints,
 }
 
 impl LogicalExtensionCodec for BoostLogicalCodec {
@@ -154,7 +192,7 @@ impl LogicalExtensionCodec for BoostLogicalCodec {
         let Some(bytes) = buf.strip_prefix(MAGIC) else {
             return self.ballista.try_decode(buf, inputs, ctx);
         };
-        let (args, source) = decode(bytes)?;
+        let (args, source) = decode(bytes, &self.checkpoints)?;
         let registry = ModelRegistry::of_one(&args.model, source);
         let node = BoostScoreNode::try_new(only_input(inputs)?, registry, args)?;
         Ok(Extension {
@@ -204,6 +242,7 @@ impl LogicalExtensionCodec for BoostLogicalCodec {
 #[derive(Debug, Default)]
 pub struct BoostPhysicalCodec {
     ballista: BallistaPhysicalExtensionCodec,
+    checkpoints: LoadedCheckpoints,
 }
 
 impl PhysicalExtensionCodec for BoostPhysicalCodec {
@@ -214,7 +253,7 @@ impl PhysicalExtensionCodec for BoostPhysicalCodec {
         let Some(bytes) = buf.strip_prefix(MAGIC) else {
             return self.ballista.try_decode(buf, inputs, ctx, proto_converter);
         };
-        let (args, source) = decode(bytes)?;
+        let (args, source) = decode(bytes, &self.checkpoints)?;
         Ok(Arc::new(BoostScoreExec::try_new(
             only_input(inputs)?,
             source,
@@ -280,4 +319,49 @@ pub async fn remote(
 fn client_functions(ctx: SessionContext, registry: &ModelRegistry) -> DfResult<SessionContext> {
     register_functions(&ctx, registry)?;
     Ok(ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+
+    use super::*;
+    use crate::model::Algorithm;
+
+    /// A checkpoint of a fresh model over one numeric feature, saved at `path`.
+    fn save_checkpoint(path: &Path) {
+        let fresh = ModelSource::Config {
+            config: Algorithm::AdaOlm.default_config(),
+            classes: vec!["a".into(), "b".into()],
+            seed: 1,
+        };
+        let features = Schema::new(vec![Field::new("x", DataType::Float64, true)]);
+        let (mut model, stream) = fresh.start(&features, "label", false).unwrap();
+        crate::checkpoint::save(path, &mut model, &stream).unwrap();
+    }
+
+    fn frozen(source: &ModelSource) -> crate::sql::live::Frozen {
+        source.frozen().expect("a checkpoint")
+    }
+
+    #[test]
+    fn a_checkpoint_is_loaded_once_while_its_file_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.parquet");
+        save_checkpoint(&path);
+        let cache = LoadedCheckpoints::default();
+        let (a, b) = (cache.get(&path).unwrap(), cache.get(&path).unwrap());
+        assert!(Arc::ptr_eq(&frozen(&a), &frozen(&b)), "loaded once");
+        // A commit renames a new file over it: loaded again.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        save_checkpoint(&path);
+        let c = cache.get(&path).unwrap();
+        assert!(
+            !Arc::ptr_eq(&frozen(&a), &frozen(&c)),
+            "the new file is read"
+        );
+        // A missing file is the loader's error, naming it.
+        let err = cache.get(&dir.path().join("gone.parquet")).unwrap_err();
+        assert!(err.to_string().contains("gone.parquet"), "{err}");
+    }
 }
