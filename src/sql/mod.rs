@@ -95,13 +95,15 @@ pub fn register_all(ctx: &SessionContext, registry: &ModelRegistry) -> DfResult<
             .with_query_planner(Arc::new(score::BoostQueryPlanner))
             .build();
     }
+    ctx.register_relation_planner(Arc::new(score::BoostScoreRelation::new(registry.clone())))?;
     register_functions(ctx, registry)
 }
 
-/// Registers every streamboost SQL function in `ctx`, over the models of `registry`, and
-/// leaves its query planner as it is (a Ballista client's plans on the scheduler).
+/// Registers the streamboost window, scalar and table functions in `ctx`, over the models of
+/// `registry`; not the `boost_score` relation nor the query planner. What a Ballista client
+/// needs again after Ballista's upgrade of its session, which replaces the functions and
+/// keeps the relation planners.
 pub fn register_functions(ctx: &SessionContext, registry: &ModelRegistry) -> DfResult<()> {
-    ctx.register_relation_planner(Arc::new(score::BoostScoreRelation::new(registry.clone())))?;
     ctx.register_udwf(WindowUDF::new_from_impl(
         prequential::BoostPrequential::new(registry.clone()),
     ));

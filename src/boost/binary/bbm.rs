@@ -74,12 +74,11 @@ impl<W: fmt::Display> fmt::Display for OnlineBbmConfig<W> {
             tie_break,
             weak,
         } = self;
-        let ties = format!("{tie_break:?}");
         write!(
             f,
-            "OnlineBBM(N={n_learners}, gamma={gamma}, weight scale={weight_scale}, "
-        )?;
-        write!(f, "ties={ties}) over {weak}")
+            "OnlineBBM(N={n_learners}, gamma={gamma}, weight scale={weight_scale}, \
+             ties={tie_break:?}) over {weak}"
+        )
     }
 }
 
