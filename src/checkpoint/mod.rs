@@ -33,11 +33,13 @@ use std::path::Path;
 
 use arrow::compute::concat_batches;
 use arrow::record_batch::RecordBatch;
+use bytes::Bytes;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::reader::ChunkReader;
 use serde::{Deserialize, Serialize};
 use twox_hash::XxHash64;
 
@@ -145,32 +147,18 @@ pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Meta
     Ok(meta)
 }
 
-/// Saves as [`save`] does, without the atomic rename: for a file that nothing reads until a
-/// later, atomic write names it (a key's file, named by a keyed checkpoint's manifest). With
-/// `durable`, the file's contents are flushed to disk; its directory entry is not (the
-/// caller flushes the directory once for many files). Without, the caller flushes the file
-/// (with [`crate::files::sync_file`]) before a manifest names it.
-pub(crate) fn save_new(
-    path: &Path, model: &mut Model, stream: &StreamState, durable: bool,
-) -> Result<Metadata> {
-    let (meta, table, props) = encode(model, stream);
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::create(path).map_err(io)?;
-    let written = file
-        .try_clone()
-        .map_err(io)
-        .and_then(|f| write_table(path, f, &table, props))
-        .and_then(|()| match durable {
-            true => file.sync_all().map_err(io),
-            false => Ok(()),
-        });
-    if written.is_err() {
-        let _ = std::fs::remove_file(path);
-    }
-    written.map(|()| meta)
+/// A checkpoint of `model` and `stream` in memory: the bytes [`save`] would write to a file,
+/// which [`load_bytes`] reads.
+pub(crate) fn to_bytes(model: &mut Model, stream: &StreamState) -> Result<Vec<u8>> {
+    let (_, table, props) = encode(model, stream);
+    let mut bytes = Vec::new();
+    let mut writer = ArrowWriter::try_new(&mut bytes, table.schema(), Some(props))
+        .map_err(|e| io_error(Path::new("(memory)"), e))?;
+    writer
+        .write(&table)
+        .and_then(|()| writer.close().map(|_| ()))
+        .map_err(|e| io_error(Path::new("(memory)"), e))?;
+    Ok(bytes)
 }
 
 /// The metadata, node table and writer properties of a checkpoint of `model` and `stream`.
@@ -203,6 +191,8 @@ fn encode(model: &mut Model, stream: &StreamState) -> (Metadata, RecordBatch, Wr
     kv.push(KeyValue::new(format!("{KEY_PREFIX}state"), head));
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
+        .set_dictionary_enabled(false)
+        .set_statistics_enabled(EnabledStatistics::None)
         .set_key_value_metadata(Some(kv))
         .build();
     (meta, table, props)
@@ -223,8 +213,26 @@ pub fn load(path: &Path) -> Result<(Model, StreamState)> {
     files::without_panics(path, || load_checked(path))
 }
 
+/// Loads a checkpoint held in memory (one key's part of a keyed checkpoint's pack), checked
+/// as [`load`] checks a file; errors name `path`.
+pub(crate) fn load_bytes(path: &Path, bytes: Bytes) -> Result<(Model, StreamState)> {
+    files::without_panics(path, || {
+        let (meta, kv, builder) = open_bytes(path, bytes)?;
+        decode(path, meta, kv, builder)
+    })
+}
+
 fn load_checked(path: &Path) -> Result<(Model, StreamState)> {
     let (meta, kv, builder) = open(path)?;
+    decode(path, meta, kv, builder)
+}
+
+/// The model and stream state of an opened checkpoint, checked against its checksum and
+/// metadata.
+fn decode<R: ChunkReader + 'static>(
+    path: &Path, meta: Metadata, kv: HashMap<String, String>,
+    builder: ParquetRecordBatchReaderBuilder<R>,
+) -> Result<(Model, StreamState)> {
     let corrupt = |detail: String| Error::CorruptCheckpoint {
         file: path.to_path_buf(),
         detail,
@@ -386,9 +394,47 @@ fn open(
         source,
     };
     let mut file = File::open(path).map_err(io)?;
-    check_footer(path, &mut file)?;
+    let len = file.metadata().map_err(io)?.len();
+    let (mut head, mut tail) = ([0u8; 4], [0u8; 8]);
+    if len >= 12 {
+        file.read_exact(&mut head).map_err(io)?;
+        file.seek(SeekFrom::End(-8)).map_err(io)?;
+        file.read_exact(&mut tail).map_err(io)?;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+    }
+    check_footer(path, len, head, tail)?;
+    open_parquet(path, file)
+}
+
+/// [`open`] for a checkpoint held in memory: one key's part of a keyed checkpoint's pack
+/// (`path` names the pack in errors).
+fn open_bytes(
+    path: &Path, bytes: Bytes,
+) -> Result<(
+    Metadata,
+    HashMap<String, String>,
+    ParquetRecordBatchReaderBuilder<Bytes>,
+)> {
+    let len = bytes.len();
+    let (mut head, mut tail) = ([0u8; 4], [0u8; 8]);
+    if len >= 12 {
+        head.copy_from_slice(&bytes[..4]);
+        tail.copy_from_slice(&bytes[len - 8..]);
+    }
+    check_footer(path, len as u64, head, tail)?;
+    open_parquet(path, bytes)
+}
+
+/// The footer, metadata and version checks of [`open`], over any Parquet reader.
+fn open_parquet<R: ChunkReader + 'static>(
+    path: &Path, reader: R,
+) -> Result<(
+    Metadata,
+    HashMap<String, String>,
+    ParquetRecordBatchReaderBuilder<R>,
+)> {
     let builder =
-        ParquetRecordBatchReaderBuilder::try_new_with_options(file, files::parquet_options())
+        ParquetRecordBatchReaderBuilder::try_new_with_options(reader, files::parquet_options())
             .map_err(|e| Error::CorruptCheckpoint {
                 file: path.to_path_buf(),
                 detail: format!("unreadable footer: {e}"),
@@ -431,13 +477,9 @@ fn open(
 }
 
 /// A Parquet file starts with `PAR1` and ends with the footer's length and `PAR1`; a file
-/// cut short has lost its footer.
-fn check_footer(path: &Path, file: &mut File) -> Result<()> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let len = file.metadata().map_err(io)?.len();
+/// cut short has lost its footer. `head` and `tail` are the first 4 and last 8 of the `len`
+/// bytes (unread when `len` < 12).
+fn check_footer(path: &Path, len: u64, head: [u8; 4], tail: [u8; 8]) -> Result<()> {
     let truncated = |detail: String| Error::TruncatedCheckpoint {
         file: path.to_path_buf(),
         detail,
@@ -447,17 +489,12 @@ fn check_footer(path: &Path, file: &mut File) -> Result<()> {
             "{len} bytes, less than any Parquet file"
         )));
     }
-    let mut head = [0u8; 4];
-    file.read_exact(&mut head).map_err(io)?;
     if &head != b"PAR1" {
         return Err(Error::CorruptCheckpoint {
             file: path.to_path_buf(),
             detail: "not a Parquet file (no `PAR1` at its start)".into(),
         });
     }
-    let mut tail = [0u8; 8];
-    file.seek(SeekFrom::End(-8)).map_err(io)?;
-    file.read_exact(&mut tail).map_err(io)?;
     if &tail[4..] != b"PAR1" {
         return Err(truncated(format!(
             "{len} bytes and no Parquet footer at the end"
@@ -469,7 +506,6 @@ fn check_footer(path: &Path, file: &mut File) -> Result<()> {
             "a footer of {footer} bytes in a file of {len}"
         )));
     }
-    file.seek(SeekFrom::Start(0)).map_err(io)?;
     Ok(())
 }
 

@@ -147,7 +147,9 @@ fn keyed(args: &InspectArgs) -> Result<()> {
         let _ = writeln!(
             out,
             "{key:<15} {:>9}  {:>11}  {ts:>15}  {}",
-            e.rows_seen, e.rows_learnt, e.file
+            e.rows_seen,
+            e.rows_learnt,
+            e.location()
         );
     }
     if m.keys.len() > args.keys {
