@@ -7,6 +7,8 @@
 #
 #   cargo build --release --features sql
 #   benchmarks/keyed_scale.sh ROWS KEYS BUDGET [FILES=20] [COMPARE=0]
+#
+# EXTRA: more flags for both runs (e.g. `--checkpoint-interval 600`).
 set -euo pipefail
 ROWS=$1 KEYS=$2 BUDGET=$3 FILES=${4:-20} COMPARE=${5:-0}
 BIN=${STREAMBOOST:-target/release/streamboost}
@@ -14,7 +16,13 @@ WORK=${WORK:-$(mktemp -d)}
 echo "work directory: $WORK (removed at the end)"
 trap 'rm -rf "$WORK"' EXIT
 
-cargo bench --quiet --bench keyed_stream --features sql -- "$WORK/in" "$ROWS" "$KEYS" "$FILES"
+# GENERATOR: an already built keyed_stream binary (target/release/deps/keyed_stream-*), to
+# skip building it in the bench profile.
+if [ -n "${GENERATOR:-}" ]; then
+  "$GENERATOR" "$WORK/in" "$ROWS" "$KEYS" "$FILES"
+else
+  cargo bench --quiet --bench keyed_stream --features sql -- "$WORK/in" "$ROWS" "$KEYS" "$FILES"
+fi
 echo "stream: $ROWS rows of $KEYS keys (Zipf 1.1) in $FILES Parquet files, $(du -sh "$WORK/in" | cut -f1)"
 
 # Runs the job with `$@` as extra flags into $WORK/$name; prints its last progress lines,
@@ -24,7 +32,7 @@ job() {
   mkdir -p "$WORK/$name-out.parquet"
   /usr/bin/time -v "$BIN" run --once --input-dir "$WORK/in" --output-dir "$WORK/$name-out.parquet" \
     --model "$WORK/$name.keys" --key key --passthrough id --label label \
-    --algo ada-olm --learners 10 --progress-every 60 "$@" >"$WORK/$name.log" 2>&1
+    --algo ada-olm --learners 10 --progress-every 60 ${EXTRA:-} "$@" >"$WORK/$name.log" 2>&1
   echo "### $name ($*)"
   grep -E "INFO (done|keys)" "$WORK/$name.log" | tail -2 | sed 's/^[^ ]* *INFO /    /'
   grep -E "Elapsed|Maximum resident" "$WORK/$name.log" | sed 's/^\s*/    /'

@@ -122,8 +122,9 @@ fn keyed(args: &InspectArgs) -> Result<()> {
     if unlisted > 0 {
         let _ = writeln!(
             out,
-            "uncommitted     {unlisted} key files (keys spilled since the last commit, or a \
-             commit cut short; not read, and deleted when the model is next opened to learn)"
+            "uncommitted     {unlisted} packs or key files (keys spilled since the last commit, \
+             or a commit cut short; not read, and deleted when the model is next opened to \
+             learn)"
         );
     }
     if let Some(p) = &m.position {

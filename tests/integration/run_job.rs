@@ -132,7 +132,7 @@ fn a_job_killed_at_random_points_ends_as_an_uninterrupted_one() {
 /// The same with one model per key: the keyed checkpoint (a directory) ends with every key's
 /// model as an uninterrupted run's. The killed runs hold their keys within a budget smaller
 /// than one key's model, so that every key is spilled and loaded back at every batch, and
-/// killed with spill files not yet committed: the result is still the uninterrupted run's,
+/// killed with spill packs not yet committed: the result is still the uninterrupted run's,
 /// with every key in memory.
 #[test]
 fn a_keyed_job_under_a_memory_budget_killed_at_random_points_ends_as_an_uninterrupted_one() {
