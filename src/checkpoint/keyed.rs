@@ -16,7 +16,8 @@
 //! one, into one new pack; a spill round writes its evicted keys into one. A key is loaded
 //! by reading its bytes alone. One file per commit or spill round, rather than one per key,
 //! is what makes a million keys affordable: creating, flushing and deleting a file per key
-//! was a third of the time of a spill-bound run (RESULTS.md, "A pack of keys per file").
+//! took about a third of a spill-bound run's time, in the kernel (RESULTS.md, "Keyed models
+//! within a memory budget").
 //!
 //! **Dead bytes are reclaimed.** A key's newer state makes its bytes in an older pack dead;
 //! a pack no key points to is deleted after the commit that frees it, and a commit copies the
