@@ -22,7 +22,8 @@
 //! **Dead bytes are reclaimed.** A key's newer state makes its bytes in an older pack dead;
 //! a pack no key points to is deleted after the commit that frees it, and a commit copies the
 //! live parts of a pack more than half dead into its own pack (bytes as they are, without
-//! decoding), so the directory stays within about twice the live state.
+//! decoding). After a commit every pack is at least half live, so the directory holds at
+//! most about twice the committed state, plus the spill packs written since.
 //!
 //! **Atomic commits.** A commit's pack is a new file; the manifest, which alone says which
 //! bytes are current, is then replaced atomically; files it no longer names are deleted
@@ -382,10 +383,10 @@ impl KeyedStore {
         Ok(())
     }
 
-    /// Commits `changed` (each key's model and stream state) and `position`: each key is
-    /// written to a new file, then the manifest is replaced, then the files it no longer
-    /// names are deleted. Keys not in `changed` keep their files. On an error the manifest
-    /// on disk, and this store, are as before.
+    /// Commits `changed` (each key's model and stream state) and `position`: the keys, and
+    /// the live parts of packs more than half dead, are written into one new pack, then the
+    /// manifest is replaced, then the files it no longer names are deleted. Other keys stay
+    /// where they are. On an error the manifest on disk, and this store, are as before.
     pub fn commit<'a>(
         &mut self,
         changed: impl IntoIterator<Item = (Option<&'a str>, &'a mut Model, StreamState)>,
@@ -421,7 +422,9 @@ impl KeyedStore {
             entry.rows_seen = stream.stats.rows_seen;
             entry.rows_learnt = stream.stats.rows_learnt;
             entry.ts = stream.position.as_ref().and_then(|p| p.ts);
+            // Its extent in the new pack is known once the pack is written.
             entry.file = pack.clone();
+            entry.extent = None;
             learnt.push(i);
             states.push((model, stream));
         }
