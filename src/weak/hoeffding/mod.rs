@@ -29,7 +29,7 @@ use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code, vec_bytes}
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 use node::{Branch, Leaf, LeafState, Link, NO_CHILD, Node, NodeId, SplitNode};
-use observer::{Candidate, GaussianEstimator, NominalObserver, Observer, SearchSettings};
+use observer::{Candidate, Observer, Observers, SearchSettings};
 pub use observer::{GaussianLikelihood, VarianceMode};
 pub use split::SplitCriterion;
 
@@ -807,25 +807,16 @@ impl HoeffdingTree {
         if leaf.state != LeafState::Active {
             return;
         }
+        let k = self.k;
         for (j, &col) in self.features.iter().enumerate() {
             let v = x[col];
-            let slot = &mut leaf.observers[j];
             if self.nominal[col] {
                 match nominal_code(v) {
-                    Some(code) => slot
-                        .get_or_insert_with(|| Observer::Nominal(NominalObserver::new(self.k)))
-                        .update_nominal(code, y, w, prior),
-                    None => {
-                        if let Some(Observer::Nominal(o)) = slot {
-                            o.update_missing(w);
-                        }
-                    }
+                    Some(code) => leaf.observers.update_nominal(j, code, y, w, prior, k),
+                    None => leaf.observers.update_missing(j, w),
                 }
             } else if is_present(v) {
-                slot.get_or_insert_with(|| {
-                    Observer::Numeric(vec![GaussianEstimator::default(); self.k])
-                })
-                .update_numeric(v, y, w);
+                leaf.observers.update_numeric(j, v, y, w, k);
             }
         }
     }
@@ -885,16 +876,14 @@ impl HoeffdingTree {
             .observers
             .iter()
             .enumerate()
-            .filter_map(|(j, o)| o.as_ref().map(|o| (o.merit_bound(&settings), j)))
+            .filter_map(|(j, o)| o.map(|o| (o.merit_bound(&settings), j)))
             .collect();
         order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         for (at, &(bound, j)) in order.iter().enumerate() {
             if !reads_every_merit && bound < top[1] {
                 break;
             }
-            let obs = leaf.observers[j]
-                .as_ref()
-                .expect("ordered from the observers");
+            let obs = leaf.observers.get(j).expect("ordered from the observers");
             if let Some((test, merit)) = obs.best_split(self.features[j], &settings)
                 && merit.is_finite()
             {
@@ -945,7 +934,7 @@ impl HoeffdingTree {
                 unreachable!()
             };
             for j in poor {
-                leaf.observers[j] = Some(Observer::Disabled);
+                leaf.observers.disable(j);
             }
         }
         match (split, candidates[0].test, candidates[0].observer) {
@@ -959,8 +948,9 @@ impl HoeffdingTree {
         let Node::Leaf(leaf) = &self.nodes[id as usize] else {
             unreachable!()
         };
-        let obs = leaf.observers[observer]
-            .as_ref()
+        let obs = leaf
+            .observers
+            .get(observer)
             .expect("candidate has an observer");
         let branches = obs.branch_weights(&test, self.k, self.params.variance);
         let (class_weights, depth) = (leaf.class_weights.clone(), leaf.depth);
@@ -1041,28 +1031,12 @@ impl HoeffdingTree {
             if rank < budget {
                 if l.state == LeafState::Parked {
                     l.state = LeafState::Active;
-                    l.observers = vec![None; n_obs];
+                    l.observers = Observers::new(n_obs);
                     l.weight_at_last_attempt = l.total;
                 }
             } else if l.state == LeafState::Active {
                 l.deactivate(LeafState::Parked);
             }
-        }
-    }
-}
-
-impl Observer {
-    #[inline]
-    fn update_numeric(&mut self, v: f64, y: ClassId, w: f64) {
-        if let Observer::Numeric(est) = self {
-            est[y].update(v, w);
-        }
-    }
-
-    #[inline]
-    fn update_nominal(&mut self, code: usize, y: ClassId, w: f64, prior: f64) {
-        if let Observer::Nominal(o) = self {
-            o.update(code, y, w, prior);
         }
     }
 }
@@ -1084,9 +1058,7 @@ impl Classifier for HoeffdingTree {
                 Node::Split(split) => split.class_weights.push(0.0),
                 Node::Leaf(leaf) => {
                     leaf.class_weights.push(0.0);
-                    for observer in leaf.observers.iter_mut().flatten() {
-                        observer.add_class();
-                    }
+                    leaf.observers.add_class();
                 }
             }
         }

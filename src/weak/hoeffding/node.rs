@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::observer::Observer;
+use super::observer::Observers;
 pub use super::split::{Branch, SplitTest};
 use crate::core::vec_bytes;
 
@@ -79,7 +79,7 @@ pub struct Leaf {
     /// Growth state.
     pub state: LeafState,
     /// One observer per feature the tree sees, created on the first non-missing value.
-    pub observers: Vec<Option<Observer>>,
+    pub observers: Observers,
     /// NB-adaptive: weight of rows the majority class predicted correctly.
     pub mc_correct: f64,
     /// NB-adaptive: weight of rows naive Bayes predicted correctly.
@@ -91,10 +91,7 @@ impl Node {
     pub fn heap_bytes(&self) -> usize {
         match self {
             Node::Split(s) => vec_bytes(&s.class_weights),
-            Node::Leaf(l) => {
-                let observers = l.observers.iter().flatten().map(Observer::heap_bytes);
-                vec_bytes(&l.class_weights) + vec_bytes(&l.observers) + observers.sum::<usize>()
-            }
+            Node::Leaf(l) => vec_bytes(&l.class_weights) + l.observers.heap_bytes(),
         }
     }
 }
@@ -109,7 +106,7 @@ impl Leaf {
             weight_at_last_attempt: total,
             depth,
             state: LeafState::Active,
-            observers: vec![None; n_observers],
+            observers: Observers::new(n_observers),
             mc_correct: 0.0,
             nb_correct: 0.0,
         }
@@ -136,6 +133,6 @@ impl Leaf {
     /// Drops the observers and stops growth in `state`.
     pub fn deactivate(&mut self, state: LeafState) {
         self.state = state;
-        self.observers = Vec::new();
+        self.observers = Observers::default();
     }
 }

@@ -111,15 +111,221 @@ impl GaussianEstimator {
     }
 }
 
-/// Statistics of one feature at one leaf.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Observer {
+/// Statistics of one feature at one leaf, as a view into the leaf's [`Observers`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum Observer<'a> {
     /// A numeric feature: one Gaussian estimator per class.
-    Numeric(Vec<GaussianEstimator>),
+    Numeric(&'a [GaussianEstimator]),
     /// A nominal feature: a weight per (category, class).
-    Nominal(NominalObserver),
+    Nominal(&'a NominalObserver),
     /// A feature dropped from this leaf's split search (`remove_poor_attrs`).
     Disabled,
+}
+
+/// The owned form of an [`Observer`], as checkpoints spell it.
+#[derive(Deserialize)]
+enum ObserverData {
+    Numeric(Vec<GaussianEstimator>),
+    Nominal(NominalObserver),
+    Disabled,
+}
+
+/// Where feature `j`'s statistics are in a leaf's [`Observers`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Slot {
+    /// No value of the feature has reached the leaf: no observer.
+    Unseen,
+    /// `k` estimators from this index of the numeric block.
+    Numeric(u32),
+    /// This index of the nominal observers.
+    Nominal(u32),
+    /// Dropped from the split search.
+    Disabled,
+}
+
+/// A leaf's attribute observers, one per feature the tree sees, each created on the
+/// feature's first value at the leaf (WEAK_LEARNERS.md §1.3).
+///
+/// The Gaussian estimators of every numeric feature sit in one block, feature after feature
+/// (`k` per feature, in the order the features first had a value): a row's update walks it
+/// at a fixed stride and a split search reads it end to end, instead of visiting one heap
+/// allocation per feature. Checkpoints spell the observers as a list with one entry per
+/// feature (null where unseen), as they always have.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Observers {
+    /// Classes per numeric feature in `numeric`.
+    k: usize,
+    slots: Vec<Slot>,
+    numeric: Vec<GaussianEstimator>,
+    nominal: Vec<NominalObserver>,
+}
+
+impl Observers {
+    /// No observer yet for any of `n_features` features.
+    pub fn new(n_features: usize) -> Self {
+        Observers {
+            k: 0,
+            slots: vec![Slot::Unseen; n_features],
+            numeric: Vec::new(),
+            nominal: Vec::new(),
+        }
+    }
+
+    /// Number of features (0 for a leaf that no longer observes).
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the leaf observes no feature.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Feature `j`'s observer, if the feature has had a value here.
+    #[inline]
+    pub fn get(&self, j: usize) -> Option<Observer<'_>> {
+        match self.slots[j] {
+            Slot::Unseen => None,
+            Slot::Numeric(at) => {
+                let at = at as usize;
+                Some(Observer::Numeric(&self.numeric[at..at + self.k]))
+            }
+            Slot::Nominal(i) => Some(Observer::Nominal(&self.nominal[i as usize])),
+            Slot::Disabled => Some(Observer::Disabled),
+        }
+    }
+
+    /// Every feature's observer, `None` where unseen, in feature order.
+    pub fn iter(&self) -> impl Iterator<Item = Option<Observer<'_>>> + '_ {
+        (0..self.slots.len()).map(|j| self.get(j))
+    }
+
+    /// Adds numeric value `v` of feature `j` for class `y` with weight `w`, creating the
+    /// feature's `k` estimators on its first value. A disabled feature learns nothing.
+    #[inline]
+    pub fn update_numeric(&mut self, j: usize, v: f64, y: usize, w: f64, k: usize) {
+        let at = match self.slots[j] {
+            Slot::Numeric(at) => at as usize,
+            Slot::Unseen => {
+                if self.numeric.is_empty() {
+                    self.k = k;
+                }
+                debug_assert_eq!(self.k, k, "one class count per leaf");
+                let at = self.numeric.len();
+                self.numeric.resize(at + k, GaussianEstimator::default());
+                self.slots[j] = Slot::Numeric(u32::try_from(at).expect("estimators fit in u32"));
+                at
+            }
+            Slot::Nominal(_) | Slot::Disabled => return,
+        };
+        self.numeric[at + y].update(v, w);
+    }
+
+    /// Adds category `code` of feature `j` for class `y` with weight `w` (see
+    /// [`NominalObserver::update`]), creating the observer on the feature's first value.
+    #[inline]
+    pub fn update_nominal(
+        &mut self, j: usize, code: usize, y: usize, w: f64, prior: f64, k: usize,
+    ) {
+        let i = match self.slots[j] {
+            Slot::Nominal(i) => i as usize,
+            Slot::Unseen => {
+                self.nominal.push(NominalObserver::new(k));
+                let i = self.nominal.len() - 1;
+                self.slots[j] = Slot::Nominal(u32::try_from(i).expect("features fit in u32"));
+                i
+            }
+            Slot::Numeric(_) | Slot::Disabled => return,
+        };
+        self.nominal[i].update(code, y, w, prior);
+    }
+
+    /// Records a missing value of nominal feature `j`, if it has an observer.
+    pub fn update_missing(&mut self, j: usize, w: f64) {
+        if let Slot::Nominal(i) = self.slots[j] {
+            self.nominal[i as usize].update_missing(w);
+        }
+    }
+
+    /// Drops feature `j` from the split search (its statistics stay allocated until the leaf
+    /// stops observing).
+    pub fn disable(&mut self, j: usize) {
+        self.slots[j] = Slot::Disabled;
+    }
+
+    /// Adds a class with no weight: an empty estimator per numeric feature, a zero per
+    /// category.
+    pub fn add_class(&mut self) {
+        if !self.numeric.is_empty() {
+            let k = self.k;
+            let mut numeric = Vec::with_capacity(self.numeric.len() / k * (k + 1));
+            for per_class in self.numeric.chunks_exact(k) {
+                numeric.extend_from_slice(per_class);
+                numeric.push(GaussianEstimator::default());
+            }
+            self.numeric = numeric;
+            for slot in &mut self.slots {
+                if let Slot::Numeric(at) = slot {
+                    *at = *at / k as u32 * (k as u32 + 1);
+                }
+            }
+            self.k = k + 1;
+        }
+        for o in &mut self.nominal {
+            o.add_class();
+        }
+    }
+
+    /// Bytes held on the heap (by capacity).
+    pub fn heap_bytes(&self) -> usize {
+        vec_bytes(&self.slots)
+            + vec_bytes(&self.numeric)
+            + vec_bytes(&self.nominal)
+            + self
+                .nominal
+                .iter()
+                .map(NominalObserver::heap_bytes)
+                .sum::<usize>()
+    }
+}
+
+impl Serialize for Observers {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Observers {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let data: Vec<Option<ObserverData>> = Vec::deserialize(deserializer)?;
+        let mut observers = Observers::new(data.len());
+        for (j, o) in data.into_iter().enumerate() {
+            observers.slots[j] = match o {
+                None => Slot::Unseen,
+                Some(ObserverData::Disabled) => Slot::Disabled,
+                Some(ObserverData::Nominal(o)) => {
+                    observers.nominal.push(o);
+                    Slot::Nominal((observers.nominal.len() - 1) as u32)
+                }
+                Some(ObserverData::Numeric(per_class)) => {
+                    if observers.numeric.is_empty() {
+                        observers.k = per_class.len();
+                    } else if per_class.len() != observers.k {
+                        return Err(D::Error::custom(format!(
+                            "observer {j} has {} classes, another {}",
+                            per_class.len(),
+                            observers.k
+                        )));
+                    }
+                    let at = observers.numeric.len();
+                    observers.numeric.extend(per_class);
+                    Slot::Numeric(u32::try_from(at).map_err(D::Error::custom)?)
+                }
+            };
+        }
+        Ok(observers)
+    }
 }
 
 /// Weight per (category code, class), stored densely in one buffer: the `k` class totals
@@ -299,25 +505,7 @@ pub struct SearchSettings {
     pub pre_impurity: f64,
 }
 
-impl Observer {
-    /// Bytes this observer holds on the heap (its buffers, by capacity).
-    pub fn heap_bytes(&self) -> usize {
-        match self {
-            Observer::Numeric(per_class) => vec_bytes(per_class),
-            Observer::Nominal(o) => o.heap_bytes(),
-            Observer::Disabled => 0,
-        }
-    }
-
-    /// Adds a class with no weight: an empty estimator, or a zero per category.
-    pub fn add_class(&mut self) {
-        match self {
-            Observer::Numeric(per_class) => per_class.push(GaussianEstimator::default()),
-            Observer::Nominal(o) => o.add_class(),
-            Observer::Disabled => {}
-        }
-    }
-
+impl Observer<'_> {
     /// The best split this feature offers, or `None` if it offers none (merits against
     /// the leaf's class weights, whose impurity `s` holds).
     pub fn best_split(&self, feature: usize, s: &SearchSettings) -> Option<(SplitTest, f64)> {
@@ -394,6 +582,11 @@ fn best_numeric(
     let mut right = vec![0.0; k];
     // Each class's standard deviation, once rather than once per threshold.
     let sds: Vec<f64> = est.iter().map(|e| e.variance(s.variance).sqrt()).collect();
+    // Information gain reads `a·log2 a` of every branch weight. A class wholly on one side
+    // of a threshold puts its whole weight `W_c` there, whose term is the same at every
+    // threshold: computed once per feature, it spares the logarithm (and the CDF, which
+    // `weight_at_or_below_sd` already skips) wherever a class's values lie on one side.
+    let whole_terms: Vec<f64> = est.iter().map(|e| e.weight * e.weight.log2()).collect();
     let mut best: Option<(SplitTest, f64)> = None;
     for i in 1..=s.n_split_points {
         let threshold = lo + (hi - lo) * i as f64 / (s.n_split_points + 1) as f64;
@@ -404,16 +597,66 @@ fn best_numeric(
             left[c] = e.weight_at_or_below_sd(threshold, sd);
             right[c] = e.weight - left[c];
         }
-        let merit = s.criterion.merit_from(
-            s.pre_impurity,
-            [&left[..], &right[..]].into_iter(),
-            s.min_branch_fraction,
-        );
+        let merit = match s.criterion {
+            SplitCriterion::InfoGain => info_gain_two_way(
+                s.pre_impurity,
+                [&left, &right],
+                est,
+                &whole_terms,
+                s.min_branch_fraction,
+            ),
+            SplitCriterion::Gini => s.criterion.merit_from(
+                s.pre_impurity,
+                [&left[..], &right[..]].into_iter(),
+                s.min_branch_fraction,
+            ),
+        };
         if best.as_ref().is_none_or(|b| merit > b.1) {
             best = Some((SplitTest::Numeric { feature, threshold }, merit));
         }
     }
     best
+}
+
+/// [`SplitCriterion::merit_from`] for information gain over two branches that share out
+/// `est`'s class weights, bit for bit: the same sums in the same order, with `a·log2 a`
+/// read from `whole_terms` where a branch holds a class's whole weight.
+#[inline]
+fn info_gain_two_way(
+    pre_impurity: f64, branches: [&[f64]; 2], est: &[GaussianEstimator], whole_terms: &[f64],
+    min_branch_fraction: f64,
+) -> f64 {
+    let sums = branches.map(|b| b.iter().sum::<f64>());
+    let total: f64 = sums.iter().sum();
+    if total <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if sums
+        .iter()
+        .filter(|&&s| s / total > min_branch_fraction)
+        .count()
+        < 2
+    {
+        return f64::NEG_INFINITY;
+    }
+    let entropy = |b: &[f64], s: f64| {
+        if s <= 0.0 {
+            return 0.0;
+        }
+        let sum_alog: f64 = b
+            .iter()
+            .zip(est)
+            .zip(whole_terms)
+            .filter(|((a, _), _)| **a > 0.0)
+            .map(|((&a, e), &whole)| if a == e.weight { whole } else { a * a.log2() })
+            .sum();
+        s.log2() - sum_alog / s
+    };
+    let post: f64 = [0, 1]
+        .into_iter()
+        .map(|i| sums[i] / total * entropy(branches[i], sums[i]))
+        .sum();
+    pre_impurity - post
 }
 
 fn best_nominal(
@@ -510,10 +753,7 @@ mod tests {
                     variance: VarianceMode::Population,
                     pre_impurity: entropy(&pre),
                 };
-                for obs in [
-                    Observer::Numeric(numeric.clone()),
-                    Observer::Nominal(nominal.clone()),
-                ] {
+                for obs in [Observer::Numeric(&numeric), Observer::Nominal(&nominal)] {
                     if let Some((_, merit)) = obs.best_split(0, &s) {
                         let bound = obs.merit_bound(&s);
                         assert!(merit <= bound, "trial {trial}: {merit} > {bound}");
