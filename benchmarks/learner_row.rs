@@ -16,7 +16,7 @@ use streamboost::boost::Knob;
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, ModelConfig};
-use streamboost::weak::HoeffdingTreeConfig;
+use streamboost::weak::{HoeffdingTreeConfig, Structure};
 
 #[path = "common.rs"]
 mod common;
@@ -49,8 +49,9 @@ fn models() -> Vec<(&'static str, ModelConfig, usize)> {
     ]
 }
 
-/// Seconds of one prequential pass of `config` over `data` in `order`, and its accuracy.
-fn pass(config: &ModelConfig, data: &Dataset, order: &[usize]) -> (f64, f64) {
+/// Seconds of one prequential pass of `config` over `data` in `order`, its accuracy, and the
+/// bytes the model holds on the heap at the end.
+fn pass(config: &ModelConfig, data: &Dataset, order: &[usize]) -> (f64, f64, usize) {
     let mut model = config.build(data.spec(), 1).expect("builds");
     let start = Instant::now();
     let report = Prequential::default()
@@ -59,6 +60,7 @@ fn pass(config: &ModelConfig, data: &Dataset, order: &[usize]) -> (f64, f64) {
     (
         start.elapsed().as_secs_f64(),
         report.cumulative.accuracy.unwrap_or(f64::NAN),
+        model.heap_bytes(),
     )
 }
 
@@ -69,20 +71,23 @@ fn main() {
         "synthetic 200 numeric × 20 classes".to_string(),
         streamboost::synth::gaussian_blobs(5000, 200, 20, 3),
     ));
-    println!("| data | rows | model | ns per learner-row | against one tree | rows/s | accuracy |");
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| data | rows | model | ns per learner-row | against one tree | rows/s | accuracy | heap KB per learner |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     for (name, data) in &sets {
         let n = data.len().min(cap);
         let order = seeded_order(data.len(), n);
         let mut baseline = None;
         for (model, config, learners) in models() {
-            let (seconds, accuracy) = pass(&config, data, &order);
+            let (seconds, accuracy, bytes) = pass(&config, data, &order);
             let ns = seconds * 1e9 / (n * learners) as f64;
             let base = *baseline.get_or_insert(ns);
             println!(
-                "| {name} | {n} | {model} | {ns:.0} | {:.2}× | {:.0} | {accuracy:.4} |",
+                "| {name} | {n} | {model} | {ns:.0} | {:.2}× | {:.0} | {accuracy:.4} | {:.0} |",
                 ns / base,
-                n as f64 / seconds
+                n as f64 / seconds,
+                bytes as f64 / 1024.0 / learners as f64
             );
         }
     }

@@ -115,11 +115,69 @@ impl GaussianEstimator {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum Observer<'a> {
     /// A numeric feature: one Gaussian estimator per class.
-    Numeric(&'a [GaussianEstimator]),
+    Numeric(PerClass<'a>),
     /// A nominal feature: a weight per (category, class).
     Nominal(&'a NominalObserver),
     /// A feature dropped from this leaf's split search (`remove_poor_attrs`).
     Disabled,
+}
+
+/// One numeric feature's Gaussian estimators, class by class, read at a stride from a leaf's
+/// block of estimators.
+#[derive(Debug, Clone, Copy)]
+pub struct PerClass<'a> {
+    block: &'a [GaussianEstimator],
+    first: usize,
+    stride: usize,
+    k: usize,
+}
+
+impl<'a> PerClass<'a> {
+    /// The estimators of a slice, one per class.
+    pub fn contiguous(per_class: &'a [GaussianEstimator]) -> Self {
+        PerClass {
+            block: per_class,
+            first: 0,
+            stride: 1,
+            k: per_class.len(),
+        }
+    }
+
+    /// Number of classes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.k
+    }
+
+    /// Whether there is no class.
+    pub fn is_empty(&self) -> bool {
+        self.k == 0
+    }
+
+    /// Class `c`'s estimator.
+    #[inline]
+    pub fn get(&self, c: usize) -> &'a GaussianEstimator {
+        &self.block[self.first + c * self.stride]
+    }
+
+    /// The estimators in class order.
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = &'a GaussianEstimator> + Clone + use<'a> {
+        let (block, first, stride) = (self.block, self.first, self.stride);
+        (0..self.k).map(move |c| &block[first + c * stride])
+    }
+}
+
+impl PartialEq for PerClass<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.k == other.k && self.iter().eq(other.iter())
+    }
+}
+
+impl Serialize for PerClass<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
 }
 
 /// The owned form of an [`Observer`], as checkpoints spell it.
@@ -135,8 +193,8 @@ enum ObserverData {
 enum Slot {
     /// No value of the feature has reached the leaf: no observer.
     Unseen,
-    /// `k` estimators from this index of the numeric block.
-    Numeric(u32),
+    /// Its estimators are in the numeric block.
+    Numeric,
     /// This index of the nominal observers.
     Nominal(u32),
     /// Dropped from the split search.
@@ -146,14 +204,15 @@ enum Slot {
 /// A leaf's attribute observers, one per feature the tree sees, each created on the
 /// feature's first value at the leaf (WEAK_LEARNERS.md §1.3).
 ///
-/// The Gaussian estimators of every numeric feature sit in one block, feature after feature
-/// (`k` per feature, in the order the features first had a value): a row's update walks it
-/// at a fixed stride and a split search reads it end to end, instead of visiting one heap
-/// allocation per feature. Checkpoints spell the observers as a list with one entry per
-/// feature (null where unseen), as they always have.
+/// The Gaussian estimators of the numeric features sit in one block, class after class
+/// (`block[c · d + j]` for `d` features), made on the leaf's first numeric value: a row
+/// updates its class's estimators, one contiguous run, and a split search reads the block end
+/// to end, instead of visiting one heap allocation per feature. A feature with no value yet
+/// has estimators there but no observer (its slot says which). Checkpoints spell the
+/// observers as a list with one entry per feature (null where unseen), as they always have.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Observers {
-    /// Classes per numeric feature in `numeric`.
+    /// Classes in `numeric`.
     k: usize,
     slots: Vec<Slot>,
     numeric: Vec<GaussianEstimator>,
@@ -181,15 +240,23 @@ impl Observers {
         self.slots.is_empty()
     }
 
+    /// Feature `j`'s estimators (the numeric block must exist).
+    #[inline]
+    fn per_class(&self, j: usize) -> PerClass<'_> {
+        PerClass {
+            block: &self.numeric,
+            first: j,
+            stride: self.slots.len(),
+            k: self.k,
+        }
+    }
+
     /// Feature `j`'s observer, if the feature has had a value here.
     #[inline]
     pub fn get(&self, j: usize) -> Option<Observer<'_>> {
         match self.slots[j] {
             Slot::Unseen => None,
-            Slot::Numeric(at) => {
-                let at = at as usize;
-                Some(Observer::Numeric(&self.numeric[at..at + self.k]))
-            }
+            Slot::Numeric => Some(Observer::Numeric(self.per_class(j))),
             Slot::Nominal(i) => Some(Observer::Nominal(&self.nominal[i as usize])),
             Slot::Disabled => Some(Observer::Disabled),
         }
@@ -200,29 +267,33 @@ impl Observers {
         (0..self.slots.len()).map(|j| self.get(j))
     }
 
-    /// Adds numeric value `v` of feature `j` for class `y` with weight `w`, creating the
-    /// feature's `k` estimators on its first value. A disabled feature learns nothing.
+    /// Makes the numeric block for `k` classes if there is none.
+    fn numeric_block(&mut self, k: usize) {
+        if self.numeric.is_empty() {
+            self.k = k;
+            self.numeric = vec![GaussianEstimator::default(); k * self.slots.len()];
+        }
+        debug_assert_eq!(self.k, k, "one class count per leaf");
+    }
+
+    /// Adds numeric value `v` of feature `j` for class `y` with weight `w`, the feature's
+    /// observer made on its first value. A disabled feature learns nothing.
     #[inline]
     pub fn update_numeric(&mut self, j: usize, v: f64, y: usize, w: f64, k: usize) {
-        let at = match self.slots[j] {
-            Slot::Numeric(at) => at as usize,
+        match self.slots[j] {
+            Slot::Numeric => {}
             Slot::Unseen => {
-                if self.numeric.is_empty() {
-                    self.k = k;
-                }
-                debug_assert_eq!(self.k, k, "one class count per leaf");
-                let at = self.numeric.len();
-                self.numeric.resize(at + k, GaussianEstimator::default());
-                self.slots[j] = Slot::Numeric(u32::try_from(at).expect("estimators fit in u32"));
-                at
+                self.numeric_block(k);
+                self.slots[j] = Slot::Numeric;
             }
             Slot::Nominal(_) | Slot::Disabled => return,
-        };
-        self.numeric[at + y].update(v, w);
+        }
+        let d = self.slots.len();
+        self.numeric[y * d + j].update(v, w);
     }
 
     /// Adds category `code` of feature `j` for class `y` with weight `w` (see
-    /// [`NominalObserver::update`]), creating the observer on the feature's first value.
+    /// [`NominalObserver::update`]), the observer made on the feature's first value.
     #[inline]
     pub fn update_nominal(
         &mut self, j: usize, code: usize, y: usize, w: f64, prior: f64, k: usize,
@@ -235,7 +306,7 @@ impl Observers {
                 self.slots[j] = Slot::Nominal(u32::try_from(i).expect("features fit in u32"));
                 i
             }
-            Slot::Numeric(_) | Slot::Disabled => return,
+            Slot::Numeric | Slot::Disabled => return,
         };
         self.nominal[i].update(code, y, w, prior);
     }
@@ -253,23 +324,13 @@ impl Observers {
         self.slots[j] = Slot::Disabled;
     }
 
-    /// Adds a class with no weight: an empty estimator per numeric feature, a zero per
-    /// category.
+    /// Adds a class with no weight: empty estimators, a zero per category.
     pub fn add_class(&mut self) {
         if !self.numeric.is_empty() {
-            let k = self.k;
-            let mut numeric = Vec::with_capacity(self.numeric.len() / k * (k + 1));
-            for per_class in self.numeric.chunks_exact(k) {
-                numeric.extend_from_slice(per_class);
-                numeric.push(GaussianEstimator::default());
-            }
-            self.numeric = numeric;
-            for slot in &mut self.slots {
-                if let Slot::Numeric(at) = slot {
-                    *at = *at / k as u32 * (k as u32 + 1);
-                }
-            }
-            self.k = k + 1;
+            let d = self.slots.len();
+            self.numeric
+                .resize(self.numeric.len() + d, GaussianEstimator::default());
+            self.k += 1;
         }
         for o in &mut self.nominal {
             o.add_class();
@@ -300,6 +361,7 @@ impl<'de> Deserialize<'de> for Observers {
         use serde::de::Error;
         let data: Vec<Option<ObserverData>> = Vec::deserialize(deserializer)?;
         let mut observers = Observers::new(data.len());
+        let d = data.len();
         for (j, o) in data.into_iter().enumerate() {
             observers.slots[j] = match o {
                 None => Slot::Unseen,
@@ -310,7 +372,7 @@ impl<'de> Deserialize<'de> for Observers {
                 }
                 Some(ObserverData::Numeric(per_class)) => {
                     if observers.numeric.is_empty() {
-                        observers.k = per_class.len();
+                        observers.numeric_block(per_class.len());
                     } else if per_class.len() != observers.k {
                         return Err(D::Error::custom(format!(
                             "observer {j} has {} classes, another {}",
@@ -318,9 +380,10 @@ impl<'de> Deserialize<'de> for Observers {
                             observers.k
                         )));
                     }
-                    let at = observers.numeric.len();
-                    observers.numeric.extend(per_class);
-                    Slot::Numeric(u32::try_from(at).map_err(D::Error::custom)?)
+                    for (c, e) in per_class.into_iter().enumerate() {
+                        observers.numeric[c * d + j] = e;
+                    }
+                    Slot::Numeric
                 }
             };
         }
@@ -512,7 +575,7 @@ impl Observer<'_> {
         let feature = u32::try_from(feature).expect("column indices fit in u32");
         match self {
             Observer::Disabled => None,
-            Observer::Numeric(est) => best_numeric(est, feature, s),
+            Observer::Numeric(est) => best_numeric(*est, feature, s),
             Observer::Nominal(obs) => best_nominal(obs, feature, s),
         }
     }
@@ -568,9 +631,7 @@ impl Observer<'_> {
     }
 }
 
-fn best_numeric(
-    est: &[GaussianEstimator], feature: u32, s: &SearchSettings,
-) -> Option<(SplitTest, f64)> {
+fn best_numeric(est: PerClass<'_>, feature: u32, s: &SearchSettings) -> Option<(SplitTest, f64)> {
     let present = est.iter().filter(|e| e.weight > 0.0);
     let lo = present.clone().map(|e| e.min).fold(f64::INFINITY, f64::min);
     let hi = present.map(|e| e.max).fold(f64::NEG_INFINITY, f64::max);
@@ -623,7 +684,7 @@ fn best_numeric(
 /// read from `whole_terms` where a branch holds a class's whole weight.
 #[inline]
 fn info_gain_two_way(
-    pre_impurity: f64, branches: [&[f64]; 2], est: &[GaussianEstimator], whole_terms: &[f64],
+    pre_impurity: f64, branches: [&[f64]; 2], est: PerClass<'_>, whole_terms: &[f64],
     min_branch_fraction: f64,
 ) -> f64 {
     let sums = branches.map(|b| b.iter().sum::<f64>());
@@ -645,7 +706,7 @@ fn info_gain_two_way(
         }
         let sum_alog: f64 = b
             .iter()
-            .zip(est)
+            .zip(est.iter())
             .zip(whole_terms)
             .filter(|((a, _), _)| **a > 0.0)
             .map(|((&a, e), &whole)| if a == e.weight { whole } else { a * a.log2() })
@@ -728,6 +789,48 @@ mod tests {
         assert!(o.category(9).is_empty());
     }
 
+    /// The block of estimators reads back per feature as separate observers would: in JSON,
+    /// one entry per feature (null where unseen), and a class added keeps every estimator.
+    #[test]
+    fn observers_keep_their_features_apart() {
+        let mut obs = Observers::new(4);
+        obs.update_numeric(2, 5.0, 1, 2.0, 3);
+        obs.update_numeric(0, -1.0, 0, 1.0, 3);
+        obs.update_numeric(2, 7.0, 1, 1.0, 3);
+        obs.update_nominal(1, 4, 2, 1.0, 0.0, 3);
+        let Some(Observer::Numeric(third)) = obs.get(2) else {
+            panic!("feature 2 is numeric")
+        };
+        assert_eq!(third.get(1).weight, 3.0);
+        assert_eq!(third.get(0).weight, 0.0);
+        assert!(obs.get(3).is_none());
+        let json = serde_json::to_value(&obs).unwrap();
+        assert!(json[3].is_null());
+        assert_eq!(json[2]["Numeric"].as_array().unwrap().len(), 3);
+        assert_eq!(json[2]["Numeric"][1]["max"], 7.0);
+        assert!(json[1]["Nominal"].is_object());
+        let back: Observers = serde_json::from_value(json).unwrap();
+        assert_eq!(back, obs);
+
+        obs.disable(1);
+        assert_eq!(obs.get(1), Some(Observer::Disabled));
+        obs.add_class();
+        let Some(Observer::Numeric(third)) = obs.get(2) else {
+            panic!("feature 2 is numeric")
+        };
+        assert_eq!(third.len(), 4);
+        assert_eq!((third.get(1).weight, third.get(3).weight), (3.0, 0.0));
+        obs.update_numeric(3, 1.5, 3, 1.0, 4);
+        let Some(Observer::Numeric(fourth)) = obs.get(3) else {
+            panic!("feature 3 is numeric")
+        };
+        assert_eq!(fourth.get(3).mean, 1.5);
+        let Some(Observer::Numeric(first)) = obs.get(0) else {
+            panic!("feature 0 is numeric")
+        };
+        assert_eq!((first.get(0).mean, first.get(3).weight), (-1.0, 0.0));
+    }
+
     /// Every merit a feature offers is at most its bound, for numeric and nominal features,
     /// multiway and binary, whatever the leaf's own class weights.
     #[test]
@@ -753,7 +856,10 @@ mod tests {
                     variance: VarianceMode::Population,
                     pre_impurity: entropy(&pre),
                 };
-                for obs in [Observer::Numeric(&numeric), Observer::Nominal(&nominal)] {
+                for obs in [
+                    Observer::Numeric(PerClass::contiguous(&numeric)),
+                    Observer::Nominal(&nominal),
+                ] {
                     if let Some((_, merit)) = obs.best_split(0, &s) {
                         let bound = obs.merit_bound(&s);
                         assert!(merit <= bound, "trial {trial}: {merit} > {bound}");
