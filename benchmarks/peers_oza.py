@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Oza boosting with 10 Hoeffding trees, side by side on the same machine, data and row order:
 streamboost (`--algo oza`), River's `AdaBoostClassifier(HoeffdingTreeClassifier(),
-n_models=10)` and CapyMOA's `OzaBoost` (MOA, 10 `HoeffdingTree`s).
+n_models=10)` and CapyMOA's `OzaBoost` (MOA, 10 `HoeffdingTree`s). With `--models tree`
+(or `--models oza tree`), also one Hoeffding tree: streamboost's `--algo hoeffding` against
+River's `HoeffdingTreeClassifier()` and CapyMOA's `HoeffdingTree`.
 
 The script installs River and CapyMOA from PyPI into a throwaway virtual environment
 (`--venv`, created on first use; CapyMOA needs a Java runtime), shuffles each data set once
@@ -18,6 +20,7 @@ CapyMOA's `cpu_time()` of its Java evaluation loop.
 
     cargo build --release
     python3 benchmarks/peers_oza.py [--datasets DIR] [--sets car nursery pendigits] [--preset moa]
+        [--models oza tree]
 """
 import csv, json, os, random, subprocess, sys, tempfile, time
 
@@ -100,8 +103,12 @@ cpu = time.process_time() - start
 print(json.dumps({"whole": right / n, "final": right_final / (n - final), "rows_per_second": n / cpu}))
 """
 
-RIVER = RIVER_LOOP.replace(
-    "MODEL", "ensemble.AdaBoostClassifier(model=tree.HoeffdingTreeClassifier(), n_models=10, seed=1)")
+RIVER = {
+    "oza": RIVER_LOOP.replace(
+        "MODEL",
+        "ensemble.AdaBoostClassifier(model=tree.HoeffdingTreeClassifier(), n_models=10, seed=1)"),
+    "tree": RIVER_LOOP.replace("MODEL", "tree.HoeffdingTreeClassifier()"),
+}
 
 # CapyMOA's prequential evaluation over an ARFF file of `n` rows; `LEARNER` is the learner
 # expression (names: `classifier`, `schema`).
@@ -123,15 +130,30 @@ print(json.dumps({"whole": sum(hits) / n, "final": sum(hits[final:]) / (n - fina
                   "rows_per_second": n / res.cpu_time()}))
 """
 
-CAPYMOA = CAPYMOA_LOOP.replace(
-    "LEARNER", "classifier.OzaBoost(schema=schema, random_seed=1, boosting_iterations=10)")
+CAPYMOA = {
+    "oza": CAPYMOA_LOOP.replace(
+        "LEARNER", "classifier.OzaBoost(schema=schema, random_seed=1, boosting_iterations=10)"),
+    "tree": CAPYMOA_LOOP.replace("LEARNER", "classifier.HoeffdingTree(schema=schema)"),
+}
+
+# What each peer's model is called in the table.
+PEER_NAMES = {
+    "oza": ("River AdaBoostClassifier", "CapyMOA OzaBoost"),
+    "tree": ("River HoeffdingTreeClassifier", "CapyMOA HoeffdingTree"),
+}
 
 
-def streamboost(binary, path, variant, preset):
+def streamboost(binary, path, model, variant, preset):
+    """streamboost's replay of `path`: Oza (River's or MOA's `variant`) over 10 trees, or one
+    tree; `preset` is the trees' preset, MOA's own for the tree beside CapyMOA's."""
+    if model == "oza":
+        flags = ["--algo", "oza", "--oza-variant", variant, "--learners", "10",
+                 "--preset", preset]
+    else:
+        flags = ["--algo", "hoeffding", "--preset", "moa" if variant == "moa" else preset]
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "r.json")
-        subprocess.run([binary, "replay", "--input", path, "--algo", "oza", "--oza-variant",
-                        variant, "--learners", "10", "--preset", preset, "--seed", "1",
+        subprocess.run([binary, "replay", "--input", path, *flags, "--seed", "1",
                         "-q", "--report", report], check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         r = json.load(open(report))
@@ -152,6 +174,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--preset", default="default",
                     help="streamboost's tree preset (default: River's defaults; moa: MOA's)")
+    ap.add_argument("--models", nargs="*", default=["oza"], choices=["oza", "tree"],
+                    help="Oza over 10 trees, one tree, or both")
     args = ap.parse_args()
     py = ensure_venv(args.venv)
     tmp = tempfile.mkdtemp()
@@ -164,16 +188,19 @@ def main():
         arff_path = os.path.join(tmp, f"{name}.arff")
         write_arff(header, body, "label", arff_path)
         n = len(body)
-        pairs = [("River AdaBoostClassifier", "river", peer(py, RIVER, csv_path, "label")),
-                 ("CapyMOA OzaBoost", "moa", peer(py, CAPYMOA, arff_path, n))]
-        for label, variant, theirs in pairs:
-            ours = streamboost(args.binary, csv_path, variant, args.preset)
-            for system, r, ratio in [(f"streamboost oza ({variant})", ours,
-                                      f"{ours['rows_per_second'] / theirs['rows_per_second']:,.0f}×"),
-                                     (label, theirs, "")]:
-                print(f"| {name} | {n} | {system} | {r['final']:.4f} | {r['whole']:.4f} | "
-                      f"{r['rows_per_second']:,.0f} | {ratio} |")
-            sys.stdout.flush()
+        for model in args.models:
+            river_name, moa_name = PEER_NAMES[model]
+            pairs = [(river_name, "river", peer(py, RIVER[model], csv_path, "label")),
+                     (moa_name, "moa", peer(py, CAPYMOA[model], arff_path, n))]
+            for label, variant, theirs in pairs:
+                ours = streamboost(args.binary, csv_path, model, variant, args.preset)
+                ours_name = "oza" if model == "oza" else "hoeffding"
+                for system, r, ratio in [(f"streamboost {ours_name} ({variant})", ours,
+                                          f"{ours['rows_per_second'] / theirs['rows_per_second']:,.0f}×"),
+                                         (label, theirs, "")]:
+                    print(f"| {name} | {n} | {system} | {r['final']:.4f} | {r['whole']:.4f} | "
+                          f"{r['rows_per_second']:,.0f} | {ratio} |")
+                sys.stdout.flush()
 
 
 if __name__ == "__main__":

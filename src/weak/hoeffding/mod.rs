@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::core::math::{LogSums, argmax, normalize, softmax};
 
 /// Class counts up to which per-call scratch lives on the stack.
-const SMALL_K: usize = 32;
+pub(crate) const SMALL_K: usize = 32;
 use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code, vec_bytes};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::SMALL_K;
 use super::split::{SplitCriterion, SplitTest, entropy};
 use crate::core::math::normal_cdf;
 use crate::core::vec_bytes;
@@ -638,32 +639,58 @@ fn best_numeric(est: PerClass<'_>, feature: u32, s: &SearchSettings) -> Option<(
     if lo >= hi {
         return None;
     }
+    // Scratch for the search, on the stack for the usual class counts: a search runs for
+    // every feature at every split attempt.
     let k = est.len();
-    let mut left = vec![0.0; k];
-    let mut right = vec![0.0; k];
-    // Each class's standard deviation, once rather than once per threshold.
-    let sds: Vec<f64> = est.iter().map(|e| e.variance(s.variance).sqrt()).collect();
-    // Information gain reads `a·log2 a` of every branch weight. A class wholly on one side
-    // of a threshold puts its whole weight `W_c` there, whose term is the same at every
-    // threshold: computed once per feature, it spares the logarithm (and the CDF, which
-    // `weight_at_or_below_sd` already skips) wherever a class's values lie on one side.
-    let whole_terms: Vec<f64> = est.iter().map(|e| e.weight * e.weight.log2()).collect();
+    let mut stack = [0.0; NUMERIC_SCRATCH * SMALL_K];
+    let mut heap = Vec::new();
+    let scratch: &mut [f64] = if k <= SMALL_K {
+        &mut stack[..NUMERIC_SCRATCH * k]
+    } else {
+        heap.resize(NUMERIC_SCRATCH * k, 0.0);
+        &mut heap
+    };
+    let [weight, mean, sd, min, max, whole, left, right]: [&mut [f64]; NUMERIC_SCRATCH] = {
+        let mut columns = scratch.chunks_exact_mut(k);
+        std::array::from_fn(|_| columns.next().expect("one column each"))
+    };
+    // Each class's statistics once, in columns, rather than once per threshold: besides what
+    // it holds, its standard deviation under the variance mode in use, and `W_c·log2 W_c`.
+    // Information gain reads `a·log2 a` of every branch weight, and a class wholly on one
+    // side of a threshold puts its whole weight there, whose term is then the same at every
+    // threshold: the logarithm is spared wherever a class's values lie on one side.
+    for (c, e) in est.iter().enumerate() {
+        (weight[c], mean[c], min[c], max[c]) = (e.weight, e.mean, e.min, e.max);
+        sd[c] = e.variance(s.variance).sqrt();
+        whole[c] = e.weight * e.weight.log2();
+    }
     let mut best: Option<(SplitTest, f64)> = None;
     for i in 1..=s.n_split_points {
         let threshold = lo + (hi - lo) * i as f64 / (s.n_split_points + 1) as f64;
         if !(lo < threshold && threshold < hi) {
             continue;
         }
-        for (c, (e, &sd)) in est.iter().zip(&sds).enumerate() {
-            left[c] = e.weight_at_or_below_sd(threshold, sd);
-            right[c] = e.weight - left[c];
+        for c in 0..k {
+            // As `GaussianEstimator::weight_at_or_below_sd`.
+            left[c] = if threshold < min[c] {
+                0.0
+            } else if threshold >= max[c] {
+                weight[c]
+            } else if sd[c] > 0.0 {
+                weight[c] * normal_cdf((threshold - mean[c]) / sd[c])
+            } else if threshold >= mean[c] {
+                weight[c]
+            } else {
+                0.0
+            };
+            right[c] = weight[c] - left[c];
         }
         let merit = match s.criterion {
             SplitCriterion::InfoGain => info_gain_two_way(
                 s.pre_impurity,
-                [&left, &right],
-                est,
-                &whole_terms,
+                [left, right],
+                weight,
+                whole,
                 s.min_branch_fraction,
             ),
             SplitCriterion::Gini => s.criterion.merit_from(
@@ -679,12 +706,17 @@ fn best_numeric(est: PerClass<'_>, feature: u32, s: &SearchSettings) -> Option<(
     best
 }
 
-/// [`SplitCriterion::merit_from`] for information gain over two branches that share out
-/// `est`'s class weights, bit for bit: the same sums in the same order, with `a·log2 a`
-/// read from `whole_terms` where a branch holds a class's whole weight.
+/// Columns of a numeric split search's scratch, `k` values each: the classes' weights,
+/// means, standard deviations, minima, maxima and whole-weight terms, then the left and right
+/// branches.
+const NUMERIC_SCRATCH: usize = 8;
+
+/// [`SplitCriterion::merit_from`] for information gain over two branches that share out the
+/// class weights `weight`, bit for bit: the same sums in the same order, with `a·log2 a` read
+/// from `whole` where a branch holds a class's whole weight.
 #[inline]
 fn info_gain_two_way(
-    pre_impurity: f64, branches: [&[f64]; 2], est: PerClass<'_>, whole_terms: &[f64],
+    pre_impurity: f64, branches: [&[f64]; 2], weight: &[f64], whole: &[f64],
     min_branch_fraction: f64,
 ) -> f64 {
     let sums = branches.map(|b| b.iter().sum::<f64>());
@@ -706,10 +738,10 @@ fn info_gain_two_way(
         }
         let sum_alog: f64 = b
             .iter()
-            .zip(est.iter())
-            .zip(whole_terms)
+            .zip(weight)
+            .zip(whole)
             .filter(|((a, _), _)| **a > 0.0)
-            .map(|((&a, e), &whole)| if a == e.weight { whole } else { a * a.log2() })
+            .map(|((&a, &w), &whole)| if a == w { whole } else { a * a.log2() })
             .sum();
         s.log2() - sum_alog / s
     };
