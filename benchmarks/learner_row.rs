@@ -16,7 +16,7 @@ use streamboost::boost::Knob;
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, ModelConfig};
-use streamboost::weak::{HoeffdingTreeConfig, Structure};
+use streamboost::weak::{HoeffdingTreeConfig, Numerics, Structure};
 
 #[path = "common.rs"]
 mod common;
@@ -25,6 +25,16 @@ use common::{row_cap, seeded_order, shared_sets, tuned};
 /// The models measured: name, config, learners.
 fn models() -> Vec<(&'static str, ModelConfig, usize)> {
     let default_tree = || Knob::Weak(HoeffdingTreeConfig::default().into());
+    let fast = |tree: HoeffdingTreeConfig| {
+        Knob::Weak(
+            HoeffdingTreeConfig {
+                numerics: Numerics::Fast,
+                ..tree
+            }
+            .into(),
+        )
+    };
+    let paper_tree = || Knob::Weak(HoeffdingTreeConfig::jgt_paper().into());
     vec![
         (
             "one tree (`--algo hoeffding`)",
@@ -45,6 +55,30 @@ fn models() -> Vec<(&'static str, ModelConfig, usize)> {
             "Oza, 10 default trees",
             tuned(Algorithm::Oza, &[Knob::Learners(10), default_tree()]),
             10,
+        ),
+        (
+            "Adaboost.OLM, 100 jgt-paper trees (defaults), fast numerics",
+            tuned(
+                Algorithm::AdaOlm,
+                &[
+                    Knob::Learners(100),
+                    fast(HoeffdingTreeConfig::jgt_paper_nba()),
+                ],
+            ),
+            100,
+        ),
+        (
+            "Adaboost.OLM, 100 jgt-paper trees, majority leaves",
+            tuned(Algorithm::AdaOlm, &[Knob::Learners(100), paper_tree()]),
+            100,
+        ),
+        (
+            "Adaboost.OLM, 100 jgt-paper trees, majority leaves, fast numerics",
+            tuned(
+                Algorithm::AdaOlm,
+                &[Knob::Learners(100), fast(HoeffdingTreeConfig::jgt_paper())],
+            ),
+            100,
         ),
     ]
 }

@@ -131,6 +131,81 @@ pub fn normal_cdf(z: f64) -> f64 {
     0.5 * libm::erfc(-z / std::f64::consts::SQRT_2)
 }
 
+/// `Φ(z)` and `h(Φ(z))`, `h` the binary entropy in bits, by cubic Hermite interpolation in a
+/// table: what a numeric split search needs of one class at one threshold, where it would
+/// otherwise take an `erfc` and two logarithms.
+///
+/// A class `c` of weight `W_c` under a Gaussian puts `p = Φ(z)` of its weight left of a
+/// threshold, and its two branch terms of the information gain, `l·log2 l + r·log2 r` with
+/// `l = W_c·p`, `r = W_c·(1 − p)`, sum to `W_c·log2 W_c − W_c·h(p)`. Both `Φ` and `h∘Φ` are
+/// smooth functions of `z` alone, so one table serves every class and threshold.
+///
+/// Nodes every 1/64 on `[−9, 9]`, each with the values and derivatives (`φ(z)` and
+/// `log2((1 − Φ)/Φ)·φ(z)`) computed once from libm's `erfc` and `exp`; beyond `±9`, `Φ` is
+/// 0 or 1 and `h` is 0, within 2e-18 of the exact values. The interpolation error is at most
+/// `step⁴/384·max|f⁗|`; the test `interpolated_split_share_is_within_its_bound` measures it
+/// against the libm forms on a grid 97 times finer than the table's, and asserts the bound
+/// `SPLIT_SHARE_ERROR` on both functions.
+#[inline]
+pub fn interpolated_split_share(z: f64) -> (f64, f64) {
+    const Z_MAX: f64 = SPLIT_SHARE_Z_MAX;
+    // NaN falls here too: no weight to either side is counted for it.
+    if z.is_nan() || z <= -Z_MAX {
+        return (0.0, 0.0);
+    }
+    if z >= Z_MAX {
+        return (1.0, 0.0);
+    }
+    let table = split_share_table();
+    let u = (z + Z_MAX) * SPLIT_SHARE_PER_UNIT;
+    // `u < 2·Z_MAX·PER_UNIT` here, so `i + 1` is a node.
+    let i = (u as usize).min(table.len() - 2);
+    let t = u - i as f64;
+    let (a, b) = (&table[i], &table[i + 1]);
+    let t2 = t * t;
+    let t3 = t2 * t;
+    let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
+    let h10 = t3 - 2.0 * t2 + t;
+    let h01 = -2.0 * t3 + 3.0 * t2;
+    let h11 = t3 - t2;
+    let step = 1.0 / SPLIT_SHARE_PER_UNIT;
+    let phi = h00 * a[0] + h10 * step * a[1] + h01 * b[0] + h11 * step * b[1];
+    let entropy = h00 * a[2] + h10 * step * a[3] + h01 * b[2] + h11 * step * b[3];
+    (phi.clamp(0.0, 1.0), entropy.max(0.0))
+}
+
+/// The largest difference between [`interpolated_split_share`] and the libm forms of `Φ(z)`
+/// and `h(Φ(z))`, over all `z` (asserted by a test on a fine grid).
+pub const SPLIT_SHARE_ERROR: f64 = 1e-9;
+
+const SPLIT_SHARE_Z_MAX: f64 = 9.0;
+const SPLIT_SHARE_PER_UNIT: f64 = 64.0;
+
+/// The nodes of [`interpolated_split_share`]: `[Φ, Φ', h∘Φ, (h∘Φ)']` at `z = −9 + i/64`.
+fn split_share_table() -> &'static [[f64; 4]] {
+    static TABLE: std::sync::OnceLock<Vec<[f64; 4]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let n = (2.0 * SPLIT_SHARE_Z_MAX * SPLIT_SHARE_PER_UNIT) as usize;
+        (0..=n)
+            .map(|i| {
+                let z = -SPLIT_SHARE_Z_MAX + i as f64 / SPLIT_SHARE_PER_UNIT;
+                let (p, q) = exact_split_share(z);
+                let density = (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
+                // d h(Φ)/dz = log2((1 − Φ)/Φ)·φ, with 1 − Φ = Φ(−z) for accuracy in the tail.
+                let slope = (normal_cdf(-z) / p).log2() * density;
+                [p, density, q, slope]
+            })
+            .collect()
+    })
+}
+
+/// `Φ(z)` and the binary entropy `h(Φ(z))` in bits through libm, `1 − Φ(z)` as `Φ(−z)`.
+pub fn exact_split_share(z: f64) -> (f64, f64) {
+    let (p, rest) = (normal_cdf(z), normal_cdf(-z));
+    let term = |x: f64| if x > 0.0 { -x * x.log2() } else { 0.0 };
+    (p, term(p) + term(rest))
+}
+
 /// How ties among equal maxima (or minima) are broken (ALGORITHMS.md §0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -259,6 +334,26 @@ mod tests {
                 "{sums:?} {want:?}"
             );
         }
+    }
+
+    /// The table's values against libm's on a grid 97 times finer than its nodes, past both
+    /// ends: within the stated bound.
+    #[test]
+    fn interpolated_split_share_is_within_its_bound() {
+        let (mut worst_p, mut worst_h) = (0.0f64, 0.0f64);
+        let steps = 2 * 10 * 64 * 97;
+        for i in 0..=steps {
+            let z = -10.0 + 20.0 * i as f64 / steps as f64;
+            let (p, h) = interpolated_split_share(z);
+            let (ep, eh) = exact_split_share(z);
+            worst_p = worst_p.max((p - ep).abs());
+            worst_h = worst_h.max((h - eh).abs());
+        }
+        assert!(worst_p <= SPLIT_SHARE_ERROR, "Φ off by {worst_p:e}");
+        assert!(worst_h <= SPLIT_SHARE_ERROR, "h(Φ) off by {worst_h:e}");
+        assert_eq!(interpolated_split_share(0.0).0, 0.5);
+        assert_eq!(interpolated_split_share(f64::NAN), (0.0, 0.0));
+        eprintln!("worst: Φ {worst_p:e}, h(Φ) {worst_h:e}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-pub use hoeffding::{HoeffdingTree, HoeffdingTreeConfig};
+pub use hoeffding::{HoeffdingTree, HoeffdingTreeConfig, Numerics};
 pub use naive_bayes::{NaiveBayes, NaiveBayesConfig};
 pub use perceptron::{Perceptron, PerceptronConfig};
 pub use resampling::{ResampleMode, Resampled, ResamplingConfig};

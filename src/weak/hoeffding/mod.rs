@@ -30,7 +30,7 @@ use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 use node::{Branch, Leaf, LeafState, Link, NO_CHILD, Node, NodeId, SplitNode};
 use observer::{Candidate, Observer, Observers, SearchSettings};
-pub use observer::{GaussianLikelihood, VarianceMode};
+pub use observer::{GaussianLikelihood, Numerics, VarianceMode};
 pub use split::SplitCriterion;
 
 /// How a leaf predicts (WEAK_LEARNERS.md §1.9).
@@ -131,6 +131,9 @@ pub struct HoeffdingTreeConfig {
     pub variance: VarianceMode,
     /// Naive Bayes' likelihood under a Gaussian of variance 0.
     pub gaussian_likelihood: GaussianLikelihood,
+    /// How numeric features' Gaussians are evaluated: exactly as the spec writes them, or by
+    /// faster forms within a stated error.
+    pub numerics: Numerics,
     /// Mass a class (or a nominal (category, class) cell) gets the first time it is seen at a
     /// leaf, before the row's weight is added: 0 (MOA, River) or 1 (the authors' port).
     pub first_seen_prior: f64,
@@ -166,6 +169,7 @@ impl Default for HoeffdingTreeConfig {
             grace_comparison: GraceComparison::AtLeast,
             variance: VarianceMode::Population,
             gaussian_likelihood: GaussianLikelihood::Floored,
+            numerics: Numerics::Exact,
             first_seen_prior: 0.0,
             leaf_prior: 0.0,
             missing: MissingPolicy::MostCommonPath,
@@ -255,6 +259,7 @@ impl HoeffdingTreeConfig {
             n_split_points: self.n_split_points,
             binary_split: self.binary_split,
             variance: self.variance,
+            numerics: self.numerics,
         }
     }
 }
@@ -290,6 +295,9 @@ impl fmt::Display for HoeffdingTreeConfig {
         }
         if self.gaussian_likelihood == GaussianLikelihood::Moa {
             write!(f, ", MOA likelihoods")?;
+        }
+        if self.numerics == Numerics::Fast {
+            write!(f, ", fast numerics")?;
         }
         if self.first_seen_prior > 0.0 {
             write!(f, ", first-seen prior={}", self.first_seen_prior)?;
@@ -685,6 +693,14 @@ impl HoeffdingTree {
                 f64::NEG_INFINITY
             };
         }
+        if self.params.numerics == Numerics::Fast
+            && self.params.gaussian_likelihood == GaussianLikelihood::Floored
+            && leaf
+                .observers
+                .naive_bayes_fast(x, &self.features, self.params.variance, out)
+        {
+            return out.iter().any(|&l| l > f64::NEG_INFINITY);
+        }
         // Per-class scratch for the deferred logarithms, on the stack for small k.
         let mut stack = [0.0f64; 2 * SMALL_K];
         let mut heap = Vec::new();
@@ -695,15 +711,19 @@ impl HoeffdingTree {
             &mut heap
         };
         let mut logs = LogSums::new(out, products);
-        for (j, obs) in leaf.observers.iter().enumerate() {
-            let Some(obs) = obs else { continue };
-            let v = x[self.features[j]];
-            match obs {
-                Observer::Numeric(est) if is_present(v) => {
-                    for (c, e) in est.iter().enumerate() {
-                        if logs.partial(c) == f64::NEG_INFINITY {
-                            continue;
-                        }
+        // Class by class, each class's sum over the features in feature order, as the sums of
+        // different classes never meet: a class's estimators are one contiguous run of the
+        // leaf's block ([`Observers`]).
+        for c in 0..self.k {
+            for (j, obs) in leaf.observers.iter().enumerate() {
+                if logs.partial(c) == f64::NEG_INFINITY {
+                    break;
+                }
+                let Some(obs) = obs else { continue };
+                let v = x[self.features[j]];
+                match obs {
+                    Observer::Numeric(est) if is_present(v) => {
+                        let e = est.get(c);
                         if e.weight <= 0.0 {
                             // No values of this feature for c at this leaf: nothing (the
                             // spec), or density 0 (MOA).
@@ -723,19 +743,13 @@ impl HoeffdingTree {
                             _ => logs.add_gaussian(c, v, e.mean, var.max(1e-9)),
                         }
                     }
-                }
-                Observer::Nominal(nom) => {
-                    let Some(code) = nominal_code(v) else {
-                        continue;
-                    };
-                    let n_observed = nom.n_observed();
-                    for c in 0..self.k {
-                        if logs.partial(c) != f64::NEG_INFINITY {
-                            logs.add_ln(c, nom.likelihood(code, c, n_observed));
+                    Observer::Nominal(nom) => {
+                        if let Some(code) = nominal_code(v) {
+                            logs.add_ln(c, nom.likelihood(code, c, nom.n_observed()));
                         }
                     }
+                    _ => {}
                 }
-                _ => {}
             }
         }
         logs.finish();
@@ -800,6 +814,7 @@ impl HoeffdingTree {
             }
         }
         let prior = self.params.first_seen_prior;
+        let naive_bayes_terms = self.keeps_naive_bayes_terms();
         let Node::Leaf(leaf) = &mut self.nodes[id as usize] else {
             unreachable!()
         };
@@ -807,7 +822,7 @@ impl HoeffdingTree {
         if leaf.state != LeafState::Active {
             return;
         }
-        let k = self.k;
+        let (k, variance) = (self.k, self.params.variance);
         for (j, &col) in self.features.iter().enumerate() {
             let v = x[col];
             if self.nominal[col] {
@@ -819,6 +834,17 @@ impl HoeffdingTree {
                 leaf.observers.update_numeric(j, v, y, w, k);
             }
         }
+        if naive_bayes_terms {
+            leaf.observers.refresh_naive_bayes(y, variance);
+        }
+    }
+
+    /// Whether leaves keep naive Bayes' Gaussian terms ([`Numerics::Fast`] with leaves that
+    /// read naive Bayes under the spec's likelihoods).
+    fn keeps_naive_bayes_terms(&self) -> bool {
+        self.params.numerics == Numerics::Fast
+            && self.params.leaf_prediction != LeafPrediction::MajorityClass
+            && self.params.gaussian_likelihood == GaussianLikelihood::Floored
     }
 
     /// Attempts to split active leaf `id` (§1.6).
@@ -1227,6 +1253,59 @@ mod tests {
         assert!((p[2] - want).abs() < 1e-12, "{p:?}");
         tree(GaussianLikelihood::Moa, &rows).predict_proba(&[3.0], &mut p);
         assert_eq!(p, [0.0, 1.0, 0.0]);
+    }
+
+    /// Naive Bayes under fast numerics (reciprocal variances and log-normalisers kept per
+    /// leaf) gives the exact path's probabilities up to rounding, on rows with every value
+    /// present and, through the exact path, with one missing; a leaf read back from JSON has
+    /// no terms until it learns and predicts the same bits meanwhile.
+    #[test]
+    fn fast_naive_bayes_agrees_with_the_exact_path() {
+        let spec = StreamSpec::numeric(7, 4).unwrap();
+        let tree = |numerics| {
+            HoeffdingTreeConfig {
+                grace_period: 1e9,
+                leaf_prediction: LeafPrediction::NaiveBayes,
+                numerics,
+                ..Default::default()
+            }
+            .build(&spec, 0)
+            .unwrap()
+        };
+        let (mut exact, mut fast) = (tree(Numerics::Exact), tree(Numerics::Fast));
+        let mut rng = crate::core::Rng::new(3);
+        let row = |rng: &mut crate::core::Rng| -> (Vec<f64>, usize) {
+            let y = (rng.uniform() * 4.0) as usize;
+            let x = (0..7)
+                .map(|j| (y * j) as f64 * 0.3 + rng.uniform() * (1.0 + j as f64))
+                .collect();
+            (x, y)
+        };
+        let (mut pe, mut pf) = ([0.0; 4], [0.0; 4]);
+        for i in 0..400 {
+            let (mut x, y) = row(&mut rng);
+            if i % 7 == 3 {
+                x[2] = f64::NAN;
+            }
+            exact.predict_proba(&x, &mut pe);
+            fast.predict_proba(&x, &mut pf);
+            for (a, b) in pe.iter().zip(&pf) {
+                assert!((a - b).abs() < 1e-9, "row {i}: {pe:?} against {pf:?}");
+            }
+            let w = 0.5 + rng.uniform();
+            exact.learn(&x, y, w);
+            fast.learn(&x, y, w);
+        }
+        let back: HoeffdingTree =
+            serde_json::from_str(&serde_json::to_string(&fast).unwrap()).unwrap();
+        assert_eq!(back, fast);
+        for _ in 0..50 {
+            let (x, _) = row(&mut rng);
+            let (mut p, mut q) = ([0.0; 4], [0.0; 4]);
+            fast.predict_proba(&x, &mut p);
+            back.predict_proba(&x, &mut q);
+            assert_eq!(p.map(f64::to_bits), q.map(f64::to_bits));
+        }
     }
 
     #[test]
