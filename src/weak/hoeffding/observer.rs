@@ -233,9 +233,18 @@ enum Slot {
 /// observers as a list with one entry per feature (null where unseen), as they always have.
 #[derive(Debug, Clone, Default)]
 pub struct Observers {
+    slots: Vec<Slot>,
+    /// The statistics, made on the leaf's first value: a leaf that has seen none, or no
+    /// longer observes, holds only its slots (a leaf's size matters: a keyed model keeps
+    /// thousands of trees).
+    stats: Option<Box<Stats>>,
+}
+
+/// What a leaf's observers hold besides their slots.
+#[derive(Debug, Clone, Default)]
+struct Stats {
     /// Classes in `numeric`.
     k: usize,
-    slots: Vec<Slot>,
     numeric: Vec<GaussianEstimator>,
     nominal: Vec<NominalObserver>,
     /// Naive Bayes' Gaussian terms under [`Numerics::Fast`]: derived from the estimators,
@@ -243,6 +252,14 @@ pub struct Observers {
     /// from them whenever present.
     naive_bayes: Option<NaiveBayesTerms>,
 }
+
+/// The statistics of a leaf that has none.
+static NO_STATS: Stats = Stats {
+    k: 0,
+    numeric: Vec::new(),
+    nominal: Vec::new(),
+    naive_bayes: None,
+};
 
 /// Per class `c`, the means and reciprocal variances `1/max(σ²_cj, 1e-9)` of its estimators
 /// (both 0 where it has no weight or the feature no numeric observer) and
@@ -260,10 +277,8 @@ struct NaiveBayesTerms {
 /// derived from them (and absent from a leaf read back from a checkpoint until it learns).
 impl PartialEq for Observers {
     fn eq(&self, other: &Self) -> bool {
-        self.k == other.k
-            && self.slots == other.slots
-            && self.numeric == other.numeric
-            && self.nominal == other.nominal
+        let (a, b) = (self.stats(), other.stats());
+        self.slots == other.slots && a.k == b.k && a.numeric == b.numeric && a.nominal == b.nominal
     }
 }
 
@@ -271,12 +286,21 @@ impl Observers {
     /// No observer yet for any of `n_features` features.
     pub fn new(n_features: usize) -> Self {
         Observers {
-            k: 0,
             slots: vec![Slot::Unseen; n_features],
-            numeric: Vec::new(),
-            nominal: Vec::new(),
-            naive_bayes: None,
+            stats: None,
         }
+    }
+
+    /// The statistics (empty if there are none yet).
+    #[inline]
+    fn stats(&self) -> &Stats {
+        self.stats.as_deref().unwrap_or(&NO_STATS)
+    }
+
+    /// The statistics, made if there are none yet.
+    #[inline]
+    fn stats_mut(&mut self) -> &mut Stats {
+        self.stats.get_or_insert_with(Box::default)
     }
 
     /// Number of features (0 for a leaf that no longer observes).
@@ -292,11 +316,12 @@ impl Observers {
     /// Feature `j`'s estimators (the numeric block must exist).
     #[inline]
     fn per_class(&self, j: usize) -> PerClass<'_> {
+        let stats = self.stats();
         PerClass {
-            block: &self.numeric,
+            block: &stats.numeric,
             first: j,
             stride: self.slots.len(),
-            k: self.k,
+            k: stats.k,
         }
     }
 
@@ -306,7 +331,7 @@ impl Observers {
         match self.slots[j] {
             Slot::Unseen => None,
             Slot::Numeric => Some(Observer::Numeric(self.per_class(j))),
-            Slot::Nominal(i) => Some(Observer::Nominal(&self.nominal[i as usize])),
+            Slot::Nominal(i) => Some(Observer::Nominal(&self.stats().nominal[i as usize])),
             Slot::Disabled => Some(Observer::Disabled),
         }
     }
@@ -318,11 +343,13 @@ impl Observers {
 
     /// Makes the numeric block for `k` classes if there is none.
     fn numeric_block(&mut self, k: usize) {
-        if self.numeric.is_empty() {
-            self.k = k;
-            self.numeric = vec![GaussianEstimator::default(); k * self.slots.len()];
+        let d = self.slots.len();
+        let stats = self.stats_mut();
+        if stats.numeric.is_empty() {
+            stats.k = k;
+            stats.numeric = vec![GaussianEstimator::default(); k * d];
         }
-        debug_assert_eq!(self.k, k, "one class count per leaf");
+        debug_assert_eq!(stats.k, k, "one class count per leaf");
     }
 
     /// Adds numeric value `v` of feature `j` for class `y` with weight `w`, the feature's
@@ -338,7 +365,7 @@ impl Observers {
             Slot::Nominal(_) | Slot::Disabled => return,
         }
         let d = self.slots.len();
-        self.numeric[y * d + j].update(v, w);
+        self.stats_mut().numeric[y * d + j].update(v, w);
     }
 
     /// Adds category `code` of feature `j` for class `y` with weight `w` (see
@@ -350,20 +377,21 @@ impl Observers {
         let i = match self.slots[j] {
             Slot::Nominal(i) => i as usize,
             Slot::Unseen => {
-                self.nominal.push(NominalObserver::new(k));
-                let i = self.nominal.len() - 1;
+                let nominal = &mut self.stats_mut().nominal;
+                nominal.push(NominalObserver::new(k));
+                let i = nominal.len() - 1;
                 self.slots[j] = Slot::Nominal(u32::try_from(i).expect("features fit in u32"));
                 i
             }
             Slot::Numeric | Slot::Disabled => return,
         };
-        self.nominal[i].update(code, y, w, prior);
+        self.stats_mut().nominal[i].update(code, y, w, prior);
     }
 
     /// Records a missing value of nominal feature `j`, if it has an observer.
     pub fn update_missing(&mut self, j: usize, w: f64) {
         if let Slot::Nominal(i) = self.slots[j] {
-            self.nominal[i as usize].update_missing(w);
+            self.stats_mut().nominal[i as usize].update_missing(w);
         }
     }
 
@@ -371,43 +399,50 @@ impl Observers {
     /// stops observing).
     pub fn disable(&mut self, j: usize) {
         self.slots[j] = Slot::Disabled;
-        self.naive_bayes = None;
+        if let Some(stats) = &mut self.stats {
+            stats.naive_bayes = None;
+        }
     }
 
     /// Adds a class with no weight: empty estimators, a zero per category.
     pub fn add_class(&mut self) {
-        if !self.numeric.is_empty() {
-            let d = self.slots.len();
-            self.numeric
-                .resize(self.numeric.len() + d, GaussianEstimator::default());
-            self.k += 1;
+        let d = self.slots.len();
+        let Some(stats) = &mut self.stats else {
+            return;
+        };
+        if !stats.numeric.is_empty() {
+            stats
+                .numeric
+                .resize(stats.numeric.len() + d, GaussianEstimator::default());
+            stats.k += 1;
         }
-        for o in &mut self.nominal {
+        for o in &mut stats.nominal {
             o.add_class();
         }
         // A class with no weight has no terms: a row of zeros.
-        if let Some(nb) = &mut self.naive_bayes {
-            nb.gaussians
-                .resize(nb.gaussians.len() + self.slots.len(), [0.0; 2]);
+        if let Some(nb) = &mut stats.naive_bayes {
+            nb.gaussians.resize(nb.gaussians.len() + d, [0.0; 2]);
             nb.log_norm.push(0.0);
         }
     }
 
     /// Class `c`'s naive Bayes terms from its estimators: its means and reciprocal variances
-    /// into `gaussians` (one pair per feature) and the returned `Σ_j ln(2π·max(σ²_cj, 1e-9))`, over the
-    /// numeric features where `c` has weight (the spec's floored likelihoods, §1.9). The logs
-    /// are taken of running products, folded whenever a product would leave `[1e-100, 1e100]`.
+    /// into `gaussians` (one pair per feature) and the returned `Σ_j ln(2π·max(σ²_cj, 1e-9))`,
+    /// over the numeric features where `c` has weight (the spec's floored likelihoods, §1.9).
+    /// The logs are taken of running products, folded whenever a product would leave
+    /// `[1e-100, 1e100]`.
     fn class_terms(&self, c: usize, variance: VarianceMode, gaussians: &mut [[f64; 2]]) -> f64 {
         const LO: f64 = 1e-100;
         const HI: f64 = 1e100;
         let d = self.slots.len();
+        let numeric = &self.stats().numeric;
         let (mut log_norm, mut product) = (0.0, 1.0);
         for (j, slot) in self.slots.iter().enumerate() {
             gaussians[j] = [0.0; 2];
             if *slot != Slot::Numeric {
                 continue;
             }
-            let e = &self.numeric[c * d + j];
+            let e = &numeric[c * d + j];
             if e.weight <= 0.0 {
                 continue;
             }
@@ -428,22 +463,22 @@ impl Observers {
     /// Refreshes class `c`'s naive Bayes terms after it learnt (making every class's if there
     /// are none yet).
     pub fn refresh_naive_bayes(&mut self, c: usize, variance: VarianceMode) {
-        if self.numeric.is_empty() {
+        let (d, k) = (self.slots.len(), self.stats().k);
+        if self.stats().numeric.is_empty() {
             return;
         }
-        let d = self.slots.len();
-        let mut nb = self.naive_bayes.take().unwrap_or_default();
-        let classes = if nb.log_norm.len() == self.k {
+        let mut nb = self.stats_mut().naive_bayes.take().unwrap_or_default();
+        let classes = if nb.log_norm.len() == k {
             c..c + 1
         } else {
-            nb.gaussians = vec![[0.0; 2]; self.k * d];
-            nb.log_norm = vec![0.0; self.k];
-            0..self.k
+            nb.gaussians = vec![[0.0; 2]; k * d];
+            nb.log_norm = vec![0.0; k];
+            0..k
         };
         for c in classes {
             nb.log_norm[c] = self.class_terms(c, variance, &mut nb.gaussians[c * d..(c + 1) * d]);
         }
-        self.naive_bayes = Some(nb);
+        self.stats_mut().naive_bayes = Some(nb);
     }
 
     /// Adds naive Bayes' Gaussian log-likelihoods of `x` (row values, feature `j` at
@@ -454,7 +489,8 @@ impl Observers {
     pub fn naive_bayes_fast(
         &self, x: &[f64], features: &[usize], variance: VarianceMode, out: &mut [f64],
     ) -> bool {
-        if !self.nominal.is_empty() || self.numeric.is_empty() {
+        let stats = self.stats();
+        if !stats.nominal.is_empty() || stats.numeric.is_empty() {
             return false;
         }
         if !features.iter().all(|&col| crate::core::is_present(x[col])) {
@@ -478,7 +514,7 @@ impl Observers {
             if *o == f64::NEG_INFINITY {
                 continue;
             }
-            let (gaussians, log_norm) = match &self.naive_bayes {
+            let (gaussians, log_norm) = match &stats.naive_bayes {
                 Some(nb) => (&nb.gaussians[c * d..(c + 1) * d], nb.log_norm[c]),
                 None => {
                     scratch.resize(d, [0.0; 2]);
@@ -511,14 +547,18 @@ impl Observers {
 
     /// Bytes held on the heap (by capacity).
     pub fn heap_bytes(&self) -> usize {
-        let naive_bayes = self
+        let Some(stats) = &self.stats else {
+            return vec_bytes(&self.slots);
+        };
+        let naive_bayes = stats
             .naive_bayes
             .as_ref()
             .map_or(0, |nb| vec_bytes(&nb.gaussians) + vec_bytes(&nb.log_norm));
         vec_bytes(&self.slots)
-            + vec_bytes(&self.numeric)
-            + vec_bytes(&self.nominal)
-            + self
+            + std::mem::size_of::<Stats>()
+            + vec_bytes(&stats.numeric)
+            + vec_bytes(&stats.nominal)
+            + stats
                 .nominal
                 .iter()
                 .map(NominalObserver::heap_bytes)
@@ -544,21 +584,23 @@ impl<'de> Deserialize<'de> for Observers {
                 None => Slot::Unseen,
                 Some(ObserverData::Disabled) => Slot::Disabled,
                 Some(ObserverData::Nominal(o)) => {
-                    observers.nominal.push(o);
-                    Slot::Nominal((observers.nominal.len() - 1) as u32)
+                    let nominal = &mut observers.stats_mut().nominal;
+                    nominal.push(o);
+                    Slot::Nominal((nominal.len() - 1) as u32)
                 }
                 Some(ObserverData::Numeric(per_class)) => {
-                    if observers.numeric.is_empty() {
+                    if observers.stats().numeric.is_empty() {
                         observers.numeric_block(per_class.len());
-                    } else if per_class.len() != observers.k {
+                    } else if per_class.len() != observers.stats().k {
                         return Err(D::Error::custom(format!(
                             "observer {j} has {} classes, another {}",
                             per_class.len(),
-                            observers.k
+                            observers.stats().k
                         )));
                     }
+                    let numeric = &mut observers.stats_mut().numeric;
                     for (c, e) in per_class.into_iter().enumerate() {
-                        observers.numeric[c * d + j] = e;
+                        numeric[c * d + j] = e;
                     }
                     Slot::Numeric
                 }
