@@ -56,6 +56,17 @@ impl<'a> LogSums<'a> {
         LogSums { sums, products }
     }
 
+    /// Number of classes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.sums.len()
+    }
+
+    /// Whether there is no class.
+    pub fn is_empty(&self) -> bool {
+        self.sums.is_empty()
+    }
+
     /// The sum of class `c` so far, without the pending product (finite unless `-∞`).
     #[inline]
     pub fn partial(&self, c: usize) -> f64 {

@@ -29,7 +29,7 @@ use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code, vec_bytes}
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 use node::{Branch, Leaf, LeafState, Link, NO_CHILD, Node, NodeId, SplitNode};
-use observer::{Candidate, Observer, Observers, SearchSettings};
+use observer::{Candidate, Observers, SearchSettings};
 pub use observer::{GaussianLikelihood, Numerics, VarianceMode};
 pub use split::SplitCriterion;
 
@@ -711,47 +711,13 @@ impl HoeffdingTree {
             &mut heap
         };
         let mut logs = LogSums::new(out, products);
-        // Class by class, each class's sum over the features in feature order, as the sums of
-        // different classes never meet: a class's estimators are one contiguous run of the
-        // leaf's block ([`Observers`]).
-        for c in 0..self.k {
-            for (j, obs) in leaf.observers.iter().enumerate() {
-                if logs.partial(c) == f64::NEG_INFINITY {
-                    break;
-                }
-                let Some(obs) = obs else { continue };
-                let v = x[self.features[j]];
-                match obs {
-                    Observer::Numeric(est) if is_present(v) => {
-                        let e = est.get(c);
-                        if e.weight <= 0.0 {
-                            // No values of this feature for c at this leaf: nothing (the
-                            // spec), or density 0 (MOA).
-                            if self.params.gaussian_likelihood == GaussianLikelihood::Moa {
-                                logs.add(c, f64::NEG_INFINITY);
-                            }
-                            continue;
-                        }
-                        let var = e.variance(self.params.variance);
-                        match self.params.gaussian_likelihood {
-                            GaussianLikelihood::Moa if var <= 0.0 => {
-                                // ln 1 at the value seen, ln 0 elsewhere.
-                                if v != e.mean {
-                                    logs.add(c, f64::NEG_INFINITY);
-                                }
-                            }
-                            _ => logs.add_gaussian(c, v, e.mean, var.max(1e-9)),
-                        }
-                    }
-                    Observer::Nominal(nom) => {
-                        if let Some(code) = nominal_code(v) {
-                            logs.add_ln(c, nom.likelihood(code, c, nom.n_observed()));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
+        leaf.observers.naive_bayes_exact(
+            x,
+            &self.features,
+            self.params.variance,
+            self.params.gaussian_likelihood,
+            &mut logs,
+        );
         logs.finish();
         // No class explains the row (only with point masses): naive Bayes has no vote.
         out.iter().any(|&l| l > f64::NEG_INFINITY)

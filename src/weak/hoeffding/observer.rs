@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::SMALL_K;
 use super::split::{SplitCriterion, SplitTest, entropy};
-use crate::core::math::{interpolated_split_share, normal_cdf};
+use crate::core::math::{LogSums, interpolated_split_share, normal_cdf};
 use crate::core::vec_bytes;
 
 /// How the variance of a weighted Gaussian estimator is read (WEAK_LEARNERS.md §1.3).
@@ -479,6 +479,64 @@ impl Observers {
             nb.log_norm[c] = self.class_terms(c, variance, &mut nb.gaussians[c * d..(c + 1) * d]);
         }
         self.stats_mut().naive_bayes = Some(nb);
+    }
+
+    /// Adds naive Bayes' log-likelihoods of `x` (row values, feature `j` at `x[features[j]]`)
+    /// to `logs`, one sum per class (WEAK_LEARNERS.md §1.9): each numeric feature present in
+    /// `x` with an observer, the Gaussian log-density of each class (floored variance, or
+    /// MOA's rule under `likelihood`); each nominal feature, its smoothed frequency. A class
+    /// whose sum is `-∞` stays there. Feature by feature, the classes of one feature
+    /// together: their sums are independent chains the processor runs side by side.
+    pub fn naive_bayes_exact(
+        &self, x: &[f64], features: &[usize], variance: VarianceMode,
+        likelihood: GaussianLikelihood, logs: &mut LogSums<'_>,
+    ) {
+        let d = self.slots.len();
+        let stats = self.stats();
+        for (j, (&slot, &col)) in self.slots.iter().zip(features).enumerate() {
+            let v = x[col];
+            match slot {
+                Slot::Numeric if crate::core::is_present(v) => {
+                    for c in 0..logs.len() {
+                        if logs.partial(c) == f64::NEG_INFINITY {
+                            continue;
+                        }
+                        let e = &stats.numeric[c * d + j];
+                        if e.weight <= 0.0 {
+                            // No values of this feature for c at this leaf: nothing (the
+                            // spec), or density 0 (MOA).
+                            if likelihood == GaussianLikelihood::Moa {
+                                logs.add(c, f64::NEG_INFINITY);
+                            }
+                            continue;
+                        }
+                        let var = e.variance(variance);
+                        match likelihood {
+                            GaussianLikelihood::Moa if var <= 0.0 => {
+                                // ln 1 at the value seen, ln 0 elsewhere.
+                                if v != e.mean {
+                                    logs.add(c, f64::NEG_INFINITY);
+                                }
+                            }
+                            _ => logs.add_gaussian(c, v, e.mean, var.max(1e-9)),
+                        }
+                    }
+                }
+                Slot::Nominal(i) => {
+                    let Some(code) = crate::core::nominal_code(v) else {
+                        continue;
+                    };
+                    let nom = &stats.nominal[i as usize];
+                    let n_observed = nom.n_observed();
+                    for c in 0..logs.len() {
+                        if logs.partial(c) != f64::NEG_INFINITY {
+                            logs.add_ln(c, nom.likelihood(code, c, n_observed));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Adds naive Bayes' Gaussian log-likelihoods of `x` (row values, feature `j` at
