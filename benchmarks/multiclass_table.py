@@ -308,6 +308,8 @@ def main():
     pairs("Each default over jgt-paper-nba trees (tie threshold from [0.01, 0.9]) / with the "
           "tie threshold from [0.01, 0.1]", lambda n: f"{n}, jgt-paper-nba trees",
           lambda n: f"{n}, tie <= 0.1")
+    pairs("Each default with exact numerics / with fast numerics",
+          lambda n: f"{n}, jgt-paper-nba trees", lambda n: f"{n}, fast numerics")
     print("\nMean rows/s:\n")
     print("| data | " + " | ".join(algos) + " |")
     print("|---|" + "---|" * len(algos))

@@ -250,7 +250,7 @@ struct Stats {
     /// Naive Bayes' Gaussian terms under [`Numerics::Fast`]: derived from the estimators,
     /// never stored in a checkpoint, and equal to what [`Observers::class_terms`] computes
     /// from them whenever present.
-    naive_bayes: Option<NaiveBayesTerms>,
+    naive_bayes: Option<Box<NaiveBayesTerms>>,
 }
 
 /// The statistics of a leaf that has none.
@@ -608,10 +608,11 @@ impl Observers {
         let Some(stats) = &self.stats else {
             return vec_bytes(&self.slots);
         };
-        let naive_bayes = stats
-            .naive_bayes
-            .as_ref()
-            .map_or(0, |nb| vec_bytes(&nb.gaussians) + vec_bytes(&nb.log_norm));
+        let naive_bayes = stats.naive_bayes.as_ref().map_or(0, |nb| {
+            std::mem::size_of::<NaiveBayesTerms>()
+                + vec_bytes(&nb.gaussians)
+                + vec_bytes(&nb.log_norm)
+        });
         vec_bytes(&self.slots)
             + std::mem::size_of::<Stats>()
             + vec_bytes(&stats.numeric)
