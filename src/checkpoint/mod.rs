@@ -269,6 +269,7 @@ fn decode<R: ChunkReader + 'static>(
     // The metadata repeats what the checksummed state says; a field that disagrees was
     // edited or damaged after the write.
     let expected = Metadata::of(&model, &stream, table.num_rows(), meta.digest.clone());
+    let expected_config = expected.config.clone();
     let (found, expected) = (meta.to_key_values(), expected.to_key_values());
     let derived = [
         "algorithm",
@@ -281,6 +282,11 @@ fn decode<R: ChunkReader + 'static>(
     ];
     for (f, e) in found.iter().zip(&expected) {
         let key = f.key.trim_start_matches(KEY_PREFIX);
+        // A config is compared as a config reads: one written before a parameter was added
+        // lacks it, and takes its default.
+        if key == "config" && config_as_read(&meta.config) == config_as_read(&expected_config) {
+            continue;
+        }
         if derived.contains(&key) && f.value != e.value {
             return Err(corrupt(format!(
                 "metadata `{}` is {}, but the checksummed state says {}",
@@ -530,4 +536,10 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> Error {
         path: path.to_path_buf(),
         source: std::io::Error::other(e.to_string()),
     }
+}
+
+/// The model config `json` as it reads today, written out again (`None` if it does not read).
+fn config_as_read(json: &serde_json::Value) -> Option<serde_json::Value> {
+    let config = crate::model::ModelConfig::from_json(json.clone()).ok()?;
+    serde_json::to_value(config).ok()
 }
