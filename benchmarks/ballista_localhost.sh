@@ -23,7 +23,7 @@ stop() {
 }
 trap stop EXIT
 
-cargo bench --quiet --bench keyed_stream --features ballista -- "$WORK/in" "$ROWS" "$KEYS" 1
+benchmarks/make_keyed_stream.sh "$WORK/in" "$ROWS" "$KEYS" 1 ballista
 LOG=$WORK/in/events-0000.parquet
 echo '{"config": {"algorithm": "ada-olm", "n_learners": 10}, "classes": ["low", "mid", "high"], "seed": 1}' >"$WORK/m10.json"
 KEYED="SELECT id, key, predicted_label, predicted_label_probs FROM boost_score('m', (SELECT * FROM t), 'label', 'id', 'key')"

@@ -13,7 +13,7 @@ BIN=${STREAMBOOST:-target/release/streamboost}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-cargo bench --quiet --bench keyed_stream --features sql -- "$WORK/in" "$ROWS" "$KEYS" 1
+benchmarks/make_keyed_stream.sh "$WORK/in" "$ROWS" "$KEYS" 1
 echo '{"config": {"algorithm": "ada-olm", "n_learners": 10}, "classes": ["low", "mid", "high"], "seed": 1}' >"$WORK/m10.json"
 QUERY="SELECT id, predicted_label, predicted_label_probs FROM boost_score('m', (SELECT * FROM t), 'label', 'id', 'key')"
 

@@ -16,13 +16,8 @@ WORK=${WORK:-$(mktemp -d)}
 echo "work directory: $WORK (removed at the end)"
 trap 'rm -rf "$WORK"' EXIT
 
-# GENERATOR: an already built keyed_stream binary (target/release/deps/keyed_stream-*), to
-# skip building it in the bench profile.
-if [ -n "${GENERATOR:-}" ]; then
-  "$GENERATOR" "$WORK/in" "$ROWS" "$KEYS" "$FILES"
-else
-  cargo bench --quiet --bench keyed_stream --features sql -- "$WORK/in" "$ROWS" "$KEYS" "$FILES"
-fi
+# GENERATOR: see benchmarks/make_keyed_stream.sh.
+benchmarks/make_keyed_stream.sh "$WORK/in" "$ROWS" "$KEYS" "$FILES"
 echo "stream: $ROWS rows of $KEYS keys (Zipf 1.1) in $FILES Parquet files, $(du -sh "$WORK/in" | cut -f1)"
 
 # Runs the job with `$@` as extra flags into $WORK/$name; prints its last progress lines,

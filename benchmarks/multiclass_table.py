@@ -87,41 +87,36 @@ DEFAULTS = {
 }
 ALGOS.update({f"{name}, jgt-paper-nba trees": ["--algo", algo, "--preset", "jgt-paper-nba"]
               for algo, name in DEFAULTS.items()})
+
+
+def with_trees(algo, trees):
+    """The `--config-json` of default `algo` at 100 members whose trees differ from its
+    default by `trees` (OvA's members are boosters, AdaOVA's weak learner a bundle). A JSON
+    config (`--config`) names only what differs from the algorithm's defaults."""
+    if algo == "ova":
+        config = {"binary": {"n_learners": 100, "weak": trees}}
+    elif algo == "ada-ova":
+        config = {"n_learners": 100, "weak": {"binary": trees}}
+    else:
+        config = {"n_learners": 100, "weak": trees}
+    return ["--config-json", json.dumps({"algorithm": algo, **config})]
+
+
 # Each default over jgt-paper-nba trees whose tie threshold is drawn from [0.01, 0.1] instead of
-# the paper's [0.01, 0.9]: on few rows, fewer splits that the bound does not support. A JSON
-# config (`--config`) names what differs from the algorithm's defaults.
+# the paper's [0.01, 0.9]: on few rows, fewer splits that the bound does not support.
 NARROW_TIE = {"randomized": {"tie_threshold": [0.01, 0.1]}}
-NARROW_TIE_CONFIGS = {
-    "ada-olm": {"n_learners": 100, "weak": NARROW_TIE},
-    "mbbm": {"n_learners": 100, "weak": NARROW_TIE},
-    "oza": {"n_learners": 100, "weak": NARROW_TIE},
-    "ova": {"binary": {"n_learners": 100, "weak": NARROW_TIE}},
-    "ada-ova": {"n_learners": 100, "weak": {"binary": NARROW_TIE}},
-    "oza-bag": {"n_learners": 100, "weak": NARROW_TIE},
-}
-ALGOS.update({f"{name}, tie <= 0.1": ["--config-json",
-                                      json.dumps({"algorithm": algo, **NARROW_TIE_CONFIGS[algo]})]
+ALGOS.update({f"{name}, tie <= 0.1": with_trees(algo, NARROW_TIE)
               for algo, name in DEFAULTS.items()})
 # Adaboost.OLM and OzaBag over jgt-paper-nba trees whose grace period is drawn from [5, 200]
 # instead of [5, 20]: some members split at the pace of a lone default tree.
 WIDE_GRACE = {"randomized": {"grace_period": [5.0, 200.0]}}
-ALGOS.update({f"{name}, grace 5-200": ["--config-json", json.dumps(
-    {"algorithm": algo, "n_learners": 100, "weak": WIDE_GRACE})]
-    for algo, name in DEFAULTS.items() if algo in ("ada-olm", "oza-bag")})
+ALGOS.update({f"{name}, grace 5-200": with_trees(algo, WIDE_GRACE)
+              for algo, name in DEFAULTS.items() if algo in ("ada-olm", "oza-bag")})
 # Each default with its trees' fast numerics (`"numerics": "fast"`): the split search's CDF and
 # entropy terms from one table instead of libm (within 1e-9), naive Bayes' Gaussian terms
 # from per-leaf reciprocal variances.
-FAST = {"numerics": "fast"}
-FAST_CONFIGS = {
-    "ada-olm": {"n_learners": 100, "weak": FAST},
-    "mbbm": {"n_learners": 100, "weak": FAST},
-    "oza": {"n_learners": 100, "weak": FAST},
-    "ova": {"binary": {"n_learners": 100, "weak": FAST}},
-    "ada-ova": {"n_learners": 100, "weak": {"binary": FAST}},
-    "oza-bag": {"n_learners": 100, "weak": FAST},
-}
-ALGOS.update({f"{name}, fast numerics": ["--config-json", json.dumps(
-    {"algorithm": algo, **FAST_CONFIGS[algo]})] for algo, name in DEFAULTS.items()})
+ALGOS.update({f"{name}, fast numerics": with_trees(algo, {"numerics": "fast"})
+              for algo, name in DEFAULTS.items()})
 # One Hoeffding tree under each preset: what `--algo hoeffding` should default to.
 ALGOS.update({
     f"Hoeffding tree, {preset}": ["--algo", "hoeffding", "--preset", preset]

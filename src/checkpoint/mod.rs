@@ -284,7 +284,7 @@ fn decode<R: ChunkReader + 'static>(
         let key = f.key.trim_start_matches(KEY_PREFIX);
         // A config is compared as a config reads: one written before a parameter was added
         // lacks it, and takes its default.
-        if key == "config" && config_as_read(&meta.config) == config_as_read(&expected_config) {
+        if key == "config" && config_as_read(&meta.config).as_ref() == Some(&expected_config) {
             continue;
         }
         if derived.contains(&key) && f.value != e.value {

@@ -103,7 +103,7 @@ impl<'a> LogSums<'a> {
     /// Multiplies `factor` into `product`; returns a log to fold into the sum when the
     /// product (or the factor) would leave the safe range.
     #[inline]
-    fn defer(product: &mut f64, factor: f64) -> Option<f64> {
+    pub(crate) fn defer(product: &mut f64, factor: f64) -> Option<f64> {
         const LO: f64 = 1e-100;
         const HI: f64 = 1e100;
         if !(LO..=HI).contains(&factor) {

@@ -116,19 +116,27 @@ impl GaussianEstimator {
     /// the variance mode in use), which a split search computes once per class.
     #[inline]
     pub fn weight_at_or_below_sd(&self, threshold: f64, sd: f64) -> f64 {
-        if threshold < self.min {
-            return 0.0;
-        }
-        if threshold >= self.max {
-            return self.weight;
-        }
-        if sd > 0.0 {
-            self.weight * normal_cdf((threshold - self.mean) / sd)
-        } else if threshold >= self.mean {
-            self.weight
-        } else {
-            0.0
-        }
+        weight_at_or_below(threshold, self.weight, self.mean, sd, self.min, self.max)
+    }
+}
+
+/// The weight at or below `threshold` of a class of weight `weight` whose values have mean
+/// `mean`, standard deviation `sd` and range `[min, max]` (WEAK_LEARNERS.md §1.8): none below
+/// its range, all above it, else the Gaussian's share (a step at the mean if `sd` is 0).
+#[inline]
+fn weight_at_or_below(threshold: f64, weight: f64, mean: f64, sd: f64, min: f64, max: f64) -> f64 {
+    if threshold < min {
+        return 0.0;
+    }
+    if threshold >= max {
+        return weight;
+    }
+    if sd > 0.0 {
+        weight * normal_cdf((threshold - mean) / sd)
+    } else if threshold >= mean {
+        weight
+    } else {
+        0.0
     }
 }
 
@@ -155,6 +163,7 @@ pub struct PerClass<'a> {
 
 impl<'a> PerClass<'a> {
     /// The estimators of a slice, one per class.
+    #[cfg(test)]
     pub fn contiguous(per_class: &'a [GaussianEstimator]) -> Self {
         PerClass {
             block: per_class,
@@ -429,11 +438,8 @@ impl Observers {
     /// Class `c`'s naive Bayes terms from its estimators: its means and reciprocal variances
     /// into `gaussians` (one pair per feature) and the returned `Σ_j ln(2π·max(σ²_cj, 1e-9))`,
     /// over the numeric features where `c` has weight (the spec's floored likelihoods, §1.9).
-    /// The logs are taken of running products, folded whenever a product would leave
-    /// `[1e-100, 1e100]`.
+    /// The logs are taken of running products, folded as [`LogSums`] folds its own.
     fn class_terms(&self, c: usize, variance: VarianceMode, gaussians: &mut [[f64; 2]]) -> f64 {
-        const LO: f64 = 1e-100;
-        const HI: f64 = 1e100;
         let d = self.slots.len();
         let numeric = &self.stats().numeric;
         let (mut log_norm, mut product) = (0.0, 1.0);
@@ -448,13 +454,8 @@ impl Observers {
             }
             let var = e.variance(variance).max(1e-9);
             gaussians[j] = [e.mean, 1.0 / var];
-            let factor = 2.0 * std::f64::consts::PI * var;
-            let next = product * factor;
-            if (LO..=HI).contains(&next) {
-                product = next;
-            } else {
-                log_norm += product.ln();
-                product = factor;
+            if let Some(folded) = LogSums::defer(&mut product, 2.0 * std::f64::consts::PI * var) {
+                log_norm += folded;
             }
         }
         log_norm + product.ln()
@@ -953,18 +954,7 @@ fn best_numeric(est: PerClass<'_>, feature: u32, s: &SearchSettings) -> Option<(
             continue;
         }
         for c in 0..k {
-            // As `GaussianEstimator::weight_at_or_below_sd`.
-            left[c] = if threshold < min[c] {
-                0.0
-            } else if threshold >= max[c] {
-                weight[c]
-            } else if sd[c] > 0.0 {
-                weight[c] * normal_cdf((threshold - mean[c]) / sd[c])
-            } else if threshold >= mean[c] {
-                weight[c]
-            } else {
-                0.0
-            };
+            left[c] = weight_at_or_below(threshold, weight[c], mean[c], sd[c], min[c], max[c]);
             right[c] = weight[c] - left[c];
         }
         let merit = match s.criterion {
