@@ -9,6 +9,7 @@ use super::multiclass::cost::Surrogate;
 use super::oza::{OzaVariant, ZeroErrorPolicy};
 use super::ranking::RankingLoss;
 use super::{ExpertSelection, VoteRule, WeightScale};
+use crate::weak::hoeffding::Preset;
 use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
 
 /// One shared hyper-parameter and its value.
@@ -40,6 +41,8 @@ pub enum Knob {
     ZeroError(ZeroErrorPolicy),
     /// A booster's weak learner.
     Weak(WeakLearnerConfig),
+    /// The tree preset of an adaptive booster's first member (`None`: as the rest).
+    Lead(Option<Preset>),
     /// A single Hoeffding tree.
     Tree(HoeffdingTreeConfig),
     /// A single perceptron.
@@ -62,6 +65,7 @@ impl Knob {
             Knob::OzaVariant(_) => "oza-variant",
             Knob::ZeroError(_) => "oza-zero-error",
             Knob::Weak(_) => "weak",
+            Knob::Lead(_) => "lead",
             Knob::Tree(_) => "preset",
             Knob::Perceptron(_) => "perceptron-init",
         }

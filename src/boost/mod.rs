@@ -112,6 +112,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
+use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
 /// This family's rows of the model catalogue, handed on to the next family's macro (see
@@ -177,6 +178,12 @@ pub trait BoosterConfig {
         self.weak().clone()
     }
 
+    /// The tree preset of the first member, where it differs from the rest (see
+    /// [`LeadMember`]); `None` for most boosters.
+    fn lead(&self) -> Option<Preset> {
+        None
+    }
+
     /// Checks the booster's own parameters (not the weak learner's; the member count is
     /// checked for every booster by [`Config::validate`]).
     fn validate_booster(&self) -> Result<()>;
@@ -225,7 +232,7 @@ impl<L> Members<L> {
 impl<B> Config for B
 where
     B: BoosterConfig + Clone + Display + Serialize + DeserializeOwned + Send + Sync + 'static,
-    B::Weak: Config,
+    B::Weak: LeadMember,
 {
     type Model = B::Over<<B::Weak as Config>::Model>;
 
@@ -239,23 +246,67 @@ where
 
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
-        let (members, seed) = build_members(&self.member_config(), self.n_members(), spec, rng)?;
+        let weak = self.member_config();
+        let lead = self.lead().and_then(|preset| weak.with_tree_preset(preset));
+        let (members, seed) = build_members(&weak, lead.as_ref(), self.n_members(), spec, rng)?;
         self.assemble(members, seed)
     }
 }
 
-/// Builds a booster's `n` members from `weak`: member `i` from child stream `i` of a seed
-/// drawn from `rng`. Returns the members and that seed, which also seeds the booster's own
-/// generator.
+/// Builds a booster's `n` members from `weak` (the first from `lead` if there is one):
+/// member `i` from child stream `i` of a seed drawn from `rng`. Returns the members and that
+/// seed, which also seeds the booster's own generator.
 fn build_members<W: Config>(
-    weak: &W, n: usize, spec: &StreamSpec, rng: &mut Rng,
+    weak: &W, lead: Option<&W>, n: usize, spec: &StreamSpec, rng: &mut Rng,
 ) -> Result<(Vec<W::Model>, u64)> {
     let seed = rng.next_u64();
     let members = (0..n)
-        .map(|i| weak.build_with_rng(spec, &mut Rng::child(seed, i as u64)))
+        .map(|i| {
+            let config = if i == 0 { lead.unwrap_or(weak) } else { weak };
+            config.build_with_rng(spec, &mut Rng::child(seed, i as u64))
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok((members, seed))
 }
+
+/// A weak learner's config that can say what it is as a tree of another preset: a
+/// booster's *lead*, its first member, may be a tree unlike the rest
+/// ([`BoosterConfig::lead`]). Why a first member: an adaptive booster predicts with the best
+/// of its prefixes (Hedge over experts `1..N`, \[JGT\] Algorithm 2), so a first member that
+/// is the library's best single tree makes "one tree" one of its experts, and the booster's
+/// loss tracks that tree's where the ensemble does no better (balance_scale, RESULTS.md,
+/// "A lead tree").
+pub trait LeadMember: Config {
+    /// This config's learner as a Hoeffding tree of `preset`, or `None` where it is not a
+    /// tree (naive Bayes, perceptrons, resampled learners): then every member is as the
+    /// config says.
+    fn with_tree_preset(&self, _preset: Preset) -> Option<Self> {
+        None
+    }
+}
+
+impl LeadMember for crate::weak::WeakLearnerConfig {
+    fn with_tree_preset(&self, preset: Preset) -> Option<Self> {
+        match self {
+            crate::weak::WeakLearnerConfig::Hoeffding(_) => {
+                Some(crate::weak::HoeffdingTreeConfig::preset(preset).into())
+            }
+            _ => None,
+        }
+    }
+}
+
+impl LeadMember for crate::weak::HoeffdingTreeConfig {
+    fn with_tree_preset(&self, preset: Preset) -> Option<Self> {
+        Some(crate::weak::HoeffdingTreeConfig::preset(preset))
+    }
+}
+
+/// A booster that is another's member (Adaboost.OLM over boosters) is the same at every place.
+impl<B: BoosterConfig + Config> LeadMember for B {}
+impl LeadMember for crate::weak::NaiveBayesConfig {}
+impl LeadMember for crate::weak::PerceptronConfig {}
+impl LeadMember for crate::weak::ResamplingConfig {}
 
 /// The class count `k` of a booster's members: there is at least one, and all predict the
 /// same `k ≥ 2` classes.
@@ -497,6 +548,59 @@ mod tests {
         let ratio = unit[u] / unit[t];
         let booster_ratio = weights[u] / weights[t];
         assert!((ratio / booster_ratio - 1.0).abs() < 0.01);
+    }
+
+    /// A lead makes member 0 a tree of its preset and leaves the others as `weak`; over
+    /// learners that are not trees it changes nothing, down to the predictions.
+    #[test]
+    fn a_lead_is_the_first_member_only_and_only_over_trees() {
+        use crate::boost::multiclass::AdaBoostOlmConfig;
+        use crate::learner::Ensemble;
+        use crate::weak::hoeffding::Preset;
+        use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, WeakLearner};
+        let data = crate::synth::mixed(300, 0.05, 0.1, 3);
+        let led = |weak: crate::weak::WeakLearnerConfig, lead| AdaBoostOlmConfig {
+            n_learners: 4,
+            lead,
+            ..AdaBoostOlmConfig::new(weak)
+        };
+        let trees = led(HoeffdingTreeConfig::jgt_paper().into(), Some(Preset::Moa));
+        let model = trees.build(data.spec(), 5).unwrap();
+        let params: Vec<HoeffdingTreeConfig> = model
+            .members()
+            .iter()
+            .map(|m| match m {
+                WeakLearner::Hoeffding(t) => t.params().clone(),
+                other => panic!("not a tree: {other:?}"),
+            })
+            .collect();
+        assert_eq!(params[0], HoeffdingTreeConfig::moa());
+        let unled = led(HoeffdingTreeConfig::jgt_paper().into(), None)
+            .build(data.spec(), 5)
+            .unwrap();
+        for (i, member) in unled.members().iter().enumerate().skip(1) {
+            let WeakLearner::Hoeffding(t) = member else {
+                unreachable!()
+            };
+            assert_eq!(t.params(), &params[i], "member {i} is drawn as without a lead");
+        }
+        let predictions = |config: AdaBoostOlmConfig<crate::weak::WeakLearnerConfig>| {
+            let mut model = config.build(data.spec(), 5).unwrap();
+            let mut out = vec![0.0; data.spec().n_classes()];
+            (0..data.len())
+                .map(|i| model.learn_predict(data.row(i), data.label(i), 1.0, &mut out))
+                .collect::<Vec<_>>()
+        };
+        let bayes = NaiveBayesConfig::default();
+        assert_eq!(
+            predictions(led(bayes.clone().into(), Some(Preset::Moa))),
+            predictions(led(bayes.into(), None))
+        );
+        assert_eq!(Preset::Moa.name(), serde_json::to_value(Preset::Moa).unwrap());
+        assert_eq!(
+            Preset::JgtPaperNba.name(),
+            serde_json::to_value(Preset::JgtPaperNba).unwrap()
+        );
     }
 
     #[test]

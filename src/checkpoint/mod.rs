@@ -538,8 +538,10 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> Error {
     }
 }
 
-/// The model config `json` as it reads today, written out again (`None` if it does not read).
+/// The model config `json` as the checkpoint's state reads it today, written out again
+/// (`None` if it does not read): a parameter it lacks takes its field default (the
+/// behaviour before the parameter existed), not today's catalogue default.
 fn config_as_read(json: &serde_json::Value) -> Option<serde_json::Value> {
-    let config = crate::model::ModelConfig::from_json(json.clone()).ok()?;
+    let config: crate::model::ModelConfig = serde_json::from_value(json.clone()).ok()?;
     serde_json::to_value(config).ok()
 }

@@ -28,6 +28,7 @@ use crate::boost::{
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
+use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
 /// Hyper-parameters of [`AdaBoostOlm`] (ALGORITHMS.md §3.1), generic over the weak learner's
@@ -60,6 +61,13 @@ pub struct AdaBoostOlmConfig<W> {
     pub tie_break: TieBreak,
     /// The weak learners' config.
     pub weak: W,
+    /// The first member as a tree of this preset instead of `weak`, where `weak` is a tree
+    /// (a bundle of them for AdaOVA): the expert "first learner alone" is then that tree,
+    /// and Hedge's regret bound keeps the booster near it where the rest adds nothing
+    /// ([`crate::boost::LeadMember`]). `None` (every member from `weak`) is the paper's.
+    /// Only construction reads it: a checkpoint's members are as they were built.
+    #[serde(default)]
+    pub lead: Option<Preset>,
 }
 
 impl<W> AdaBoostOlmConfig<W> {
@@ -76,6 +84,7 @@ impl<W> AdaBoostOlmConfig<W> {
             weight_scale: WeightScale::Constant(1.0),
             tie_break: TieBreak::Random,
             weak,
+            lead: None,
         }
     }
 
@@ -105,7 +114,7 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "AdaBoostOLM(N={}, loss={:?}, alpha in [-{b}, {b}], eta0={}, hedge={:?}, vote={:?}, weight scale={}) over {}",
+            "AdaBoostOLM(N={}, loss={:?}, alpha in [-{b}, {b}], eta0={}, hedge={:?}, vote={:?}, weight scale={}{}) over {}",
             self.n_learners,
             self.loss,
             self.eta0
@@ -113,6 +122,10 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
             self.expert_selection,
             self.vote_rule,
             self.weight_scale,
+            self.lead.map_or(String::new(), |p| format!(
+                ", first member a {} tree",
+                p.name()
+            )),
             self.weak,
             b = self.bound(),
         )
@@ -151,6 +164,10 @@ impl Workspace {
 
 impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
     booster_members!(AdaBoostOlm, n_learners);
+
+    fn lead(&self) -> Option<Preset> {
+        self.lead
+    }
 
     fn validate_booster(&self) -> Result<()> {
         if self
@@ -198,6 +215,7 @@ tune!(AdaBoostOlmConfig {
     Surrogate => loss,
     Expert => expert_selection,
     Vote => vote_rule,
+    Lead => lead,
 });
 
 /// The Adaboost.OLM booster over weak learners `L`. Build it from an [`AdaBoostOlmConfig`].

@@ -16,10 +16,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
-use crate::boost::{Knob, Tune};
+use crate::boost::{Knob, LeadMember, Tune};
 use crate::core::math::{TieBreak, argmax_tie, normalize};
 use crate::core::{ClassId, ClassSet, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
+use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
 /// Class of a binary learner for "the label is `j`".
@@ -76,6 +77,16 @@ impl<W: fmt::Display> fmt::Display for BinaryBundleConfig<W> {
 impl<W: Tune> Tune for BinaryBundleConfig<W> {
     fn tune(&mut self, knob: &Knob) -> bool {
         self.binary.tune(knob)
+    }
+}
+
+/// A bundle leads with a bundle of lead learners.
+impl<W: LeadMember> LeadMember for BinaryBundleConfig<W> {
+    fn with_tree_preset(&self, preset: Preset) -> Option<Self> {
+        Some(BinaryBundleConfig {
+            binary: self.binary.with_tree_preset(preset)?,
+            tie_break: self.tie_break,
+        })
     }
 }
 

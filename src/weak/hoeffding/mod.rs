@@ -198,6 +198,18 @@ pub enum Preset {
     JgtPaperNba,
 }
 
+impl Preset {
+    /// The preset's name, as configs and the command line spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Default => "default",
+            Preset::JgtPaper => "jgt-paper",
+            Preset::Moa => "moa",
+            Preset::JgtPaperNba => "jgt-paper-nba",
+        }
+    }
+}
+
 impl HoeffdingTreeConfig {
     /// The authors' VFDT port as used in \[JGT\]/\[JT\] experiments (WEAK_LEARNERS.md §1.1,
     /// "Preset JgtPaper"): majority-class leaves with the +1 first-seen prior, population
