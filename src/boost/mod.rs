@@ -582,7 +582,11 @@ mod tests {
             let WeakLearner::Hoeffding(t) = member else {
                 unreachable!()
             };
-            assert_eq!(t.params(), &params[i], "member {i} is drawn as without a lead");
+            assert_eq!(
+                t.params(),
+                &params[i],
+                "member {i} is drawn as without a lead"
+            );
         }
         let predictions = |config: AdaBoostOlmConfig<crate::weak::WeakLearnerConfig>| {
             let mut model = config.build(data.spec(), 5).unwrap();
@@ -596,7 +600,10 @@ mod tests {
             predictions(led(bayes.clone().into(), Some(Preset::Moa))),
             predictions(led(bayes.into(), None))
         );
-        assert_eq!(Preset::Moa.name(), serde_json::to_value(Preset::Moa).unwrap());
+        assert_eq!(
+            Preset::Moa.name(),
+            serde_json::to_value(Preset::Moa).unwrap()
+        );
         assert_eq!(
             Preset::JgtPaperNba.name(),
             serde_json::to_value(Preset::JgtPaperNba).unwrap()
