@@ -6,6 +6,7 @@ use streamboost::Config;
 use streamboost::boost::WeightScale;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
 use streamboost::columnar::{Encodings, load_stream};
+use streamboost::core::Dataset;
 use streamboost::core::Rng;
 use streamboost::eval::Prequential;
 use streamboost::weak::HoeffdingTreeConfig;
@@ -31,18 +32,24 @@ fn ada_olm_final_accuracy_coded(
         weight_scale: WeightScale::UniformRandom(5.0, 200.0),
         ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper())
     };
+    Some(mean_final_accuracy(&config, &data, shuffles))
+}
+
+/// `config`'s final-20% accuracy over `data` in random orders `1..=shuffles` (order `s`
+/// with seed `s`), averaged.
+fn mean_final_accuracy<C: Config>(config: &C, data: &Dataset, shuffles: u64) -> f64 {
     let mut total = 0.0;
     for s in 1..=shuffles {
         let mut order: Vec<usize> = (0..data.len()).collect();
         Rng::new(s).shuffle(&mut order);
         let mut model = config.build(data.spec(), s).unwrap();
         let report = Prequential::default()
-            .run(&mut model, &data, Some(&order), |_| {})
+            .run(&mut model, data, Some(&order), |_| {})
             .unwrap();
         assert_eq!(report.rows as usize, data.len());
         total += report.final_fraction.accuracy.unwrap();
     }
-    Some(total / shuffles as f64)
+    total / shuffles as f64
 }
 
 #[test]
@@ -172,20 +179,8 @@ fn boosters_led_by_one_tree_stay_near_it_on_balance_scale() {
         return;
     };
     let data = load_stream(&[path], "label", &Encodings::default()).unwrap();
-    let mean_final = |config: serde_json::Value| {
-        let config = ModelConfig::from_json(config).unwrap();
-        let mut total = 0.0;
-        for s in 1..=5 {
-            let mut order: Vec<usize> = (0..data.len()).collect();
-            Rng::new(s).shuffle(&mut order);
-            let mut model = config.build(data.spec(), s).unwrap();
-            let report = Prequential::default()
-                .run(&mut model, &data, Some(&order), |_| {})
-                .unwrap();
-            total += report.final_fraction.accuracy.unwrap();
-        }
-        total / 5.0
-    };
+    let mean_final =
+        |config| mean_final_accuracy(&ModelConfig::from_json(config).unwrap(), &data, 5);
     let tree = mean_final(serde_json::json!({"algorithm": "hoeffding"}));
     let led = mean_final(serde_json::json!({"algorithm": "ada-olm"}));
     let unled = mean_final(serde_json::json!({"algorithm": "ada-olm", "lead": null}));
