@@ -282,8 +282,8 @@ fn decode<R: ChunkReader + 'static>(
     ];
     for (f, e) in found.iter().zip(&expected) {
         let key = f.key.trim_start_matches(KEY_PREFIX);
-        // A config is compared as a config reads: one written before a parameter was added
-        // lacks it, and takes its default.
+        // A config is compared as the state reads it: one written before a parameter was
+        // added lacks it, and takes the field's default (what it was built with).
         if key == "config" && config_as_read(&meta.config).as_ref() == Some(&expected_config) {
             continue;
         }

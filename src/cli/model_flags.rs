@@ -83,31 +83,19 @@ pub enum ScaleArg {
     Standardize,
 }
 
-/// The first member of an adaptive booster (`--lead`): a tree of a preset, or as the rest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LeadArg {
-    /// Every member as `--weak`/`--preset` say (the papers').
-    None,
-    /// A tree of River's defaults.
-    Default,
-    /// A tree of MOA's defaults, the single tree `--algo hoeffding` runs.
-    Moa,
-    /// One of the authors' random trees.
-    JgtPaper,
-    /// One of the authors' random trees with naive-Bayes-adaptive leaves.
-    JgtPaperNba,
-}
+/// `--lead`'s value: a tree preset for an adaptive booster's first member, or none (the
+/// first member as the rest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lead(pub Option<Preset>);
 
-impl LeadArg {
-    fn knob(self) -> Knob {
-        Knob::Lead(match self {
-            LeadArg::None => None,
-            LeadArg::Default => Some(Preset::Default),
-            LeadArg::Moa => Some(Preset::Moa),
-            LeadArg::JgtPaper => Some(Preset::JgtPaper),
-            LeadArg::JgtPaperNba => Some(Preset::JgtPaperNba),
-        })
-    }
+/// `--lead`'s values: `none`, then the tree presets with their help.
+fn lead_parser() -> impl TypedValueParser<Value = Lead> {
+    let none = PossibleValue::new("none").help("Every member as `--weak`/`--preset` say");
+    let presets = Preset::value_variants()
+        .iter()
+        .filter_map(ValueEnum::to_possible_value);
+    PossibleValuesParser::new(std::iter::once(none).chain(presets))
+        .map(|name| Lead(Preset::from_str(&name, false).ok()))
 }
 
 /// A paper's experimental protocol: the model flags its experiments set, for the algorithms
@@ -146,7 +134,7 @@ impl Protocol {
         match (self, algo) {
             (Protocol::Jgt17, AdaOlm | Ova | AdaOva) => {
                 flags.weight_scale = flags.weight_scale.or(scale(5.0, 200.0));
-                flags.lead = flags.lead.or(Some(LeadArg::None));
+                flags.lead = flags.lead.or(Some(Lead(None)));
             }
             (Protocol::Jgt17, Mbbm) => {
                 flags.weight_scale = flags.weight_scale.or(scale(0.5, 20.0));
@@ -216,8 +204,8 @@ pub struct ModelFlags {
     /// its prefixes, so a first member that is one good tree keeps the booster near it where
     /// the ensemble adds nothing. Default: moa for ada-olm and ova (RESULTS.md, "A lead
     /// tree"), none for ada-ova and under `--protocol`. `--weak`/`--preset` set the others.
-    #[arg(long, value_enum)]
-    pub lead: Option<LeadArg>,
+    #[arg(long, value_name = "PRESET|none", value_parser = lead_parser())]
+    pub lead: Option<Lead>,
     /// Weak learner of a booster (default: a tree of the jgt-paper-nba preset for the
     /// multiclass ensembles, jgt-paper for the others).
     #[arg(long, value_enum)]
@@ -371,7 +359,7 @@ impl ModelFlags {
         [
             single,
             self.learners.map(Knob::Learners),
-            self.lead.map(LeadArg::knob),
+            self.lead.map(|Lead(preset)| Knob::Lead(preset)),
             self.gamma.map(Knob::Gamma),
             self.weight_scale.map(Knob::WeightScale),
             self.vote.map(Knob::Vote),

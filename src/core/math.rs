@@ -213,8 +213,13 @@ fn split_share_table() -> &'static [[f64; 4]] {
 /// `Φ(z)` and the binary entropy `h(Φ(z))` in bits through libm, `1 − Φ(z)` as `Φ(−z)`.
 pub fn exact_split_share(z: f64) -> (f64, f64) {
     let (p, rest) = (normal_cdf(z), normal_cdf(-z));
-    let term = |x: f64| if x > 0.0 { -x * x.log2() } else { 0.0 };
-    (p, term(p) + term(rest))
+    (p, -x_log2_x(p) - x_log2_x(rest))
+}
+
+/// `x·log2 x`, and 0 at `x ≤ 0` (its limit at 0): an entropy's term.
+#[inline]
+pub fn x_log2_x(x: f64) -> f64 {
+    if x > 0.0 { x * x.log2() } else { 0.0 }
 }
 
 /// How ties among equal maxima (or minima) are broken (ALGORITHMS.md §0).

@@ -25,7 +25,7 @@ use crate::core::math::{LogSums, argmax, normalize, softmax};
 
 /// Class counts up to which per-call scratch lives on the stack.
 pub(crate) const SMALL_K: usize = 32;
-use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code, vec_bytes};
+use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code, vec_bytes, with_scratch};
 use crate::learner::{Classifier, Config};
 use crate::{Error, Result};
 use node::{Branch, Leaf, LeafState, Link, NO_CHILD, Node, NodeId, SplitNode};
@@ -705,32 +705,24 @@ impl HoeffdingTree {
                 f64::NEG_INFINITY
             };
         }
-        if self.params.numerics == Numerics::Fast
-            && self.params.gaussian_likelihood == GaussianLikelihood::Floored
+        let fast = self.reads_fast_naive_bayes()
             && leaf
                 .observers
-                .naive_bayes_fast(x, &self.features, self.params.variance, out)
-        {
-            return out.iter().any(|&l| l > f64::NEG_INFINITY);
+                .naive_bayes_fast(x, &self.features, self.params.variance, out);
+        if !fast {
+            // Per-class scratch for the deferred logarithms, on the stack for small k.
+            with_scratch::<{ 2 * SMALL_K }, _>(2 * self.k, |products| {
+                let mut logs = LogSums::new(out, products);
+                leaf.observers.naive_bayes_exact(
+                    x,
+                    &self.features,
+                    self.params.variance,
+                    self.params.gaussian_likelihood,
+                    &mut logs,
+                );
+                logs.finish();
+            });
         }
-        // Per-class scratch for the deferred logarithms, on the stack for small k.
-        let mut stack = [0.0f64; 2 * SMALL_K];
-        let mut heap = Vec::new();
-        let products: &mut [f64] = if self.k <= SMALL_K {
-            &mut stack[..2 * self.k]
-        } else {
-            heap.resize(2 * self.k, 0.0);
-            &mut heap
-        };
-        let mut logs = LogSums::new(out, products);
-        leaf.observers.naive_bayes_exact(
-            x,
-            &self.features,
-            self.params.variance,
-            self.params.gaussian_likelihood,
-            &mut logs,
-        );
-        logs.finish();
         // No class explains the row (only with point masses): naive Bayes has no vote.
         out.iter().any(|&l| l > f64::NEG_INFINITY)
     }
@@ -817,12 +809,18 @@ impl HoeffdingTree {
         }
     }
 
-    /// Whether leaves keep naive Bayes' Gaussian terms ([`Numerics::Fast`] with leaves that
-    /// read naive Bayes under the spec's likelihoods).
-    fn keeps_naive_bayes_terms(&self) -> bool {
+    /// Whether naive Bayes reads the Gaussian terms of [`Numerics::Fast`] (under the spec's
+    /// floored likelihoods; MOA's read the estimators).
+    fn reads_fast_naive_bayes(&self) -> bool {
         self.params.numerics == Numerics::Fast
-            && self.params.leaf_prediction != LeafPrediction::MajorityClass
             && self.params.gaussian_likelihood == GaussianLikelihood::Floored
+    }
+
+    /// Whether leaves keep naive Bayes' Gaussian terms: where naive Bayes reads them and
+    /// leaves predict with it.
+    fn keeps_naive_bayes_terms(&self) -> bool {
+        self.reads_fast_naive_bayes()
+            && self.params.leaf_prediction != LeafPrediction::MajorityClass
     }
 
     /// Attempts to split active leaf `id` (§1.6).

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::SMALL_K;
 use super::split::{SplitCriterion, SplitTest, entropy};
-use crate::core::math::{LogSums, interpolated_split_share, normal_cdf};
-use crate::core::vec_bytes;
+use crate::core::math::{LogSums, interpolated_split_share, normal_cdf, x_log2_x};
+use crate::core::{vec_bytes, with_scratch};
 
 /// How the variance of a weighted Gaussian estimator is read (WEAK_LEARNERS.md §1.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -557,17 +557,18 @@ impl Observers {
         }
         let d = self.slots.len();
         // The row's values in feature order, on the stack for up to 256 features.
-        let mut stack = [0.0; 256];
-        let mut heap = Vec::new();
-        let xs: &mut [f64] = if d <= stack.len() {
-            &mut stack[..d]
-        } else {
-            heap.resize(d, 0.0);
-            &mut heap
-        };
-        for (v, &col) in xs.iter_mut().zip(features) {
-            *v = x[col];
-        }
+        with_scratch::<256, _>(d, |xs| {
+            for (v, &col) in xs.iter_mut().zip(features) {
+                *v = x[col];
+            }
+            self.add_gaussian_terms(xs, variance, out);
+        });
+        true
+    }
+
+    /// [`Observers::naive_bayes_fast`] over the row's values `xs` in feature order.
+    fn add_gaussian_terms(&self, xs: &[f64], variance: VarianceMode, out: &mut [f64]) {
+        let (d, stats) = (self.slots.len(), self.stats());
         let mut scratch = Vec::new();
         for (c, o) in out.iter_mut().enumerate() {
             if *o == f64::NEG_INFINITY {
@@ -601,7 +602,6 @@ impl Observers {
             let quadratic = (acc[0] + acc[1]) + (acc[2] + acc[3]);
             *o -= 0.5 * (log_norm + quadratic);
         }
-        true
     }
 
     /// Bytes held on the heap (by capacity).
@@ -925,57 +925,65 @@ fn best_numeric(est: PerClass<'_>, feature: u32, s: &SearchSettings) -> Option<(
     // Scratch for the search, on the stack for the usual class counts: a search runs for
     // every feature at every split attempt.
     let k = est.len();
-    let mut stack = [0.0; NUMERIC_SCRATCH * SMALL_K];
-    let mut heap = Vec::new();
-    let scratch: &mut [f64] = if k <= SMALL_K {
-        &mut stack[..NUMERIC_SCRATCH * k]
-    } else {
-        heap.resize(NUMERIC_SCRATCH * k, 0.0);
-        &mut heap
-    };
-    let [weight, mean, sd, min, max, whole, left, right]: [&mut [f64]; NUMERIC_SCRATCH] = {
-        let mut columns = scratch.chunks_exact_mut(k);
-        std::array::from_fn(|_| columns.next().expect("one column each"))
-    };
-    // Each class's statistics once, in columns, rather than once per threshold: besides what
-    // it holds, its standard deviation under the variance mode in use, and `W_c·log2 W_c`.
-    // Information gain reads `a·log2 a` of every branch weight, and a class wholly on one
-    // side of a threshold puts its whole weight there, whose term is then the same at every
-    // threshold: the logarithm is spared wherever a class's values lie on one side.
-    for (c, e) in est.iter().enumerate() {
-        (weight[c], mean[c], min[c], max[c]) = (e.weight, e.mean, e.min, e.max);
-        sd[c] = e.variance(s.variance).sqrt();
-        whole[c] = e.weight * e.weight.log2();
-    }
+    with_scratch::<{ NUMERIC_SCRATCH * SMALL_K }, _>(NUMERIC_SCRATCH * k, |scratch| {
+        let [weight, mean, sd, min, max, whole, left, right] = columns(scratch, k);
+        // Each class's statistics once, in columns, rather than once per threshold: besides
+        // what it holds, its standard deviation under the variance mode in use, and
+        // `W_c·log2 W_c`. Information gain reads `a·log2 a` of every branch weight, and a
+        // class wholly on one side of a threshold puts its whole weight there, whose term is
+        // then the same at every threshold: the logarithm is spared wherever a class's values
+        // lie on one side.
+        for (c, e) in est.iter().enumerate() {
+            (weight[c], mean[c], min[c], max[c]) = (e.weight, e.mean, e.min, e.max);
+            sd[c] = e.variance(s.variance).sqrt();
+            whole[c] = e.weight * e.weight.log2();
+        }
+        best_threshold(feature, lo, hi, s.n_split_points, |threshold| {
+            for c in 0..k {
+                left[c] = weight_at_or_below(threshold, weight[c], mean[c], sd[c], min[c], max[c]);
+                right[c] = weight[c] - left[c];
+            }
+            match s.criterion {
+                SplitCriterion::InfoGain => info_gain_two_way(
+                    s.pre_impurity,
+                    [left, right],
+                    weight,
+                    whole,
+                    s.min_branch_fraction,
+                ),
+                SplitCriterion::Gini => s.criterion.merit_from(
+                    s.pre_impurity,
+                    [&left[..], &right[..]].into_iter(),
+                    s.min_branch_fraction,
+                ),
+            }
+        })
+    })
+}
+
+/// The best of the `n` thresholds evenly spaced inside `(lo, hi)` by `merit`, as a numeric
+/// test of `feature`; the first of equal merits.
+fn best_threshold(
+    feature: u32, lo: f64, hi: f64, n: usize, mut merit: impl FnMut(f64) -> f64,
+) -> Option<(SplitTest, f64)> {
     let mut best: Option<(SplitTest, f64)> = None;
-    for i in 1..=s.n_split_points {
-        let threshold = lo + (hi - lo) * i as f64 / (s.n_split_points + 1) as f64;
+    for i in 1..=n {
+        let threshold = lo + (hi - lo) * i as f64 / (n + 1) as f64;
         if !(lo < threshold && threshold < hi) {
             continue;
         }
-        for c in 0..k {
-            left[c] = weight_at_or_below(threshold, weight[c], mean[c], sd[c], min[c], max[c]);
-            right[c] = weight[c] - left[c];
-        }
-        let merit = match s.criterion {
-            SplitCriterion::InfoGain => info_gain_two_way(
-                s.pre_impurity,
-                [left, right],
-                weight,
-                whole,
-                s.min_branch_fraction,
-            ),
-            SplitCriterion::Gini => s.criterion.merit_from(
-                s.pre_impurity,
-                [&left[..], &right[..]].into_iter(),
-                s.min_branch_fraction,
-            ),
-        };
+        let merit = merit(threshold);
         if best.as_ref().is_none_or(|b| merit > b.1) {
             best = Some((SplitTest::Numeric { feature, threshold }, merit));
         }
     }
     best
+}
+
+/// `scratch` cut into `M` columns of `k` values each.
+fn columns<const M: usize>(scratch: &mut [f64], k: usize) -> [&mut [f64]; M] {
+    let mut columns = scratch.chunks_exact_mut(k);
+    std::array::from_fn(|_| columns.next().expect("one column each"))
 }
 
 /// [`best_numeric`] under [`Numerics::Fast`], for information gain over the
@@ -990,67 +998,47 @@ fn best_numeric(est: PerClass<'_>, feature: u32, s: &SearchSettings) -> Option<(
 fn best_numeric_interpolated(
     est: PerClass<'_>, feature: u32, s: &SearchSettings, lo: f64, hi: f64,
 ) -> Option<(SplitTest, f64)> {
-    let alog = |a: f64| if a > 0.0 { a * a.log2() } else { 0.0 };
     let k = est.len();
-    let mut stack = [0.0; 5 * SMALL_K];
-    let mut heap = Vec::new();
-    let scratch: &mut [f64] = if k <= SMALL_K {
-        &mut stack[..5 * k]
-    } else {
-        heap.resize(5 * k, 0.0);
-        &mut heap
-    };
-    let [weight, mean, inv_sd, min, max]: [&mut [f64]; 5] = {
-        let mut columns = scratch.chunks_exact_mut(k);
-        std::array::from_fn(|_| columns.next().expect("one column each"))
-    };
-    let mut whole_terms = 0.0;
-    let mut total = 0.0;
-    for (c, e) in est.iter().enumerate() {
-        (weight[c], mean[c], min[c], max[c]) = (e.weight, e.mean, e.min, e.max);
-        let sd = e.variance(s.variance).sqrt();
-        inv_sd[c] = if sd > 0.0 { 1.0 / sd } else { 0.0 };
-        whole_terms += alog(e.weight);
-        total += e.weight;
-    }
-    if total <= 0.0 {
-        return None;
-    }
-    let mut best: Option<(SplitTest, f64)> = None;
-    for i in 1..=s.n_split_points {
-        let threshold = lo + (hi - lo) * i as f64 / (s.n_split_points + 1) as f64;
-        if !(lo < threshold && threshold < hi) {
-            continue;
+    with_scratch::<{ 5 * SMALL_K }, _>(5 * k, |scratch| {
+        let [weight, mean, inv_sd, min, max] = columns(scratch, k);
+        let mut whole_terms = 0.0;
+        let mut total = 0.0;
+        for (c, e) in est.iter().enumerate() {
+            (weight[c], mean[c], min[c], max[c]) = (e.weight, e.mean, e.min, e.max);
+            let sd = e.variance(s.variance).sqrt();
+            inv_sd[c] = if sd > 0.0 { 1.0 / sd } else { 0.0 };
+            whole_terms += x_log2_x(e.weight);
+            total += e.weight;
         }
-        let (mut left, mut mixed) = (0.0, 0.0);
-        for c in 0..k {
-            let w = weight[c];
-            if threshold < min[c] {
-                continue;
+        if total <= 0.0 {
+            return None;
+        }
+        best_threshold(feature, lo, hi, s.n_split_points, |threshold| {
+            let (mut left, mut mixed) = (0.0, 0.0);
+            for c in 0..k {
+                let w = weight[c];
+                if threshold < min[c] {
+                    continue;
+                }
+                if threshold >= max[c] {
+                    left += w;
+                } else if inv_sd[c] > 0.0 {
+                    let (p, h) = interpolated_split_share((threshold - mean[c]) * inv_sd[c]);
+                    left += w * p;
+                    mixed += w * h;
+                } else if threshold >= mean[c] {
+                    left += w;
+                }
             }
-            if threshold >= max[c] {
-                left += w;
-            } else if inv_sd[c] > 0.0 {
-                let (p, h) = interpolated_split_share((threshold - mean[c]) * inv_sd[c]);
-                left += w * p;
-                mixed += w * h;
-            } else if threshold >= mean[c] {
-                left += w;
+            let right = (total - left).max(0.0);
+            if left / total > s.min_branch_fraction && right / total > s.min_branch_fraction {
+                let post = (x_log2_x(left) + x_log2_x(right) - whole_terms + mixed) / total;
+                s.pre_impurity - post
+            } else {
+                f64::NEG_INFINITY
             }
-        }
-        let right = (total - left).max(0.0);
-        let merit = if left / total > s.min_branch_fraction && right / total > s.min_branch_fraction
-        {
-            let post = (alog(left) + alog(right) - whole_terms + mixed) / total;
-            s.pre_impurity - post
-        } else {
-            f64::NEG_INFINITY
-        };
-        if best.as_ref().is_none_or(|b| merit > b.1) {
-            best = Some((SplitTest::Numeric { feature, threshold }, merit));
-        }
-    }
-    best
+        })
+    })
 }
 
 /// Columns of a numeric split search's scratch, `k` values each: the classes' weights,
@@ -1088,7 +1076,7 @@ fn info_gain_two_way(
             .zip(weight)
             .zip(whole)
             .filter(|((a, _), _)| **a > 0.0)
-            .map(|((&a, &w), &whole)| if a == w { whole } else { a * a.log2() })
+            .map(|((&a, &w), &whole)| if a == w { whole } else { x_log2_x(a) })
             .sum();
         s.log2() - sum_alog / s
     };

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::math::x_log2_x;
 use crate::core::{is_present, nominal_code};
 
 /// How the merit of a candidate split is measured.
@@ -77,7 +78,7 @@ pub fn entropy(a: &[f64]) -> f64 {
     if s <= 0.0 {
         return 0.0;
     }
-    let sum_alog: f64 = a.iter().filter(|&&x| x > 0.0).map(|&x| x * x.log2()).sum();
+    let sum_alog: f64 = a.iter().filter(|&&x| x > 0.0).map(|&x| x_log2_x(x)).sum();
     s.log2() - sum_alog / s
 }
 
