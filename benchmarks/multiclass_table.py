@@ -117,6 +117,21 @@ ALGOS.update({f"{name}, grace 5-200": with_trees(algo, WIDE_GRACE)
 # from per-leaf reciprocal variances.
 ALGOS.update({f"{name}, fast numerics": with_trees(algo, {"numerics": "fast"})
               for algo, name in DEFAULTS.items()})
+# OnlineMBBM, Oza and OzaBag (100 members, and OzaBag at its own 10) predicting with the
+# prefix of their members that Hedge picks, led by one `moa` tree: "that tree alone" is then
+# one of their experts, as in Adaboost.OLM's default.
+PREFIXES_LED = ["--expert", "sample", "--lead", "moa"]
+ALGOS.update({f"{name}, prefix experts led by a moa tree":
+              ALGOS[f"{name}, jgt-paper-nba trees"] + PREFIXES_LED
+              for algo, name in DEFAULTS.items() if algo in ("mbbm", "oza", "oza-bag")})
+# AdaOVA led by one multiclass `moa` tree (its first weak learner the single tree, not a
+# bundle of one-vs-rest trees).
+ALGOS["AdaOVA, unit mean, led by a moa tree"] = (
+    ALGOS["AdaOVA, unit mean, jgt-paper-nba trees"] + ["--lead", "moa"])
+ALGOS["OzaBag (10)"] = ["--algo", "oza-bag", "--learners", "10", "--preset", "jgt-paper-nba"]
+ALGOS["OzaBag (10), prefix experts led by a moa tree"] = ALGOS["OzaBag (10)"] + PREFIXES_LED
+ALGOS["OzaBag (10), best prefix led by a moa tree"] = ALGOS["OzaBag (10)"] + [
+    "--expert", "best", "--lead", "moa"]
 # One Hoeffding tree under each preset: what `--algo hoeffding` should default to.
 ALGOS.update({
     f"Hoeffding tree, {preset}": ["--algo", "hoeffding", "--preset", preset]
@@ -164,8 +179,9 @@ def replay(binary, path, flags, shuffle):
         # Boosters get 100 jgt-paper trees unless the flags say otherwise; the command refuses
         # flags a single learner has no use for.
         single = flags[flags.index("--algo") + 1] in ("hoeffding", "naive-bayes", "perceptron")
-        booster = [] if single else ["--learners", "100"] + (
-            [] if "--preset" in flags else ["--preset", "jgt-paper"])
+        booster = [] if single else (
+            ([] if "--learners" in flags else ["--learners", "100"])
+            + ([] if "--preset" in flags else ["--preset", "jgt-paper"]))
         return run_replay(binary, path, flags + booster, shuffle, report)
 
 

@@ -13,10 +13,14 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::boost::{BoosterConfig, Members, learnable};
-use crate::core::math::{argmax, normalize};
+use crate::boost::hedge::PrefixExperts;
+use crate::boost::{
+    BoosterConfig, ExpertSelection, Members, all_members, experts_note, lead_note, learnable,
+};
+use crate::core::math::{TieBreak, argmax, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
+use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
 /// Hyper-parameters of [`OzaBag`], generic over the weak learner's config.
@@ -29,6 +33,17 @@ pub struct OzaBagConfig<W> {
     pub lambda: f64,
     /// The members' config.
     pub weak: W,
+    /// Which prefix of the members predicts: [`ExpertSelection::Last`] (the default: the
+    /// mean of all `M`); `Sample` or `Best` weigh the mean of members `1..m`, for every `m`,
+    /// by Hedge on its 0-1 loss ([`PrefixExperts`]). The members learn exactly as without it.
+    #[serde(default = "all_members")]
+    pub expert_selection: ExpertSelection,
+    /// The first member as a tree of this preset instead of `weak` (see
+    /// [`crate::boost::LeadMember`]). A lead learns each row once at its weight, not
+    /// `Poisson(λ)` times: it is the single tree, so that with prefix experts "that tree
+    /// alone" is an expert. Only construction reads the preset.
+    #[serde(default)]
+    pub lead: Option<Preset>,
 }
 
 impl<W> OzaBagConfig<W> {
@@ -38,6 +53,8 @@ impl<W> OzaBagConfig<W> {
             n_learners: 10,
             lambda: 1.0,
             weak,
+            expert_selection: ExpertSelection::Last,
+            lead: None,
         }
     }
 }
@@ -46,14 +63,22 @@ impl<W: fmt::Display> fmt::Display for OzaBagConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "OzaBag(M={}, lambda={}) over {}",
-            self.n_learners, self.lambda, self.weak
+            "OzaBag(M={}, lambda={}{}{}) over {}",
+            self.n_learners,
+            self.lambda,
+            experts_note(self.expert_selection),
+            lead_note(self.lead),
+            self.weak
         )
     }
 }
 
 impl<W> BoosterConfig for OzaBagConfig<W> {
     booster_members!(OzaBag, n_learners);
+
+    fn lead(&self) -> Option<Preset> {
+        self.lead
+    }
 
     fn validate_booster(&self) -> Result<()> {
         if !(self.lambda > 0.0 && self.lambda.is_finite()) {
@@ -66,35 +91,58 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
         Ok(OzaBag {
             k: m.k,
             lambda: self.lambda,
+            prefixes: PrefixExperts::unless_last(m.len(), self.expert_selection),
+            steady_lead: m.led,
             learners: m.learners,
             rng: m.rng,
             member_proba: Vec::new(),
+            experts: Vec::new(),
         })
     }
 }
 
-tune!(OzaBagConfig { Learners => n_learners });
+tune!(OzaBagConfig {
+    Learners => n_learners,
+    Expert => expert_selection,
+    Lead => lead,
+});
 
 /// Oza's online bagging over members `L`. Build it from an [`OzaBagConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OzaBag<L> {
     k: usize,
     lambda: f64,
+    /// Hedge over the prefixes, where they predict (`None`: the mean of all members).
+    #[serde(default)]
+    prefixes: Option<PrefixExperts>,
+    /// Member 1 is a lead: it learns each row at its weight, without resampling.
+    #[serde(default)]
+    steady_lead: bool,
     learners: Vec<L>,
-    /// Draws the members' replication counts.
+    /// Draws the members' replication counts (and, with prefix experts, the expert).
     rng: Rng,
     /// A member's class probabilities, reused from row to row.
     #[serde(skip)]
     member_proba: Vec<f64>,
+    /// Each prefix's label on the current row.
+    #[serde(skip)]
+    experts: Vec<ClassId>,
 }
 
-ensemble!(OzaBag<L> over learners);
+ensemble!(OzaBag<L> over learners, experts prefixes);
 
 impl<L: Classifier> OzaBag<L> {
     /// Adds member probabilities `p`, normalised, to `sum`.
     fn vote(p: &mut [f64], sum: &mut [f64]) {
         normalize(p);
         sum.iter_mut().zip(p.iter()).for_each(|(s, p)| *s += p);
+    }
+
+    /// How many times member `i` learns the row: `K ~ Poisson(λ)`, or once for a lead (the
+    /// draw is made anyway, so the other members see the same random numbers).
+    fn copies(&mut self, i: usize) -> f64 {
+        let k = self.rng.poisson(self.lambda) as f64;
+        if i == 0 && self.steady_lead { 1.0 } else { k }
     }
 
     /// The summed votes in `out` become their mean; returns the class.
@@ -113,22 +161,37 @@ impl<L: Classifier> Classifier for OzaBag<L> {
         let Some((y, w)) = learnable(Some(y), weight, self.k) else {
             return;
         };
-        for learner in &mut self.learners {
-            let copies = self.rng.poisson(self.lambda);
-            if copies > 0 {
-                learner.learn(x, y, w * copies as f64);
+        if self.prefixes.is_some() {
+            // The prefixes' losses are their votes before the row is learnt.
+            let mut out = vec![0.0; self.k];
+            self.learn_predict(x, Some(y), w, &mut out);
+            return;
+        }
+        for i in 0..self.learners.len() {
+            let copies = self.copies(i);
+            if copies > 0.0 {
+                self.learners[i].learn(x, y, w * copies);
             }
         }
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
         let mut p = vec![0.0; self.k];
+        let mut experts = Vec::new();
         out.fill(0.0);
         for learner in &self.learners {
             learner.predict_proba(x, &mut p);
             Self::vote(&mut p, out);
+            if self.prefixes.is_some() {
+                experts.push(argmax(out));
+            }
         }
-        self.mean(out);
+        match &self.prefixes {
+            Some(prefixes) => prefixes.mixture(&experts, out),
+            None => {
+                self.mean(out);
+            }
+        }
     }
 
     /// Each member predicts the row before it learns it, so the vote is the one
@@ -139,19 +202,32 @@ impl<L: Classifier> Classifier for OzaBag<L> {
         let target = learnable(y, weight, self.k);
         let mut p = std::mem::take(&mut self.member_proba);
         p.resize(self.k, 0.0);
+        self.experts.clear();
         out.fill(0.0);
-        for learner in &mut self.learners {
+        for i in 0..self.learners.len() {
             match target {
                 Some((y, w)) => {
-                    let copies = self.rng.poisson(self.lambda);
-                    learner.learn_predict(x, Some(y), w * copies as f64, &mut p);
+                    let copies = self.copies(i);
+                    self.learners[i].learn_predict(x, Some(y), w * copies, &mut p);
                 }
-                None => learner.predict_proba(x, &mut p),
+                None => self.learners[i].predict_proba(x, &mut p),
             }
             Self::vote(&mut p, out);
+            if self.prefixes.is_some() {
+                // The prefix's mean and its sum have the same most probable class.
+                self.experts.push(argmax(out));
+            }
         }
         self.member_proba = p;
-        self.mean(out)
+        let Some(prefixes) = &mut self.prefixes else {
+            return self.mean(out);
+        };
+        let chosen = prefixes.choose(TieBreak::Lowest, &mut self.rng);
+        prefixes.mixture(&self.experts, out);
+        if let Some((y, w)) = target {
+            prefixes.charge(&self.experts, y, w);
+        }
+        self.experts[chosen]
     }
 }
 

@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::Rng;
+use super::ExpertSelection;
 use crate::core::math::{TieBreak, argmax_tie, logsumexp};
+use crate::core::{ClassId, Rng};
 
 /// Exponential weights over `n` experts: `λ_i ← λ_i − η·loss_i`, renormalised so that
 /// `max λ = 0`. The normalised probabilities are cached after each round.
@@ -108,6 +109,85 @@ impl Hedge {
     }
 }
 
+/// The experts of an ensemble whose members vote one after another (ALGORITHMS.md §1.5):
+/// expert `i` predicts with the votes of members `1..=i`, and Hedge, charged each expert's
+/// 0-1 loss times the row's weight, weighs them. Adaboost.OLM predicts this way (\[JGT\]
+/// Algorithm 2); OnlineMBBM, OzaBoost and OzaBag may, as an option that keeps their members'
+/// training as it is: the ensemble then predicts no worse than its best prefix, up to
+/// Hedge's regret `O(√(T ln N))`, and with a lead tree as member 1 ("A lead tree",
+/// benchmarks/RESULTS.md) no worse than that tree where the rest adds nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrefixExperts {
+    expert_selection: ExpertSelection,
+    hedge: Hedge,
+}
+
+impl PrefixExperts {
+    /// `n` experts with Hedge rate `rate`, predicting by `selection`.
+    pub fn new(n: usize, rate: f64, selection: ExpertSelection) -> Self {
+        PrefixExperts {
+            expert_selection: selection,
+            hedge: Hedge::new(n, rate),
+        }
+    }
+
+    /// Prefix experts for an ensemble that may predict with all its members instead
+    /// ([`ExpertSelection::Last`]: `None`, nothing to keep). Their Hedge rate is 1, as in
+    /// \[JGT\] Algorithm 2.
+    pub fn unless_last(n: usize, selection: ExpertSelection) -> Option<Self> {
+        (selection != ExpertSelection::Last).then(|| PrefixExperts::new(n, 1.0, selection))
+    }
+
+    /// Hedge's weights over the experts.
+    pub fn hedge(&self) -> &Hedge {
+        &self.hedge
+    }
+
+    /// The expert that predicts this row (a draw from Hedge's distribution for
+    /// [`ExpertSelection::Sample`]).
+    pub fn choose(&self, tie: TieBreak, rng: &mut Rng) -> usize {
+        match self.expert_selection {
+            ExpertSelection::Sample => self.hedge.sample(rng),
+            ExpertSelection::Best => self.hedge.best(tie, rng),
+            ExpertSelection::Last => self.hedge.log_weights().len() - 1,
+        }
+    }
+
+    /// Class probabilities under the expert choice: each expert's label `experts[i]`
+    /// weighted by the probability that expert `i` is the one chosen.
+    pub fn mixture(&self, experts: &[ClassId], out: &mut [f64]) {
+        out.fill(0.0);
+        match self.expert_selection {
+            ExpertSelection::Sample => {
+                for (&e, &p) in experts.iter().zip(self.hedge.probabilities()) {
+                    out[e] += p;
+                }
+            }
+            ExpertSelection::Best => {
+                let lw = self.hedge.log_weights();
+                let top = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let tied = lw.iter().filter(|&&l| l == top).count() as f64;
+                for (&e, &l) in experts.iter().zip(lw) {
+                    if l == top {
+                        out[e] += 1.0 / tied;
+                    }
+                }
+            }
+            ExpertSelection::Last => out[experts[experts.len() - 1]] = 1.0,
+        }
+    }
+
+    /// Charges every expert whose label was not `y` the row's `weight`, and ends the round.
+    pub fn charge(&mut self, experts: &[ClassId], y: ClassId, weight: f64) {
+        for (i, &e) in experts.iter().enumerate() {
+            if e != y {
+                self.hedge.charge(i, weight);
+            }
+        }
+        self.hedge.end_round();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +202,63 @@ mod tests {
         let p = h.probabilities();
         assert!((p[0] - 1.0 / (2.0 + e)).abs() < 1e-15);
         assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+    }
+
+    /// Hedge's bound for `Sample` (Freund & Schapire 1997, Thm. 2, losses in [0, 1]): the
+    /// expected loss of the drawn expert over `T` rounds is at most
+    /// `(η·L* + ln N)/(1 − e^{−η})`, `L*` the best expert's loss; the mixture's mass off the
+    /// true label is exactly that expected loss. And `Best` predicts with the best expert.
+    #[test]
+    fn prefix_experts_lose_little_more_than_the_best_prefix() {
+        let (n, k, rounds) = (6, 3, 400);
+        let mut rng = Rng::new(11);
+        let mut sample = PrefixExperts::new(n, 1.0, ExpertSelection::Sample);
+        let mut best = PrefixExperts::new(n, 1.0, ExpertSelection::Best);
+        let (mut expected, mut losses) = (0.0, vec![0.0; n]);
+        let mut out = vec![0.0; k];
+        for _ in 0..rounds {
+            let y = rng.below(k);
+            // Expert i is right with probability (i + 1)/(n + 1), the last expert the best.
+            let experts: Vec<ClassId> = (0..n)
+                .map(|i| {
+                    if rng.uniform() < (i + 1) as f64 / (n + 1) as f64 {
+                        y
+                    } else {
+                        (y + 1 + rng.below(k - 1)) % k
+                    }
+                })
+                .collect();
+            sample.mixture(&experts, &mut out);
+            assert!((out.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+            expected += 1.0 - out[y];
+            let leader = argmax_tie(best.hedge().log_weights(), TieBreak::Lowest, &mut rng);
+            assert_eq!(best.choose(TieBreak::Lowest, &mut rng), leader);
+            best.mixture(&experts, &mut out);
+            // All the mass on the labels of the experts tied at the top.
+            let top = best.hedge().log_weights()[leader];
+            let on_top: f64 = (0..k)
+                .filter(|&l| {
+                    (0..n).any(|i| experts[i] == l && best.hedge().log_weights()[i] == top)
+                })
+                .map(|l| out[l])
+                .sum();
+            assert!(out[experts[leader]] > 0.0 && (on_top - 1.0).abs() < 1e-12);
+            for (l, &e) in losses.iter_mut().zip(&experts) {
+                *l += f64::from(u8::from(e != y));
+            }
+            sample.charge(&experts, y, 1.0);
+            best.charge(&experts, y, 1.0);
+        }
+        let best_loss = losses.iter().copied().fold(f64::INFINITY, f64::min);
+        let bound = (best_loss + (n as f64).ln()) / (1.0 - (-1f64).exp());
+        assert!(expected <= bound, "{expected} > {bound} (L* = {best_loss})");
+        assert_eq!(
+            sample.hedge(),
+            best.hedge(),
+            "the selection does not change the weights"
+        );
+        let last = PrefixExperts::unless_last(n, ExpertSelection::Last);
+        assert!(last.is_none(), "all members vote: nothing to keep");
     }
 
     #[test]

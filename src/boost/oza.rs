@@ -17,10 +17,15 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::boost::{BoosterConfig, Knob, Members, Tune, learn_by, learnable};
+use crate::boost::hedge::PrefixExperts;
+use crate::boost::{
+    BoosterConfig, ExpertSelection, Knob, Members, Tune, all_members, experts_note, lead_note,
+    learn_by, learnable,
+};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
+use crate::weak::hoeffding::Preset;
 
 /// The normaliser of OzaBoost's `λ` update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,6 +103,18 @@ pub struct OzaBoostConfig<W> {
     pub tie_break: TieBreak,
     /// The weak learners' config.
     pub weak: W,
+    /// Which prefix of the models predicts: [`ExpertSelection::Last`] (the default: Oza's,
+    /// MOA's and River's vote over all `M`, as the zero-error policy lets them vote);
+    /// `Sample` or `Best` weigh the vote of models `1..m`, for every `m`, by Hedge on its
+    /// 0-1 loss ([`PrefixExperts`]). The models learn exactly as without it.
+    #[serde(default = "all_members")]
+    pub expert_selection: ExpertSelection,
+    /// The first model as a tree of this preset instead of `weak` (see
+    /// [`crate::boost::LeadMember`]). A lead learns each row once at its weight (`λ = 1`
+    /// for model 1), not `Poisson(1)` times: it is the single tree, so that with prefix
+    /// experts "that tree alone" is an expert. Only construction reads the preset.
+    #[serde(default)]
+    pub lead: Option<Preset>,
 }
 
 impl<W> OzaBoostConfig<W> {
@@ -112,6 +129,8 @@ impl<W> OzaBoostConfig<W> {
             zero_error: ZeroErrorPolicy::Stop,
             tie_break: TieBreak::Random,
             weak,
+            expert_selection: ExpertSelection::Last,
+            lead: None,
         }
     }
 
@@ -128,12 +147,14 @@ impl<W: fmt::Display> fmt::Display for OzaBoostConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "OzaBoost(M={}, {}, lambda update={:?}, vote={:?}, zero error={:?}) over {}",
+            "OzaBoost(M={}, {}, lambda update={:?}, vote={:?}, zero error={:?}{}{}) over {}",
             self.n_learners,
             if self.poisson { "poisson" } else { "pure" },
             self.lambda_update,
             self.vote,
             self.zero_error,
+            experts_note(self.expert_selection),
+            lead_note(self.lead),
             self.weak
         )
     }
@@ -141,6 +162,10 @@ impl<W: fmt::Display> fmt::Display for OzaBoostConfig<W> {
 
 impl<W> BoosterConfig for OzaBoostConfig<W> {
     booster_members!(OzaBoost, n_learners);
+
+    fn lead(&self) -> Option<Preset> {
+        self.lead
+    }
 
     fn validate_booster(&self) -> Result<()> {
         Ok(())
@@ -155,6 +180,8 @@ impl<W> BoosterConfig for OzaBoostConfig<W> {
             vote: self.vote,
             zero_error: self.zero_error,
             tie_break: self.tie_break,
+            prefixes: PrefixExperts::unless_last(n, self.expert_selection),
+            steady_lead: m.led,
             learners: m.learners,
             lambda_sc: vec![0.0; n],
             lambda_sw: vec![0.0; n],
@@ -170,6 +197,8 @@ impl<W: Tune> Tune for OzaBoostConfig<W> {
             Knob::Learners(n) => self.n_learners = *n,
             Knob::OzaVariant(variant) => variant.apply(self),
             Knob::ZeroError(z) => self.zero_error = *z,
+            Knob::Expert(e) => self.expert_selection = *e,
+            Knob::Lead(lead) => self.lead = *lead,
             _ => return self.weak.tune(knob),
         }
         true
@@ -185,6 +214,12 @@ pub struct OzaBoost<L> {
     vote: OzaVote,
     zero_error: ZeroErrorPolicy,
     tie_break: TieBreak,
+    /// Hedge over the prefixes, where they predict (`None`: the vote of all models).
+    #[serde(default)]
+    prefixes: Option<PrefixExperts>,
+    /// Model 1 is a lead: it learns each row at its weight, without resampling.
+    #[serde(default)]
+    steady_lead: bool,
     learners: Vec<L>,
     /// `λ_sc[m]`: weight model `m` classified correctly (after training on it).
     lambda_sc: Vec<f64>,
@@ -273,11 +308,27 @@ impl<L: Classifier> OzaBoost<L> {
         lambda * (normaliser / (2.0 * hit))
     }
 
+    /// The label of the vote so far: its most probable class, or model 1's before any vote
+    /// (ties to the lowest label: a prefix's label draws no randomness).
+    fn prefix_label(votes: &[f64], first: &[f64]) -> ClassId {
+        if votes.iter().any(|&v| v > 0.0) {
+            argmax(votes)
+        } else {
+            argmax(first)
+        }
+    }
+
     /// One row, test then train: every model scores the row (its vote, with the weights
-    /// before this row), then, given a label, learns it and is re-queried.
-    fn step(&mut self, x: &[f64], target: Option<(ClassId, f64)>, out: &mut [f64]) {
+    /// before this row), then, given a label, learns it and is re-queried. With prefix
+    /// experts, returns the label of the one chosen for this row (and charges them all,
+    /// given a label); `out` is then their mixture.
+    fn step(
+        &mut self, x: &[f64], target: Option<(ClassId, f64)>, out: &mut [f64],
+    ) -> Option<ClassId> {
         let k = self.k;
         let (mut p, mut votes, mut first) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+        let mut experts =
+            Vec::with_capacity(self.prefixes.as_ref().map_or(0, |_| self.learners.len()));
         let mut voting = true;
         let mut lambda = 1.0;
         if let Some((_, w)) = target {
@@ -289,6 +340,11 @@ impl<L: Classifier> OzaBoost<L> {
                 Some(_) => lambda,
                 None => 0.0,
             };
+            // The draw above is made anyway, so later models see the same random numbers.
+            let replays = match target {
+                Some(_) if m == 0 && self.steady_lead => lambda,
+                _ => replays,
+            };
             let (y, w) = target.unwrap_or((0, 0.0));
             self.learners[m].learn_predict(x, target.map(|_| y), replays * w, &mut p);
             if m == 0 {
@@ -297,8 +353,11 @@ impl<L: Classifier> OzaBoost<L> {
             if voting {
                 voting = self.add_vote(m, &mut p, &mut votes);
             }
+            if self.prefixes.is_some() {
+                experts.push(Self::prefix_label(&votes, &first));
+            }
             if target.is_none() {
-                if !voting {
+                if !voting && self.prefixes.is_none() {
                     break;
                 }
                 continue;
@@ -310,11 +369,20 @@ impl<L: Classifier> OzaBoost<L> {
             }
             lambda = self.pass_on(m, lambda, w, argmax(&p) == y);
         }
-        self.finish(&votes, &first, out);
+        let Some(prefixes) = &mut self.prefixes else {
+            self.finish(&votes, &first, out);
+            return None;
+        };
+        let chosen = prefixes.choose(self.tie_break, &mut self.rng);
+        prefixes.mixture(&experts, out);
+        if let Some((y, w)) = target {
+            prefixes.charge(&experts, y, w);
+        }
+        Some(experts[chosen])
     }
 }
 
-ensemble!(OzaBoost<L: Classifier> over learners;
+ensemble!(OzaBoost<L: Classifier> over learners, experts prefixes;
     /// The effective vote weights: a model the zero-error policy stops at, and every later
     /// one, weigh 0.
     fn member_weights(&self) -> Option<Vec<f64>> {
@@ -345,23 +413,33 @@ impl<L: Classifier> Classifier for OzaBoost<L> {
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
         let k = self.k;
         let (mut p, mut votes, mut first) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+        let mut experts = Vec::new();
+        let mut voting = true;
         for m in 0..self.learners.len() {
             self.learners[m].predict_proba(x, &mut p);
             if m == 0 {
                 first.copy_from_slice(&p);
             }
-            if !self.add_vote(m, &mut p, &mut votes) {
-                break;
+            voting = voting && self.add_vote(m, &mut p, &mut votes);
+            match &self.prefixes {
+                Some(_) => experts.push(Self::prefix_label(&votes, &first)),
+                None if !voting => break,
+                None => {}
             }
         }
-        self.finish(&votes, &first, out);
+        match &self.prefixes {
+            Some(prefixes) => prefixes.mixture(&experts, out),
+            None => self.finish(&votes, &first, out),
+        }
     }
 
     fn learn_predict(
         &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let target = learnable(y, weight, self.k);
-        self.step(x, target, out);
+        if let Some(chosen) = self.step(x, target, out) {
+            return chosen;
+        }
         let mut rng = self.rng.clone();
         let predicted = argmax_tie(out, self.tie_break, &mut rng);
         self.rng = rng;

@@ -140,6 +140,7 @@ impl Protocol {
                 flags.weight_scale = flags.weight_scale.or(scale(0.5, 20.0));
                 flags.weight_norm = flags.weight_norm.or(Some(WeightNorm::Raw));
                 flags.vote = flags.vote.or(Some(VoteRule::ExpectedCost));
+                flags.all_members_vote();
             }
             (Protocol::Jgt17, Oza | Hoeffding) => {}
             (Protocol::Cll12, OsBoost | OsBoostOcp | OsBoostExp | OgBoost | Oza) => {
@@ -163,6 +164,7 @@ impl Protocol {
         // The papers' OLB and Oza's boosting are MOA's OzaBoost, its stop rule included.
         if algo == Oza {
             flags.oza_variant = flags.oza_variant.or(Some(OzaVariant::Moa));
+            flags.all_members_vote();
         }
         if matches!(self, Protocol::Jgt17 | Protocol::Jt18) && algo.is_booster() {
             flags.learners = flags.learners.or(Some(100));
@@ -305,6 +307,13 @@ fn parse_weight_scale(s: &str) -> std::result::Result<WeightScale, String> {
 }
 
 impl ModelFlags {
+    /// Every member votes and all are alike, as the papers ran OnlineMBBM and Oza's boosting:
+    /// no prefix experts and no lead, unless a flag says otherwise.
+    fn all_members_vote(&mut self) {
+        self.expert = self.expert.or(Some(ExpertSelection::Last));
+        self.lead = self.lead.or(Some(Lead(None)));
+    }
+
     /// The model configuration these flags describe: the `--config` file, or the
     /// algorithm's defaults with the given flags' knobs set.
     pub fn model_config(&self) -> Result<ModelConfig> {
@@ -521,6 +530,7 @@ mod tests {
                         "0.5:20",
                     ][..],
                     &["--weight-norm", "raw", "--vote", "expected-cost"],
+                    &["--expert", "last", "--lead", "none"],
                     &paper,
                 ]
                 .concat(),
@@ -535,7 +545,12 @@ mod tests {
             ),
             (
                 vec!["--algo", "oza", "--protocol", "jgt17"],
-                [&["--algo", "oza", "--oza-variant", "moa"][..], &paper].concat(),
+                [
+                    &["--algo", "oza", "--oza-variant", "moa"][..],
+                    &["--expert", "last", "--lead", "none"],
+                    &paper,
+                ]
+                .concat(),
             ),
             (
                 vec![
@@ -559,6 +574,10 @@ mod tests {
                     "default",
                     "--resample",
                     "poisson",
+                    "--expert",
+                    "last",
+                    "--lead",
+                    "none",
                 ],
             ),
             (
@@ -635,32 +654,33 @@ mod tests {
                 "{with_protocol:?}"
             );
         }
-        // `--algo oza` alone is the configuration RESULTS.md measured as "Oza (MOA) skip".
+        // `--algo oza` alone is the configuration RESULTS.md measured as "Oza (MOA) skip",
+        // with prefix experts led by a moa tree.
+        let led = ["--expert", "sample", "--lead", "moa"];
         assert_eq!(
             config(&["--algo", "oza"]).unwrap(),
-            config(&[
-                "--algo",
-                "oza",
-                "--oza-variant",
-                "moa",
-                "--oza-zero-error",
-                "skip"
-            ])
+            config(
+                &[
+                    &["--algo", "oza", "--oza-variant", "moa"][..],
+                    &["--oza-zero-error", "skip"],
+                    &led
+                ]
+                .concat()
+            )
             .unwrap()
         );
-        // `--algo mbbm` alone is RESULTS.md's "raw weights, 0.1 x U[5, 200]" column.
+        // `--algo mbbm` alone is RESULTS.md's "raw weights, 0.1 x U[5, 200]" column, with
+        // prefix experts led by a moa tree.
         assert_eq!(
             config(&["--algo", "mbbm"]).unwrap(),
-            config(&[
-                "--algo",
-                "mbbm",
-                "--weight-scale",
-                "0.5:20",
-                "--weight-norm",
-                "raw",
-                "--vote",
-                "argmax"
-            ])
+            config(
+                &[
+                    &["--algo", "mbbm", "--weight-scale", "0.5:20"][..],
+                    &["--weight-norm", "raw", "--vote", "argmax"],
+                    &led
+                ]
+                .concat()
+            )
             .unwrap()
         );
         let err = config(&["--algo", "osboost", "--protocol", "jgt17"]).unwrap_err();

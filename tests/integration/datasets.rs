@@ -171,7 +171,8 @@ fn adaboost_mm_on_satimage_beats_one_tree_and_keeps_its_bound() {
 /// ensemble of random trees. Adaboost.OLM predicts with the best of its prefixes, so its
 /// default, led by one such tree, stays within a standard error of that tree (one SE of a
 /// 5-shuffle mean of 125 final rows is about 0.012), where without the lead it trails by 0.05;
-/// so does each of OvA's per-class boosters. Mean final-20% accuracy over shuffles 1..5.
+/// so does each of OvA's per-class boosters, and OnlineMBBM, Oza's boosting and bagging with
+/// their prefix experts. Mean final-20% accuracy over shuffles 1..5.
 #[test]
 fn boosters_led_by_one_tree_stay_near_it_on_balance_scale() {
     use streamboost::model::ModelConfig;
@@ -188,4 +189,17 @@ fn boosters_led_by_one_tree_stay_near_it_on_balance_scale() {
     assert!(led >= tree - 0.012, "ada-olm {led} against one tree {tree}");
     assert!(ova >= tree - 0.012, "ova {ova} against one tree {tree}");
     assert!(led > unled + 0.02, "ada-olm led {led}, not led {unled}");
+    // The ensembles that vote with all their members predict with the prefix Hedge picks
+    // by default, led by the same tree, and so stay near it too.
+    for algorithm in ["mbbm", "oza", "oza-bag"] {
+        let led = mean_final(serde_json::json!({"algorithm": algorithm}));
+        assert!(
+            led >= tree - 0.012,
+            "{algorithm} {led} against one tree {tree}"
+        );
+    }
+    let all = serde_json::json!({"algorithm": "oza", "expert_selection": "last", "lead": null});
+    let all = mean_final(all);
+    let oza = mean_final(serde_json::json!({"algorithm": "oza"}));
+    assert!(oza > all + 0.05, "oza led {oza}, every member voting {all}");
 }

@@ -19,11 +19,11 @@ use serde::{Deserialize, Serialize};
 
 use super::Pass;
 use super::cost::{PairwiseCosts, Surrogate};
-use crate::boost::hedge::Hedge;
+use crate::boost::hedge::{Hedge, PrefixExperts};
 use crate::boost::ogd::Interval;
 use crate::boost::{
     BoosterConfig, ExpertSelection, LearnerScales, Members, VoteRule, WeightScale,
-    add_class_to_members, learnable,
+    add_class_to_members, lead_note, learnable,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
@@ -122,10 +122,7 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
             self.expert_selection,
             self.vote_rule,
             self.weight_scale,
-            self.lead.map_or(String::new(), |p| format!(
-                ", first member a {} tree",
-                p.name()
-            )),
+            lead_note(self.lead),
             self.weak,
             b = self.bound(),
         )
@@ -195,13 +192,12 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
             weight_bounds: (1..=n)
                 .map(|i| self.loss.weight_bound(i, m.k, self.bound()))
                 .collect(),
-            expert_selection: self.expert_selection,
             vote_rule: self.vote_rule,
             tie_break: self.tie_break,
             scales: self.weight_scale.draw(n, &mut m.rng),
             learners: m.learners,
             alpha: vec![0.0; n],
-            hedge: Hedge::new(n, self.hedge_rate),
+            prefixes: PrefixExperts::new(n, self.hedge_rate, self.expert_selection),
             rows: 0,
             rng: m.rng,
             work: Workspace::default(),
@@ -228,15 +224,16 @@ pub struct AdaBoostOlm<L> {
     steps: Vec<f64>,
     /// The bound on `−C[y][y]` that normalises each learner's weight.
     weight_bounds: Vec<f64>,
-    expert_selection: ExpertSelection,
     vote_rule: VoteRule,
     tie_break: TieBreak,
     scales: LearnerScales,
     learners: Vec<L>,
     /// Learner weights `α^i`.
     alpha: Vec<f64>,
-    /// Hedge over the experts.
-    hedge: Hedge,
+    /// Hedge over the experts, and which one predicts (stored as the fields
+    /// `expert_selection` and `hedge`).
+    #[serde(flatten)]
+    prefixes: PrefixExperts,
     /// Rows learnt, `t` (ALGORITHMS.md §0: the first learnt row has `t = 1`).
     rows: u64,
     rng: Rng,
@@ -252,7 +249,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
 
     /// Hedge's weights over the experts.
     pub fn hedge(&self) -> &Hedge {
-        &self.hedge
+        self.prefixes.hedge()
     }
 
     /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
@@ -334,36 +331,9 @@ impl<L: Classifier> AdaBoostOlm<L> {
                 .step(alpha_old, weight * g, self.steps[i] / root_t);
             // (c) s^i with this row's (pre-update) α.
             work.s[vote] += alpha_old;
-            // (d) Hedge loss of expert i.
-            if work.experts[i] != y {
-                self.hedge.charge(i, weight);
-            }
         }
-        self.hedge.end_round();
-    }
-
-    /// Class probabilities under the expert choice: each expert's prediction weighted by the
-    /// probability that it is the one selected.
-    fn mixture(&self, experts: &[ClassId], out: &mut [f64]) {
-        out.iter_mut().for_each(|o| *o = 0.0);
-        match self.expert_selection {
-            ExpertSelection::Sample => {
-                for (&e, &p) in experts.iter().zip(self.hedge.probabilities()) {
-                    out[e] += p;
-                }
-            }
-            ExpertSelection::Best => {
-                let lw = self.hedge.log_weights();
-                let top = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let tied = lw.iter().filter(|&&l| l == top).count() as f64;
-                for (&e, &l) in experts.iter().zip(lw) {
-                    if l == top {
-                        out[e] += 1.0 / tied;
-                    }
-                }
-            }
-            ExpertSelection::Last => out[experts[experts.len() - 1]] = 1.0,
-        }
+        // (d) Hedge losses of the experts.
+        self.prefixes.charge(&work.experts, y, weight);
     }
 
     fn take_work(&mut self) -> Workspace {
@@ -375,7 +345,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
     }
 }
 
-ensemble!(AdaBoostOlm<L> over learners, rows rows, weights alpha, hedge hedge);
+ensemble!(AdaBoostOlm<L> over learners, rows rows, weights alpha, experts prefixes);
 
 impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     fn n_classes(&self) -> usize {
@@ -424,7 +394,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
         let members = Pass::Score(&self.learners);
         self.forward(members, x, &mut work, TieBreak::Lowest, &mut rng);
-        self.mixture(&work.experts, out);
+        self.prefixes.mixture(&work.experts, out);
     }
 
     fn learn_predict(
@@ -434,14 +404,10 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         let mut work = self.take_work();
         let mut rng = self.rng.clone();
         self.forward_learning(x, target, &mut work, &mut rng);
-        let chosen = match self.expert_selection {
-            ExpertSelection::Sample => self.hedge.sample(&mut rng),
-            ExpertSelection::Best => self.hedge.best(self.tie_break, &mut rng),
-            ExpertSelection::Last => self.learners.len() - 1,
-        };
+        let chosen = self.prefixes.choose(self.tie_break, &mut rng);
         self.rng = rng;
         let predicted = work.experts[chosen];
-        self.mixture(&work.experts, out);
+        self.prefixes.mixture(&work.experts, out);
         if let Some((y, weight)) = target {
             self.update(y, weight, &mut work);
         }

@@ -33,13 +33,15 @@ use serde::{Deserialize, Serialize};
 use super::Pass;
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
+use crate::boost::hedge::PrefixExperts;
 use crate::boost::{
-    BoosterConfig, LearnerScales, Members, VoteRule, WeightScale, add_class_to_members,
-    check_gamma, learn_by, learnable,
+    BoosterConfig, ExpertSelection, LearnerScales, Members, VoteRule, WeightScale,
+    add_class_to_members, all_members, check_gamma, experts_note, lead_note, learn_by, learnable,
 };
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
+use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
 /// How OnlineMBBM normalises the weight `w = Σ_l (C[y][l] − C[y][y])` it passes on.
@@ -77,6 +79,17 @@ pub struct OnlineMbbmConfig<W> {
     pub epsilon_prune: f64,
     /// The weak learners' config.
     pub weak: W,
+    /// Which prefix of the members predicts: [`ExpertSelection::Last`] (the default, and the
+    /// paper's) votes with all `N`; `Sample` or `Best` weigh the prefixes `1..N` by Hedge on
+    /// their 0-1 loss (rate 1), as Adaboost.OLM does ([`PrefixExperts`]). The members learn
+    /// exactly as without it.
+    #[serde(default = "all_members")]
+    pub expert_selection: ExpertSelection,
+    /// The first member as a tree of this preset instead of `weak` (see
+    /// [`crate::boost::LeadMember`]); with prefix experts, "that tree alone" is an expert.
+    /// Only construction reads it.
+    #[serde(default)]
+    pub lead: Option<Preset>,
 }
 
 impl<W> OnlineMbbmConfig<W> {
@@ -91,6 +104,8 @@ impl<W> OnlineMbbmConfig<W> {
             tie_break: TieBreak::Random,
             epsilon_prune: 0.0,
             weak,
+            expert_selection: ExpertSelection::Last,
+            lead: None,
         }
     }
 }
@@ -99,13 +114,15 @@ impl<W: fmt::Display> fmt::Display for OnlineMbbmConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "OnlineMBBM(N={}, gamma={}, vote={:?}, weights/{:?}, weight scale={}, epsilon={}) over {}",
+            "OnlineMBBM(N={}, gamma={}, vote={:?}, weights/{:?}, weight scale={}, epsilon={}{}{}) over {}",
             self.n_learners,
             self.gamma,
             self.vote_rule,
             self.weight_norm,
             self.weight_scale,
             self.epsilon_prune,
+            experts_note(self.expert_selection),
+            lead_note(self.lead),
             self.weak
         )
     }
@@ -134,12 +151,18 @@ struct Workspace {
     counts: Vec<(i64, usize)>,
     /// The row classes with `p > 0`: their mass and vote count.
     classes: Vec<(f64, i64)>,
-    /// The final vote counts as `f64`, for the tie rule.
+    /// The vote counts as `f64`, for the tie rule.
     votes: Vec<f64>,
+    /// Each prefix's label `argmax s^i`, where prefix experts are kept.
+    experts: Vec<ClassId>,
 }
 
 impl<W> BoosterConfig for OnlineMbbmConfig<W> {
     booster_members!(OnlineMbbm, n_learners);
+
+    fn lead(&self) -> Option<Preset> {
+        self.lead
+    }
 
     fn validate_booster(&self) -> Result<()> {
         check_gamma(self.gamma)?;
@@ -157,6 +180,7 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
             weight_norm: self.weight_norm,
             tie_break: self.tie_break,
             epsilon_prune: self.epsilon_prune,
+            prefixes: PrefixExperts::unless_last(m.len(), self.expert_selection),
             scales: self.weight_scale.draw(m.len(), &mut m.rng),
             learners: m.learners,
             rng: m.rng,
@@ -173,6 +197,8 @@ tune!(OnlineMbbmConfig {
     Vote => vote_rule,
     WeightNorm => weight_norm,
     EpsilonPrune => epsilon_prune,
+    Expert => expert_selection,
+    Lead => lead,
 });
 
 /// The OnlineMBBM booster over weak learners `L`. Build it from an [`OnlineMbbmConfig`].
@@ -185,6 +211,9 @@ pub struct OnlineMbbm<L> {
     tie_break: TieBreak,
     #[serde(default)]
     epsilon_prune: f64,
+    /// Hedge over the prefixes, where they predict (`None`: all `N` members vote).
+    #[serde(default)]
+    prefixes: Option<PrefixExperts>,
     scales: LearnerScales,
     learners: Vec<L>,
     rng: Rng,
@@ -215,13 +244,16 @@ impl<L: Classifier> OnlineMbbm<L> {
     /// learners `< i`, so each member predicts and learns in one call.
     #[allow(clippy::too_many_arguments)]
     fn forward(
-        k: usize, params: (VoteRule, WeightNorm, TieBreak), learners: Pass<'_, L>, x: &[f64],
+        k: usize, params: (VoteRule, WeightNorm, TieBreak, bool), learners: Pass<'_, L>, x: &[f64],
         engine: &mut PotentialEngine, work: &mut Workspace, rng: &mut Rng,
     ) {
-        let (vote_rule, weight_norm, tie) = params;
+        let (vote_rule, weight_norm, tie, prefixes) = params;
         let n_learners = learners.len();
         work.s.clear();
         work.s.resize(k, 0);
+        work.votes.clear();
+        work.votes.resize(k, 0.0);
+        work.experts.resize(n_learners, 0);
         work.p.resize(k, 0.0);
         work.row.resize(k, 0.0);
         work.expected.resize(k, 0.0);
@@ -260,6 +292,10 @@ impl<L: Classifier> OnlineMbbm<L> {
                 },
             };
             work.s[vote] += 1;
+            if prefixes {
+                work.votes[vote] += 1.0;
+                work.experts[i] = argmax_tie(&work.votes, tie, rng);
+            }
         }
     }
 
@@ -277,7 +313,12 @@ impl<L: Classifier> OnlineMbbm<L> {
         let mut rng = self.rng.clone();
         let mut learners = std::mem::take(&mut self.learners);
         let mut scales = std::mem::take(&mut self.scales);
-        let params = (self.vote_rule, self.weight_norm, self.tie_break);
+        let params = (
+            self.vote_rule,
+            self.weight_norm,
+            self.tie_break,
+            self.prefixes.is_some(),
+        );
         let fresh = || self.new_engine(learners.len());
         let mut slot = self.engine.0.lock().expect("engine lock");
         let engine = slot.get_or_insert_with(fresh);
@@ -289,10 +330,22 @@ impl<L: Classifier> OnlineMbbm<L> {
         drop(slot);
         self.learners = learners;
         self.scales = scales;
-        work.votes.clear();
-        work.votes.extend(work.s.iter().map(|&v| v as f64));
-        let predicted = argmax_tie(&work.votes, self.tie_break, &mut rng);
-        Self::vote_distribution(&work.s, out);
+        let predicted = match &mut self.prefixes {
+            Some(prefixes) => {
+                let chosen = prefixes.choose(self.tie_break, &mut rng);
+                prefixes.mixture(&work.experts, out);
+                if let Some((y, weight)) = target {
+                    prefixes.charge(&work.experts, y, weight);
+                }
+                work.experts[chosen]
+            }
+            None => {
+                work.votes.clear();
+                work.votes.extend(work.s.iter().map(|&v| v as f64));
+                Self::vote_distribution(&work.s, out);
+                argmax_tie(&work.votes, self.tie_break, &mut rng)
+            }
+        };
         self.rng = rng;
         self.work = work;
         predicted
@@ -385,7 +438,7 @@ fn decided(partial: &[f64], unseen: f64) -> Option<ClassId> {
     (partial[best] + unseen.max(0.0) + MARGIN < runner_up).then_some(best)
 }
 
-ensemble!(OnlineMbbm<L> over learners);
+ensemble!(OnlineMbbm<L> over learners, experts prefixes);
 
 impl<L: Classifier> Classifier for OnlineMbbm<L> {
     fn n_classes(&self) -> usize {
@@ -414,7 +467,12 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
         let mut work = Workspace::default();
         let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
-        let params = (self.vote_rule, self.weight_norm, TieBreak::Lowest);
+        let params = (
+            self.vote_rule,
+            self.weight_norm,
+            TieBreak::Lowest,
+            self.prefixes.is_some(),
+        );
         let mut slot = self.engine.0.lock().expect("engine lock");
         let engine = slot.get_or_insert_with(|| self.new_engine(self.learners.len()));
         Self::forward(
@@ -426,7 +484,10 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
             &mut work,
             &mut rng,
         );
-        Self::vote_distribution(&work.s, out);
+        match &self.prefixes {
+            Some(prefixes) => prefixes.mixture(&work.experts, out),
+            None => Self::vote_distribution(&work.s, out),
+        }
     }
 
     fn learn_predict(

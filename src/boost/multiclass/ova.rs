@@ -44,6 +44,7 @@ pub fn one_vs_all<W>(booster: AdaBoostOlmConfig<W>) -> OneVsAllConfig<W> {
     BinaryBundleConfig {
         tie_break: booster.tie_break,
         binary: booster,
+        multiclass: false,
     }
 }
 
@@ -55,6 +56,11 @@ pub struct BinaryBundleConfig<W> {
     pub binary: W,
     /// Tie rule of the bundle's own prediction.
     pub tie_break: TieBreak,
+    /// One multiclass learner of `binary`'s config in place of the `k` binary ones: how
+    /// AdaOVA's lead is the single tree (a bundle of `k` one-vs-rest trees is not: on
+    /// balance_scale their vote trails the tree's by 0.05, RESULTS.md "Prefix experts").
+    #[serde(default)]
+    pub multiclass: bool,
 }
 
 impl<W> BinaryBundleConfig<W> {
@@ -63,6 +69,7 @@ impl<W> BinaryBundleConfig<W> {
         BinaryBundleConfig {
             binary,
             tie_break: TieBreak::Random,
+            multiclass: false,
         }
     }
 }
@@ -80,12 +87,13 @@ impl<W: Tune> Tune for BinaryBundleConfig<W> {
     }
 }
 
-/// A bundle leads with a bundle of lead learners.
+/// A bundle leads with one multiclass lead learner: the single tree.
 impl<W: LeadMember> LeadMember for BinaryBundleConfig<W> {
     fn with_tree_preset(&self, preset: Preset) -> Option<Self> {
         Some(BinaryBundleConfig {
             binary: self.binary.with_tree_preset(preset)?,
             tie_break: self.tie_break,
+            multiclass: true,
         })
     }
 }
@@ -101,6 +109,15 @@ impl<W: Config> Config for BinaryBundleConfig<W> {
     /// hyper-parameters (\[JGT-App\] E); the bundle's own generator is drawn after.
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
+        if self.multiclass {
+            return Ok(BinaryBundle {
+                members: vec![self.binary.build_with_rng(spec, &mut rng.clone())?],
+                newcomer: None,
+                tie_break: self.tie_break,
+                rng: Rng::new(rng.next_u64()),
+                multiclass: true,
+            });
+        }
         let binary = StreamSpec::new(spec.features.clone(), ClassSet::new(["positive", "rest"])?);
         let members = (0..spec.n_classes())
             .map(|_| self.binary.build_with_rng(&binary, &mut rng.clone()))
@@ -114,13 +131,15 @@ impl<W: Config> Config for BinaryBundleConfig<W> {
             newcomer,
             tie_break: self.tie_break,
             rng: Rng::new(rng.next_u64()),
+            multiclass: false,
         })
     }
 }
 
 /// `k` binary learners as one multiclass learner (ALGORITHMS.md §8, WEAK_LEARNERS.md §4):
 /// `p[j] = P_j(positive | x)`, renormalised (uniform if all are 0); learning teaches learner
-/// `j` "positive iff the label is `j`" with the same weight.
+/// `j` "positive iff the label is `j`" with the same weight. A `multiclass` bundle holds one
+/// multiclass learner instead, and is that learner ([`BinaryBundleConfig::multiclass`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BinaryBundle<L> {
     members: Vec<L>,
@@ -130,6 +149,9 @@ pub struct BinaryBundle<L> {
     newcomer: Option<L>,
     tie_break: TieBreak,
     rng: Rng,
+    /// `members` is one multiclass learner.
+    #[serde(default)]
+    multiclass: bool,
 }
 
 fn no_newcomer<L>() -> Option<L> {
@@ -141,7 +163,10 @@ ensemble!(BinaryBundle<L> over members);
 
 impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
     fn n_classes(&self) -> usize {
-        self.members.len()
+        match self.multiclass {
+            true => self.members[0].n_classes(),
+            false => self.members.len(),
+        }
     }
 
     /// A new class gets a member as the bundle built its others, which has learnt nothing
@@ -149,6 +174,9 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
     /// rows before its class arrived are not replayed, so until it has learnt some "rest",
     /// its "positive" is its prior.
     fn add_class(&mut self) -> Result<()> {
+        if self.multiclass {
+            return self.members[0].add_class();
+        }
         let newcomer = self.newcomer.clone().ok_or_else(|| {
             Error::config(
                 "classes",
@@ -161,12 +189,18 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        if self.multiclass {
+            return self.members[0].learn(x, y, weight);
+        }
         for (j, m) in self.members.iter_mut().enumerate() {
             m.learn(x, binary_label(y, j), weight);
         }
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        if self.multiclass {
+            return self.members[0].predict_proba(x, out);
+        }
         let mut p = [0.0; 2];
         for (o, m) in out.iter_mut().zip(&self.members) {
             m.predict_proba(x, &mut p);
@@ -180,6 +214,9 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
     fn learn_predict(
         &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
+        if self.multiclass {
+            return self.members[0].learn_predict(x, y, weight, out);
+        }
         let mut p = [0.0; 2];
         for (j, (o, m)) in out.iter_mut().zip(&mut self.members).enumerate() {
             m.learn_predict(x, y.map(|y| binary_label(y, j)), weight, &mut p);
