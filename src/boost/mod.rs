@@ -655,6 +655,24 @@ mod tests {
             predictions(led(bayes.clone().into(), Some(Preset::Moa))),
             predictions(led(bayes.into(), None))
         );
+        // AdaOVA's lead is one multiclass tree, its other members bundles of k binary ones.
+        let ada_ova = AdaBoostOlmConfig {
+            n_learners: 3,
+            lead: Some(Preset::Moa),
+            ..AdaBoostOlmConfig::new(crate::boost::multiclass::BinaryBundleConfig::new(
+                crate::weak::WeakLearnerConfig::from(HoeffdingTreeConfig::jgt_paper()),
+            ))
+        }
+        .build(data.spec(), 5)
+        .unwrap();
+        let k = data.spec().n_classes();
+        let sizes: Vec<usize> = ada_ova
+            .members()
+            .iter()
+            .map(|b| b.members().len())
+            .collect();
+        assert_eq!(sizes, [1, k, k]);
+        assert!(ada_ova.members().iter().all(|b| b.n_classes() == k));
         assert_eq!(
             Preset::Moa.name(),
             serde_json::to_value(Preset::Moa).unwrap()
