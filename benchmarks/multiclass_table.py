@@ -128,9 +128,10 @@ ALGOS.update({f"{name}, prefix experts led by a moa tree":
 # bundle of one-vs-rest trees).
 ALGOS["AdaOVA, unit mean, led by a moa tree"] = (
     ALGOS["AdaOVA, unit mean, jgt-paper-nba trees"] + ["--lead", "moa"])
-ALGOS["OzaBag (10)"] = ["--algo", "oza-bag", "--learners", "10", "--preset", "jgt-paper-nba"]
-ALGOS["OzaBag (10), prefix experts led by a moa tree"] = ALGOS["OzaBag (10)"] + PREFIXES_LED
-ALGOS["OzaBag (10), best prefix led by a moa tree"] = ALGOS["OzaBag (10)"] + [
+OZABAG_10 = ["--algo", "oza-bag", "--learners", "10", "--preset", "jgt-paper-nba"]
+ALGOS["OzaBag (10), all members, no lead"] = OZABAG_10 + ["--expert", "last", "--lead", "none"]
+ALGOS["OzaBag (10), prefix experts led by a moa tree"] = OZABAG_10 + PREFIXES_LED
+ALGOS["OzaBag (10), best prefix led by a moa tree"] = OZABAG_10 + [
     "--expert", "best", "--lead", "moa"]
 # One Hoeffding tree under each preset: what `--algo hoeffding` should default to.
 ALGOS.update({

@@ -201,11 +201,12 @@ pub struct ModelFlags {
     /// Number of weak learners of a booster.
     #[arg(long, value_name = "N")]
     pub learners: Option<usize>,
-    /// The first member of ada-olm, ova's boosters and ada-ova when their members are trees:
-    /// a tree of this preset, or `none` (as the rest). Adaboost.OLM predicts with the best of
-    /// its prefixes, so a first member that is one good tree keeps the booster near it where
-    /// the ensemble adds nothing. Default: moa for ada-olm and ova (RESULTS.md, "A lead
-    /// tree"), none for ada-ova and under `--protocol`. `--weak`/`--preset` set the others.
+    /// The first member of ada-olm, ova's boosters, ada-ova (one multiclass tree in place of
+    /// a bundle), mbbm, oza and oza-bag when their members are trees: a tree of this preset,
+    /// or `none` (as the rest). A booster that predicts with the best of its prefixes keeps
+    /// near that one tree where the ensemble adds nothing. Default: moa (RESULTS.md, "A lead
+    /// tree" and "Prefix experts"); none under `--protocol`. `--weak`/`--preset` set the
+    /// others.
     #[arg(long, value_name = "PRESET|none", value_parser = lead_parser())]
     pub lead: Option<Lead>,
     /// Weak learner of a booster (default: a tree of the jgt-paper-nba preset for the
@@ -278,7 +279,9 @@ pub struct ModelFlags {
     /// variant's rule when `--oza-variant` is given.
     #[arg(long, value_enum)]
     pub oza_zero_error: Option<ZeroErrorPolicy>,
-    /// Which expert an adaptive booster predicts with (default: drawn from Hedge).
+    /// Which prefix of its members a booster predicts with: drawn from Hedge over the
+    /// prefixes' 0-1 losses (`sample`, the default), Hedge's best (`best`), or all members
+    /// (`last`; what mbbm, oza and oza-bag do under `--protocol`).
     #[arg(long, value_enum)]
     pub expert: Option<ExpertSelection>,
 }
