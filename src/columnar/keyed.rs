@@ -422,14 +422,11 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
                 shares.push(share);
                 rest = tail;
             }
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (shares.into_iter())
-                    .map(|share| scope.spawn(|| run(share)))
-                    .collect();
-                (handles.into_iter())
-                    .flat_map(|h| h.join().expect("a key's thread panicked"))
-                    .collect()
-            })
+            // On rayon's pool, where a bundle of boosters inside a key's model takes its
+            // own members' tasks too, rather than on threads of its own beside that pool.
+            use rayon::prelude::*;
+            let outputs: Vec<Vec<Result<RecordBatch>>> = shares.into_par_iter().map(run).collect();
+            outputs.into_iter().flatten().collect()
         };
         let after: usize = taken.iter().map(|(_, r, _)| r.bytes).sum();
         self.memory.resident_bytes = self.memory.resident_bytes - before + after;
@@ -440,9 +437,10 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
 }
 
 impl<M> KeyedOperator<M> {
-    /// Spreads each batch's keys over `threads` threads (1, the default: none). Outputs and
-    /// models are the same whatever the count; worth it where a batch holds many keys and
-    /// the model is costly per row.
+    /// Spreads each batch's keys over `threads` shares of about equal rows (1, the default:
+    /// none), run on rayon's pool (as many threads as cores, or `RAYON_NUM_THREADS`). Outputs
+    /// and models are the same whatever the count; worth it where a batch holds many keys
+    /// and the model is costly per row.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
     }

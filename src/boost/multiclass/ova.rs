@@ -10,8 +10,16 @@
 //! Binary learners use class 0 for "positive" (the label is `j`) and 1 for the rest
 //! (ALGORITHMS.md §1.2). The `k` members are built from the same state of the generator, so
 //! they share their hyper-parameters (the authors give all k boosters the same seed).
+//!
+//! The members of a bundle are independent of each other on a row, so a bundle whose row is
+//! costly (OvA's `k` boosters of 100 trees: hundreds of microseconds) runs them as tasks on
+//! rayon's pool (its size: the machine's cores, or `RAYON_NUM_THREADS`). Each member
+//! writes its own output and draws from its own generator, so the outputs and the models
+//! are the same whatever the threads; the bundle's own tie draw comes after both halves.
+//! Whether a row is costly is timed, on one thread, every [`Pace::EVERY`] rows.
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -116,6 +124,7 @@ impl<W: Config> Config for BinaryBundleConfig<W> {
                 tie_break: self.tie_break,
                 rng: Rng::new(rng.next_u64()),
                 multiclass: true,
+                pace: Pace::default(),
             });
         }
         let binary = StreamSpec::new(spec.features.clone(), ClassSet::new(["positive", "rest"])?);
@@ -132,6 +141,7 @@ impl<W: Config> Config for BinaryBundleConfig<W> {
             tie_break: self.tie_break,
             rng: Rng::new(rng.next_u64()),
             multiclass: false,
+            pace: Pace::default(),
         })
     }
 }
@@ -152,6 +162,56 @@ pub struct BinaryBundle<L> {
     /// `members` is one multiclass learner.
     #[serde(default)]
     multiclass: bool,
+    /// Whether the members' rows are costly enough for two threads.
+    #[serde(skip)]
+    pace: Pace,
+}
+
+/// How long a bundle's row takes on one thread, timed now and then: a row of all the
+/// members costing more than [`Pace::SPLIT_ABOVE`] runs its members on rayon's threads,
+/// where a hand-off costs a few microseconds. Only speed depends on it, never a result.
+#[derive(Debug, Clone, Default)]
+struct Pace {
+    rows: u64,
+    split: bool,
+}
+
+impl Pace {
+    /// Rows between two timings (the first row is timed).
+    const EVERY: u64 = 1024;
+    /// The one-thread time of a row above which its halves go to two threads.
+    const SPLIT_ABOVE: Duration = Duration::from_micros(50);
+
+    /// Runs `row(split)`, timing it on one thread when it is time to.
+    fn run<T>(&mut self, row: impl FnOnce(bool) -> T) -> T {
+        let timed = self.rows.is_multiple_of(Self::EVERY);
+        self.rows += 1;
+        if !timed {
+            return row(self.split);
+        }
+        let start = Instant::now();
+        let out = row(false);
+        self.split = start.elapsed() > Self::SPLIT_ABOVE && rayon::current_num_threads() > 1;
+        out
+    }
+}
+
+/// `each(j, member_j, out_j)` for every member: on rayon's threads, one task a member, if
+/// `split` (members differ in cost, so a thread that is done takes the next member).
+fn for_each_member<L: Send, O: Send>(
+    members: &mut [L], outs: &mut [O], split: bool, each: &(impl Fn(usize, &mut L, &mut O) + Sync),
+) {
+    if split {
+        use rayon::prelude::*;
+        (members.par_iter_mut().zip(outs.par_iter_mut()))
+            .with_max_len(1)
+            .enumerate()
+            .for_each(|(j, (m, o))| each(j, m, o));
+    } else {
+        for (j, (m, o)) in members.iter_mut().zip(outs.iter_mut()).enumerate() {
+            each(j, m, o);
+        }
+    }
 }
 
 fn no_newcomer<L>() -> Option<L> {
@@ -192,9 +252,13 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
         if self.multiclass {
             return self.members[0].learn(x, y, weight);
         }
-        for (j, m) in self.members.iter_mut().enumerate() {
-            m.learn(x, binary_label(y, j), weight);
-        }
+        let mut done = vec![(); self.members.len()];
+        let members = &mut self.members;
+        self.pace.run(|split| {
+            for_each_member(members, &mut done, split, &|j, m, _| {
+                m.learn(x, binary_label(y, j), weight)
+            })
+        });
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
@@ -217,13 +281,59 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
         if self.multiclass {
             return self.members[0].learn_predict(x, y, weight, out);
         }
-        let mut p = [0.0; 2];
-        for (j, (o, m)) in out.iter_mut().zip(&mut self.members).enumerate() {
-            m.learn_predict(x, y.map(|y| binary_label(y, j)), weight, &mut p);
-            *o = p[POSITIVE];
-        }
+        let members = &mut self.members;
+        self.pace.run(|split| {
+            for_each_member(members, out, split, &|j, m, o| {
+                let mut p = [0.0; 2];
+                m.learn_predict(x, y.map(|y| binary_label(y, j)), weight, &mut p);
+                *o = p[POSITIVE];
+            })
+        });
         let predicted = argmax_tie(out, self.tie_break, &mut self.rng);
         normalize(out);
         predicted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::weak::{HoeffdingTreeConfig, WeakLearnerConfig};
+
+    /// OvA's members on two threads give the outputs and the models they give on one: each
+    /// member draws from its own generator, and the bundle's tie draw comes after them.
+    #[test]
+    fn members_on_two_threads_predict_and_learn_as_on_one() {
+        let data = crate::synth::mixed(300, 0.05, 0.1, 8);
+        let k = data.spec().n_classes();
+        let config = one_vs_all(AdaBoostOlmConfig {
+            n_learners: 5,
+            ..AdaBoostOlmConfig::new(WeakLearnerConfig::from(HoeffdingTreeConfig::jgt_paper()))
+        });
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let run = |split: bool| {
+            let mut model = config.build(data.spec(), 3).unwrap();
+            let mut out = vec![0.0; k];
+            let mut outputs = Vec::new();
+            pool.install(|| {
+                for i in 0..data.len() {
+                    // Not timed (rows is never a multiple of EVERY here): the given split.
+                    model.pace = Pace { rows: 1, split };
+                    let predicted = model.learn_predict(data.row(i), data.label(i), 1.0, &mut out);
+                    outputs.push((predicted, out.clone()));
+                    if i % 7 == 0 {
+                        model.pace = Pace { rows: 1, split };
+                        model.learn(data.row(i), (i + 1) % k, 0.5);
+                    }
+                }
+            });
+            (outputs, serde_json::to_string(&model).unwrap())
+        };
+        let (one, two) = (run(false), run(true));
+        assert!(one.0 == two.0, "the outputs differ");
+        assert!(one.1 == two.1, "the models differ");
     }
 }
