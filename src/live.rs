@@ -462,7 +462,7 @@ impl LiveModel {
     }
 }
 
-/// A live model drives [`crate::stream::ScoredStream`] like any operator: it commits
+/// A live model drives `stream::ScoredStream` (feature `stream`) like any operator: it commits
 /// between batches when its policy asks, and when the input ends. Its position stays the one
 /// it was loaded with (or set through [`LiveModel::commit`] by an owner that knows its
 /// input's offsets).

@@ -7,7 +7,10 @@
 //! learner's `K` copies). The ensemble predicts the mean of its members' class
 //! probabilities, each normalised first (MOA's vote), and its class is the most probable,
 //! ties to the lowest index. `λ = 1` is the bootstrap; a larger `λ` resamples more (the
-//! "leveraging" direction of Bifet et al. 2010).
+//! "leveraging" direction of Bifet et al. 2010). As an option of the library (the default
+//! of `--algo oza-bag`), the mean of the first members that Hedge picks
+//! ([`PrefixExperts`]), with a lead tree as member 1 learning each row once; Hedge's
+//! weights are part of the saved state.
 
 use std::fmt;
 

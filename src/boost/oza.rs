@@ -7,7 +7,10 @@
 //!   `λ_sw[m] += λ` and `λ` grows by `(λ_sc + λ_sw)/(2λ_sw)`. MOA replaces `λ_sc + λ_sw` by
 //!   the total weight of the rows the ensemble has seen ([`LambdaUpdate::Moa`]).
 //! * Prediction: model `m` votes with weight `ln((1 − ε_m)/ε_m)`, `ε_m = λ_sw/(λ_sc + λ_sw)`;
-//!   [`ZeroErrorPolicy`] decides what happens to models with `ε ∉ (0, 1/2]`.
+//!   [`ZeroErrorPolicy`] decides what happens to models with `ε ∉ (0, 1/2]`. As an option
+//!   of the library (the default of `--algo oza`), the prefix of that vote that Hedge picks
+//!   ([`PrefixExperts`]), with a lead tree as model 1 learning each row once; Hedge's
+//!   weights are part of the saved state.
 //!
 //! A row of importance weight `w` counts as `w` identical rows: the model learns with weight
 //! `K·w` (MOA) and the `λ` sums grow by `λ·w`.

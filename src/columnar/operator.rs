@@ -40,7 +40,7 @@ use crate::{Error, Result};
 pub const CLASSES_KEY: &str = "streamboost.classes";
 
 /// Record batches in; the same rows out, in order, with predictions appended. What
-/// [`crate::stream::ScoredStream`] and the SQL plan node drive: a [`BoostOperator`], or a
+/// `stream::ScoredStream` (feature `stream`) and the SQL plan node drive: a [`BoostOperator`], or a
 /// [`super::KeyedOperator`] with one per key.
 pub trait BatchOperator {
     /// The output schema, known before the first batch.

@@ -20,7 +20,11 @@
 //!   `max_t w_t`) and multiplied by the learner's weight scale; rows whose outcome is
 //!   already decided (`w = 0`, or within the potentials' rounding:
 //!   [`super::potential::WEIGHT_NOISE`]) are skipped.
-//! * Prediction: `argmax_l s[l]` over all `N` votes (ties broken by the tie rule).
+//! * Prediction: `argmax_l s[l]` over all `N` votes (ties broken by the tie rule), the
+//!   paper's. As an option of the library (the default of `--algo mbbm`), the prefix of the
+//!   votes that Hedge picks ([`PrefixExperts`]: expert `i` is `argmax` of the first `i`
+//!   votes), with a lead tree as learner 1; the learners' weights are the paper's either
+//!   way. Hedge's weights are part of the saved state, so a restored model predicts on.
 //!
 //! `n = N − i` remaining draws follows the paper (the authors' code uses `N − i + 1`,
 //! ALGORITHMS.md E.7).

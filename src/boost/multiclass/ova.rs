@@ -16,7 +16,7 @@
 //! rayon's pool (its size: the machine's cores, or `RAYON_NUM_THREADS`). Each member
 //! writes its own output and draws from its own generator, so the outputs and the models
 //! are the same whatever the threads; the bundle's own tie draw comes after both halves.
-//! Whether a row is costly is timed, on one thread, every [`Pace::EVERY`] rows.
+//! Whether a row is costly is timed, on one thread, now and then (`Pace`).
 
 use std::fmt;
 use std::time::{Duration, Instant};
