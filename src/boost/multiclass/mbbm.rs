@@ -244,7 +244,8 @@ impl<L: Classifier> OnlineMbbm<L> {
     }
 
     /// Predicts row `x` (and, given `(y, weight)`, trains every learner on it): returns the
-    /// final vote counts in `work.s`. Learner `i`'s weight depends only on the votes of
+    /// final vote counts in `work.s` and, if `params.3` (prefix experts), each prefix's
+    /// label in `work.experts`. Learner `i`'s weight depends only on the votes of
     /// learners `< i`, so each member predicts and learns in one call.
     #[allow(clippy::too_many_arguments)]
     fn forward(
