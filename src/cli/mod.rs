@@ -63,8 +63,8 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Replay(args) => replay::run(&args),
-        Command::Run(args) => run::run(&args),
+        Command::Replay(args) => on_the_pool(|| replay::run(&args)),
+        Command::Run(args) => on_the_pool(|| run::run(&args)),
         Command::Train(args) => train::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Plot(args) => plot::run(&args),
@@ -86,6 +86,18 @@ pub fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Runs `job` on a thread of rayon's pool (the machine's cores, or `RAYON_NUM_THREADS`), so
+/// that what it hands to the pool (a one-vs-all bundle's members, a batch's keys) is
+/// scheduled with it rather than on threads beside it. A pool that cannot be made leaves
+/// the job on this thread.
+fn on_the_pool<T: Send>(job: impl FnOnce() -> T + Send) -> T {
+    // The main thread's stack, not a worker's default.
+    match rayon::ThreadPoolBuilder::new().stack_size(8 << 20).build() {
+        Ok(pool) => pool.install(job),
+        Err(_) => job(),
     }
 }
 

@@ -12,8 +12,10 @@
 //! they share their hyper-parameters (the authors give all k boosters the same seed).
 //!
 //! The members of a bundle are independent of each other on a row, so a bundle whose row is
-//! costly (OvA's `k` boosters of 100 trees: hundreds of microseconds) runs them as tasks on
-//! rayon's pool (its size: the machine's cores, or `RAYON_NUM_THREADS`). Each member
+//! costly (OvA's `k` boosters of 100 trees: hundreds of microseconds) and that runs on a
+//! thread of rayon's pool (as `streamboost replay` and `run` do) runs them as tasks on that
+//! pool (its size: the machine's cores, or `RAYON_NUM_THREADS`). Called from other threads
+//! (a SQL query's, one per partition and core) it keeps to its own. Each member
 //! writes its own output and draws from its own generator, so the outputs and the models
 //! are the same whatever the threads; the bundle's own tie draw comes after both halves.
 //! Whether a row is costly is timed, on one thread, now and then (`Pace`).
@@ -191,7 +193,11 @@ impl Pace {
         }
         let start = Instant::now();
         let out = row(false);
-        self.split = start.elapsed() > Self::SPLIT_ABOVE && rayon::current_num_threads() > 1;
+        // Only on a thread of rayon's pool, whose tasks the members' then join: elsewhere (a
+        // query engine's threads, already one per core) they would only add threads.
+        self.split = start.elapsed() > Self::SPLIT_ABOVE
+            && rayon::current_thread_index().is_some()
+            && rayon::current_num_threads() > 1;
         out
     }
 }
@@ -335,5 +341,10 @@ mod tests {
         let (one, two) = (run(false), run(true));
         assert!(one.0 == two.0, "the outputs differ");
         assert!(one.1 == two.1, "the models differ");
+        // Off rayon's pool (a query engine's thread), however slow the row, one thread.
+        let mut model = config.build(data.spec(), 3).unwrap();
+        let mut out = vec![0.0; k];
+        model.learn_predict(data.row(0), data.label(0), 1.0, &mut out);
+        assert!(!model.pace.split && model.pace.rows == 1);
     }
 }
