@@ -322,6 +322,11 @@ def main():
           lambda n: f"{n}, tie <= 0.1")
     pairs("Each default with exact numerics / with fast numerics",
           lambda n: f"{n}, jgt-paper-nba trees", lambda n: f"{n}, fast numerics")
+    print("\nEach algorithm asked for (`--algos`), final 20% (whole stream):\n")
+    print("| algorithm | " + " | ".join(sets) + " |")
+    print("|---|" + "---|" * len(sets))
+    for a in algos:
+        print(f"| {a} | " + " | ".join(cell(d, a) for d in sets) + " |")
     print("\nMean rows/s:\n")
     print("| data | " + " | ".join(algos) + " |")
     print("|---|" + "---|" * len(algos))
