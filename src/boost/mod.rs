@@ -133,7 +133,7 @@ macro_rules! ensemble_rows {
             // skipping on 7 of 9 shared sets and ties on 2 (RESULTS.md, "Oza: where its vote
             // collapses"); `--oza-variant moa` is MOA's OzaBoost whole.
             // Predicting with the prefix Hedge picks, led by one `moa` tree: balance_scale
-            // 0.808 → 0.902, no set lower by more than 0.002 (RESULTS.md, "Prefix experts").
+            // 0.808 → 0.902, no set lower by more than 0.003 (RESULTS.md, "Prefix experts").
             Oza = "oza" (Booster, Multiclass) => oza::OzaBoostConfig {
                 zero_error: oza::ZeroErrorPolicy::Skip,
                 expert_selection: boost::ExpertSelection::Sample,
