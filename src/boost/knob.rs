@@ -41,7 +41,7 @@ pub enum Knob {
     ZeroError(ZeroErrorPolicy),
     /// A booster's weak learner.
     Weak(WeakLearnerConfig),
-    /// The tree preset of an adaptive booster's first member (`None`: as the rest).
+    /// The tree preset of an ensemble's first member (`None`: as the rest).
     Lead(Option<Preset>),
     /// A single Hoeffding tree.
     Tree(HoeffdingTreeConfig),

@@ -338,15 +338,18 @@ impl<L: Classifier> OzaBoost<L> {
             self.seen += w;
         }
         for m in 0..self.learners.len() {
+            // A lead's draw is made too, so later models see the same random numbers.
             let replays = match target {
-                Some(_) if self.poisson => self.rng.poisson(lambda) as f64,
+                Some(_) if self.poisson => {
+                    let drawn = self.rng.poisson(lambda) as f64;
+                    if m == 0 && self.steady_lead {
+                        lambda
+                    } else {
+                        drawn
+                    }
+                }
                 Some(_) => lambda,
                 None => 0.0,
-            };
-            // The draw above is made anyway, so later models see the same random numbers.
-            let replays = match target {
-                Some(_) if m == 0 && self.steady_lead => lambda,
-                _ => replays,
             };
             let (y, w) = target.unwrap_or((0, 0.0));
             self.learners[m].learn_predict(x, target.map(|_| y), replays * w, &mut p);

@@ -62,7 +62,8 @@ pub struct AdaBoostOlmConfig<W> {
     /// The weak learners' config.
     pub weak: W,
     /// The first member as a tree of this preset instead of `weak`, where `weak` is a tree
-    /// (a bundle of them for AdaOVA): the expert "first learner alone" is then that tree,
+    /// (for AdaOVA, whose members are bundles of trees, one multiclass tree in place of the
+    /// first bundle): the expert "first learner alone" is then that tree,
     /// and Hedge's regret bound keeps the booster near it where the rest adds nothing
     /// ([`crate::boost::LeadMember`]). `None` (every member from `weak`) is the paper's.
     /// Only construction reads it: a checkpoint's members are as they were built.

@@ -17,7 +17,7 @@
 //! pool (its size: the machine's cores, or `RAYON_NUM_THREADS`). Called from other threads
 //! (a SQL query's, one per partition and core) it keeps to its own. Each member
 //! writes its own output and draws from its own generator, so the outputs and the models
-//! are the same whatever the threads; the bundle's own tie draw comes after both halves.
+//! are the same whatever the threads; the bundle's own tie draw comes after all members.
 //! Whether a row is costly is timed, on one thread, now and then (`Pace`).
 
 use std::fmt;
@@ -181,7 +181,7 @@ struct Pace {
 impl Pace {
     /// Rows between two timings (the first row is timed).
     const EVERY: u64 = 1024;
-    /// The one-thread time of a row above which its halves go to two threads.
+    /// The one-thread time of a row above which its members go to the pool's threads.
     const SPLIT_ABOVE: Duration = Duration::from_micros(50);
 
     /// Runs `row(split)`, timing it on one thread when it is time to.
@@ -193,8 +193,8 @@ impl Pace {
         }
         let start = Instant::now();
         let out = row(false);
-        // Only on a thread of rayon's pool, whose tasks the members' then join: elsewhere (a
-        // query engine's threads, already one per core) they would only add threads.
+        // Only on a thread of rayon's pool, whose other threads then take members: elsewhere
+        // (a query engine's threads, already one per core) the pool's would only add threads.
         self.split = start.elapsed() > Self::SPLIT_ABOVE
             && rayon::current_thread_index().is_some()
             && rayon::current_num_threads() > 1;
