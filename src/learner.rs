@@ -76,6 +76,23 @@ pub trait Classifier: Send + Sync {
         }
         predicted
     }
+
+    /// [`Classifier::learn_predict`] on rows `xs` in turn, row `j` with label `ys[j]` (`None`
+    /// or a class the model knows) and importance weight `weight`: its probabilities go to
+    /// `proba[j·k..(j+1)·k]` (`k = n_classes()`) and its prediction to `predicted[j]`.
+    ///
+    /// The outputs and the model afterwards are those of the calls one by one, which is
+    /// what this does unless a model can do better with rows that come several at a time
+    /// (Adaboost.OLM pipelines its learners over two threads).
+    fn learn_predict_rows(
+        &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
+        predicted: &mut [ClassId],
+    ) {
+        let k = self.n_classes();
+        for (j, (x, &y)) in xs.iter().zip(ys).enumerate() {
+            predicted[j] = self.learn_predict(x, y, weight, &mut proba[j * k..(j + 1) * k]);
+        }
+    }
 }
 
 /// A weighted online multi-label ranker: it learns from the set of labels relevant to a row

@@ -184,9 +184,12 @@ impl<'a> Checkpointer<'a> {
     }
 
     /// After the row at replay `position` (row `row` of the data) was scored, and learnt if
-    /// `labelled`.
+    /// `labelled`; `model_current` says whether `model` is as that row left it (a
+    /// checkpoint due meanwhile waits for the row that does: the last of rows given to the
+    /// model together, [`crate::eval::RowOutcome::model_current`]).
     pub fn after_row(
-        &mut self, position: usize, row: usize, labelled: bool, model: &mut Model,
+        &mut self, position: usize, row: usize, labelled: bool, model_current: bool,
+        model: &mut Model,
     ) -> Result<()> {
         self.stream.stats.rows_seen += 1;
         if labelled {
@@ -196,6 +199,7 @@ impl<'a> Checkpointer<'a> {
             self.stream.stats.unknown_labels += 1;
         }
         if let Some(policy) = &self.policy
+            && model_current
             && policy.due(
                 position as u64 + 1 - self.saved_rows,
                 self.last_save.elapsed(),

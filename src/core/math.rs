@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(test)]
 use super::Rng;
+use super::TieDraw;
 
 /// `1/(1+e^{-z})`, evaluated without overflow for either sign of `z`.
 #[inline]
@@ -248,7 +250,7 @@ pub fn argmax(v: &[f64]) -> usize {
 /// Index of the largest value with ties broken by `tie`. With [`TieBreak::Random`] the RNG is
 /// drawn only when there is a tie, so tie-free rows consume no randomness.
 #[inline]
-pub fn argmax_tie(v: &[f64], tie: TieBreak, rng: &mut Rng) -> usize {
+pub fn argmax_tie(v: &[f64], tie: TieBreak, rng: &mut impl TieDraw) -> usize {
     match tie {
         TieBreak::Lowest => argmax(v),
         TieBreak::Random => {

@@ -124,6 +124,21 @@ impl Rng {
     }
 }
 
+/// Where a random tie-break takes its one uniform index from: the model's [`Rng`], or a
+/// stand-in that obtains the generator only when a tie needs it (so a stage of a pipelined
+/// booster that meets no tie never waits for the generator's state; `boost::pipeline`).
+pub trait TieDraw {
+    /// A uniform index in `0..n` (`n > 0`), drawn as [`Rng::below`] draws it.
+    fn below(&mut self, n: usize) -> usize;
+}
+
+impl TieDraw for Rng {
+    #[inline]
+    fn below(&mut self, n: usize) -> usize {
+        Rng::below(self, n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

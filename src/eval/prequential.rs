@@ -37,6 +37,12 @@ pub struct Prequential {
     /// Bounds of the store where rows wait for their labels.
     #[serde(skip)]
     pub pending: PendingLimits,
+    /// Every this many rows (a checkpoint's interval), the observer of
+    /// [`Prequential::run_with`] needs the model as that row left it: rows given to the model
+    /// together ([`Classifier::learn_predict_rows`]) never run past such a row. `None`: the
+    /// observer reads the model only where [`RowOutcome::model_current`] says so.
+    #[serde(skip)]
+    pub observe_every: Option<u64>,
 }
 
 impl Default for Prequential {
@@ -48,6 +54,7 @@ impl Default for Prequential {
             test_start: None,
             delay: None,
             pending: PendingLimits::default(),
+            observe_every: None,
         }
     }
 }
@@ -123,6 +130,11 @@ pub struct RowOutcome<'a> {
     pub predicted: ClassId,
     /// Class probabilities of that prediction.
     pub proba: &'a [f64],
+    /// Whether the model the observer gets is as this row left it. Rows are given to the
+    /// model several at a time ([`Classifier::learn_predict_rows`]); the observer sees each
+    /// after the last of them, so only that last one sees its own model. A row after which
+    /// [`Prequential::observe_every`] asks for the model is always a last one.
+    pub model_current: bool,
 }
 
 /// Accuracy and kappa over a set of rows.
@@ -257,9 +269,17 @@ impl Prequential {
     ) -> Result<PrequentialReport> {
         let n = order.map_or(data.len(), <[usize]>::len);
         let mut run = Run::start(self, model, data.spec(), n)?;
-        for position in 0..n {
-            let row = order.map_or(position, |o| o[position]);
-            run.row(model, data, row, row, &mut after_row)?;
+        let mut rows = Vec::with_capacity(RUN_ROWS);
+        let mut position = 0;
+        while position < n {
+            let end = position + run.run_rows(n - position);
+            rows.clear();
+            rows.extend((position..end).map(|p| {
+                let row = order.map_or(p, |o| o[p]);
+                (row, row)
+            }));
+            run.rows(model, data, &rows, &mut after_row)?;
+            position = end;
         }
         run.drain(model)?;
         Ok(run.finish(data.spec().classes.names()))
@@ -277,11 +297,17 @@ impl Prequential {
     ) -> Result<PrequentialReport> {
         let mut run = Run::start(self, model, spec, n)?;
         let mut next = 0;
+        let mut rows = Vec::with_capacity(RUN_ROWS);
         chunks(&mut |chunk: Dataset| {
-            for r in 0..chunk.len() {
-                run.row(model, &chunk, r, next, &mut after_row)?;
-                next += 1;
+            let mut r = 0;
+            while r < chunk.len() {
+                let end = r + run.run_rows(chunk.len() - r);
+                rows.clear();
+                rows.extend((r..end).map(|r| (r, next + r)));
+                run.rows(model, &chunk, &rows, &mut after_row)?;
+                r = end;
             }
+            next += chunk.len();
             Ok(())
         })?;
         if next != n {
@@ -295,6 +321,10 @@ impl Prequential {
     }
 }
 
+/// Rows at most given to the model at a time ([`Run::rows`]): enough for a pipelined model's
+/// threads to overlap (a hand-off per run, not per row).
+const RUN_ROWS: usize = 256;
+
 /// A prequential run under way: its counters, curve and clock.
 struct Run<'p> {
     prequential: &'p Prequential,
@@ -307,6 +337,9 @@ struct Run<'p> {
     window_correct: u64,
     curve: Vec<CurvePoint>,
     proba: Vec<f64>,
+    /// A run's probabilities and predictions ([`Run::rows`]).
+    run_proba: Vec<f64>,
+    run_predicted: Vec<ClassId>,
     delayed: Option<Delayed>,
     start: Instant,
 }
@@ -350,6 +383,8 @@ impl<'p> Run<'p> {
             window_rows: 0,
             window_correct: 0,
             proba: vec![0.0; k],
+            run_proba: Vec::new(),
+            run_predicted: Vec::new(),
             delayed: match &prequential.delay {
                 None | Some(LabelDelay::Rows(0)) => None,
                 Some(_) => Some(Delayed {
@@ -359,6 +394,76 @@ impl<'p> Run<'p> {
             },
             start: Instant::now(),
         })
+    }
+
+    /// Rows to take together from a position `left` rows before the end: up to
+    /// [`RUN_ROWS`], ending at the next row after which the observer needs the model
+    /// ([`Prequential::observe_every`]).
+    fn run_rows(&self, left: usize) -> usize {
+        let every = self
+            .prequential
+            .observe_every
+            .map_or(usize::MAX, |e| e as usize);
+        let to_observed = every - self.position % every;
+        left.min(RUN_ROWS).min(to_observed)
+    }
+
+    /// Rows `rows` of `data`, each `(row, input index)`, in order, as [`Run::row`] takes them
+    /// one by one: consecutive rows that need nothing between them (no label delay, no
+    /// class the model has not met) go to the model together
+    /// ([`Classifier::learn_predict_rows`]).
+    fn rows<M: Classifier + ?Sized>(
+        &mut self, model: &mut M, data: &Dataset, rows: &[(usize, usize)],
+        after_row: &mut impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
+    ) -> Result<()> {
+        let mut start = 0;
+        while start < rows.len() {
+            let known = model.n_classes();
+            let together = match self.delayed {
+                Some(_) => 0,
+                None => rows[start..]
+                    .iter()
+                    .take_while(|&&(row, _)| data.label(row).is_none_or(|y| y < known))
+                    .count(),
+            };
+            if together < 2 {
+                let (row, index) = rows[start];
+                self.row(model, data, row, index, after_row)?;
+                start += 1;
+                continue;
+            }
+            let run = &rows[start..start + together];
+            let xs: Vec<&[f64]> = run.iter().map(|&(row, _)| data.row(row)).collect();
+            let labels: Vec<Option<ClassId>> =
+                run.iter().map(|&(row, _)| data.label(row)).collect();
+            self.run_proba.clear();
+            self.run_proba.resize(together * known, 0.0);
+            self.run_predicted.clear();
+            self.run_predicted.resize(together, 0);
+            let weight = self.prequential.weight;
+            model.learn_predict_rows(
+                &xs,
+                &labels,
+                weight,
+                &mut self.run_proba,
+                &mut self.run_predicted,
+            );
+            for (j, (&(_, index), &label)) in run.iter().zip(&labels).enumerate() {
+                self.proba[..known].copy_from_slice(&self.run_proba[j * known..(j + 1) * known]);
+                self.proba[known..].fill(0.0);
+                let current = j + 1 == together;
+                self.settle(
+                    model,
+                    index,
+                    label,
+                    self.run_predicted[j],
+                    current,
+                    after_row,
+                )?;
+            }
+            start += together;
+        }
+        Ok(())
     }
 
     /// Row `row` of `data`, known to the caller as input row `index`: predicted, reported
@@ -406,6 +511,16 @@ impl<'p> Run<'p> {
             }
             (None, _) => model.learn_predict(x, label, weight, &mut proba[..known]),
         };
+        self.settle(model, index, label, predicted, true, after_row)
+    }
+
+    /// The row at the current position, input row `index`, predicted `predicted` with
+    /// `self.proba`: scored unless its label is delayed, reported to `after_row`, counted
+    /// in the curve.
+    fn settle<M: Classifier + ?Sized>(
+        &mut self, model: &mut M, index: usize, label: Option<ClassId>, predicted: ClassId,
+        model_current: bool, after_row: &mut impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
+    ) -> Result<()> {
         let position = self.position;
         if let (Some(y), None) = (label, &self.delayed) {
             self.score(position, y, predicted);
@@ -417,6 +532,7 @@ impl<'p> Run<'p> {
                 label,
                 predicted,
                 proba: &self.proba,
+                model_current,
             },
             model,
         )?;

@@ -84,4 +84,11 @@ impl Classifier for Model {
     ) -> ClassId {
         dispatch!(self, m => m.learn_predict(x, y, weight, out))
     }
+
+    fn learn_predict_rows(
+        &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
+        predicted: &mut [ClassId],
+    ) {
+        dispatch!(self, m => m.learn_predict_rows(xs, ys, weight, proba, predicted))
+    }
 }

@@ -14,11 +14,14 @@
 //! With `k = 2` this is AdaBoost.OL of Beygelzimer, Kale & Luo (2015) (ALGORITHMS.md §7.2).
 
 use std::fmt;
+use std::sync::mpsc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::Pass;
 use super::cost::{PairwiseCosts, Surrogate};
+use crate::boost::cores::{Closes, Deferred, Pace, RngHandoff};
 use crate::boost::hedge::{Hedge, PrefixExperts};
 use crate::boost::ogd::Interval;
 use crate::boost::{
@@ -26,7 +29,7 @@ use crate::boost::{
     add_class_to_members, lead_note, learnable,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
-use crate::core::{ClassId, Rng};
+use crate::core::{ClassId, Rng, TieDraw};
 use crate::learner::Classifier;
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
@@ -133,8 +136,10 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
 /// Per-row buffers, reused so that the streaming path allocates nothing.
 #[derive(Debug, Clone, Default)]
 struct Workspace {
-    /// Cumulative votes `s`.
+    /// Cumulative votes `s` of the forward pass.
     s: Vec<f64>,
+    /// Cumulative votes of the learn pass, with the row's pre-update `α`.
+    learnt: Vec<f64>,
     /// A learner's class probabilities.
     p: Vec<f64>,
     /// Expected cost per label.
@@ -151,6 +156,7 @@ impl Workspace {
     fn for_model(k: usize, n: usize) -> Self {
         Workspace {
             s: vec![0.0; k],
+            learnt: vec![0.0; k],
             p: vec![0.0; k],
             expected: vec![0.0; k],
             costs: PairwiseCosts::default(),
@@ -186,15 +192,17 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
     fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
         let n = m.len();
         Ok(AdaBoostOlm {
-            k: m.k,
-            loss: self.loss,
-            feasible: Interval::symmetric(self.bound()),
-            steps: self.steps(m.k, n),
-            weight_bounds: (1..=n)
-                .map(|i| self.loss.weight_bound(i, m.k, self.bound()))
-                .collect(),
-            vote_rule: self.vote_rule,
-            tie_break: self.tie_break,
+            rules: Rules {
+                k: m.k,
+                loss: self.loss,
+                feasible: Interval::symmetric(self.bound()),
+                steps: self.steps(m.k, n),
+                weight_bounds: (1..=n)
+                    .map(|i| self.loss.weight_bound(i, m.k, self.bound()))
+                    .collect(),
+                vote_rule: self.vote_rule,
+                tie_break: self.tie_break,
+            },
             scales: self.weight_scale.draw(n, &mut m.rng),
             learners: m.learners,
             alpha: vec![0.0; n],
@@ -202,6 +210,7 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
             rows: 0,
             rng: m.rng,
             work: Workspace::default(),
+            pace: Pace::default(),
         })
     }
 }
@@ -215,9 +224,10 @@ tune!(AdaBoostOlmConfig {
     Lead => lead,
 });
 
-/// The Adaboost.OLM booster over weak learners `L`. Build it from an [`AdaBoostOlmConfig`].
+/// What the forward and learn passes read of an [`AdaBoostOlm`] and never change (its
+/// fields are the booster's own in a checkpoint).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct AdaBoostOlm<L> {
+struct Rules {
     k: usize,
     loss: Surrogate,
     feasible: Interval,
@@ -227,6 +237,18 @@ pub struct AdaBoostOlm<L> {
     weight_bounds: Vec<f64>,
     vote_rule: VoteRule,
     tie_break: TieBreak,
+}
+
+/// The Adaboost.OLM booster over weak learners `L`. Build it from an [`AdaBoostOlmConfig`].
+///
+/// On a thread of rayon's pool, rows that cost more than [`PIPELINE_ABOVE`] on one thread
+/// and come several at a time ([`Classifier::learn_predict_rows`]) run through two stages of
+/// learners on two threads, with the outputs and the model of one thread
+/// ([`crate::boost::cores`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AdaBoostOlm<L> {
+    #[serde(flatten)]
+    rules: Rules,
     scales: LearnerScales,
     learners: Vec<L>,
     /// Learner weights `α^i`.
@@ -240,6 +262,93 @@ pub struct AdaBoostOlm<L> {
     rng: Rng,
     #[serde(skip)]
     work: Workspace,
+    /// Whether rows are costly enough for two threads.
+    #[serde(skip)]
+    pace: Pace,
+}
+
+/// The one-thread time of a row above which rows that come several at a time are pipelined.
+const PIPELINE_ABOVE: Duration = Duration::from_micros(50);
+
+/// Rows the first stage of a pipeline may be ahead of the second.
+const PIPELINE_QUEUE: usize = 8;
+
+impl Rules {
+    /// Predict phase (ALGORITHMS.md §3.4) of learners `lo..lo + members.len()`, whose
+    /// weights are `alpha`: fills `work.votes` (`l^i`) and `work.experts` (`ŷ^i`) for row
+    /// `x`, going on from `work.s` and `work.costs` as learners `< lo` left them (`lo = 0`
+    /// starts them). Ties are broken with `tie` and `rng`.
+    ///
+    /// With [`Pass::Learn`], learner `i` also learns the row with weight
+    /// `w_i = −C[y][y]/(k−1)` at `s^{i−1}` (§3.4 step (a)) right after predicting it: that
+    /// weight depends only on the votes and pre-update `α` of learners `< i`, all known here,
+    /// so each member routes the row once for both phases.
+    #[allow(clippy::too_many_arguments)]
+    fn forward<L: Classifier>(
+        &self, lo: usize, mut members: Pass<'_, L>, alpha: &[f64], x: &[f64], work: &mut Workspace,
+        tie: TieBreak, rng: &mut impl TieDraw,
+    ) {
+        let k = self.k;
+        if lo == 0 {
+            work.s.iter_mut().for_each(|v| *v = 0.0);
+            work.costs.reset(self.loss, k);
+        }
+        for (j, &alpha_i) in alpha.iter().enumerate() {
+            let i = lo + j;
+            match &mut members {
+                Pass::Score(learners) => learners[j].predict_proba(x, &mut work.p),
+                Pass::Learn(learners, scales, y, weight) => {
+                    // −C[y][y] at s^{i−1}, kept by the cost matrix.
+                    let w = self.loss.normalised_weight(
+                        -work.costs.get(*y, *y),
+                        self.weight_bounds[i],
+                        i + 1,
+                        k,
+                        self.feasible.hi,
+                    );
+                    let scale = scales.factor(j, w * *weight);
+                    learners[j].learn_predict(x, Some(*y), scale * w * *weight, &mut work.p);
+                }
+            }
+            let vote = match self.vote_rule {
+                VoteRule::Argmax => argmax_tie(&work.p, tie, rng),
+                VoteRule::ExpectedCost => {
+                    work.costs
+                        .expected_cost_vote(&work.p, &mut work.expected, tie, rng)
+                }
+            };
+            work.votes[i] = vote;
+            if alpha_i != 0.0 {
+                work.s[vote] += alpha_i;
+                work.costs.update(self.loss, &work.s, vote);
+            }
+            work.experts[i] = argmax_tie(&work.s, tie, rng);
+        }
+    }
+
+    /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(c)) of learners `lo..lo + alpha.len()` at
+    /// row `t`, from the votes of [`Rules::forward`], going on from `work.learnt` as learners
+    /// `< lo` left it (`lo = 0` starts it).
+    fn update(
+        &self, lo: usize, alpha: &mut [f64], t: u64, y: ClassId, weight: f64, work: &mut Workspace,
+    ) {
+        let root_t = (t as f64).sqrt();
+        if lo == 0 {
+            work.learnt.iter_mut().for_each(|v| *v = 0.0);
+        }
+        for (j, alpha_i) in alpha.iter_mut().enumerate() {
+            let i = lo + j;
+            let alpha_old = *alpha_i;
+            let vote = work.votes[i];
+            // (b) projected OGD step on α^i with the corrected eq. 10 at α_old.
+            let g = self.loss.alpha_gradient(&work.learnt, y, vote, alpha_old);
+            *alpha_i = self
+                .feasible
+                .step(alpha_old, weight * g, self.steps[i] / root_t);
+            // (c) s^i with this row's (pre-update) α.
+            work.learnt[vote] += alpha_old;
+        }
+    }
 }
 
 impl<L: Classifier> AdaBoostOlm<L> {
@@ -253,94 +362,134 @@ impl<L: Classifier> AdaBoostOlm<L> {
         self.prefixes.hedge()
     }
 
-    /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
-    /// (`ŷ^i`) for row `x`. Ties are broken with `tie` and `rng`.
-    ///
-    /// With [`Pass::Learn`], learner `i` also learns the row with weight
-    /// `w_i = −C[y][y]/(k−1)` at `s^{i−1}` (§3.4 step (a)) right after predicting it: that
-    /// weight depends only on the votes and pre-update `α` of learners `< i`, all known here,
-    /// so each member routes the row once for both phases.
-    fn forward(
-        &self, mut members: Pass<'_, L>, x: &[f64], work: &mut Workspace, tie: TieBreak,
-        rng: &mut Rng,
-    ) {
-        let k = self.k;
-        work.s.iter_mut().for_each(|v| *v = 0.0);
-        work.costs.reset(self.loss, k);
-        for i in 0..self.alpha.len() {
-            match &mut members {
-                Pass::Score(learners) => learners[i].predict_proba(x, &mut work.p),
-                Pass::Learn(learners, scales, y, weight) => {
-                    // −C[y][y] at s^{i−1}, kept by the cost matrix.
-                    let w = self.loss.normalised_weight(
-                        -work.costs.get(*y, *y),
-                        self.weight_bounds[i],
-                        i + 1,
-                        k,
-                        self.feasible.hi,
-                    );
-                    let scale = scales.factor(i, w * *weight);
-                    learners[i].learn_predict(x, Some(*y), scale * w * *weight, &mut work.p);
-                }
-            }
-            let vote = match self.vote_rule {
-                VoteRule::Argmax => argmax_tie(&work.p, tie, rng),
-                VoteRule::ExpectedCost => {
-                    work.costs
-                        .expected_cost_vote(&work.p, &mut work.expected, tie, rng)
-                }
-            };
-            work.votes[i] = vote;
-            if self.alpha[i] != 0.0 {
-                work.s[vote] += self.alpha[i];
-                work.costs.update(self.loss, &work.s, vote);
-            }
-            work.experts[i] = argmax_tie(&work.s, tie, rng);
-        }
-    }
-
-    /// Predicts row `x` and, given a label, has every member learn it ([`Self::forward`]).
+    /// Predicts row `x` and, given a label, has every member learn it ([`Rules::forward`]).
     fn forward_learning(
         &mut self, x: &[f64], target: Option<(ClassId, f64)>, work: &mut Workspace, rng: &mut Rng,
     ) {
-        match target {
-            Some((y, weight)) => {
-                let mut learners = std::mem::take(&mut self.learners);
-                let mut scales = std::mem::take(&mut self.scales);
-                let members = Pass::Learn(&mut learners, &mut scales, y, weight);
-                self.forward(members, x, work, self.tie_break, rng);
-                self.learners = learners;
-                self.scales = scales;
-            }
-            None => self.forward(Pass::Score(&self.learners), x, work, self.tie_break, rng),
-        }
+        let tie = self.rules.tie_break;
+        let members = match target {
+            Some((y, weight)) => Pass::Learn(&mut self.learners, self.scales.view(), y, weight),
+            None => Pass::Score(&self.learners),
+        };
+        self.rules
+            .forward(0, members, &self.alpha, x, work, tie, rng);
     }
 
-    /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(d)) from the votes of [`Self::forward`],
+    /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(d)) from the votes of [`Rules::forward`],
     /// whose members have already learnt the row (step (a)).
     fn update(&mut self, y: ClassId, weight: f64, work: &mut Workspace) {
         self.rows += 1;
-        let root_t = (self.rows as f64).sqrt();
-        work.s.iter_mut().for_each(|v| *v = 0.0);
-        for i in 0..self.alpha.len() {
-            let alpha_old = self.alpha[i];
-            let vote = work.votes[i];
-            // (b) projected OGD step on α^i with the corrected eq. 10 at α_old.
-            let g = self.loss.alpha_gradient(&work.s, y, vote, alpha_old);
-            self.alpha[i] = self
-                .feasible
-                .step(alpha_old, weight * g, self.steps[i] / root_t);
-            // (c) s^i with this row's (pre-update) α.
-            work.s[vote] += alpha_old;
-        }
+        self.rules
+            .update(0, &mut self.alpha, self.rows, y, weight, work);
         // (d) Hedge losses of the experts.
         self.prefixes.charge(&work.experts, y, weight);
+    }
+
+    /// [`Classifier::learn_predict_rows`] through two stages on two threads: learners `..m`
+    /// on this one, learners `m..` with the expert choice and Hedge on another, the first
+    /// stage up to [`PIPELINE_QUEUE`] rows ahead. Each stage does to its learners what
+    /// [`Classifier::learn_predict`] does, in the same order, and the tie draws come from
+    /// the generator in the order of one thread ([`crate::boost::cores`]).
+    fn learn_predict_pipelined(
+        &mut self, m: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
+        predicted: &mut [ClassId],
+    ) {
+        let AdaBoostOlm {
+            rules,
+            scales,
+            learners,
+            alpha,
+            prefixes,
+            rows,
+            rng,
+            ..
+        } = self;
+        let (rules, k, n, tie) = (&*rules, rules.k, learners.len(), rules.tie_break);
+        let (first_learners, second_learners) = learners.split_at_mut(m);
+        let (first_alpha, second_alpha) = alpha.split_at_mut(m);
+        let (mut first_scales, mut second_scales) = scales.view().split_at(m);
+        let handoff = RngHandoff::new(rng.clone());
+        let (to_second, from_first) =
+            mpsc::sync_channel::<(Workspace, Option<Rng>)>(PIPELINE_QUEUE);
+        let (spare_to_first, spares) = mpsc::channel::<Workspace>();
+        let (rows_before, rng_before) = (*rows, rng.clone());
+        let (second_rng, second_rows) = std::thread::scope(|scope| {
+            let handoff = &handoff;
+            let second = scope.spawn(move || {
+                let _closes = Closes(handoff);
+                let mut rng = rng_before;
+                let mut t = rows_before;
+                let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
+                for (j, ((x, &y), (out, predicted))) in xs.iter().zip(ys).zip(outputs).enumerate() {
+                    let Ok((mut work, drawn)) = from_first.recv() else {
+                        break;
+                    };
+                    if let Some(drawn) = drawn {
+                        rng = drawn;
+                    }
+                    let target = learnable(y, weight, k);
+                    let members = match target {
+                        Some((y, w)) => {
+                            Pass::Learn(second_learners, second_scales.reborrow(), y, w)
+                        }
+                        None => Pass::Score(second_learners),
+                    };
+                    rules.forward(m, members, second_alpha, x, &mut work, tie, &mut rng);
+                    let chosen = prefixes.choose(tie, &mut rng);
+                    *predicted = work.experts[chosen];
+                    prefixes.mixture(&work.experts, out);
+                    if let Some((y, w)) = target {
+                        t += 1;
+                        rules.update(m, second_alpha, t, y, w, &mut work);
+                        prefixes.charge(&work.experts, y, w);
+                    }
+                    handoff.publish(j + 1, &rng);
+                    // The first stage may have finished: its spares are no longer needed.
+                    let _ = spare_to_first.send(work);
+                }
+                (rng, t)
+            });
+            let mut t = rows_before;
+            for (j, (x, &y)) in xs.iter().zip(ys).enumerate() {
+                let mut work = spares
+                    .try_recv()
+                    .unwrap_or_else(|_| Workspace::for_model(k, n));
+                // The generator as one thread would have it here: after the second stage's
+                // row j − 1 (its draws and expert sample come before this row's).
+                let mut draw = Deferred::new(|| {
+                    handoff
+                        .after(j)
+                        .expect("the pipeline's second stage stopped before its row")
+                });
+                let target = learnable(y, weight, k);
+                let members = match target {
+                    Some((y, w)) => Pass::Learn(first_learners, first_scales.reborrow(), y, w),
+                    None => Pass::Score(first_learners),
+                };
+                rules.forward(0, members, first_alpha, x, &mut work, tie, &mut draw);
+                if let Some((y, w)) = target {
+                    t += 1;
+                    rules.update(0, first_alpha, t, y, w, &mut work);
+                }
+                if to_second.send((work, draw.drawn())).is_err() {
+                    break;
+                }
+            }
+            drop(to_second);
+            let (rng, second_rows) = second
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            debug_assert_eq!(t, second_rows);
+            (rng, second_rows)
+        });
+        *rng = second_rng;
+        *rows = second_rows;
     }
 
     fn take_work(&mut self) -> Workspace {
         let mut work = std::mem::take(&mut self.work);
         if work.votes.len() != self.learners.len() {
-            work = Workspace::for_model(self.k, self.learners.len());
+            work = Workspace::for_model(self.rules.k, self.learners.len());
         }
         work
     }
@@ -350,7 +499,7 @@ ensemble!(AdaBoostOlm<L> over learners, rows rows, weights alpha, experts prefix
 
 impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     fn n_classes(&self) -> usize {
-        self.k
+        self.rules.k
     }
 
     /// The members grow; the weights `α^i`, the experts' losses and the row counter `t` are
@@ -360,23 +509,23 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     /// line 14. A new class has no cumulative vote, so its cost entries start where a
     /// declared class that was never voted for would be.
     fn add_class(&mut self) -> Result<()> {
-        let (b, n) = (self.feasible.hi, self.learners.len());
+        let (b, n) = (self.rules.feasible.hi, self.learners.len());
         // The booster keeps its steps, not `eta0`: steps that are the formula's at `k` are
         // the formula's (an explicit constant would have to equal all `n` of them).
-        let by_formula = self.steps == ogd_steps(self.loss, b, None, self.k, n);
-        add_class_to_members(&mut self.k, &mut self.learners)?;
+        let by_formula = self.rules.steps == ogd_steps(self.rules.loss, b, None, self.rules.k, n);
+        add_class_to_members(&mut self.rules.k, &mut self.learners)?;
         if by_formula {
-            self.steps = ogd_steps(self.loss, b, None, self.k, n);
+            self.rules.steps = ogd_steps(self.rules.loss, b, None, self.rules.k, n);
         }
-        self.weight_bounds = (1..=n)
-            .map(|i| self.loss.weight_bound(i, self.k, b))
+        self.rules.weight_bounds = (1..=n)
+            .map(|i| self.rules.loss.weight_bound(i, self.rules.k, b))
             .collect();
         self.work = Workspace::default();
         Ok(())
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        let Some(target) = learnable(Some(y), weight, self.k) else {
+        let Some(target) = learnable(Some(y), weight, self.rules.k) else {
             return;
         };
         let mut work = self.take_work();
@@ -391,21 +540,29 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     /// `Sample`). Votes inside the chain break ties to the lowest label here, since the model
     /// is not changed (no RNG draw); this path allocates its small workspace per call.
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let mut work = Workspace::for_model(self.k, self.learners.len());
+        let mut work = Workspace::for_model(self.rules.k, self.learners.len());
         let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
         let members = Pass::Score(&self.learners);
-        self.forward(members, x, &mut work, TieBreak::Lowest, &mut rng);
+        self.rules.forward(
+            0,
+            members,
+            &self.alpha,
+            x,
+            &mut work,
+            TieBreak::Lowest,
+            &mut rng,
+        );
         self.prefixes.mixture(&work.experts, out);
     }
 
     fn learn_predict(
         &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
-        let target = learnable(y, weight, self.k);
+        let target = learnable(y, weight, self.rules.k);
         let mut work = self.take_work();
         let mut rng = self.rng.clone();
         self.forward_learning(x, target, &mut work, &mut rng);
-        let chosen = self.prefixes.choose(self.tie_break, &mut rng);
+        let chosen = self.prefixes.choose(self.rules.tie_break, &mut rng);
         self.rng = rng;
         let predicted = work.experts[chosen];
         self.prefixes.mixture(&work.experts, out);
@@ -413,7 +570,129 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
             self.update(y, weight, &mut work);
         }
         self.work = work;
-        debug_assert!(predicted < self.k && argmax(out) < self.k);
+        debug_assert!(predicted < self.rules.k && argmax(out) < self.rules.k);
         predicted
+    }
+
+    /// Pipelined over two threads ([`AdaBoostOlm::learn_predict_pipelined`]) where a row,
+    /// timed on one thread now and then, costs more than [`PIPELINE_ABOVE`] and this runs on
+    /// a thread of rayon's pool with more than one thread; one by one otherwise. The same
+    /// outputs and model either way.
+    fn learn_predict_rows(
+        &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
+        predicted: &mut [ClassId],
+    ) {
+        let (k, m) = (self.rules.k, self.learners.len() / 2);
+        let mut j = 0;
+        while j < xs.len() {
+            let run = (xs.len() - j).min(self.pace.untimed_rows() as usize);
+            if self.pace.split && !self.pace.timing_due() && run > 1 && m > 0 {
+                let rows = j..j + run;
+                self.learn_predict_pipelined(
+                    m,
+                    &xs[rows.clone()],
+                    &ys[rows.clone()],
+                    weight,
+                    &mut proba[j * k..(j + run) * k],
+                    &mut predicted[rows],
+                );
+                self.pace.count(run as u64);
+                j += run;
+            } else {
+                let mut pace = std::mem::take(&mut self.pace);
+                let out = &mut proba[j * k..(j + 1) * k];
+                predicted[j] = pace.run(PIPELINE_ABOVE, |_| {
+                    self.learn_predict(xs[j], ys[j], weight, out)
+                });
+                self.pace = pace;
+                j += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learner::Config;
+    use crate::weak::WeakLearnerConfig;
+    use crate::weak::hoeffding::HoeffdingTreeConfig;
+
+    /// The pipeline against one thread, row by row: the same predictions, probabilities and
+    /// model, with random tie-breaks (fresh trees and zero weights tie on the first rows, so
+    /// the first stage takes the generator from the second again and again), unlabelled
+    /// rows, runs of every length from 1 to 40 and three row weights.
+    #[test]
+    fn pipelined_rows_predict_and_learn_as_one_thread() {
+        let data = crate::synth::mixed(600, 0.05, 0.1, 8);
+        let k = data.spec().n_classes();
+        let mut config =
+            AdaBoostOlmConfig::new(WeakLearnerConfig::from(HoeffdingTreeConfig::jgt_paper()));
+        config.n_learners = 7;
+        config.weight_scale = WeightScale::UnitMean;
+        let label = |i: usize| data.label(i).filter(|_| i % 5 != 3);
+        let weight = |run: usize| [1.0, 0.5, 2.0][run % 3];
+        let runs: Vec<std::ops::Range<usize>> = {
+            let (mut runs, mut start, mut len) = (Vec::new(), 0, 1);
+            while start < data.len() {
+                let end = (start + len).min(data.len());
+                runs.push(start..end);
+                (start, len) = (end, len % 40 + 1);
+            }
+            runs
+        };
+        let mut one = config.build(data.spec(), 3).unwrap();
+        let mut expected = Vec::new();
+        for (r, rows) in runs.iter().enumerate() {
+            for i in rows.clone() {
+                let mut out = vec![0.0; k];
+                let predicted = one.learn_predict(data.row(i), label(i), weight(r), &mut out);
+                expected.push((predicted, out));
+            }
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let mut two = config.build(data.spec(), 3).unwrap();
+        let mut got = Vec::new();
+        pool.install(|| {
+            for (r, rows) in runs.iter().enumerate() {
+                // Not timed (rows is not a multiple of EVERY): pipelined wherever two rows
+                // come together.
+                two.pace = Pace {
+                    rows: 1,
+                    split: true,
+                };
+                let xs: Vec<&[f64]> = rows.clone().map(|i| data.row(i)).collect();
+                let ys: Vec<Option<ClassId>> = rows.clone().map(label).collect();
+                let mut proba = vec![0.0; xs.len() * k];
+                let mut predicted = vec![0; xs.len()];
+                two.learn_predict_rows(&xs, &ys, weight(r), &mut proba, &mut predicted);
+                got.extend(
+                    predicted
+                        .into_iter()
+                        .zip(proba.chunks(k).map(<[f64]>::to_vec)),
+                );
+            }
+        });
+        assert!(expected == got, "the outputs differ");
+        let json = |m: &AdaBoostOlm<_>| serde_json::to_string(m).unwrap();
+        assert!(json(&one) == json(&two), "the models differ");
+    }
+
+    /// Off rayon's pool (a query engine's thread) rows are never pipelined, however slow.
+    #[test]
+    fn rows_off_the_pool_stay_on_their_thread() {
+        let data = crate::synth::mixed(50, 0.05, 0.1, 8);
+        let config =
+            AdaBoostOlmConfig::new(WeakLearnerConfig::from(HoeffdingTreeConfig::jgt_paper()));
+        let mut model = config.build(data.spec(), 3).unwrap();
+        let k = data.spec().n_classes();
+        let xs: Vec<&[f64]> = (0..data.len()).map(|i| data.row(i)).collect();
+        let ys: Vec<Option<ClassId>> = (0..data.len()).map(|i| data.label(i)).collect();
+        let (mut proba, mut predicted) = (vec![0.0; xs.len() * k], vec![0; xs.len()]);
+        model.learn_predict_rows(&xs, &ys, 1.0, &mut proba, &mut predicted);
+        assert!(!model.pace.split && model.pace.rows == xs.len() as u64);
     }
 }

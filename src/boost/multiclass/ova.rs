@@ -18,14 +18,15 @@
 //! (a SQL query's, one per partition and core) it keeps to its own. Each member
 //! writes its own output and draws from its own generator, so the outputs and the models
 //! are the same whatever the threads; the bundle's own tie draw comes after all members.
-//! Whether a row is costly is timed, on one thread, now and then (`Pace`).
+//! Whether a row is costly is timed, on one thread, now and then ([`crate::boost::cores`]).
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
+use crate::boost::cores::Pace;
 use crate::boost::{Knob, LeadMember, Tune};
 use crate::core::math::{TieBreak, argmax_tie, normalize};
 use crate::core::{ClassId, ClassSet, Rng, StreamSpec};
@@ -169,38 +170,9 @@ pub struct BinaryBundle<L> {
     pace: Pace,
 }
 
-/// How long a bundle's row takes on one thread, timed now and then: a row of all the
-/// members costing more than [`Pace::SPLIT_ABOVE`] runs its members on rayon's threads,
-/// where a hand-off costs a few microseconds. Only speed depends on it, never a result.
-#[derive(Debug, Clone, Default)]
-struct Pace {
-    rows: u64,
-    split: bool,
-}
-
-impl Pace {
-    /// Rows between two timings (the first row is timed).
-    const EVERY: u64 = 1024;
-    /// The one-thread time of a row above which its members go to the pool's threads.
-    const SPLIT_ABOVE: Duration = Duration::from_micros(50);
-
-    /// Runs `row(split)`, timing it on one thread when it is time to.
-    fn run<T>(&mut self, row: impl FnOnce(bool) -> T) -> T {
-        let timed = self.rows.is_multiple_of(Self::EVERY);
-        self.rows += 1;
-        if !timed {
-            return row(self.split);
-        }
-        let start = Instant::now();
-        let out = row(false);
-        // Only on a thread of rayon's pool, whose other threads then take members: elsewhere
-        // (a query engine's threads, already one per core) the pool's would only add threads.
-        self.split = start.elapsed() > Self::SPLIT_ABOVE
-            && rayon::current_thread_index().is_some()
-            && rayon::current_num_threads() > 1;
-        out
-    }
-}
+/// The one-thread time of a bundle's row above which its members go to the pool's threads
+/// as tasks ([`Pace`]).
+const SPLIT_ABOVE: Duration = Duration::from_micros(50);
 
 /// `each(j, member_j, out_j)` for every member: on rayon's threads, one task a member, if
 /// `split` (members differ in cost, so a thread that is done takes the next member).
@@ -260,7 +232,7 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
         }
         let mut done = vec![(); self.members.len()];
         let members = &mut self.members;
-        self.pace.run(|split| {
+        self.pace.run(SPLIT_ABOVE, |split| {
             for_each_member(members, &mut done, split, &|j, m, _| {
                 m.learn(x, binary_label(y, j), weight)
             })
@@ -288,7 +260,7 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
             return self.members[0].learn_predict(x, y, weight, out);
         }
         let members = &mut self.members;
-        self.pace.run(|split| {
+        self.pace.run(SPLIT_ABOVE, |split| {
             for_each_member(members, out, split, &|j, m, o| {
                 let mut p = [0.0; 2];
                 m.learn_predict(x, y.map(|y| binary_label(y, j)), weight, &mut p);

@@ -56,6 +56,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         test_start,
         delay,
         pending: args.pending.limits()?,
+        observe_every: policy.as_ref().and_then(|p| p.every),
     };
     evaluation.validate()?;
     let session = match &args.load {
@@ -157,10 +158,11 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     }
 
     let progress = report::Progress::rows(n as u64, args.quiet);
-    let mut after_row = |position: usize, row: usize, labelled: bool, model: &mut Model| {
-        progress.step(position as u64 + 1);
-        checkpointer.after_row(position, row, labelled, model)
-    };
+    let mut after_row =
+        |position: usize, row: usize, labelled: bool, current: bool, model: &mut Model| {
+            progress.step(position as u64 + 1);
+            checkpointer.after_row(position, row, labelled, current, model)
+        };
     let encodings = stream.encodings.clone();
     let protocol = args.model.protocol.map(|p| p.name());
     let run = RunInfo {
@@ -201,7 +203,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
                     .push_ranking(number, row.relevant, row.scores, row.predicted);
                 p.flush_if_full()?;
             }
-            after_row(row.position, row.row, row.relevant.is_some(), model)
+            after_row(row.position, row.row, row.relevant.is_some(), true, model)
         })?;
         predictions.map_or(Ok(()), RowsWriter::finish)?;
         let saved = checkpointer.finish(n, &mut model);
@@ -224,6 +226,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
             outcome.position,
             outcome.row,
             outcome.label.is_some(),
+            outcome.model_current,
             model,
         )
     };
