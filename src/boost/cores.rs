@@ -23,6 +23,7 @@
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::core::math::{TieBreak, argmax, argmax_tie, pick_tied, tied_at_top};
 use crate::core::{Rng, TieDraw};
 
 /// How long a model's row takes on one thread, timed now and then: a row costing more than
@@ -126,28 +127,99 @@ impl Drop for Closes<'_> {
     }
 }
 
-/// A tie draw whose generator is fetched on the first tie: by the first stage of a pipeline,
-/// from the second ([`RngHandoff::after`]).
+/// The tie draws of the first stage of a pipeline on one row: the generator is fetched from
+/// the second stage ([`RngHandoff::after`]) on the first tie that needs it now. A tie among
+/// experts' predictions needs it only for the expert choice, which the second stage makes:
+/// until something else needs the generator it is put off, and the second stage makes its
+/// draws first, in the order one thread would have.
 pub(crate) struct Deferred<F> {
     rng: Option<Rng>,
     fetch: F,
+    /// Experts whose tie is put off: `(expert, tied classes)`, in order.
+    put_off: Vec<(usize, Vec<usize>)>,
+    /// Experts whose put-off tie was drawn when the generator came: `(expert, class)`.
+    settled: Vec<(usize, usize)>,
+}
+
+/// What a row of the first stage leaves to the second about its ties.
+pub(crate) struct Ties {
+    /// The generator after the first stage's draws, if it made any.
+    pub(crate) rng: Option<Rng>,
+    /// Experts' ties still to draw, in order, before the second stage's own draws.
+    pub(crate) put_off: Vec<(usize, Vec<usize>)>,
+}
+
+impl Ties {
+    /// The second stage takes the row's ties over: its generator becomes the first stage's
+    /// if that one drew, and the put-off experts are drawn into `experts`.
+    pub(crate) fn settle(self, rng: &mut Rng, experts: &mut [usize]) {
+        if let Some(drawn) = self.rng {
+            *rng = drawn;
+        }
+        for (i, tied) in &self.put_off {
+            experts[*i] = pick_tied(tied, rng);
+        }
+    }
 }
 
 impl<F: FnMut() -> Rng> Deferred<F> {
     pub(crate) fn new(fetch: F) -> Self {
-        Deferred { rng: None, fetch }
+        Deferred {
+            rng: None,
+            fetch,
+            put_off: Vec::new(),
+            settled: Vec::new(),
+        }
     }
 
-    /// The generator after this row's draws, if any were made.
-    pub(crate) fn drawn(self) -> Option<Rng> {
-        self.rng
+    /// The generator, fetched (and the put-off ties drawn) on first use.
+    fn generator(&mut self) -> &mut Rng {
+        let Deferred {
+            rng,
+            fetch,
+            put_off,
+            settled,
+        } = self;
+        rng.get_or_insert_with(|| {
+            let mut rng = fetch();
+            settled.extend(
+                put_off
+                    .drain(..)
+                    .map(|(i, tied)| (i, pick_tied(&tied, &mut rng))),
+            );
+            rng
+        })
+    }
+
+    /// After the row: the experts drawn meanwhile go to `experts`, the rest to the second
+    /// stage.
+    pub(crate) fn finish(self, experts: &mut [usize]) -> Ties {
+        for (i, class) in self.settled {
+            experts[i] = class;
+        }
+        Ties {
+            rng: self.rng,
+            put_off: self.put_off,
+        }
     }
 }
 
 impl<F: FnMut() -> Rng> TieDraw for Deferred<F> {
     fn below(&mut self, n: usize) -> usize {
-        let fetch = &mut self.fetch;
-        self.rng.get_or_insert_with(fetch).below(n)
+        self.generator().below(n)
+    }
+
+    fn expert(&mut self, v: &[f64], tie: TieBreak, i: usize) -> Option<usize> {
+        if tie == TieBreak::Lowest || self.rng.is_some() {
+            return Some(argmax_tie(v, tie, self));
+        }
+        match tied_at_top(v) {
+            None => Some(argmax(v)),
+            Some(tied) => {
+                self.put_off.push((i, tied));
+                None
+            }
+        }
     }
 }
 
@@ -163,12 +235,12 @@ mod tests {
             Rng::new(7)
         });
         let (a, b) = (draw.below(10), draw.below(10));
-        let rng = draw.drawn().expect("drawn");
+        let rng = draw.finish(&mut []).rng.expect("drawn");
         let mut direct = Rng::new(7);
         assert_eq!((a, b), (direct.below(10), direct.below(10)));
         assert_eq!(rng, direct);
         assert_eq!(fetched, 1);
-        assert!(Deferred::new(|| Rng::new(7)).drawn().is_none());
+        assert!(Deferred::new(|| Rng::new(7)).finish(&mut []).rng.is_none());
     }
 
     #[test]

@@ -6,6 +6,8 @@
 
 use rand::{Rng as _, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+use super::math::{TieBreak, argmax_tie};
 use serde::{Deserialize, Serialize};
 
 /// A seeded, serializable random number generator.
@@ -130,6 +132,17 @@ impl Rng {
 pub trait TieDraw {
     /// A uniform index in `0..n` (`n > 0`), drawn as [`Rng::below`] draws it.
     fn below(&mut self, n: usize) -> usize;
+
+    /// `argmax_tie(v, tie, self)` for expert `i`'s prediction, which nothing else in the row
+    /// reads before the booster's expert choice: a stand-in may put a tie's draws off and
+    /// return `None`, to make them later in the same order of draws.
+    fn expert(&mut self, v: &[f64], tie: TieBreak, i: usize) -> Option<usize>
+    where
+        Self: Sized,
+    {
+        let _ = i;
+        Some(argmax_tie(v, tie, self))
+    }
 }
 
 impl TieDraw for Rng {

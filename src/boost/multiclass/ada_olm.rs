@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Pass;
 use super::cost::{PairwiseCosts, Surrogate};
-use crate::boost::cores::{Closes, Deferred, Pace, RngHandoff};
+use crate::boost::cores::{Closes, Deferred, Pace, RngHandoff, Ties};
 use crate::boost::hedge::{Hedge, PrefixExperts};
 use crate::boost::ogd::Interval;
 use crate::boost::{
@@ -322,7 +322,9 @@ impl Rules {
                 work.s[vote] += alpha_i;
                 work.costs.update(self.loss, &work.s, vote);
             }
-            work.experts[i] = argmax_tie(&work.s, tie, rng);
+            if let Some(expert) = rng.expert(&work.s, tie, i) {
+                work.experts[i] = expert;
+            }
         }
     }
 
@@ -409,8 +411,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
         let (first_alpha, second_alpha) = alpha.split_at_mut(m);
         let (mut first_scales, mut second_scales) = scales.view().split_at(m);
         let handoff = RngHandoff::new(rng.clone());
-        let (to_second, from_first) =
-            mpsc::sync_channel::<(Workspace, Option<Rng>)>(PIPELINE_QUEUE);
+        let (to_second, from_first) = mpsc::sync_channel::<(Workspace, Ties)>(PIPELINE_QUEUE);
         let (spare_to_first, spares) = mpsc::channel::<Workspace>();
         let (rows_before, rng_before) = (*rows, rng.clone());
         let (second_rng, second_rows) = std::thread::scope(|scope| {
@@ -421,12 +422,10 @@ impl<L: Classifier> AdaBoostOlm<L> {
                 let mut t = rows_before;
                 let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
                 for (j, ((x, &y), (out, predicted))) in xs.iter().zip(ys).zip(outputs).enumerate() {
-                    let Ok((mut work, drawn)) = from_first.recv() else {
+                    let Ok((mut work, ties)) = from_first.recv() else {
                         break;
                     };
-                    if let Some(drawn) = drawn {
-                        rng = drawn;
-                    }
+                    ties.settle(&mut rng, &mut work.experts);
                     let target = learnable(y, weight, k);
                     let members = match target {
                         Some((y, w)) => {
@@ -471,7 +470,8 @@ impl<L: Classifier> AdaBoostOlm<L> {
                     t += 1;
                     rules.update(0, first_alpha, t, y, w, &mut work);
                 }
-                if to_second.send((work, draw.drawn())).is_err() {
+                let ties = draw.finish(&mut work.experts);
+                if to_second.send((work, ties)).is_err() {
                     break;
                 }
             }

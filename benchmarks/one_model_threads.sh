@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# The default model (`replay` with no `--algo`: OvA, one booster of 100 trees per class) with
-# its per-class boosters on one thread against rayon's two, alternately, REPEAT times per
-# data set (`--shuffle 1 --seed 1`): rows/s of each run (the report's loop time) and whether
-# the two runs' predictions (class and probabilities) are the same, byte for byte.
+# One model on one thread against rayon's two, alternately, REPEAT times per data set
+# (`--shuffle 1 --seed 1`): rows/s of each run (the report's loop time) and whether the two
+# runs' predictions (class and probabilities) are the same, byte for byte. The model is the
+# default (`replay` with no `--algo`: OvA, whose per-class boosters run side by side), or the
+# one FLAGS name (`FLAGS="--algo ada-olm"`: Adaboost.OLM, whose learners are pipelined).
 #
 #   cargo build --release
-#   benchmarks/ova_threads.sh [REPEAT=3] [SETS...]
+#   [FLAGS="--algo ada-olm"] benchmarks/one_model_threads.sh [REPEAT=3] [SETS...]
 set -euo pipefail
 REPEAT=${1:-3}
 shift || true
 SETS=${*:-car nursery satimage pendigits optdigits}
 BIN=${STREAMBOOST:-target/release/streamboost}
 DATA=${STREAMBOOST_DATASETS:-../shared/datasets}
+read -r -a MODEL <<< "${FLAGS:-}"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -25,7 +27,7 @@ for set in $SETS; do
   one="" two="" ratios="" same=yes
   for i in $(seq 1 "$REPEAT"); do
     for t in 1 2; do
-      RAYON_NUM_THREADS=$t "$BIN" replay --input "$DATA/$set/data.csv" --shuffle 1 --seed 1 -q \
+      RAYON_NUM_THREADS=$t "$BIN" replay --input "$DATA/$set/data.csv" ${MODEL[@]+"${MODEL[@]}"} --shuffle 1 --seed 1 -q \
         --report "$WORK/r$t.json" --predictions "$WORK/p$t.csv" >/dev/null 2>&1
     done
     a=$(rate "$WORK/r1.json") b=$(rate "$WORK/r2.json")
