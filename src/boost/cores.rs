@@ -32,6 +32,8 @@ use crate::core::{Rng, TieDraw};
 pub(crate) struct Pace {
     pub(crate) rows: u64,
     pub(crate) split: bool,
+    /// The one-thread time of a row when last timed.
+    pub(crate) per_row: Duration,
 }
 
 impl Pace {
@@ -48,10 +50,35 @@ impl Pace {
         }
         let start = Instant::now();
         let out = row(false);
-        self.split = start.elapsed() > above
+        self.timed(above, start.elapsed());
+        out
+    }
+
+    /// Runs `rows` rows on one thread (`stretch`), timed: a stretch gives a steadier time
+    /// than one row, whose cost varies with the split attempts it meets.
+    pub(crate) fn time_rows(&mut self, above: Duration, rows: usize, stretch: impl FnOnce()) {
+        let start = Instant::now();
+        stretch();
+        self.rows += rows as u64;
+        self.timed(above, start.elapsed() / rows.max(1) as u32);
+    }
+
+    /// A row took `per_row` on one thread.
+    fn timed(&mut self, above: Duration, per_row: Duration) {
+        self.per_row = per_row;
+        self.split = per_row > above
             && rayon::current_thread_index().is_some()
             && rayon::current_num_threads() > 1;
-        out
+    }
+
+    /// `rows` rows took `elapsed` spread over threads: they go on being spread only if that
+    /// was faster than one thread at the last timing (until the next timing tries again).
+    pub(crate) fn judge(&mut self, rows: usize, elapsed: Duration) {
+        self.rows += rows as u64;
+        self.split &= self
+            .per_row
+            .checked_mul(rows as u32)
+            .is_none_or(|one_thread| elapsed < one_thread);
     }
 
     /// Whether the next row is timed.

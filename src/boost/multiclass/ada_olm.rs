@@ -15,7 +15,7 @@
 
 use std::fmt;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -270,6 +270,9 @@ pub struct AdaBoostOlm<L> {
 /// The one-thread time of a row above which rows that come several at a time are pipelined.
 const PIPELINE_ABOVE: Duration = Duration::from_micros(50);
 
+/// Rows timed on one thread, every [`Pace::EVERY`] rows, to decide whether to pipeline.
+const PIPELINE_TIMED_ROWS: usize = 16;
+
 /// Rows the first stage of a pipeline may be ahead of the second.
 const PIPELINE_QUEUE: usize = 8;
 
@@ -486,6 +489,17 @@ impl<L: Classifier> AdaBoostOlm<L> {
         *rows = second_rows;
     }
 
+    /// [`Classifier::learn_predict`] on each row in turn.
+    fn learn_predict_each(
+        &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
+        predicted: &mut [ClassId],
+    ) {
+        let k = self.rules.k;
+        for (r, (x, &y)) in xs.iter().zip(ys).enumerate() {
+            predicted[r] = self.learn_predict(x, y, weight, &mut proba[r * k..(r + 1) * k]);
+        }
+    }
+
     fn take_work(&mut self) -> Workspace {
         let mut work = std::mem::take(&mut self.work);
         if work.votes.len() != self.learners.len() {
@@ -575,9 +589,11 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     }
 
     /// Pipelined over two threads ([`AdaBoostOlm::learn_predict_pipelined`]) where a row,
-    /// timed on one thread now and then, costs more than [`PIPELINE_ABOVE`] and this runs on
-    /// a thread of rayon's pool with more than one thread; one by one otherwise. The same
-    /// outputs and model either way.
+    /// timed on one thread every [`Pace::EVERY`] rows (over [`PIPELINE_TIMED_ROWS`] rows),
+    /// costs more than [`PIPELINE_ABOVE`], this runs on a thread of rayon's pool with more
+    /// than one thread, and the pipelined rows since went faster than that time (ties in the
+    /// first stage make it wait for the second: on some streams at most rows); one by one
+    /// otherwise. The same outputs and model either way.
     fn learn_predict_rows(
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],
@@ -585,28 +601,29 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         let (k, m) = (self.rules.k, self.learners.len() / 2);
         let mut j = 0;
         while j < xs.len() {
-            let run = (xs.len() - j).min(self.pace.untimed_rows() as usize);
-            if self.pace.split && !self.pace.timing_due() && run > 1 && m > 0 {
-                let rows = j..j + run;
-                self.learn_predict_pipelined(
-                    m,
-                    &xs[rows.clone()],
-                    &ys[rows.clone()],
-                    weight,
-                    &mut proba[j * k..(j + run) * k],
-                    &mut predicted[rows],
-                );
-                self.pace.count(run as u64);
-                j += run;
-            } else {
+            let left = xs.len() - j;
+            let (timing, run) = match self.pace.timing_due() {
+                true => (true, left.min(PIPELINE_TIMED_ROWS)),
+                false => (false, left.min(self.pace.untimed_rows() as usize)),
+            };
+            let rows = j..j + run;
+            let (xs, ys) = (&xs[rows.clone()], &ys[rows.clone()]);
+            let (proba, predicted) = (&mut proba[j * k..(j + run) * k], &mut predicted[rows]);
+            if timing {
                 let mut pace = std::mem::take(&mut self.pace);
-                let out = &mut proba[j * k..(j + 1) * k];
-                predicted[j] = pace.run(PIPELINE_ABOVE, |_| {
-                    self.learn_predict(xs[j], ys[j], weight, out)
+                pace.time_rows(PIPELINE_ABOVE, run, || {
+                    self.learn_predict_each(xs, ys, weight, proba, predicted)
                 });
                 self.pace = pace;
-                j += 1;
+            } else if self.pace.split && run > 1 && m > 0 {
+                let start = Instant::now();
+                self.learn_predict_pipelined(m, xs, ys, weight, proba, predicted);
+                self.pace.judge(run, start.elapsed());
+            } else {
+                self.learn_predict_each(xs, ys, weight, proba, predicted);
+                self.pace.count(run as u64);
             }
+            j += run;
         }
     }
 }
@@ -663,6 +680,7 @@ mod tests {
                 two.pace = Pace {
                     rows: 1,
                     split: true,
+                    per_row: Duration::from_secs(3600),
                 };
                 let xs: Vec<&[f64]> = rows.clone().map(|i| data.row(i)).collect();
                 let ys: Vec<Option<ClassId>> = rows.clone().map(label).collect();
@@ -694,5 +712,6 @@ mod tests {
         let (mut proba, mut predicted) = (vec![0.0; xs.len() * k], vec![0; xs.len()]);
         model.learn_predict_rows(&xs, &ys, 1.0, &mut proba, &mut predicted);
         assert!(!model.pace.split && model.pace.rows == xs.len() as u64);
+        assert!(model.pace.per_row > Duration::ZERO);
     }
 }

@@ -299,11 +299,19 @@ mod tests {
             pool.install(|| {
                 for i in 0..data.len() {
                     // Not timed (rows is never a multiple of EVERY here): the given split.
-                    model.pace = Pace { rows: 1, split };
+                    model.pace = Pace {
+                        rows: 1,
+                        split,
+                        ..Pace::default()
+                    };
                     let predicted = model.learn_predict(data.row(i), data.label(i), 1.0, &mut out);
                     outputs.push((predicted, out.clone()));
                     if i % 7 == 0 {
-                        model.pace = Pace { rows: 1, split };
+                        model.pace = Pace {
+                            rows: 1,
+                            split,
+                            ..Pace::default()
+                        };
                         model.learn(data.row(i), (i + 1) % k, 0.5);
                     }
                 }
