@@ -472,17 +472,10 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         let mut predicted = Vec::with_capacity(n);
         let mut probs = Vec::with_capacity(n * k);
         let learns = self.model.learns_online();
-        for r in 0..n {
-            let x = &self.rows[r * d..(r + 1) * d];
-            if learnt.get(r) == Some(&true) {
-                // A row learnt before (a stream fed again): scored by the model as it is,
-                // changing nothing in it, not even its generator's state.
-                self.model.predict_proba(x, &mut self.probs);
-                predicted.push(argmax(&self.probs) as u32);
-                probs.extend_from_slice(&self.probs);
-                continue;
-            }
-            let y = match labels {
+        let before = |r: usize| learnt.get(r) == Some(&true);
+        let ys: Vec<Option<ClassId>> = (0..n)
+            .map(|r| match labels {
+                _ if before(r) => None,
                 Some(l) if l.is_valid(r) => match class_ids.get(l.value(r)) {
                     Some(&y) => Some(y),
                     None => {
@@ -491,20 +484,53 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                     }
                 },
                 _ => None,
-            };
-            let (class, learnt_now) = match (y, waiting.as_deref_mut()) {
-                // No label in the row: under delayed labels it is scored and waits for one.
-                (None, Some(waiting)) if !labels.is_some_and(|l| l.is_valid(r)) => {
-                    waiting.event(r, &mut self.model, x, &mut self.probs)?
-                }
-                _ => (
-                    self.model.learn_predict(x, y, 1.0, &mut self.probs),
-                    y.is_some(),
-                ),
-            };
-            predicted.push(class as u32);
-            probs.extend_from_slice(&self.probs);
-            self.stats.rows_learnt += u64::from(learnt_now && learns);
+            })
+            .collect();
+        // No label in the row: under delayed labels it is scored and waits for one.
+        let waits = |r: usize| {
+            ys[r].is_none() && waiting.is_some() && !labels.is_some_and(|l| l.is_valid(r))
+        };
+        let waits: Vec<bool> = (0..n).map(waits).collect();
+        let mut r = 0;
+        while r < n {
+            let x = &self.rows[r * d..(r + 1) * d];
+            if before(r) {
+                // A row learnt before (a stream fed again): scored by the model as it is,
+                // changing nothing in it, not even its generator's state.
+                self.model.predict_proba(x, &mut self.probs);
+                predicted.push(argmax(&self.probs) as u32);
+                probs.extend_from_slice(&self.probs);
+                r += 1;
+                continue;
+            }
+            if waits[r] {
+                let waiting = waiting
+                    .as_deref_mut()
+                    .expect("a row waits only with a store");
+                let (class, learnt_now) = waiting.event(r, &mut self.model, x, &mut self.probs)?;
+                predicted.push(class as u32);
+                probs.extend_from_slice(&self.probs);
+                self.stats.rows_learnt += u64::from(learnt_now && learns);
+                r += 1;
+                continue;
+            }
+            // Rows that are scored then learnt one after the other go to the model together
+            // (a pipelined model overlaps them on two threads, `Classifier::learn_predict_rows`).
+            let end = (r..n).find(|&e| before(e) || waits[e]).unwrap_or(n);
+            let xs: Vec<&[f64]> = (r..end).map(|e| &self.rows[e * d..(e + 1) * d]).collect();
+            let first = predicted.len();
+            predicted.resize(first + (end - r), 0);
+            let mut classes = vec![0; end - r];
+            let from = probs.len();
+            probs.resize(from + (end - r) * k, 0.0);
+            self.model
+                .learn_predict_rows(&xs, &ys[r..end], 1.0, &mut probs[from..], &mut classes);
+            for (slot, class) in predicted[first..].iter_mut().zip(classes) {
+                *slot = class as u32;
+            }
+            let labelled = ys[r..end].iter().filter(|y| y.is_some()).count();
+            self.stats.rows_learnt += labelled as u64 * u64::from(learns);
+            r = end;
         }
         let ids = UInt32Array::from(predicted);
         columns.push(take(class_values, &ids, None).expect("ids are class ids"));
