@@ -8,17 +8,25 @@
 //! * Adaboost.OLM's learner `i` needs only the votes of learners `< i` on the same row, so
 //!   learners `..m` can take row `t + 1` while learners `m..` take row `t`
 //!   (`multiclass::ada_olm`). Its random tie-breaks are what ties the stages: in one thread
-//!   they are drawn in the order learner by learner, row by row, from the model's one
-//!   generator. The first stage draws only when a tie needs it, and then waits for the
-//!   second stage to finish the row before (whose draws, and expert sample, come first in
-//!   that order) and takes the generator from it ([`RngHandoff`]); a row without a tie in
-//!   the first stage costs no wait. The second stage goes on from the generator the first
-//!   stage hands it with the row, or from its own.
+//!   they are drawn from the model's one generator row by row, learner by learner, the
+//!   second stage's draws and expert sample of row `t` before the first stage's of row
+//!   `t + 1`. So the first stage takes the generator from the second ([`RngHandoff`]) at the
+//!   first tie of a row that needs it at once (a learner's vote, which the next learners'
+//!   weights depend on), waiting for the second stage to finish the row before. A tie among
+//!   experts' predictions is put off to the second stage, which draws it first. A row
+//!   without a vote tie in the first stage costs no wait. The second stage goes on from the
+//!   generator the first stage hands it with the row, or from its own.
 //!
 //! Both only run on a thread of rayon's pool with more than one thread (`streamboost replay`
 //! and `run` score on such a pool): a query engine's threads, already one per core, keep
 //! their models to themselves, as more threads would only share the same cores. Whether a
-//! row is worth it is timed on one thread now and then ([`Pace`]); only speed depends on it.
+//! row is worth it is timed on one thread now and then ([`Pace`]); a pipeline is kept only
+//! while its rows go faster than that ([`Pace::judge`]), since its waits on ties can eat its
+//! gain. Only speed depends on these rules, never a result.
+//!
+//! Restart, cancel and crash: nothing here outlives a call. A pipeline's threads end with
+//! the rows it was given, so a checkpoint taken between calls holds the whole model;
+//! [`Pace`] is not saved and starts again from a timing.
 
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
