@@ -77,6 +77,27 @@ pub trait Classifier: Send + Sync {
         predicted
     }
 
+    /// Whether [`Classifier::predict_to_learn`] then [`Classifier::learn_predicted`] on a row
+    /// are [`Classifier::learn_predict`] on it in two calls, with its outputs and its model
+    /// (Hoeffding trees, which keep the row's leaf between the two). A booster can then make
+    /// all its members' predictions on a row, and the random draws that follow them, before
+    /// any member learns it.
+    fn learns_in_two_calls(&self) -> bool {
+        false
+    }
+
+    /// The first of [`Classifier::learn_predict`]'s two calls (where
+    /// [`Classifier::learns_in_two_calls`]): the probabilities of row `x` into `out`.
+    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
+        self.predict_proba(x, out);
+    }
+
+    /// The second call: learns the row the last [`Classifier::predict_to_learn`] predicted,
+    /// with label `y` and weight `weight`. Nothing else may happen to the model in between.
+    fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        self.learn(x, y, weight);
+    }
+
     /// [`Classifier::learn_predict`] on rows `xs` in turn, row `j` with label `ys[j]` (`None`
     /// or a class the model knows) and importance weight `weight`: its probabilities go to
     /// `proba[j·k..(j+1)·k]` (`k = n_classes()`) and its prediction to `predicted[j]`.

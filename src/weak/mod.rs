@@ -183,6 +183,20 @@ impl Classifier for WeakLearner {
     ) -> ClassId {
         dispatch!(self, m => m.learn_predict(x, y, weight, out))
     }
+
+    fn learns_in_two_calls(&self) -> bool {
+        dispatch!(self, m => m.learns_in_two_calls())
+    }
+
+    #[inline]
+    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
+        dispatch!(self, m => m.predict_to_learn(x, out))
+    }
+
+    #[inline]
+    fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        dispatch!(self, m => m.learn_predicted(x, y, weight))
+    }
 }
 
 /// What any model is made of, as checkpoints and `inspect` read it: its Hoeffding trees in

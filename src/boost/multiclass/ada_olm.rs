@@ -148,6 +148,9 @@ struct Workspace {
     costs: PairwiseCosts,
     /// `l^i` of the current row.
     votes: Vec<ClassId>,
+    /// Learner `i`'s weight on the current row, where its learning is put after the
+    /// predictions ([`Rules::learn_predicted`]).
+    weights: Vec<f64>,
     /// `ŷ^i` of the current row.
     experts: Vec<ClassId>,
 }
@@ -161,6 +164,7 @@ impl Workspace {
             expected: vec![0.0; k],
             costs: PairwiseCosts::default(),
             votes: vec![0; n],
+            weights: vec![0.0; n],
             experts: vec![0; n],
         }
     }
@@ -285,11 +289,13 @@ impl Rules {
     /// With [`Pass::Learn`], learner `i` also learns the row with weight
     /// `w_i = −C[y][y]/(k−1)` at `s^{i−1}` (§3.4 step (a)) right after predicting it: that
     /// weight depends only on the votes and pre-update `α` of learners `< i`, all known here,
-    /// so each member routes the row once for both phases.
+    /// so each member routes the row once for both phases. With `later`, each learner only
+    /// predicts, in its first call of two ([`Classifier::learns_in_two_calls`]), and its
+    /// weight waits in `work.weights` for [`Rules::learn_predicted`].
     #[allow(clippy::too_many_arguments)]
     fn forward<L: Classifier>(
         &self, lo: usize, mut members: Pass<'_, L>, alpha: &[f64], x: &[f64], work: &mut Workspace,
-        tie: TieBreak, rng: &mut impl TieDraw,
+        tie: TieBreak, rng: &mut impl TieDraw, later: bool,
     ) {
         let k = self.k;
         if lo == 0 {
@@ -310,7 +316,12 @@ impl Rules {
                         self.feasible.hi,
                     );
                     let scale = scales.factor(j, w * *weight);
-                    learners[j].learn_predict(x, Some(*y), scale * w * *weight, &mut work.p);
+                    if later {
+                        work.weights[i] = scale * w * *weight;
+                        learners[j].predict_to_learn(x, &mut work.p);
+                    } else {
+                        learners[j].learn_predict(x, Some(*y), scale * w * *weight, &mut work.p);
+                    }
                 }
             }
             let vote = match self.vote_rule {
@@ -328,6 +339,16 @@ impl Rules {
             if let Some(expert) = rng.expert(&work.s, tie, i) {
                 work.experts[i] = expert;
             }
+        }
+    }
+
+    /// Step (a) of the learners `lo..` whose learning [`Rules::forward`] put after the
+    /// predictions: each learns row `x`, label `y`, at the weight it was given there.
+    fn learn_predicted<L: Classifier>(
+        &self, lo: usize, learners: &mut [L], x: &[f64], y: ClassId, work: &Workspace,
+    ) {
+        for (learner, &w) in learners.iter_mut().zip(&work.weights[lo..]) {
+            learner.learn_predicted(x, y, w);
         }
     }
 
@@ -377,7 +398,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
             None => Pass::Score(&self.learners),
         };
         self.rules
-            .forward(0, members, &self.alpha, x, work, tie, rng);
+            .forward(0, members, &self.alpha, x, work, tie, rng, false);
     }
 
     /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(d)) from the votes of [`Rules::forward`],
@@ -417,6 +438,9 @@ impl<L: Classifier> AdaBoostOlm<L> {
         let (to_second, from_first) = mpsc::sync_channel::<(Workspace, Ties)>(PIPELINE_QUEUE);
         let (spare_to_first, spares) = mpsc::channel::<Workspace>();
         let (rows_before, rng_before) = (*rows, rng.clone());
+        // Where the second stage's learners can predict a row before learning it, all its
+        // draws come before its learning, and the first stage waits less on a tie.
+        let later = second_learners.iter().all(L::learns_in_two_calls);
         let (second_rng, second_rows) = std::thread::scope(|scope| {
             let handoff = &handoff;
             let second = scope.spawn(move || {
@@ -436,16 +460,20 @@ impl<L: Classifier> AdaBoostOlm<L> {
                         }
                         None => Pass::Score(second_learners),
                     };
-                    rules.forward(m, members, second_alpha, x, &mut work, tie, &mut rng);
+                    rules.forward(m, members, second_alpha, x, &mut work, tie, &mut rng, later);
                     let chosen = prefixes.choose(tie, &mut rng);
+                    // The row's draws are made: the first stage may take the generator on.
+                    handoff.publish(j + 1, &rng);
                     *predicted = work.experts[chosen];
                     prefixes.mixture(&work.experts, out);
                     if let Some((y, w)) = target {
+                        if later {
+                            rules.learn_predicted(m, second_learners, x, y, &work);
+                        }
                         t += 1;
                         rules.update(m, second_alpha, t, y, w, &mut work);
                         prefixes.charge(&work.experts, y, w);
                     }
-                    handoff.publish(j + 1, &rng);
                     // The first stage may have finished: its spares are no longer needed.
                     let _ = spare_to_first.send(work);
                 }
@@ -468,7 +496,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
                     Some((y, w)) => Pass::Learn(first_learners, first_scales.reborrow(), y, w),
                     None => Pass::Score(first_learners),
                 };
-                rules.forward(0, members, first_alpha, x, &mut work, tie, &mut draw);
+                rules.forward(0, members, first_alpha, x, &mut work, tie, &mut draw, false);
                 if let Some((y, w)) = target {
                     t += 1;
                     rules.update(0, first_alpha, t, y, w, &mut work);
@@ -565,6 +593,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
             &mut work,
             TieBreak::Lowest,
             &mut rng,
+            false,
         );
         self.prefixes.mixture(&work.experts, out);
     }

@@ -419,6 +419,7 @@ impl Config for HoeffdingTreeConfig {
             path: Vec::new(),
             scratch: Vec::new(),
             candidates: Vec::new(),
+            predicted: None,
         })
     }
 }
@@ -449,6 +450,17 @@ pub struct HoeffdingTree {
     /// Scratch: split candidates.
     #[serde(skip)]
     candidates: Vec<Candidate>,
+    /// Between [`Classifier::predict_to_learn`] and [`Classifier::learn_predicted`]: where
+    /// the row was routed (and whether learning reaches the same leaf) and naive Bayes' vote.
+    #[serde(skip)]
+    predicted: Option<Predicted>,
+}
+
+/// What [`Classifier::predict_to_learn`] keeps of a row for learning it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Predicted {
+    routed: Option<(Reached, bool)>,
+    nb_vote: Option<ClassId>,
 }
 
 /// The outcome of a split attempt.
@@ -462,7 +474,7 @@ enum SplitDecision {
 }
 
 /// Where routing ended.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Reached {
     /// A leaf.
     Leaf(NodeId),
@@ -1090,23 +1102,43 @@ impl Classifier for HoeffdingTree {
 
     /// Routes the row once for both phases when learning would reach the same leaf.
     fn learn_predict(&mut self, x: &[f64], y: Option<ClassId>, w: f64, out: &mut [f64]) -> ClassId {
+        self.predict_to_learn(x, out);
+        let predicted = argmax(out);
+        match y {
+            Some(y) => self.learn_predicted(x, y, w),
+            None => self.predicted = None,
+        }
+        predicted
+    }
+
+    fn learns_in_two_calls(&self) -> bool {
+        true
+    }
+
+    /// Routes the row, keeping the path and the leaf for [`Classifier::learn_predicted`].
+    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
         let mut path = std::mem::take(&mut self.path);
         path.clear();
         let routed = self.route_ref(x, |id| path.push(id));
         self.path = path;
         let nb_vote = self.proba_at(routed.as_ref().map(|(r, _)| *r), x, out);
-        let predicted = argmax(out);
-        if let Some(y) = y
-            && w > 0.0
-            && w.is_finite()
-            && y < self.k
-        {
-            match routed {
-                Some((Reached::Leaf(id), true)) => self.learn_reached(id, x, y, w, nb_vote),
-                _ => self.learn(x, y, w),
-            }
+        self.predicted = Some(Predicted { routed, nb_vote });
+    }
+
+    /// Learns at the leaf [`Classifier::predict_to_learn`] routed the row to, when learning
+    /// reaches it; routes again otherwise.
+    fn learn_predicted(&mut self, x: &[f64], y: ClassId, w: f64) {
+        let predicted = self.predicted.take();
+        if !(w > 0.0 && w.is_finite() && y < self.k) {
+            return;
         }
-        predicted
+        match predicted {
+            Some(Predicted {
+                routed: Some((Reached::Leaf(id), true)),
+                nb_vote,
+            }) => self.learn_reached(id, x, y, w, nb_vote),
+            _ => self.learn(x, y, w),
+        }
     }
 }
 
