@@ -28,11 +28,10 @@
 //! the rows it was given, so a checkpoint taken between calls holds the whole model;
 //! [`Pace`] is not saved and starts again from a timing.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-use crate::core::math::{TieBreak, argmax, argmax_tie, pick_tied, tied_at_top};
-use crate::core::{Rng, TieDraw};
 
 /// How long a model's row takes on one thread, timed now and then: a row costing more than
 /// a threshold is spread over rayon's threads, where a hand-off costs a few microseconds.
@@ -105,157 +104,38 @@ impl Pace {
     }
 }
 
-/// The generator as the second stage of a pipeline leaves it after each row, for the first
-/// stage's next tie: `(rows done, generator after them)`, or `None` once the second stage
-/// has stopped.
-pub(crate) struct RngHandoff {
-    state: Mutex<Option<(usize, Rng)>>,
-    changed: Condvar,
+/// A member's lock; a thread that panicked holding it leaves the member as it was, and the
+/// panic reaches the caller when the threads are joined.
+pub(crate) fn lock<'a, T>(member: &'a Mutex<T>) -> MutexGuard<'a, T> {
+    member.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl RngHandoff {
-    /// Before the first row: the generator as the model has it.
-    pub(crate) fn new(rng: Rng) -> Self {
-        RngHandoff {
-            state: Mutex::new(Some((0, rng))),
-            changed: Condvar::new(),
-        }
-    }
-
-    /// The second stage has done `rows` rows and left the generator at `rng`.
-    pub(crate) fn publish(&self, rows: usize, rng: &Rng) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = state.as_mut() {
-            s.0 = rows;
-            s.1.clone_from(rng);
-        }
-        self.changed.notify_all();
-    }
-
-    /// The second stage stops (at the end, or unwinding): a waiting first stage wakes.
-    pub(crate) fn close(&self) {
-        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        self.changed.notify_all();
-    }
-
-    /// The generator after the second stage's first `rows` rows, waiting for them; `None`
-    /// if the second stage stopped before.
-    pub(crate) fn after(&self, rows: usize) -> Option<Rng> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            match state.as_ref() {
-                None => return None,
-                Some((done, rng)) if *done == rows => return Some(rng.clone()),
-                Some(_) => state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner()),
-            }
+/// Waits until `done` reaches `rows`: spinning a little (the other thread is usually a
+/// learner's row away), then yielding the core.
+pub(crate) fn wait_until(done: &AtomicUsize, rows: usize) {
+    let mut spins = 0u32;
+    while done.load(Ordering::Acquire) < rows {
+        if spins < 1 << 12 {
+            std::hint::spin_loop();
+            spins += 1;
+        } else {
+            std::thread::yield_now();
         }
     }
 }
 
-/// Closes a [`RngHandoff`] when dropped, so that a second stage that panics never leaves the
-/// first waiting.
-pub(crate) struct Closes<'a>(pub(crate) &'a RngHandoff);
-
-impl Drop for Closes<'_> {
-    fn drop(&mut self) {
-        self.0.close();
-    }
-}
-
-/// The tie draws of the first stage of a pipeline on one row: the generator is fetched from
-/// the second stage ([`RngHandoff::after`]) on the first tie that needs it now. A tie among
-/// experts' predictions needs it only for the expert choice, which the second stage makes:
-/// until something else needs the generator it is put off, and the second stage makes its
-/// draws first, in the order one thread would have.
-pub(crate) struct Deferred<F> {
-    rng: Option<Rng>,
-    fetch: F,
-    /// Experts whose tie is put off: `(expert, tied classes)`, in order.
-    put_off: Vec<(usize, Vec<usize>)>,
-    /// Experts whose put-off tie was drawn when the generator came: `(expert, class)`.
-    settled: Vec<(usize, usize)>,
-}
-
-/// What a row of the first stage leaves to the second about its ties.
-pub(crate) struct Ties {
-    /// The generator after the first stage's draws, if it made any.
-    pub(crate) rng: Option<Rng>,
-    /// Experts' ties still to draw, in order, before the second stage's own draws.
-    pub(crate) put_off: Vec<(usize, Vec<usize>)>,
-}
-
-impl Ties {
-    /// The second stage takes the row's ties over: its generator becomes the first stage's
-    /// if that one drew, and the put-off experts are drawn into `experts`.
-    pub(crate) fn settle(self, rng: &mut Rng, experts: &mut [usize]) {
-        if let Some(drawn) = self.rng {
-            *rng = drawn;
-        }
-        for (i, tied) in &self.put_off {
-            experts[*i] = pick_tied(tied, rng);
+/// The next message, spinning a little before sleeping on the channel: a thread that keeps
+/// pace with its sender would otherwise pay a wake-up per message. `None` once the sender is
+/// gone.
+pub(crate) fn recv_soon<T>(from: &Receiver<T>) -> Option<T> {
+    for _ in 0..1 << 12 {
+        match from.try_recv() {
+            Ok(message) => return Some(message),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => std::hint::spin_loop(),
         }
     }
-}
-
-impl<F: FnMut() -> Rng> Deferred<F> {
-    pub(crate) fn new(fetch: F) -> Self {
-        Deferred {
-            rng: None,
-            fetch,
-            put_off: Vec::new(),
-            settled: Vec::new(),
-        }
-    }
-
-    /// The generator, fetched (and the put-off ties drawn) on first use.
-    fn generator(&mut self) -> &mut Rng {
-        let Deferred {
-            rng,
-            fetch,
-            put_off,
-            settled,
-        } = self;
-        rng.get_or_insert_with(|| {
-            let mut rng = fetch();
-            settled.extend(
-                put_off
-                    .drain(..)
-                    .map(|(i, tied)| (i, pick_tied(&tied, &mut rng))),
-            );
-            rng
-        })
-    }
-
-    /// After the row: the experts drawn meanwhile go to `experts`, the rest to the second
-    /// stage.
-    pub(crate) fn finish(self, experts: &mut [usize]) -> Ties {
-        for (i, class) in self.settled {
-            experts[i] = class;
-        }
-        Ties {
-            rng: self.rng,
-            put_off: self.put_off,
-        }
-    }
-}
-
-impl<F: FnMut() -> Rng> TieDraw for Deferred<F> {
-    fn below(&mut self, n: usize) -> usize {
-        self.generator().below(n)
-    }
-
-    fn expert(&mut self, v: &[f64], tie: TieBreak, i: usize) -> Option<usize> {
-        if tie == TieBreak::Lowest || self.rng.is_some() {
-            return Some(argmax_tie(v, tie, self));
-        }
-        match tied_at_top(v) {
-            None => Some(argmax(v)),
-            Some(tied) => {
-                self.put_off.push((i, tied));
-                None
-            }
-        }
-    }
+    from.recv().ok()
 }
 
 #[cfg(test)]
@@ -263,47 +143,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_deferred_draw_fetches_once_and_only_on_a_tie() {
-        let mut fetched = 0;
-        let mut draw = Deferred::new(|| {
-            fetched += 1;
-            Rng::new(7)
-        });
-        let (a, b) = (draw.below(10), draw.below(10));
-        let rng = draw.finish(&mut []).rng.expect("drawn");
-        let mut direct = Rng::new(7);
-        assert_eq!((a, b), (direct.below(10), direct.below(10)));
-        assert_eq!(rng, direct);
-        assert_eq!(fetched, 1);
-        assert!(Deferred::new(|| Rng::new(7)).finish(&mut []).rng.is_none());
-    }
-
-    #[test]
-    fn the_handoff_gives_the_generator_after_the_rows_asked_for() {
-        let handoff = RngHandoff::new(Rng::new(1));
-        assert_eq!(handoff.after(0), Some(Rng::new(1)));
+    fn a_waiter_wakes_when_the_count_is_reached() {
+        let done = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             scope.spawn(|| {
-                let mut rng = Rng::new(1);
                 for rows in 1..=3 {
-                    rng.below(5);
-                    handoff.publish(rows, &rng);
+                    done.store(rows, Ordering::Release);
                 }
             });
-            let mut expected = Rng::new(1);
-            (0..3).for_each(|_| {
-                expected.below(5);
-            });
-            // Waits for the third row, whichever comes first.
-            let third = loop {
-                if let Some(rng) = handoff.after(3) {
-                    break rng;
-                }
-            };
-            assert_eq!(third, expected);
+            wait_until(&done, 3);
         });
-        let _close = Closes(&handoff);
-        drop(_close);
-        assert_eq!(handoff.after(4), None);
+        assert_eq!(done.load(Ordering::Acquire), 3);
+        let (to, from) = std::sync::mpsc::channel();
+        to.send(7).unwrap();
+        drop(to);
+        assert_eq!((recv_soon(&from), recv_soon(&from)), (Some(7), None));
     }
 }

@@ -521,36 +521,9 @@ impl LearnerScales {
     /// so its first row has weight 1 and a learner only ever handed weight 0 learns nothing.
     #[inline]
     pub(crate) fn factor(&mut self, i: usize, w: f64) -> f64 {
-        self.view().factor(i, w)
-    }
-
-    /// The scales as a view that can be cut between learners (a pipelined booster's stages
-    /// each hold their learners' scales).
-    pub(crate) fn view(&mut self) -> ScalesMut<'_> {
         match self {
-            LearnerScales::Fixed(factors) => ScalesMut::Fixed(factors),
-            LearnerScales::UnitMean { sums, rows } => ScalesMut::UnitMean { sums, rows },
-        }
-    }
-}
-
-/// Some consecutive learners' share of [`LearnerScales`], indexed from the first of them.
-#[derive(Debug)]
-pub(crate) enum ScalesMut<'a> {
-    Fixed(&'a [f64]),
-    UnitMean {
-        sums: &'a mut [f64],
-        rows: &'a mut [u64],
-    },
-}
-
-impl<'a> ScalesMut<'a> {
-    /// [`LearnerScales::factor`] of the view's learner `i`.
-    #[inline]
-    pub(crate) fn factor(&mut self, i: usize, w: f64) -> f64 {
-        match self {
-            ScalesMut::Fixed(factors) => factors[i],
-            ScalesMut::UnitMean { sums, rows } => {
+            LearnerScales::Fixed(factors) => factors[i],
+            LearnerScales::UnitMean { sums, rows } => {
                 sums[i] += w;
                 rows[i] += 1;
                 if sums[i] > 0.0 {
@@ -558,31 +531,6 @@ impl<'a> ScalesMut<'a> {
                 } else {
                     0.0
                 }
-            }
-        }
-    }
-
-    /// The same view, borrowed for one row.
-    pub(crate) fn reborrow(&mut self) -> ScalesMut<'_> {
-        match self {
-            ScalesMut::Fixed(factors) => ScalesMut::Fixed(factors),
-            ScalesMut::UnitMean { sums, rows } => ScalesMut::UnitMean { sums, rows },
-        }
-    }
-
-    /// The scales of learners `..m` and `m..`.
-    pub(crate) fn split_at(self, m: usize) -> (ScalesMut<'a>, ScalesMut<'a>) {
-        match self {
-            ScalesMut::Fixed(factors) => {
-                let (a, b) = factors.split_at(m);
-                (ScalesMut::Fixed(a), ScalesMut::Fixed(b))
-            }
-            ScalesMut::UnitMean { sums, rows } => {
-                let ((sa, sb), (ra, rb)) = (sums.split_at_mut(m), rows.split_at_mut(m));
-                (
-                    ScalesMut::UnitMean { sums: sa, rows: ra },
-                    ScalesMut::UnitMean { sums: sb, rows: rb },
-                )
             }
         }
     }

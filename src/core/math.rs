@@ -2,9 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-#[cfg(test)]
 use super::Rng;
-use super::TieDraw;
 
 /// `1/(1+e^{-z})`, evaluated without overflow for either sign of `z`.
 #[inline]
@@ -250,7 +248,7 @@ pub fn argmax(v: &[f64]) -> usize {
 /// Index of the largest value with ties broken by `tie`. With [`TieBreak::Random`] the RNG is
 /// drawn only when there is a tie, so tie-free rows consume no randomness.
 #[inline]
-pub fn argmax_tie(v: &[f64], tie: TieBreak, rng: &mut impl TieDraw) -> usize {
+pub fn argmax_tie(v: &[f64], tie: TieBreak, rng: &mut Rng) -> usize {
     match tie {
         TieBreak::Lowest => argmax(v),
         TieBreak::Random => {
@@ -269,28 +267,6 @@ pub fn argmax_tie(v: &[f64], tie: TieBreak, rng: &mut impl TieDraw) -> usize {
             best
         }
     }
-}
-
-/// The indices tied at the top of `v`, as [`argmax_tie`] meets them (the lowest first), if
-/// more than one.
-pub fn tied_at_top(v: &[f64]) -> Option<Vec<usize>> {
-    let best = argmax(v);
-    let top = v[best];
-    let mut rest = (best + 1..v.len()).filter(|&i| v[i] == top).peekable();
-    rest.peek()?;
-    Some(std::iter::once(best).chain(rest).collect())
-}
-
-/// [`argmax_tie`]'s random choice among the tied indices `tied` of [`tied_at_top`]: the
-/// same draws in the same order, so the same index from the same generator.
-pub fn pick_tied(tied: &[usize], rng: &mut impl TieDraw) -> usize {
-    let mut best = tied[0];
-    for (seen, &i) in (2..).zip(&tied[1..]) {
-        if rng.below(seen) == 0 {
-            best = i;
-        }
-    }
-    best
 }
 
 /// Normalises `v` in place to sum 1; an all-zero (or non-finite) vector becomes uniform.
@@ -318,21 +294,6 @@ pub fn softmax(v: &mut [f64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A tie drawn later from its tied indices is the tie drawn at once: same index, same
-    /// generator after.
-    #[test]
-    fn a_tie_picked_later_is_the_tie_drawn_at_once() {
-        let mut values = Rng::new(4);
-        let (mut at_once, mut later) = (Rng::new(9), Rng::new(9));
-        for _ in 0..2_000 {
-            let v: Vec<f64> = (0..6).map(|_| values.below(3) as f64).collect();
-            let expected = argmax_tie(&v, TieBreak::Random, &mut at_once);
-            let got = tied_at_top(&v).map_or(argmax(&v), |tied| pick_tied(&tied, &mut later));
-            assert_eq!(expected, got, "{v:?}");
-            assert_eq!(at_once, later);
-        }
-    }
 
     #[test]
     fn sigmoid_is_stable_and_symmetric() {

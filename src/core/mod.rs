@@ -12,7 +12,7 @@ mod schema;
 
 pub use dataset::Dataset;
 pub use encoding::{Encodings, OperatorStats, Ordinal, Position};
-pub use rng::{Rng, TieDraw};
+pub use rng::Rng;
 pub use schema::{
     ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec, Task, is_present,
     nominal_code,

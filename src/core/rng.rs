@@ -6,8 +6,6 @@
 
 use rand::{Rng as _, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-use super::math::{TieBreak, argmax_tie};
 use serde::{Deserialize, Serialize};
 
 /// A seeded, serializable random number generator.
@@ -123,32 +121,6 @@ impl Rng {
             all.sort_unstable();
         }
         all
-    }
-}
-
-/// Where a random tie-break takes its one uniform index from: the model's [`Rng`], or a
-/// stand-in that obtains the generator only when a tie needs it (so a stage of a pipelined
-/// booster that meets no tie never waits for the generator's state; `boost::pipeline`).
-pub trait TieDraw {
-    /// A uniform index in `0..n` (`n > 0`), drawn as [`Rng::below`] draws it.
-    fn below(&mut self, n: usize) -> usize;
-
-    /// `argmax_tie(v, tie, self)` for expert `i`'s prediction, which nothing else in the row
-    /// reads before the booster's expert choice: a stand-in may put a tie's draws off and
-    /// return `None`, to make them later in the same order of draws.
-    fn expert(&mut self, v: &[f64], tie: TieBreak, i: usize) -> Option<usize>
-    where
-        Self: Sized,
-    {
-        let _ = i;
-        Some(argmax_tie(v, tie, self))
-    }
-}
-
-impl TieDraw for Rng {
-    #[inline]
-    fn below(&mut self, n: usize) -> usize {
-        Rng::below(self, n)
     }
 }
 

@@ -14,14 +14,14 @@
 //! With `k = 2` this is AdaBoost.OL of Beygelzimer, Kale & Luo (2015) (ALGORITHMS.md §7.2).
 
 use std::fmt;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::Pass;
 use super::cost::{PairwiseCosts, Surrogate};
-use crate::boost::cores::{Closes, Deferred, Pace, RngHandoff, Ties};
+use crate::boost::cores::{self, Pace};
 use crate::boost::hedge::{Hedge, PrefixExperts};
 use crate::boost::ogd::Interval;
 use crate::boost::{
@@ -29,7 +29,7 @@ use crate::boost::{
     add_class_to_members, lead_note, learnable,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
-use crate::core::{ClassId, Rng, TieDraw};
+use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
@@ -136,10 +136,8 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
 /// Per-row buffers, reused so that the streaming path allocates nothing.
 #[derive(Debug, Clone, Default)]
 struct Workspace {
-    /// Cumulative votes `s` of the forward pass.
+    /// Cumulative votes `s`.
     s: Vec<f64>,
-    /// Cumulative votes of the learn pass, with the row's pre-update `α`.
-    learnt: Vec<f64>,
     /// A learner's class probabilities.
     p: Vec<f64>,
     /// Expected cost per label.
@@ -159,7 +157,6 @@ impl Workspace {
     fn for_model(k: usize, n: usize) -> Self {
         Workspace {
             s: vec![0.0; k],
-            learnt: vec![0.0; k],
             p: vec![0.0; k],
             expected: vec![0.0; k],
             costs: PairwiseCosts::default(),
@@ -277,36 +274,33 @@ const PIPELINE_ABOVE: Duration = Duration::from_micros(50);
 /// Rows timed on one thread, every [`Pace::EVERY`] rows, to decide whether to pipeline.
 const PIPELINE_TIMED_ROWS: usize = 16;
 
-/// Rows the first stage of a pipeline may be ahead of the second.
+/// Rows this thread may be ahead of the learning beside it.
 const PIPELINE_QUEUE: usize = 8;
 
 impl Rules {
-    /// Predict phase (ALGORITHMS.md §3.4) of learners `lo..lo + members.len()`, whose
-    /// weights are `alpha`: fills `work.votes` (`l^i`) and `work.experts` (`ŷ^i`) for row
-    /// `x`, going on from `work.s` and `work.costs` as learners `< lo` left them (`lo = 0`
-    /// starts them). Ties are broken with `tie` and `rng`.
+    /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
+    /// (`ŷ^i`) for row `x` from the learners' probabilities, which `member(i, w, p)` writes
+    /// to `p`. Ties are broken with `tie` and `rng`.
     ///
-    /// With [`Pass::Learn`], learner `i` also learns the row with weight
-    /// `w_i = −C[y][y]/(k−1)` at `s^{i−1}` (§3.4 step (a)) right after predicting it: that
-    /// weight depends only on the votes and pre-update `α` of learners `< i`, all known here,
-    /// so each member routes the row once for both phases. With `later`, each learner only
-    /// predicts, in its first call of two ([`Classifier::learns_in_two_calls`]), and its
-    /// weight waits in `work.weights` for [`Rules::learn_predicted`].
-    #[allow(clippy::too_many_arguments)]
-    fn forward<L: Classifier>(
-        &self, lo: usize, mut members: Pass<'_, L>, alpha: &[f64], x: &[f64], work: &mut Workspace,
-        tie: TieBreak, rng: &mut impl TieDraw, later: bool,
+    /// Given `learning` (the row's label `y`, its weight and the learners' scales), learner
+    /// `i` is handed the row's weight for it, `w_i = −C[y][y]/(k−1)` at `s^{i−1}` (§3.4 step
+    /// (a)) times its scale, as `Some(w_i)`, also kept in `work.weights`: the member learns
+    /// the row right after predicting it, or later ([`Classifier::learn_predicted`]). That
+    /// weight depends only on the votes and pre-update `α` of learners `< i`, all known
+    /// here, so each member routes the row once for both phases.
+    fn forward(
+        &self, alpha: &[f64], learning: Option<(ClassId, f64, &mut LearnerScales)>,
+        work: &mut Workspace, tie: TieBreak, rng: &mut Rng,
+        mut member: impl FnMut(usize, Option<f64>, &mut [f64]),
     ) {
         let k = self.k;
-        if lo == 0 {
-            work.s.iter_mut().for_each(|v| *v = 0.0);
-            work.costs.reset(self.loss, k);
-        }
-        for (j, &alpha_i) in alpha.iter().enumerate() {
-            let i = lo + j;
-            match &mut members {
-                Pass::Score(learners) => learners[j].predict_proba(x, &mut work.p),
-                Pass::Learn(learners, scales, y, weight) => {
+        work.s.iter_mut().for_each(|v| *v = 0.0);
+        work.costs.reset(self.loss, k);
+        let mut learning = learning;
+        for (i, &alpha_i) in alpha.iter().enumerate() {
+            match &mut learning {
+                None => member(i, None, &mut work.p),
+                Some((y, weight, scales)) => {
                     // −C[y][y] at s^{i−1}, kept by the cost matrix.
                     let w = self.loss.normalised_weight(
                         -work.costs.get(*y, *y),
@@ -315,13 +309,9 @@ impl Rules {
                         k,
                         self.feasible.hi,
                     );
-                    let scale = scales.factor(j, w * *weight);
-                    if later {
-                        work.weights[i] = scale * w * *weight;
-                        learners[j].predict_to_learn(x, &mut work.p);
-                    } else {
-                        learners[j].learn_predict(x, Some(*y), scale * w * *weight, &mut work.p);
-                    }
+                    let scale = scales.factor(i, w * *weight);
+                    work.weights[i] = scale * w * *weight;
+                    member(i, Some(work.weights[i]), &mut work.p);
                 }
             }
             let vote = match self.vote_rule {
@@ -336,43 +326,25 @@ impl Rules {
                 work.s[vote] += alpha_i;
                 work.costs.update(self.loss, &work.s, vote);
             }
-            if let Some(expert) = rng.expert(&work.s, tie, i) {
-                work.experts[i] = expert;
-            }
+            work.experts[i] = argmax_tie(&work.s, tie, rng);
         }
     }
 
-    /// Step (a) of the learners `lo..` whose learning [`Rules::forward`] put after the
-    /// predictions: each learns row `x`, label `y`, at the weight it was given there.
-    fn learn_predicted<L: Classifier>(
-        &self, lo: usize, learners: &mut [L], x: &[f64], y: ClassId, work: &Workspace,
-    ) {
-        for (learner, &w) in learners.iter_mut().zip(&work.weights[lo..]) {
-            learner.learn_predicted(x, y, w);
-        }
-    }
-
-    /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(c)) of learners `lo..lo + alpha.len()` at
-    /// row `t`, from the votes of [`Rules::forward`], going on from `work.learnt` as learners
-    /// `< lo` left it (`lo = 0` starts it).
-    fn update(
-        &self, lo: usize, alpha: &mut [f64], t: u64, y: ClassId, weight: f64, work: &mut Workspace,
-    ) {
+    /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(c)) at row `t`, from the votes of
+    /// [`Rules::forward`].
+    fn update(&self, alpha: &mut [f64], t: u64, y: ClassId, weight: f64, work: &mut Workspace) {
         let root_t = (t as f64).sqrt();
-        if lo == 0 {
-            work.learnt.iter_mut().for_each(|v| *v = 0.0);
-        }
-        for (j, alpha_i) in alpha.iter_mut().enumerate() {
-            let i = lo + j;
+        work.s.iter_mut().for_each(|v| *v = 0.0);
+        for (i, alpha_i) in alpha.iter_mut().enumerate() {
             let alpha_old = *alpha_i;
             let vote = work.votes[i];
             // (b) projected OGD step on α^i with the corrected eq. 10 at α_old.
-            let g = self.loss.alpha_gradient(&work.learnt, y, vote, alpha_old);
+            let g = self.loss.alpha_gradient(&work.s, y, vote, alpha_old);
             *alpha_i = self
                 .feasible
                 .step(alpha_old, weight * g, self.steps[i] / root_t);
             // (c) s^i with this row's (pre-update) α.
-            work.learnt[vote] += alpha_old;
+            work.s[vote] += alpha_old;
         }
     }
 }
@@ -393,12 +365,16 @@ impl<L: Classifier> AdaBoostOlm<L> {
         &mut self, x: &[f64], target: Option<(ClassId, f64)>, work: &mut Workspace, rng: &mut Rng,
     ) {
         let tie = self.rules.tie_break;
-        let members = match target {
-            Some((y, weight)) => Pass::Learn(&mut self.learners, self.scales.view(), y, weight),
-            None => Pass::Score(&self.learners),
-        };
+        let learners = &mut self.learners;
+        let learning = target.map(|(y, weight)| (y, weight, &mut self.scales));
+        let y = target.map(|(y, _)| y);
         self.rules
-            .forward(0, members, &self.alpha, x, work, tie, rng, false);
+            .forward(&self.alpha, learning, work, tie, rng, |i, w, p| match w {
+                Some(w) => {
+                    learners[i].learn_predict(x, y, w, p);
+                }
+                None => learners[i].predict_proba(x, p),
+            });
     }
 
     /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(d)) from the votes of [`Rules::forward`],
@@ -406,20 +382,25 @@ impl<L: Classifier> AdaBoostOlm<L> {
     fn update(&mut self, y: ClassId, weight: f64, work: &mut Workspace) {
         self.rows += 1;
         self.rules
-            .update(0, &mut self.alpha, self.rows, y, weight, work);
+            .update(&mut self.alpha, self.rows, y, weight, work);
         // (d) Hedge losses of the experts.
         self.prefixes.charge(&work.experts, y, weight);
     }
 
-    /// [`Classifier::learn_predict_rows`] through two stages on two threads: learners `..m`
-    /// on this one, learners `m..` with the expert choice and Hedge on another, the first
-    /// stage up to [`PIPELINE_QUEUE`] rows ahead. Each stage does to its learners what
-    /// [`Classifier::learn_predict`] does, in the same order, and the tie draws come from
-    /// the generator in the order of one thread ([`crate::boost::cores`]).
-    fn learn_predict_pipelined(
-        &mut self, m: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
-        predicted: &mut [ClassId],
+    /// [`Classifier::learn_predict_rows`] on two threads: this one makes every prediction,
+    /// draw and update of the booster in the order of one thread, with each learner's
+    /// learning put after its prediction ([`Classifier::learns_in_two_calls`]). Then the other
+    /// thread has learners `own..` learn the row, in order, while this one has learners
+    /// `..own` learn it and goes on to the next row, predicting with each learner once it
+    /// has learnt the rows before. So each learner meets its calls in the order it meets
+    /// them on one thread, and the outputs and the model are the same
+    /// ([`crate::boost::cores`]).
+    fn learn_predict_beside(
+        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
+        proba: &mut [f64], predicted: &mut [ClassId],
     ) {
+        let k = self.rules.k;
+        let mut work = self.take_work();
         let AdaBoostOlm {
             rules,
             scales,
@@ -430,91 +411,61 @@ impl<L: Classifier> AdaBoostOlm<L> {
             rng,
             ..
         } = self;
-        let (rules, k, n, tie) = (&*rules, rules.k, learners.len(), rules.tie_break);
-        let (first_learners, second_learners) = learners.split_at_mut(m);
-        let (first_alpha, second_alpha) = alpha.split_at_mut(m);
-        let (mut first_scales, mut second_scales) = scales.view().split_at(m);
-        let handoff = RngHandoff::new(rng.clone());
-        let (to_second, from_first) = mpsc::sync_channel::<(Workspace, Ties)>(PIPELINE_QUEUE);
-        let (spare_to_first, spares) = mpsc::channel::<Workspace>();
-        let (rows_before, rng_before) = (*rows, rng.clone());
-        // Where the second stage's learners can predict a row before learning it, all its
-        // draws come before its learning, and the first stage waits less on a tie.
-        let later = second_learners.iter().all(L::learns_in_two_calls);
-        let (second_rng, second_rows) = std::thread::scope(|scope| {
-            let handoff = &handoff;
-            let second = scope.spawn(move || {
-                let _closes = Closes(handoff);
-                let mut rng = rng_before;
-                let mut t = rows_before;
-                let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
-                for (j, ((x, &y), (out, predicted))) in xs.iter().zip(ys).zip(outputs).enumerate() {
-                    let Ok((mut work, ties)) = from_first.recv() else {
-                        break;
-                    };
-                    ties.settle(&mut rng, &mut work.experts);
-                    let target = learnable(y, weight, k);
-                    let members = match target {
-                        Some((y, w)) => {
-                            Pass::Learn(second_learners, second_scales.reborrow(), y, w)
+        let tie = rules.tie_break;
+        // Each learner, and how many rows of the run it has learnt (or let pass unlabelled).
+        let members: Vec<Mutex<&mut L>> = learners.iter_mut().map(Mutex::new).collect();
+        let learnt: Vec<AtomicUsize> = (0..members.len()).map(|_| AtomicUsize::new(0)).collect();
+        let (to_learn, rows_to_learn) =
+            mpsc::sync_channel::<(usize, Option<ClassId>, Vec<f64>)>(PIPELINE_QUEUE);
+        let (spare_weights, weights_back) = mpsc::channel::<Vec<f64>>();
+        let (members, learnt) = (&members, &learnt);
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                while let Some((j, y, weights)) = cores::recv_soon(&rows_to_learn) {
+                    for (i, member) in members.iter().enumerate().skip(own) {
+                        if let Some(y) = y {
+                            cores::lock(member).learn_predicted(xs[j], y, weights[i]);
                         }
-                        None => Pass::Score(second_learners),
-                    };
-                    rules.forward(m, members, second_alpha, x, &mut work, tie, &mut rng, later);
-                    let chosen = prefixes.choose(tie, &mut rng);
-                    // The row's draws are made: the first stage may take the generator on.
-                    handoff.publish(j + 1, &rng);
-                    *predicted = work.experts[chosen];
-                    prefixes.mixture(&work.experts, out);
-                    if let Some((y, w)) = target {
-                        if later {
-                            rules.learn_predicted(m, second_learners, x, y, &work);
-                        }
-                        t += 1;
-                        rules.update(m, second_alpha, t, y, w, &mut work);
-                        prefixes.charge(&work.experts, y, w);
+                        learnt[i].store(j + 1, Ordering::Release);
                     }
-                    // The first stage may have finished: its spares are no longer needed.
-                    let _ = spare_to_first.send(work);
+                    let _ = spare_weights.send(weights);
                 }
-                (rng, t)
             });
-            let mut t = rows_before;
-            for (j, (x, &y)) in xs.iter().zip(ys).enumerate() {
-                let mut work = spares
-                    .try_recv()
-                    .unwrap_or_else(|_| Workspace::for_model(k, n));
-                // The generator as one thread would have it here: after the second stage's
-                // row j − 1 (its draws and expert sample come before this row's).
-                let mut draw = Deferred::new(|| {
-                    handoff
-                        .after(j)
-                        .expect("the pipeline's second stage stopped before its row")
-                });
+            let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
+            for (j, ((x, &y), (out, predicted))) in xs.iter().zip(ys).zip(outputs).enumerate() {
                 let target = learnable(y, weight, k);
-                let members = match target {
-                    Some((y, w)) => Pass::Learn(first_learners, first_scales.reborrow(), y, w),
-                    None => Pass::Score(first_learners),
-                };
-                rules.forward(0, members, first_alpha, x, &mut work, tie, &mut draw, false);
-                if let Some((y, w)) = target {
-                    t += 1;
-                    rules.update(0, first_alpha, t, y, w, &mut work);
-                }
-                let ties = draw.finish(&mut work.experts);
-                if to_second.send((work, ties)).is_err() {
+                let learning = target.map(|(y, w)| (y, w, &mut *scales));
+                rules.forward(alpha, learning, &mut work, tie, rng, |i, w, p| {
+                    cores::wait_until(&learnt[i], j);
+                    let mut member = cores::lock(&members[i]);
+                    match w {
+                        Some(_) => member.predict_to_learn(x, p),
+                        None => member.predict_proba(x, p),
+                    }
+                });
+                let chosen = prefixes.choose(tie, rng);
+                *predicted = work.experts[chosen];
+                prefixes.mixture(&work.experts, out);
+                let mut weights = weights_back.try_recv().unwrap_or_default();
+                weights.clone_from(&work.weights);
+                if to_learn.send((j, target.map(|(y, _)| y), weights)).is_err() {
                     break;
                 }
+                for (i, member) in members.iter().enumerate().take(own) {
+                    if let Some((y, _)) = target {
+                        cores::lock(member).learn_predicted(x, y, work.weights[i]);
+                    }
+                    learnt[i].store(j + 1, Ordering::Release);
+                }
+                if let Some((y, w)) = target {
+                    *rows += 1;
+                    rules.update(alpha, *rows, y, w, &mut work);
+                    prefixes.charge(&work.experts, y, w);
+                }
             }
-            drop(to_second);
-            let (rng, second_rows) = second
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            debug_assert_eq!(t, second_rows);
-            (rng, second_rows)
+            drop(to_learn);
         });
-        *rng = second_rng;
-        *rows = second_rows;
+        self.work = work;
     }
 
     /// [`Classifier::learn_predict`] on each row in turn.
@@ -584,16 +535,14 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
         let mut work = Workspace::for_model(self.rules.k, self.learners.len());
         let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
-        let members = Pass::Score(&self.learners);
+        let learners = &self.learners;
         self.rules.forward(
-            0,
-            members,
             &self.alpha,
-            x,
+            None,
             &mut work,
             TieBreak::Lowest,
             &mut rng,
-            false,
+            |i, _, p| learners[i].predict_proba(x, p),
         );
         self.prefixes.mixture(&work.experts, out);
     }
@@ -617,17 +566,21 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         predicted
     }
 
-    /// Pipelined over two threads ([`AdaBoostOlm::learn_predict_pipelined`]) where a row,
-    /// timed on one thread every [`Pace::EVERY`] rows (over [`PIPELINE_TIMED_ROWS`] rows),
-    /// costs more than [`PIPELINE_ABOVE`], this runs on a thread of rayon's pool with more
-    /// than one thread, and the pipelined rows since went faster than that time (ties in the
-    /// first stage make it wait for the second: on some streams at most rows); one by one
-    /// otherwise. The same outputs and model either way.
+    /// On two threads ([`AdaBoostOlm::learn_predict_beside`]) where every learner learns in
+    /// two calls, a row, timed on one thread every [`Pace::EVERY`] rows (over
+    /// [`PIPELINE_TIMED_ROWS`] rows), costs more than [`PIPELINE_ABOVE`], this runs on a
+    /// thread of rayon's pool with more than one thread, and the rows on two threads since
+    /// went faster than that time; one by one otherwise. The same outputs and model either
+    /// way.
     fn learn_predict_rows(
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],
     ) {
-        let (k, m) = (self.rules.k, self.learners.len() / 2);
+        let k = self.rules.k;
+        let two_calls = self.learners.iter().all(L::learns_in_two_calls);
+        // The learners this thread learns itself: the other thread learns the rest while
+        // this one predicts (the predictions take about two fifths of a tree's row, RESULTS.md).
+        let own = self.learners.len() / 6;
         let mut j = 0;
         while j < xs.len() {
             let left = xs.len() - j;
@@ -644,9 +597,9 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
                     self.learn_predict_each(xs, ys, weight, proba, predicted)
                 });
                 self.pace = pace;
-            } else if self.pace.split && run > 1 && m > 0 {
+            } else if self.pace.split && two_calls && run > 1 {
                 let start = Instant::now();
-                self.learn_predict_pipelined(m, xs, ys, weight, proba, predicted);
+                self.learn_predict_beside(own, xs, ys, weight, proba, predicted);
                 self.pace.judge(run, start.elapsed());
             } else {
                 self.learn_predict_each(xs, ys, weight, proba, predicted);
@@ -664,12 +617,11 @@ mod tests {
     use crate::weak::WeakLearnerConfig;
     use crate::weak::hoeffding::HoeffdingTreeConfig;
 
-    /// The pipeline against one thread, row by row: the same predictions, probabilities and
-    /// model, with random tie-breaks (fresh trees and zero weights tie on the first rows, so
-    /// the first stage takes the generator from the second again and again), unlabelled
-    /// rows, runs of every length from 1 to 40 and three row weights.
+    /// Two threads against one, row by row: the same predictions, probabilities and model,
+    /// with random tie-breaks (fresh trees and zero weights tie on the first rows),
+    /// unlabelled rows, runs of every length from 1 to 40 and three row weights.
     #[test]
-    fn pipelined_rows_predict_and_learn_as_one_thread() {
+    fn rows_on_two_threads_predict_and_learn_as_on_one() {
         let data = crate::synth::mixed(600, 0.05, 0.1, 8);
         let k = data.spec().n_classes();
         let mut config =
@@ -704,8 +656,8 @@ mod tests {
         let mut got = Vec::new();
         pool.install(|| {
             for (r, rows) in runs.iter().enumerate() {
-                // Not timed (rows is not a multiple of EVERY): pipelined wherever two rows
-                // come together.
+                // Not timed (rows is not a multiple of EVERY): on two threads wherever two
+                // rows come together.
                 two.pace = Pace {
                     rows: 1,
                     split: true,

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::TieDraw;
+use crate::core::Rng;
 use crate::core::math::{TieBreak, sigmoid};
 
 /// The surrogate loss of an adaptive multiclass booster: `L^r(s) = Σ_{l≠r} ψ(s[l] − s[r])`.
@@ -180,7 +180,7 @@ impl PairwiseCosts {
     /// `argmin_l Σ_r p[r] C[r][l]`; among equal costs the label with the largest `p`, then
     /// `tie`. A one-hot `p` votes its label (every row of `C` is minimal on the diagonal).
     pub fn expected_cost_vote(
-        &self, p: &[f64], expected: &mut [f64], tie: TieBreak, rng: &mut impl TieDraw,
+        &self, p: &[f64], expected: &mut [f64], tie: TieBreak, rng: &mut Rng,
     ) -> usize {
         let k = self.k;
         if let Some(hot) = one_hot(p) {
@@ -201,9 +201,7 @@ impl PairwiseCosts {
 
 /// The label of least expected cost (ALGORITHMS.md §1.3): among equal costs the label with
 /// the largest `p`, then `tie` (the RNG is drawn only on a remaining tie).
-pub fn least_expected_cost(
-    expected: &[f64], p: &[f64], tie: TieBreak, rng: &mut impl TieDraw,
-) -> usize {
+pub fn least_expected_cost(expected: &[f64], p: &[f64], tie: TieBreak, rng: &mut Rng) -> usize {
     let (mut min, mut best_p, mut choice, mut tied) = (f64::INFINITY, f64::NEG_INFINITY, 0, 0);
     for (l, (&e, &pl)) in expected.iter().zip(p).enumerate() {
         if e < min || (e == min && pl > best_p) {

@@ -328,7 +328,7 @@ impl<L: Classifier> OnlineMbbm<L> {
         let mut slot = self.engine.0.lock().expect("engine lock");
         let engine = slot.get_or_insert_with(fresh);
         let members = match target {
-            Some((y, weight)) => Pass::Learn(&mut learners, scales.view(), y, weight),
+            Some((y, weight)) => Pass::Learn(&mut learners, &mut scales, y, weight),
             None => Pass::Score(&learners),
         };
         Self::forward(self.k, params, members, x, engine, &mut work, &mut rng);

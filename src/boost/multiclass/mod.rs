@@ -10,7 +10,7 @@ pub use ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
 pub use mbbm::{OnlineMbbm, OnlineMbbmConfig, WeightNorm};
 pub use ova::{BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig, one_vs_all};
 
-use crate::boost::{ScalesMut, WeightScale};
+use crate::boost::{LearnerScales, WeightScale};
 use crate::core::ClassId;
 
 /// This family's rows of the model catalogue, handed on to the next family's macro (see
@@ -89,7 +89,7 @@ pub(crate) fn led_by_one_tree<W>(config: AdaBoostOlmConfig<W>) -> AdaBoostOlmCon
 /// with the weight the votes of learners `< i` give it, times its scale).
 enum Pass<'a, L> {
     Score(&'a [L]),
-    Learn(&'a mut [L], ScalesMut<'a>, ClassId, f64),
+    Learn(&'a mut [L], &'a mut LearnerScales, ClassId, f64),
 }
 
 impl<L> Pass<'_, L> {
