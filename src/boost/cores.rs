@@ -28,8 +28,7 @@
 //! the rows it was given, so a checkpoint taken between calls holds the whole model;
 //! [`Pace`] is not saved and starts again from a timing.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -110,32 +109,55 @@ pub(crate) fn lock<'a, T>(member: &'a Mutex<T>) -> MutexGuard<'a, T> {
     member.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Waits until `done` reaches `rows`: spinning a little (the other thread is usually a
-/// learner's row away), then yielding the core.
-pub(crate) fn wait_until(done: &AtomicUsize, rows: usize) {
-    let mut spins = 0u32;
-    while done.load(Ordering::Acquire) < rows {
-        if spins < 1 << 12 {
-            std::hint::spin_loop();
-            spins += 1;
-        } else {
-            std::thread::yield_now();
+/// Per member, how many rows of a run have passed a step, for another thread to wait on;
+/// or stopped, when the thread that moves it unwinds.
+pub(crate) struct Progress {
+    rows: Vec<AtomicUsize>,
+    stopped: AtomicBool,
+}
+
+impl Progress {
+    pub(crate) fn new(members: usize) -> Self {
+        Progress {
+            rows: (0..members).map(|_| AtomicUsize::new(0)).collect(),
+            stopped: AtomicBool::new(false),
         }
+    }
+
+    /// Member `i` has passed the step for `rows` rows; what it wrote before is visible to
+    /// the thread that sees it.
+    pub(crate) fn set(&self, i: usize, rows: usize) {
+        self.rows[i].store(rows, Ordering::Release);
+    }
+
+    /// Waits until member `i` has passed the step for `rows` rows: spinning a little (the
+    /// other thread is usually a member's call away), then yielding the core. `false` if
+    /// the progress was stopped meanwhile.
+    pub(crate) fn wait(&self, i: usize, rows: usize) -> bool {
+        let mut spins = 0u32;
+        while self.rows[i].load(Ordering::Acquire) < rows {
+            if self.stopped.load(Ordering::Relaxed) {
+                return false;
+            }
+            if spins < 1 << 10 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        true
     }
 }
 
-/// The next message, spinning a little before sleeping on the channel: a thread that keeps
-/// pace with its sender would otherwise pay a wake-up per message. `None` once the sender is
-/// gone.
-pub(crate) fn recv_soon<T>(from: &Receiver<T>) -> Option<T> {
-    for _ in 0..1 << 12 {
-        match from.try_recv() {
-            Ok(message) => return Some(message),
-            Err(TryRecvError::Disconnected) => return None,
-            Err(TryRecvError::Empty) => std::hint::spin_loop(),
-        }
+/// Stops a [`Progress`] when dropped: a thread that unwinds never leaves another waiting on
+/// it, and its panic reaches the caller when the threads are joined.
+pub(crate) struct Stops<'a>(pub(crate) &'a Progress);
+
+impl Drop for Stops<'_> {
+    fn drop(&mut self) {
+        self.0.stopped.store(true, Ordering::Relaxed);
     }
-    from.recv().ok()
 }
 
 #[cfg(test)]
@@ -143,20 +165,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_waiter_wakes_when_the_count_is_reached() {
-        let done = AtomicUsize::new(0);
+    fn a_waiter_sees_the_progress_or_the_stop() {
+        let progress = Progress::new(2);
         std::thread::scope(|scope| {
-            scope.spawn(|| {
-                for rows in 1..=3 {
-                    done.store(rows, Ordering::Release);
-                }
-            });
-            wait_until(&done, 3);
+            scope.spawn(|| (1..=3).for_each(|rows| progress.set(1, rows)));
+            assert!(progress.wait(1, 3));
         });
-        assert_eq!(done.load(Ordering::Acquire), 3);
-        let (to, from) = std::sync::mpsc::channel();
-        to.send(7).unwrap();
-        drop(to);
-        assert_eq!((recv_soon(&from), recv_soon(&from)), (Some(7), None));
+        let stops = Stops(&progress);
+        drop(stops);
+        assert!(!progress.wait(0, 1));
+        assert!(progress.wait(1, 2));
     }
 }

@@ -14,8 +14,8 @@
 //! With `k = 2` this is AdaBoost.OL of Beygelzimer, Kale & Luo (2015) (ALGORITHMS.md §7.2).
 
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -274,9 +274,6 @@ const PIPELINE_ABOVE: Duration = Duration::from_micros(50);
 /// Rows timed on one thread, every [`Pace::EVERY`] rows, to decide whether to pipeline.
 const PIPELINE_TIMED_ROWS: usize = 16;
 
-/// Rows this thread may be ahead of the learning beside it.
-const PIPELINE_QUEUE: usize = 8;
-
 impl Rules {
     /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
     /// (`ŷ^i`) for row `x` from the learners' probabilities, which `member(i, w, p)` writes
@@ -387,14 +384,14 @@ impl<L: Classifier> AdaBoostOlm<L> {
         self.prefixes.charge(&work.experts, y, weight);
     }
 
-    /// [`Classifier::learn_predict_rows`] on two threads: this one makes every prediction,
-    /// draw and update of the booster in the order of one thread, with each learner's
-    /// learning put after its prediction ([`Classifier::learns_in_two_calls`]). Then the other
-    /// thread has learners `own..` learn the row, in order, while this one has learners
-    /// `..own` learn it and goes on to the next row, predicting with each learner once it
-    /// has learnt the rows before. So each learner meets its calls in the order it meets
-    /// them on one thread, and the outputs and the model are the same
-    /// ([`crate::boost::cores`]).
+    /// [`Classifier::learn_predict_rows`] on two threads. This one makes every prediction,
+    /// draw and update of the booster in the order of one thread; learners `..own` learn
+    /// each row here as on one thread, right after predicting it. Learners `own..` predict
+    /// here and learn on the other thread ([`Classifier::learns_in_two_calls`]): learner `i`
+    /// learns row `t` there as soon as it has predicted it here (its weight depends only on
+    /// the votes before it), and predicts row `t + 1` here once it has learnt row `t`. So each
+    /// learner meets its calls in the order of one thread, and the outputs and the model
+    /// are the same ([`crate::boost::cores`]).
     fn learn_predict_beside(
         &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
         proba: &mut [f64], predicted: &mut [ClassId],
@@ -411,59 +408,70 @@ impl<L: Classifier> AdaBoostOlm<L> {
             rng,
             ..
         } = self;
-        let tie = rules.tie_break;
-        // Each learner, and how many rows of the run it has learnt (or let pass unlabelled).
+        let (tie, n) = (rules.tie_break, learners.len());
         let members: Vec<Mutex<&mut L>> = learners.iter_mut().map(Mutex::new).collect();
-        let learnt: Vec<AtomicUsize> = (0..members.len()).map(|_| AtomicUsize::new(0)).collect();
-        let (to_learn, rows_to_learn) =
-            mpsc::sync_channel::<(usize, Option<ClassId>, Vec<f64>)>(PIPELINE_QUEUE);
-        let (spare_weights, weights_back) = mpsc::channel::<Vec<f64>>();
-        let (members, learnt) = (&members, &learnt);
+        // Per learner, the rows of the run it has predicted to learn, and those it has
+        // learnt (or that had nothing to learn); its weights for the last two rows.
+        let ready = cores::Progress::new(n);
+        let learnt = cores::Progress::new(n);
+        let weights: Vec<AtomicU64> = (0..2 * n).map(|_| AtomicU64::new(0)).collect();
+        let (members, ready, learnt, weights) = (&members, &ready, &learnt, &weights);
         std::thread::scope(|scope| {
+            // Stops the other thread if this one unwinds.
+            let _stops = cores::Stops(ready);
             scope.spawn(move || {
-                while let Some((j, y, weights)) = cores::recv_soon(&rows_to_learn) {
-                    for (i, member) in members.iter().enumerate().skip(own) {
-                        if let Some(y) = y {
-                            cores::lock(member).learn_predicted(xs[j], y, weights[i]);
+                let _stops = cores::Stops(learnt);
+                for (j, (x, &y)) in xs.iter().zip(ys).enumerate() {
+                    let Some((y, _)) = learnable(y, weight, k) else {
+                        continue;
+                    };
+                    for i in own..n {
+                        if !ready.wait(i, j + 1) {
+                            return;
                         }
-                        learnt[i].store(j + 1, Ordering::Release);
+                        let w = f64::from_bits(weights[(j % 2) * n + i].load(Ordering::Relaxed));
+                        cores::lock(&members[i]).learn_predicted(x, y, w);
+                        learnt.set(i, j + 1);
                     }
-                    let _ = spare_weights.send(weights);
                 }
             });
             let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
             for (j, ((x, &y), (out, predicted))) in xs.iter().zip(ys).zip(outputs).enumerate() {
                 let target = learnable(y, weight, k);
+                let label = target.map(|(y, _)| y);
                 let learning = target.map(|(y, w)| (y, w, &mut *scales));
                 rules.forward(alpha, learning, &mut work, tie, rng, |i, w, p| {
-                    cores::wait_until(&learnt[i], j);
+                    if i < own {
+                        let mut member = cores::lock(&members[i]);
+                        match w {
+                            Some(w) => _ = member.learn_predict(x, label, w, p),
+                            None => member.predict_proba(x, p),
+                        }
+                        return;
+                    }
+                    assert!(learnt.wait(i, j), "the learning thread stopped");
                     let mut member = cores::lock(&members[i]);
                     match w {
-                        Some(_) => member.predict_to_learn(x, p),
-                        None => member.predict_proba(x, p),
+                        Some(w) => {
+                            member.predict_to_learn(x, p);
+                            weights[(j % 2) * n + i].store(w.to_bits(), Ordering::Relaxed);
+                            ready.set(i, j + 1);
+                        }
+                        None => {
+                            member.predict_proba(x, p);
+                            learnt.set(i, j + 1);
+                        }
                     }
                 });
                 let chosen = prefixes.choose(tie, rng);
                 *predicted = work.experts[chosen];
                 prefixes.mixture(&work.experts, out);
-                let mut weights = weights_back.try_recv().unwrap_or_default();
-                weights.clone_from(&work.weights);
-                if to_learn.send((j, target.map(|(y, _)| y), weights)).is_err() {
-                    break;
-                }
-                for (i, member) in members.iter().enumerate().take(own) {
-                    if let Some((y, _)) = target {
-                        cores::lock(member).learn_predicted(x, y, work.weights[i]);
-                    }
-                    learnt[i].store(j + 1, Ordering::Release);
-                }
                 if let Some((y, w)) = target {
                     *rows += 1;
                     rules.update(alpha, *rows, y, w, &mut work);
                     prefixes.charge(&work.experts, y, w);
                 }
             }
-            drop(to_learn);
         });
         self.work = work;
     }
@@ -578,8 +586,8 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     ) {
         let k = self.rules.k;
         let two_calls = self.learners.iter().all(L::learns_in_two_calls);
-        // The learners this thread learns itself: the other thread learns the rest while
-        // this one predicts (the predictions take about two fifths of a tree's row, RESULTS.md).
+        // The learners this thread learns itself, the others learning on the other thread
+        // while this one predicts: predicting takes about two fifths of a tree's row.
         let own = self.learners.len() / 6;
         let mut j = 0;
         while j < xs.len() {
