@@ -28,7 +28,7 @@
 //! the rows it was given, so a checkpoint taken between calls holds the whole model;
 //! [`Pace`] is not saved and starts again from a timing.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -114,6 +114,8 @@ pub(crate) fn lock<'a, T>(member: &'a Mutex<T>) -> MutexGuard<'a, T> {
 pub(crate) struct Progress {
     rows: Vec<AtomicUsize>,
     stopped: AtomicBool,
+    /// Nanoseconds spent in [`Progress::wait`] before the rows were reached.
+    waited: AtomicU64,
 }
 
 impl Progress {
@@ -121,6 +123,7 @@ impl Progress {
         Progress {
             rows: (0..members).map(|_| AtomicUsize::new(0)).collect(),
             stopped: AtomicBool::new(false),
+            waited: AtomicU64::new(0),
         }
     }
 
@@ -134,6 +137,10 @@ impl Progress {
     /// other thread is usually a member's call away), then yielding the core. `false` if
     /// the progress was stopped meanwhile.
     pub(crate) fn wait(&self, i: usize, rows: usize) -> bool {
+        if self.rows[i].load(Ordering::Acquire) >= rows {
+            return true;
+        }
+        let start = Instant::now();
         let mut spins = 0u32;
         while self.rows[i].load(Ordering::Acquire) < rows {
             if self.stopped.load(Ordering::Relaxed) {
@@ -146,7 +153,26 @@ impl Progress {
                 std::thread::yield_now();
             }
         }
+        let waited = start.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
+        self.waited.fetch_add(waited, Ordering::Relaxed);
         true
+    }
+
+    /// The time spent waiting.
+    pub(crate) fn waited(&self) -> Duration {
+        Duration::from_nanos(self.waited.load(Ordering::Relaxed))
+    }
+}
+
+/// How many of `n` learners the predicting thread also has learn, after a run in which it
+/// waited `predicting` for the learning thread and that one waited `learning` for it: one
+/// twentieth of them more or fewer, toward the side that waited less.
+pub(crate) fn rebalance(own: usize, n: usize, predicting: Duration, learning: Duration) -> usize {
+    let step = n / 20 + 1;
+    match predicting.cmp(&learning) {
+        std::cmp::Ordering::Greater => (own + step).min(n.saturating_sub(1)),
+        std::cmp::Ordering::Less => own.saturating_sub(step),
+        std::cmp::Ordering::Equal => own,
     }
 }
 
@@ -163,6 +189,16 @@ impl Drop for Stops<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rebalancing_moves_learning_toward_the_thread_that_waited() {
+        let (ms, n) = (Duration::from_millis(1), 100);
+        assert_eq!(rebalance(10, n, 2 * ms, ms), 16);
+        assert_eq!(rebalance(10, n, ms, 2 * ms), 4);
+        assert_eq!(rebalance(3, n, ms, 2 * ms), 0);
+        assert_eq!(rebalance(98, n, 2 * ms, ms), 99);
+        assert_eq!(rebalance(10, n, ms, ms), 10);
+    }
 
     #[test]
     fn a_waiter_sees_the_progress_or_the_stop() {

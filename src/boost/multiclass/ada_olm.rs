@@ -212,6 +212,7 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
             rng: m.rng,
             work: Workspace::default(),
             pace: Pace::default(),
+            own_learning: 0,
         })
     }
 }
@@ -266,13 +267,18 @@ pub struct AdaBoostOlm<L> {
     /// Whether rows are costly enough for two threads.
     #[serde(skip)]
     pace: Pace,
+    /// On two threads, the learners the predicting thread also has learn
+    /// ([`AdaBoostOlm::learn_predict_beside`]), moved after each run toward the thread that
+    /// waited less: how much of a row's time is learning varies between streams.
+    #[serde(skip)]
+    own_learning: usize,
 }
 
 /// The one-thread time of a row above which rows that come several at a time are pipelined.
 const PIPELINE_ABOVE: Duration = Duration::from_micros(50);
 
-/// Rows timed on one thread, every [`Pace::EVERY`] rows, to decide whether to pipeline.
-const PIPELINE_TIMED_ROWS: usize = 16;
+/// Rows timed on one thread, every [`Pace::EVERY`] rows, to decide whether to use two.
+const PIPELINE_TIMED_ROWS: usize = 32;
 
 impl Rules {
     /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
@@ -392,10 +398,12 @@ impl<L: Classifier> AdaBoostOlm<L> {
     /// the votes before it), and predicts row `t + 1` here once it has learnt row `t`. So each
     /// learner meets its calls in the order of one thread, and the outputs and the model
     /// are the same ([`crate::boost::cores`]).
+    ///
+    /// Returns how long this thread waited for the other, and the other for this one.
     fn learn_predict_beside(
         &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
         proba: &mut [f64], predicted: &mut [ClassId],
-    ) {
+    ) -> (Duration, Duration) {
         let k = self.rules.k;
         let mut work = self.take_work();
         let AdaBoostOlm {
@@ -474,6 +482,7 @@ impl<L: Classifier> AdaBoostOlm<L> {
             }
         });
         self.work = work;
+        (learnt.waited(), ready.waited())
     }
 
     /// [`Classifier::learn_predict`] on each row in turn.
@@ -586,9 +595,6 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     ) {
         let k = self.rules.k;
         let two_calls = self.learners.iter().all(L::learns_in_two_calls);
-        // The learners this thread learns itself, the others learning on the other thread
-        // while this one predicts: predicting takes about two fifths of a tree's row.
-        let own = self.learners.len() / 6;
         let mut j = 0;
         while j < xs.len() {
             let left = xs.len() - j;
@@ -606,9 +612,11 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
                 });
                 self.pace = pace;
             } else if self.pace.split && two_calls && run > 1 {
+                let (n, own) = (self.learners.len(), self.own_learning);
                 let start = Instant::now();
-                self.learn_predict_beside(own, xs, ys, weight, proba, predicted);
+                let waits = self.learn_predict_beside(own, xs, ys, weight, proba, predicted);
                 self.pace.judge(run, start.elapsed());
+                self.own_learning = cores::rebalance(own, n, waits.0, waits.1);
             } else {
                 self.learn_predict_each(xs, ys, weight, proba, predicted);
                 self.pace.count(run as u64);
