@@ -1,32 +1,31 @@
-//! One model on the cores of rayon's pool: what decides it ([`Pace`]) and the hand-off of the
-//! generator between the two stages of a pipelined booster ([`RngHandoff`], [`Deferred`]).
+//! One model on the cores of rayon's pool: what decides it ([`Pace`]) and how two threads
+//! share one booster's learners ([`Progress`]).
 //!
-//! Two ways of spreading one model's row over threads, each exact (the outputs and the model
-//! are the same byte for byte whatever the threads):
+//! Two ways of spreading one model's rows over threads, each exact (the outputs and the
+//! model are the same byte for byte whatever the threads):
 //! * OvA's per-class boosters are independent on a row: they run side by side as tasks
 //!   (`multiclass::ova`).
-//! * Adaboost.OLM's learner `i` needs only the votes of learners `< i` on the same row, so
-//!   learners `..m` can take row `t + 1` while learners `m..` take row `t`
-//!   (`multiclass::ada_olm`). Its random tie-breaks are what ties the stages: in one thread
-//!   they are drawn from the model's one generator row by row, learner by learner, the
-//!   second stage's draws and expert sample of row `t` before the first stage's of row
-//!   `t + 1`. So the first stage takes the generator from the second ([`RngHandoff`]) at the
-//!   first tie of a row that needs it at once (a learner's vote, which the next learners'
-//!   weights depend on), waiting for the second stage to finish the row before. A tie among
-//!   experts' predictions is put off to the second stage, which draws it first. A row
-//!   without a vote tie in the first stage costs no wait. The second stage goes on from the
-//!   generator the first stage hands it with the row, or from its own.
+//! * Adaboost.OLM's learner `i` learns a row with a weight that depends only on the votes of
+//!   learners `< i` on it (`multiclass::ada_olm`). One thread makes every prediction, random
+//!   draw and update of the booster, in the order of one thread; the other has the trees
+//!   learn, learner `i` learning row `t` as soon as the first has its prediction and weight,
+//!   and the first predicting row `t + 1` with learner `i` once it has learnt row `t`
+//!   ([`Progress`]). A tree learns a row in two calls for this (predict, then learn at the
+//!   leaf it kept). The first thread also has some learners learn, as many as keep the two
+//!   threads' waits even ([`rebalance`]).
 //!
 //! Both only run on a thread of rayon's pool with more than one thread (`streamboost replay`
 //! and `run` score on such a pool): a query engine's threads, already one per core, keep
 //! their models to themselves, as more threads would only share the same cores. Whether a
-//! row is worth it is timed on one thread now and then ([`Pace`]); a pipeline is kept only
-//! while its rows go faster than that ([`Pace::judge`]), since its waits on ties can eat its
-//! gain. Only speed depends on these rules, never a result.
+//! row is worth it is timed on one thread now and then ([`Pace`]); two threads are kept only
+//! while their rows go faster than that ([`Pace::judge`]): a tree's learning of a row varies
+//! from a few microseconds to a split attempt's hundreds, and the threads wait on each other
+//! for it. Only speed depends on these rules, never a result.
 //!
-//! Restart, cancel and crash: nothing here outlives a call. A pipeline's threads end with
-//! the rows it was given, so a checkpoint taken between calls holds the whole model;
-//! [`Pace`] is not saved and starts again from a timing.
+//! Restart, cancel and crash: nothing here outlives a call. The second thread ends with the
+//! rows it was given, so a checkpoint taken between calls holds the whole model; [`Pace`]
+//! and the balance are not saved and start again from a timing. A thread that panics stops
+//! the other's waits ([`Stops`]), and the panic reaches the caller.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};

@@ -515,7 +515,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                 continue;
             }
             // Rows that are scored then learnt one after the other go to the model together
-            // (a pipelined model overlaps them on two threads, `Classifier::learn_predict_rows`).
+            // (a model may use two threads for them, `Classifier::learn_predict_rows`).
             let end = (r..n).find(|&e| before(e) || waits[e]).unwrap_or(n);
             let xs: Vec<&[f64]> = (r..end).map(|e| &self.rows[e * d..(e + 1) * d]).collect();
             let first = predicted.len();

@@ -321,8 +321,8 @@ impl Prequential {
     }
 }
 
-/// Rows at most given to the model at a time ([`Run::rows`]): enough for a pipelined model's
-/// threads to overlap (a hand-off per run, not per row).
+/// Rows at most given to the model at a time ([`Run::rows`]): enough for a model on two
+/// threads to keep both busy (a thread started per run, not per row).
 const RUN_ROWS: usize = 256;
 
 /// A prequential run under way: its counters, curve and clock.

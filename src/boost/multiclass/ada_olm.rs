@@ -243,10 +243,9 @@ struct Rules {
 
 /// The Adaboost.OLM booster over weak learners `L`. Build it from an [`AdaBoostOlmConfig`].
 ///
-/// On a thread of rayon's pool, rows that cost more than [`PIPELINE_ABOVE`] on one thread
-/// and come several at a time ([`Classifier::learn_predict_rows`]) run through two stages of
-/// learners on two threads, with the outputs and the model of one thread
-/// ([`crate::boost::cores`]).
+/// On a thread of rayon's pool, rows that cost more than 50 µs on one thread and come
+/// several at a time ([`Classifier::learn_predict_rows`]) have their trees learn on a second
+/// thread, with the outputs and the model of one thread.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AdaBoostOlm<L> {
     #[serde(flatten)]
@@ -274,11 +273,12 @@ pub struct AdaBoostOlm<L> {
     own_learning: usize,
 }
 
-/// The one-thread time of a row above which rows that come several at a time are pipelined.
-const PIPELINE_ABOVE: Duration = Duration::from_micros(50);
+/// The one-thread time of a row above which rows that come several at a time go to two
+/// threads.
+const TWO_THREADS_ABOVE: Duration = Duration::from_micros(50);
 
 /// Rows timed on one thread, every [`Pace::EVERY`] rows, to decide whether to use two.
-const PIPELINE_TIMED_ROWS: usize = 32;
+const TWO_THREADS_TIMED_ROWS: usize = 32;
 
 impl Rules {
     /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
@@ -583,12 +583,11 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         predicted
     }
 
-    /// On two threads ([`AdaBoostOlm::learn_predict_beside`]) where every learner learns in
-    /// two calls, a row, timed on one thread every [`Pace::EVERY`] rows (over
-    /// [`PIPELINE_TIMED_ROWS`] rows), costs more than [`PIPELINE_ABOVE`], this runs on a
-    /// thread of rayon's pool with more than one thread, and the rows on two threads since
-    /// went faster than that time; one by one otherwise. The same outputs and model either
-    /// way.
+    /// On two threads (the trees learning on the second) where every learner learns in two
+    /// calls ([`Classifier::learns_in_two_calls`]), a row, timed on one thread every 1,024
+    /// rows (over 32 rows), costs more than 50 µs, this runs on a thread of rayon's pool
+    /// with more than one thread, and the rows on two threads since went faster than that
+    /// time; one by one otherwise. The same outputs and model either way.
     fn learn_predict_rows(
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],
@@ -599,7 +598,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         while j < xs.len() {
             let left = xs.len() - j;
             let (timing, run) = match self.pace.timing_due() {
-                true => (true, left.min(PIPELINE_TIMED_ROWS)),
+                true => (true, left.min(TWO_THREADS_TIMED_ROWS)),
                 false => (false, left.min(self.pace.untimed_rows() as usize)),
             };
             let rows = j..j + run;
@@ -607,7 +606,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
             let (proba, predicted) = (&mut proba[j * k..(j + run) * k], &mut predicted[rows]);
             if timing {
                 let mut pace = std::mem::take(&mut self.pace);
-                pace.time_rows(PIPELINE_ABOVE, run, || {
+                pace.time_rows(TWO_THREADS_ABOVE, run, || {
                     self.learn_predict_each(xs, ys, weight, proba, predicted)
                 });
                 self.pace = pace;
@@ -696,7 +695,7 @@ mod tests {
         assert!(json(&one) == json(&two), "the models differ");
     }
 
-    /// Off rayon's pool (a query engine's thread) rows are never pipelined, however slow.
+    /// Off rayon's pool (a query engine's thread) rows stay on their thread, however slow.
     #[test]
     fn rows_off_the_pool_stay_on_their_thread() {
         let data = crate::synth::mixed(50, 0.05, 0.1, 8);

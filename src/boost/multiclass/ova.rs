@@ -18,7 +18,7 @@
 //! (a SQL query's, one per partition and core) it keeps to its own. Each member
 //! writes its own output and draws from its own generator, so the outputs and the models
 //! are the same whatever the threads; the bundle's own tie draw comes after all members.
-//! Whether a row is costly is timed, on one thread, now and then ([`crate::boost::cores`]).
+//! Whether a row is costly is timed, on one thread, now and then (`boost::cores`).
 
 use std::fmt;
 use std::time::Duration;
