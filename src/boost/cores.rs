@@ -12,15 +12,16 @@
 //!   and the first predicting row `t + 1` with learner `i` once it has learnt row `t`
 //!   ([`Progress`]). A tree learns a row in two calls for this (predict, then learn at the
 //!   leaf it kept). The first thread also has some learners learn, as many as keep the two
-//!   threads' waits even ([`rebalance`]).
+//!   threads' waits even ([`rebalance`]), and, when it must wait for a learner, learns rows
+//!   the second thread has not begun ([`Progress::claim`]: each row of a learner is learnt
+//!   once, by the thread that claims it).
 //!
 //! Both only run on a thread of rayon's pool with more than one thread (`streamboost replay`
 //! and `run` score on such a pool): a query engine's threads, already one per core, keep
 //! their models to themselves, as more threads would only share the same cores. Whether a
 //! row is worth it is timed on one thread now and then ([`Pace`]); two threads are kept only
-//! while their rows go faster than that ([`Pace::judge`]): a tree's learning of a row varies
-//! from a few microseconds to a split attempt's hundreds, and the threads wait on each other
-//! for it. Only speed depends on these rules, never a result.
+//! while their rows go faster than that ([`Pace::judge`]). Only speed depends on these
+//! rules, never a result.
 //!
 //! Restart, cancel and crash: nothing here outlives a call. The second thread ends with the
 //! rows it was given, so a checkpoint taken between calls holds the whole model; [`Pace`]
@@ -130,6 +131,19 @@ impl Progress {
     /// the thread that sees it.
     pub(crate) fn set(&self, i: usize, rows: usize) {
         self.rows[i].store(rows, Ordering::Release);
+    }
+
+    /// Whether member `i` has passed the step for `rows` rows.
+    pub(crate) fn reached(&self, i: usize, rows: usize) -> bool {
+        self.rows[i].load(Ordering::Acquire) >= rows
+    }
+
+    /// Takes member `i`'s row `row` on for the calling thread: `true` for the one thread
+    /// that moves it from `row` rows to `row + 1`.
+    pub(crate) fn claim(&self, i: usize, row: usize) -> bool {
+        self.rows[i]
+            .compare_exchange(row, row + 1, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
     }
 
     /// Waits until member `i` has passed the step for `rows` rows: spinning a little (the

@@ -395,9 +395,12 @@ impl<L: Classifier> AdaBoostOlm<L> {
     /// each row here as on one thread, right after predicting it. Learners `own..` predict
     /// here and learn on the other thread ([`Classifier::learns_in_two_calls`]): learner `i`
     /// learns row `t` there as soon as it has predicted it here (its weight depends only on
-    /// the votes before it), and predicts row `t + 1` here once it has learnt row `t`. So each
-    /// learner meets its calls in the order of one thread, and the outputs and the model
-    /// are the same ([`crate::boost::cores`]).
+    /// the votes before it), and predicts row `t + 1` here once it has learnt row `t`. This
+    /// thread, waiting for a learner, learns that learner's row itself if the other thread
+    /// has not begun it, and the last learners' meanwhile: a learning thread held up by one
+    /// tree's split attempt then holds up fewer predictions. Each learner's row is learnt
+    /// once, by the thread that claims it, and each learner meets its calls in the order of
+    /// one thread, so the outputs and the model are the same ([`crate::boost::cores`]).
     ///
     /// Returns how long this thread waited for the other, and the other for this one.
     fn learn_predict_beside(
@@ -422,8 +425,11 @@ impl<L: Classifier> AdaBoostOlm<L> {
         // learnt (or that had nothing to learn); its weights for the last two rows.
         let ready = cores::Progress::new(n);
         let learnt = cores::Progress::new(n);
+        // Per learner, the rows whose learning a thread has taken on.
+        let claimed = cores::Progress::new(n);
         let weights: Vec<AtomicU64> = (0..2 * n).map(|_| AtomicU64::new(0)).collect();
-        let (members, ready, learnt, weights) = (&members, &ready, &learnt, &weights);
+        let (members, ready, learnt, claimed, weights) =
+            (&members, &ready, &learnt, &claimed, &weights);
         std::thread::scope(|scope| {
             // Stops the other thread if this one unwinds.
             let _stops = cores::Stops(ready);
@@ -437,12 +443,25 @@ impl<L: Classifier> AdaBoostOlm<L> {
                         if !ready.wait(i, j + 1) {
                             return;
                         }
-                        let w = f64::from_bits(weights[(j % 2) * n + i].load(Ordering::Relaxed));
-                        cores::lock(&members[i]).learn_predicted(x, y, w);
-                        learnt.set(i, j + 1);
+                        // Unless the predicting thread, waiting, took this one.
+                        if claimed.claim(i, j) {
+                            let w =
+                                f64::from_bits(weights[(j % 2) * n + i].load(Ordering::Relaxed));
+                            cores::lock(&members[i]).learn_predicted(x, y, w);
+                            learnt.set(i, j + 1);
+                        }
                     }
                 }
             });
+            // Learner `i`'s row `j` learnt here, had the learning thread not claimed it.
+            let learn_here = |i: usize, j: usize, y: ClassId| {
+                if claimed.claim(i, j) {
+                    let w = f64::from_bits(weights[(j % 2) * n + i].load(Ordering::Relaxed));
+                    cores::lock(&members[i]).learn_predicted(xs[j], y, w);
+                    learnt.set(i, j + 1);
+                }
+            };
+            let mut before: Option<ClassId> = None;
             let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
             for (j, ((x, &y), (out, predicted))) in xs.iter().zip(ys).zip(outputs).enumerate() {
                 let target = learnable(y, weight, k);
@@ -457,6 +476,17 @@ impl<L: Classifier> AdaBoostOlm<L> {
                         }
                         return;
                     }
+                    // Learner `i` has yet to learn the row before: learn it here if the
+                    // learning thread has not begun it, and the last learners' meanwhile.
+                    if let Some(y) = before.filter(|_| !learnt.reached(i, j)) {
+                        learn_here(i, j - 1, y);
+                        for later in (i + 1..n).rev() {
+                            if learnt.reached(i, j) {
+                                break;
+                            }
+                            learn_here(later, j - 1, y);
+                        }
+                    }
                     assert!(learnt.wait(i, j), "the learning thread stopped");
                     let mut member = cores::lock(&members[i]);
                     match w {
@@ -467,10 +497,12 @@ impl<L: Classifier> AdaBoostOlm<L> {
                         }
                         None => {
                             member.predict_proba(x, p);
+                            claimed.set(i, j + 1);
                             learnt.set(i, j + 1);
                         }
                     }
                 });
+                before = label;
                 let chosen = prefixes.choose(tie, rng);
                 *predicted = work.experts[chosen];
                 prefixes.mixture(&work.experts, out);
@@ -644,7 +676,9 @@ mod tests {
         config.n_learners = 7;
         config.weight_scale = WeightScale::UnitMean;
         let label = |i: usize| data.label(i).filter(|_| i % 5 != 3);
-        let weight = |run: usize| [1.0, 0.5, 2.0][run % 3];
+        fn weight(run: usize) -> f64 {
+            [1.0, 0.5, 2.0][run % 3]
+        }
         let runs: Vec<std::ops::Range<usize>> = {
             let (mut runs, mut start, mut len) = (Vec::new(), 0, 1);
             while start < data.len() {
@@ -663,33 +697,44 @@ mod tests {
                 expected.push((predicted, out));
             }
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        let mut two = config.build(data.spec(), 3).unwrap();
-        let mut got = Vec::new();
-        pool.install(|| {
-            for (r, rows) in runs.iter().enumerate() {
-                // Not timed (rows is not a multiple of EVERY): on two threads wherever two
-                // rows come together.
-                two.pace = Pace {
-                    rows: 1,
-                    split: true,
-                    per_row: Duration::from_secs(3600),
-                };
-                let xs: Vec<&[f64]> = rows.clone().map(|i| data.row(i)).collect();
-                let ys: Vec<Option<ClassId>> = rows.clone().map(label).collect();
-                let mut proba = vec![0.0; xs.len() * k];
-                let mut predicted = vec![0; xs.len()];
-                two.learn_predict_rows(&xs, &ys, weight(r), &mut proba, &mut predicted);
-                got.extend(
-                    predicted
-                        .into_iter()
-                        .zip(proba.chunks(k).map(<[f64]>::to_vec)),
-                );
-            }
+        // On a thread of its own, so that a deadlock fails the test instead of hanging it.
+        let (done, finished) = std::sync::mpsc::channel();
+        let (data_two, runs_two) = (data.clone(), runs.clone());
+        std::thread::spawn(move || {
+            let (data, runs) = (data_two, runs_two);
+            let label = |i: usize| data.label(i).filter(|_| i % 5 != 3);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap();
+            let mut two = config.build(data.spec(), 3).unwrap();
+            let mut got = Vec::new();
+            pool.install(|| {
+                for (r, rows) in runs.iter().enumerate() {
+                    // Not timed (rows is not a multiple of EVERY): on two threads wherever
+                    // two rows come together.
+                    two.pace = Pace {
+                        rows: 1,
+                        split: true,
+                        per_row: Duration::from_secs(3600),
+                    };
+                    let xs: Vec<&[f64]> = rows.clone().map(|i| data.row(i)).collect();
+                    let ys: Vec<Option<ClassId>> = rows.clone().map(label).collect();
+                    let mut proba = vec![0.0; xs.len() * k];
+                    let mut predicted = vec![0; xs.len()];
+                    two.learn_predict_rows(&xs, &ys, weight(r), &mut proba, &mut predicted);
+                    got.extend(
+                        predicted
+                            .into_iter()
+                            .zip(proba.chunks(k).map(<[f64]>::to_vec)),
+                    );
+                }
+            });
+            let _ = done.send((got, two));
         });
+        let (got, two) = finished
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the two threads did not finish: a deadlock");
         assert!(expected == got, "the outputs differ");
         let json = |m: &AdaBoostOlm<_>| serde_json::to_string(m).unwrap();
         assert!(json(&one) == json(&two), "the models differ");
