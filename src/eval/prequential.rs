@@ -260,9 +260,10 @@ impl Prequential {
         })
     }
 
-    /// [`Prequential::run`] whose observer also gets the model after each row has been
-    /// learnt (to checkpoint it, for instance) and may stop the run with an error. Its time
-    /// counts in the throughput.
+    /// [`Prequential::run`] whose observer also gets the model (to checkpoint it, for
+    /// instance) and may stop the run with an error. The model is as the row left it where
+    /// [`RowOutcome::model_current`] says so, and always after every
+    /// [`Prequential::observe_every`] rows. Its time counts in the throughput.
     pub fn run_with<M: Classifier + ?Sized>(
         &self, model: &mut M, data: &Dataset, order: Option<&[usize]>,
         mut after_row: impl FnMut(&RowOutcome<'_>, &mut M) -> Result<()>,
@@ -670,5 +671,69 @@ impl fmt::Display for PrequentialReport {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts the rows it learnt; predicts uniformly.
+    struct Counter {
+        k: usize,
+        learnt: usize,
+    }
+
+    impl Classifier for Counter {
+        fn n_classes(&self) -> usize {
+            self.k
+        }
+        fn learn(&mut self, _: &[f64], _: ClassId, _: f64) {
+            self.learnt += 1;
+        }
+        fn predict_proba(&self, _: &[f64], out: &mut [f64]) {
+            out.fill(1.0 / self.k as f64);
+        }
+        fn add_class(&mut self) -> Result<()> {
+            self.k += 1;
+            Ok(())
+        }
+    }
+
+    /// Rows go to the model in runs; the observer is told which rows see the model as they
+    /// left it, and every `observe_every`-th row does.
+    #[test]
+    fn the_observer_sees_its_own_model_where_told_and_at_every_interval() {
+        let data = crate::synth::mixed(1_000, 0.05, 0.0, 3);
+        let k = data.spec().n_classes();
+        for every in [None, Some(100), Some(7)] {
+            let prequential = Prequential {
+                observe_every: every,
+                ..Prequential::default()
+            };
+            let mut model = Counter { k, learnt: 0 };
+            let mut current = Vec::new();
+            prequential
+                .run_with(&mut model, &data, None, |outcome, model| {
+                    if outcome.model_current {
+                        assert_eq!(model.learnt, outcome.position + 1);
+                        current.push(outcome.position + 1);
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(model.learnt, 1_000);
+            assert_eq!(current.last(), Some(&1_000));
+            if let Some(every) = every {
+                let due = (1..=1_000 / every as usize).map(|i| i * every as usize);
+                assert!(
+                    due.into_iter().all(|rows| current.contains(&rows)),
+                    "{every}"
+                );
+            } else {
+                // Runs of several rows: not every row sees its own model.
+                assert!(current.len() < 1_000);
+            }
+        }
     }
 }

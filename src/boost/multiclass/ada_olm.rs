@@ -147,7 +147,7 @@ struct Workspace {
     /// `l^i` of the current row.
     votes: Vec<ClassId>,
     /// Learner `i`'s weight on the current row, where its learning is put after the
-    /// predictions ([`Rules::learn_predicted`]).
+    /// predictions ([`Classifier::learn_predicted`]).
     weights: Vec<f64>,
     /// `ŷ^i` of the current row.
     experts: Vec<ClassId>,
