@@ -32,6 +32,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::core::ClassId;
+use crate::learner::Classifier;
+
 /// How long a model's row takes on one thread, timed now and then: a row costing more than
 /// a threshold is spread over rayon's threads, where a hand-off costs a few microseconds.
 #[derive(Debug, Clone, Default)]
@@ -101,6 +104,98 @@ impl Pace {
     pub(crate) fn count(&mut self, rows: u64) {
         self.rows += rows;
     }
+}
+
+/// Rows `xs` through a booster on two threads, where learner `i`'s weight on a row depends
+/// only on the votes of learners `< i` on it. `row(j, member)` makes row `j`'s predictions,
+/// draws and updates on this thread, in the order of one thread, calling `member(i, w, p)`
+/// for each learner in turn: learner `i`'s probabilities into `p`, and, given its weight `w`,
+/// its learning of the row with label `labels[j]`. Learners `..own` learn it there and then;
+/// learners `own..` predict in the first of two calls ([`Classifier::learns_in_two_calls`],
+/// which they must) and learn on the other thread, learner `i` as soon as it has predicted.
+/// A learner predicts the next row once it has learnt this one. This thread, waiting for
+/// a learner, learns that learner's row itself if the other thread has not begun it, and
+/// the last learners' meanwhile; each learner's row is learnt once, by the thread that
+/// claims it ([`Progress::claim`]). So each learner meets its calls in the order of one
+/// thread, and the outputs and the model are the same.
+///
+/// Returns how long this thread waited for the other, and the other for this one.
+pub(crate) fn learn_beside<L: Classifier>(
+    learners: &mut [L], own: usize, xs: &[&[f64]], labels: &[Option<ClassId>],
+    mut row: impl FnMut(usize, &mut dyn FnMut(usize, Option<f64>, &mut [f64])),
+) -> (Duration, Duration) {
+    let n = learners.len();
+    let members: Vec<Mutex<&mut L>> = learners.iter_mut().map(Mutex::new).collect();
+    // Per learner, the rows of the run it has predicted to learn, those it has learnt (or
+    // that had nothing to learn), and those whose learning a thread has taken on; its
+    // weights for the last two rows.
+    let (ready, learnt, claimed) = (Progress::new(n), Progress::new(n), Progress::new(n));
+    let weights: Vec<AtomicU64> = (0..2 * n).map(|_| AtomicU64::new(0)).collect();
+    let (members, ready, learnt, claimed, weights) =
+        (&members, &ready, &learnt, &claimed, &weights);
+    // Learner `i`'s row `j` learnt by the calling thread, unless the other claimed it.
+    let learn = |i: usize, j: usize, y: ClassId| {
+        if claimed.claim(i, j) {
+            let w = f64::from_bits(weights[(j % 2) * n + i].load(Ordering::Relaxed));
+            lock(&members[i]).learn_predicted(xs[j], y, w);
+            learnt.set(i, j + 1);
+        }
+    };
+    std::thread::scope(|scope| {
+        // Stops the other thread if this one unwinds.
+        let _stops = Stops(ready);
+        scope.spawn(move || {
+            let _stops = Stops(learnt);
+            for (j, label) in labels.iter().enumerate() {
+                let Some(y) = *label else { continue };
+                for i in own..n {
+                    if !ready.wait(i, j + 1) {
+                        return;
+                    }
+                    learn(i, j, y);
+                }
+            }
+        });
+        for (j, &x) in xs.iter().enumerate() {
+            let before = j.checked_sub(1).and_then(|b| labels[b]);
+            row(j, &mut |i, w, p| {
+                if i < own {
+                    let mut member = lock(&members[i]);
+                    match w {
+                        Some(w) => _ = member.learn_predict(x, labels[j], w, p),
+                        None => member.predict_proba(x, p),
+                    }
+                    return;
+                }
+                // Learner `i` has yet to learn the row before: learn it here if the other
+                // thread has not begun it, and the last learners' meanwhile.
+                if let Some(y) = before.filter(|_| !learnt.reached(i, j)) {
+                    learn(i, j - 1, y);
+                    for later in (i + 1..n).rev() {
+                        if learnt.reached(i, j) {
+                            break;
+                        }
+                        learn(later, j - 1, y);
+                    }
+                }
+                assert!(learnt.wait(i, j), "the learning thread stopped");
+                let mut member = lock(&members[i]);
+                match w {
+                    Some(w) => {
+                        member.predict_to_learn(x, p);
+                        weights[(j % 2) * n + i].store(w.to_bits(), Ordering::Relaxed);
+                        ready.set(i, j + 1);
+                    }
+                    None => {
+                        member.predict_proba(x, p);
+                        claimed.set(i, j + 1);
+                        learnt.set(i, j + 1);
+                    }
+                }
+            });
+        }
+    });
+    (learnt.waited(), ready.waited())
 }
 
 /// A member's lock; a thread that panicked holding it leaves the member as it was, and the

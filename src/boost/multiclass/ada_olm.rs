@@ -14,8 +14,6 @@
 //! With `k = 2` this is AdaBoost.OL of Beygelzimer, Kale & Luo (2015) (ALGORITHMS.md §7.2).
 
 use std::fmt;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -390,19 +388,11 @@ impl<L: Classifier> AdaBoostOlm<L> {
         self.prefixes.charge(&work.experts, y, weight);
     }
 
-    /// [`Classifier::learn_predict_rows`] on two threads. This one makes every prediction,
-    /// draw and update of the booster in the order of one thread; learners `..own` learn
-    /// each row here as on one thread, right after predicting it. Learners `own..` predict
-    /// here and learn on the other thread ([`Classifier::learns_in_two_calls`]): learner `i`
-    /// learns row `t` there as soon as it has predicted it here (its weight depends only on
-    /// the votes before it), and predicts row `t + 1` here once it has learnt row `t`. This
-    /// thread, waiting for a learner, learns that learner's row itself if the other thread
-    /// has not begun it, and the last learners' meanwhile: a learning thread held up by one
-    /// tree's split attempt then holds up fewer predictions. Each learner's row is learnt
-    /// once, by the thread that claims it, and each learner meets its calls in the order of
-    /// one thread, so the outputs and the model are the same ([`crate::boost::cores`]).
-    ///
-    /// Returns how long this thread waited for the other, and the other for this one.
+    /// [`Classifier::learn_predict_rows`] on two threads ([`cores::learn_beside`]): this one
+    /// makes every prediction, draw and update of the booster in the order of one thread,
+    /// the other has the learners `own..` learn. Learner `i`'s weight on a row depends only
+    /// on the votes before it, which is what this needs. The same outputs and model as one
+    /// thread. Returns how long each thread waited for the other.
     fn learn_predict_beside(
         &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
         proba: &mut [f64], predicted: &mut [ClassId],
@@ -419,102 +409,28 @@ impl<L: Classifier> AdaBoostOlm<L> {
             rng,
             ..
         } = self;
-        let (tie, n) = (rules.tie_break, learners.len());
-        let members: Vec<Mutex<&mut L>> = learners.iter_mut().map(Mutex::new).collect();
-        // Per learner, the rows of the run it has predicted to learn, and those it has
-        // learnt (or that had nothing to learn); its weights for the last two rows.
-        let ready = cores::Progress::new(n);
-        let learnt = cores::Progress::new(n);
-        // Per learner, the rows whose learning a thread has taken on.
-        let claimed = cores::Progress::new(n);
-        let weights: Vec<AtomicU64> = (0..2 * n).map(|_| AtomicU64::new(0)).collect();
-        let (members, ready, learnt, claimed, weights) =
-            (&members, &ready, &learnt, &claimed, &weights);
-        std::thread::scope(|scope| {
-            // Stops the other thread if this one unwinds.
-            let _stops = cores::Stops(ready);
-            scope.spawn(move || {
-                let _stops = cores::Stops(learnt);
-                for (j, (x, &y)) in xs.iter().zip(ys).enumerate() {
-                    let Some((y, _)) = learnable(y, weight, k) else {
-                        continue;
-                    };
-                    for i in own..n {
-                        if !ready.wait(i, j + 1) {
-                            return;
-                        }
-                        // Unless the predicting thread, waiting, took this one.
-                        if claimed.claim(i, j) {
-                            let w =
-                                f64::from_bits(weights[(j % 2) * n + i].load(Ordering::Relaxed));
-                            cores::lock(&members[i]).learn_predicted(x, y, w);
-                            learnt.set(i, j + 1);
-                        }
-                    }
-                }
-            });
-            // Learner `i`'s row `j` learnt here, had the learning thread not claimed it.
-            let learn_here = |i: usize, j: usize, y: ClassId| {
-                if claimed.claim(i, j) {
-                    let w = f64::from_bits(weights[(j % 2) * n + i].load(Ordering::Relaxed));
-                    cores::lock(&members[i]).learn_predicted(xs[j], y, w);
-                    learnt.set(i, j + 1);
-                }
-            };
-            let mut before: Option<ClassId> = None;
-            let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
-            for (j, ((x, &y), (out, predicted))) in xs.iter().zip(ys).zip(outputs).enumerate() {
-                let target = learnable(y, weight, k);
-                let label = target.map(|(y, _)| y);
-                let learning = target.map(|(y, w)| (y, w, &mut *scales));
-                rules.forward(alpha, learning, &mut work, tie, rng, |i, w, p| {
-                    if i < own {
-                        let mut member = cores::lock(&members[i]);
-                        match w {
-                            Some(w) => _ = member.learn_predict(x, label, w, p),
-                            None => member.predict_proba(x, p),
-                        }
-                        return;
-                    }
-                    // Learner `i` has yet to learn the row before: learn it here if the
-                    // learning thread has not begun it, and the last learners' meanwhile.
-                    if let Some(y) = before.filter(|_| !learnt.reached(i, j)) {
-                        learn_here(i, j - 1, y);
-                        for later in (i + 1..n).rev() {
-                            if learnt.reached(i, j) {
-                                break;
-                            }
-                            learn_here(later, j - 1, y);
-                        }
-                    }
-                    assert!(learnt.wait(i, j), "the learning thread stopped");
-                    let mut member = cores::lock(&members[i]);
-                    match w {
-                        Some(w) => {
-                            member.predict_to_learn(x, p);
-                            weights[(j % 2) * n + i].store(w.to_bits(), Ordering::Relaxed);
-                            ready.set(i, j + 1);
-                        }
-                        None => {
-                            member.predict_proba(x, p);
-                            claimed.set(i, j + 1);
-                            learnt.set(i, j + 1);
-                        }
-                    }
-                });
-                before = label;
-                let chosen = prefixes.choose(tie, rng);
-                *predicted = work.experts[chosen];
-                prefixes.mixture(&work.experts, out);
-                if let Some((y, w)) = target {
-                    *rows += 1;
-                    rules.update(alpha, *rows, y, w, &mut work);
-                    prefixes.charge(&work.experts, y, w);
-                }
+        let tie = rules.tie_break;
+        let targets: Vec<Option<(ClassId, f64)>> =
+            ys.iter().map(|&y| learnable(y, weight, k)).collect();
+        let labels: Vec<Option<ClassId>> = targets.iter().map(|t| t.map(|(y, _)| y)).collect();
+        let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
+        let mut outputs: Vec<_> = outputs.collect();
+        let waits = cores::learn_beside(learners, own, xs, &labels, |j, member| {
+            let target = targets[j];
+            let learning = target.map(|(y, w)| (y, w, &mut *scales));
+            rules.forward(alpha, learning, &mut work, tie, rng, member);
+            let (out, predicted) = &mut outputs[j];
+            let chosen = prefixes.choose(tie, rng);
+            **predicted = work.experts[chosen];
+            prefixes.mixture(&work.experts, out);
+            if let Some((y, w)) = target {
+                *rows += 1;
+                rules.update(alpha, *rows, y, w, &mut work);
+                prefixes.charge(&work.experts, y, w);
             }
         });
         self.work = work;
-        (learnt.waited(), ready.waited())
+        waits
     }
 
     /// [`Classifier::learn_predict`] on each row in turn.
