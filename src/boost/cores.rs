@@ -28,6 +28,7 @@
 //! and the balance are not saved and start again from a timing. A thread that panics stops
 //! the other's waits ([`Stops`]), and the panic reaches the caller.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -103,6 +104,61 @@ impl Pace {
     /// Counts `rows` rows run without timing.
     pub(crate) fn count(&mut self, rows: u64) {
         self.rows += rows;
+    }
+}
+
+/// The one-thread time of a row above which a booster's rows that come several at a time
+/// go to two threads ([`learn_beside`]).
+const BESIDE_ABOVE: Duration = Duration::from_micros(50);
+
+/// Rows timed on one thread, every [`Pace::EVERY`] rows, to decide whether to use two.
+const BESIDE_TIMED_ROWS: usize = 32;
+
+/// A booster's choice between one thread and two ([`learn_beside`]) for its rows: its
+/// [`Pace`], and how many learners the predicting thread also has learn.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TwoThreads {
+    pub(crate) pace: Pace,
+    /// Moved after each run toward the thread that waited less ([`rebalance`]): how much of
+    /// a row's time is learning varies between streams.
+    pub(crate) own: usize,
+}
+
+impl TwoThreads {
+    /// Rows `0..rows` of a booster of `learners` learners, in runs: `run(range, None)` one
+    /// by one on this thread, `run(range, Some(own))` through [`learn_beside`] with `own`
+    /// learners learning on this thread, returning its waits. Two threads where every
+    /// learner learns in two calls (`two_calls`), a row, timed on one thread every
+    /// [`Pace::EVERY`] rows (over 32 rows), costs more than 50 µs, this runs on a thread of
+    /// rayon's pool with more than one thread, and the runs on two threads since went faster
+    /// than that time.
+    pub(crate) fn rows(
+        &mut self, rows: usize, learners: usize, two_calls: bool,
+        mut run: impl FnMut(Range<usize>, Option<usize>) -> (Duration, Duration),
+    ) {
+        let mut j = 0;
+        while j < rows {
+            let left = rows - j;
+            if self.pace.timing_due() {
+                let stretch = left.min(BESIDE_TIMED_ROWS);
+                self.pace.time_rows(BESIDE_ABOVE, stretch, || {
+                    run(j..j + stretch, None);
+                });
+                j += stretch;
+                continue;
+            }
+            let stretch = left.min(self.pace.untimed_rows() as usize);
+            if self.pace.split && two_calls && stretch > 1 {
+                let start = Instant::now();
+                let (predicting, learning) = run(j..j + stretch, Some(self.own));
+                self.pace.judge(stretch, start.elapsed());
+                self.own = rebalance(self.own, learners, predicting, learning);
+            } else {
+                run(j..j + stretch, None);
+                self.pace.count(stretch as u64);
+            }
+            j += stretch;
+        }
     }
 }
 
@@ -251,8 +307,9 @@ impl Progress {
         let start = Instant::now();
         let mut spins = 0u32;
         while self.rows[i].load(Ordering::Acquire) < rows {
-            if self.stopped.load(Ordering::Relaxed) {
-                return false;
+            if self.stopped.load(Ordering::Acquire) {
+                // What the stopped thread set before it stopped is visible now.
+                return self.rows[i].load(Ordering::Acquire) >= rows;
             }
             if spins < 1 << 10 {
                 std::hint::spin_loop();
@@ -284,13 +341,15 @@ pub(crate) fn rebalance(own: usize, n: usize, predicting: Duration, learning: Du
     }
 }
 
-/// Stops a [`Progress`] when dropped: a thread that unwinds never leaves another waiting on
-/// it, and its panic reaches the caller when the threads are joined.
+/// Stops a [`Progress`] when dropped while its thread unwinds: that thread never leaves
+/// another waiting on it, and its panic reaches the caller when the threads are joined.
 pub(crate) struct Stops<'a>(pub(crate) &'a Progress);
 
 impl Drop for Stops<'_> {
     fn drop(&mut self) {
-        self.0.stopped.store(true, Ordering::Relaxed);
+        if std::thread::panicking() {
+            self.0.stopped.store(true, Ordering::Release);
+        }
     }
 }
 
@@ -315,8 +374,19 @@ mod tests {
             scope.spawn(|| (1..=3).for_each(|rows| progress.set(1, rows)));
             assert!(progress.wait(1, 3));
         });
-        let stops = Stops(&progress);
-        drop(stops);
+        // Dropped on a normal return, it stops nothing.
+        drop(Stops(&progress));
+        assert!(!progress.stopped.load(Ordering::Acquire));
+        // Dropped while its thread unwinds, it stops the waits on what never came.
+        let unwound = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    let _stops = Stops(&progress);
+                    panic!("a learner failed");
+                })
+                .join()
+        });
+        assert!(unwound.is_err());
         assert!(!progress.wait(0, 1));
         assert!(progress.wait(1, 2));
     }

@@ -14,12 +14,12 @@
 //! With `k = 2` this is AdaBoost.OL of Beygelzimer, Kale & Luo (2015) (ALGORITHMS.md §7.2).
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::cost::{PairwiseCosts, Surrogate};
-use crate::boost::cores::{self, Pace};
+use crate::boost::cores::{self, TwoThreads};
 use crate::boost::hedge::{Hedge, PrefixExperts};
 use crate::boost::ogd::Interval;
 use crate::boost::{
@@ -209,8 +209,7 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
             rows: 0,
             rng: m.rng,
             work: Workspace::default(),
-            pace: Pace::default(),
-            own_learning: 0,
+            threads: TwoThreads::default(),
         })
     }
 }
@@ -261,22 +260,10 @@ pub struct AdaBoostOlm<L> {
     rng: Rng,
     #[serde(skip)]
     work: Workspace,
-    /// Whether rows are costly enough for two threads.
+    /// One thread or two for rows that come several at a time.
     #[serde(skip)]
-    pace: Pace,
-    /// On two threads, the learners the predicting thread also has learn
-    /// ([`AdaBoostOlm::learn_predict_beside`]), moved after each run toward the thread that
-    /// waited less: how much of a row's time is learning varies between streams.
-    #[serde(skip)]
-    own_learning: usize,
+    threads: TwoThreads,
 }
-
-/// The one-thread time of a row above which rows that come several at a time go to two
-/// threads.
-const TWO_THREADS_ABOVE: Duration = Duration::from_micros(50);
-
-/// Rows timed on one thread, every [`Pace::EVERY`] rows, to decide whether to use two.
-const TWO_THREADS_TIMED_ROWS: usize = 32;
 
 impl Rules {
     /// Predict phase (ALGORITHMS.md §3.4): fills `work.votes` (`l^i`) and `work.experts`
@@ -531,51 +518,35 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         predicted
     }
 
-    /// On two threads (the trees learning on the second) where every learner learns in two
-    /// calls ([`Classifier::learns_in_two_calls`]), a row, timed on one thread every 1,024
-    /// rows (over 32 rows), costs more than 50 µs, this runs on a thread of rayon's pool
-    /// with more than one thread, and the rows on two threads since went faster than that
-    /// time; one by one otherwise. The same outputs and model either way.
+    /// On two threads (the trees learning on the second) where that pays, one by one
+    /// otherwise (`cores::TwoThreads`). The same outputs and model either way.
     fn learn_predict_rows(
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],
     ) {
-        let k = self.rules.k;
+        let (k, n) = (self.rules.k, self.learners.len());
         let two_calls = self.learners.iter().all(L::learns_in_two_calls);
-        let mut j = 0;
-        while j < xs.len() {
-            let left = xs.len() - j;
-            let (timing, run) = match self.pace.timing_due() {
-                true => (true, left.min(TWO_THREADS_TIMED_ROWS)),
-                false => (false, left.min(self.pace.untimed_rows() as usize)),
-            };
-            let rows = j..j + run;
+        let mut threads = std::mem::take(&mut self.threads);
+        threads.rows(xs.len(), n, two_calls, |rows, own| {
             let (xs, ys) = (&xs[rows.clone()], &ys[rows.clone()]);
-            let (proba, predicted) = (&mut proba[j * k..(j + run) * k], &mut predicted[rows]);
-            if timing {
-                let mut pace = std::mem::take(&mut self.pace);
-                pace.time_rows(TWO_THREADS_ABOVE, run, || {
-                    self.learn_predict_each(xs, ys, weight, proba, predicted)
-                });
-                self.pace = pace;
-            } else if self.pace.split && two_calls && run > 1 {
-                let (n, own) = (self.learners.len(), self.own_learning);
-                let start = Instant::now();
-                let waits = self.learn_predict_beside(own, xs, ys, weight, proba, predicted);
-                self.pace.judge(run, start.elapsed());
-                self.own_learning = cores::rebalance(own, n, waits.0, waits.1);
-            } else {
-                self.learn_predict_each(xs, ys, weight, proba, predicted);
-                self.pace.count(run as u64);
+            let proba = &mut proba[rows.start * k..rows.end * k];
+            let predicted = &mut predicted[rows];
+            match own {
+                Some(own) => self.learn_predict_beside(own, xs, ys, weight, proba, predicted),
+                None => {
+                    self.learn_predict_each(xs, ys, weight, proba, predicted);
+                    (Duration::ZERO, Duration::ZERO)
+                }
             }
-            j += run;
-        }
+        });
+        self.threads = threads;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::boost::cores::Pace;
     use crate::learner::Config;
     use crate::weak::WeakLearnerConfig;
     use crate::weak::hoeffding::HoeffdingTreeConfig;
@@ -629,7 +600,7 @@ mod tests {
                 for (r, rows) in runs.iter().enumerate() {
                     // Not timed (rows is not a multiple of EVERY): on two threads wherever
                     // two rows come together.
-                    two.pace = Pace {
+                    two.threads.pace = Pace {
                         rows: 1,
                         split: true,
                         per_row: Duration::from_secs(3600),
@@ -668,7 +639,8 @@ mod tests {
         let ys: Vec<Option<ClassId>> = (0..data.len()).map(|i| data.label(i)).collect();
         let (mut proba, mut predicted) = (vec![0.0; xs.len() * k], vec![0; xs.len()]);
         model.learn_predict_rows(&xs, &ys, 1.0, &mut proba, &mut predicted);
-        assert!(!model.pace.split && model.pace.rows == xs.len() as u64);
-        assert!(model.pace.per_row > Duration::ZERO);
+        let pace = &model.threads.pace;
+        assert!(!pace.split && pace.rows == xs.len() as u64);
+        assert!(pace.per_row > Duration::ZERO);
     }
 }
