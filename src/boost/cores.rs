@@ -354,8 +354,87 @@ impl Drop for Stops<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::learner::Config;
+
+    /// Two threads against one, row by row, for the model `config` builds: the same
+    /// predictions, probabilities and model (as JSON), with random tie-breaks (fresh trees
+    /// and zero weights tie on the first rows), unlabelled rows, runs of every length from 1
+    /// to 40 and three row weights. `pace` gives the model's [`Pace`], set before each run so
+    /// that every run of two rows or more goes to two threads.
+    pub(crate) fn two_threads_match_one<C>(
+        config: C, pace: impl Fn(&mut C::Model) -> &mut Pace + Send + Sync + 'static,
+    ) where
+        C: Config,
+        C::Model: serde::Serialize + Send + 'static,
+    {
+        let data = crate::synth::mixed(600, 0.05, 0.1, 8);
+        let k = data.spec().n_classes();
+        let label = |data: &crate::core::Dataset, i: usize| data.label(i).filter(|_| i % 5 != 3);
+        let weight = |run: usize| [1.0, 0.5, 2.0][run % 3];
+        let runs: Vec<Range<usize>> = {
+            let (mut runs, mut start, mut len) = (Vec::new(), 0, 1);
+            while start < data.len() {
+                let end = (start + len).min(data.len());
+                runs.push(start..end);
+                (start, len) = (end, len % 40 + 1);
+            }
+            runs
+        };
+        let mut one = config.build(data.spec(), 3).unwrap();
+        let mut expected = Vec::new();
+        for (r, rows) in runs.iter().enumerate() {
+            for i in rows.clone() {
+                let mut out = vec![0.0; k];
+                let y = label(&data, i);
+                let predicted = one.learn_predict(data.row(i), y, weight(r), &mut out);
+                expected.push((predicted, out));
+            }
+        }
+        // On a thread of its own, so that a deadlock fails the test instead of hanging it.
+        let (done, finished) = std::sync::mpsc::channel();
+        let (data_two, runs_two) = (data.clone(), runs.clone());
+        std::thread::spawn(move || {
+            let (data, runs) = (data_two, runs_two);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap();
+            let mut two = config.build(data.spec(), 3).unwrap();
+            let mut got = Vec::new();
+            pool.install(|| {
+                for (r, rows) in runs.iter().enumerate() {
+                    // Not timed (rows is not a multiple of EVERY): on two threads wherever
+                    // two rows come together.
+                    *pace(&mut two) = Pace {
+                        rows: 1,
+                        split: true,
+                        per_row: Duration::from_secs(3600),
+                    };
+                    let xs: Vec<&[f64]> = rows.clone().map(|i| data.row(i)).collect();
+                    let ys: Vec<Option<ClassId>> = rows.clone().map(|i| label(&data, i)).collect();
+                    let mut proba = vec![0.0; xs.len() * k];
+                    let mut predicted = vec![0; xs.len()];
+                    two.learn_predict_rows(&xs, &ys, weight(r), &mut proba, &mut predicted);
+                    got.extend(
+                        predicted
+                            .into_iter()
+                            .zip(proba.chunks(k).map(<[f64]>::to_vec)),
+                    );
+                }
+            });
+            let _ = done.send((got, serde_json::to_string(&two).unwrap()));
+        });
+        let (got, two) = finished
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the two threads did not finish: a deadlock");
+        assert!(expected == got, "the outputs differ");
+        assert!(
+            serde_json::to_string(&one).unwrap() == two,
+            "the models differ"
+        );
+    }
 
     #[test]
     fn rebalancing_moves_learning_toward_the_thread_that_waited() {

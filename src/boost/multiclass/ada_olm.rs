@@ -546,85 +546,18 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::boost::cores::Pace;
     use crate::learner::Config;
     use crate::weak::WeakLearnerConfig;
     use crate::weak::hoeffding::HoeffdingTreeConfig;
 
-    /// Two threads against one, row by row: the same predictions, probabilities and model,
-    /// with random tie-breaks (fresh trees and zero weights tie on the first rows),
-    /// unlabelled rows, runs of every length from 1 to 40 and three row weights.
+    /// Two threads against one ([`cores::tests::two_threads_match_one`]).
     #[test]
     fn rows_on_two_threads_predict_and_learn_as_on_one() {
-        let data = crate::synth::mixed(600, 0.05, 0.1, 8);
-        let k = data.spec().n_classes();
         let mut config =
             AdaBoostOlmConfig::new(WeakLearnerConfig::from(HoeffdingTreeConfig::jgt_paper()));
         config.n_learners = 7;
         config.weight_scale = WeightScale::UnitMean;
-        let label = |i: usize| data.label(i).filter(|_| i % 5 != 3);
-        fn weight(run: usize) -> f64 {
-            [1.0, 0.5, 2.0][run % 3]
-        }
-        let runs: Vec<std::ops::Range<usize>> = {
-            let (mut runs, mut start, mut len) = (Vec::new(), 0, 1);
-            while start < data.len() {
-                let end = (start + len).min(data.len());
-                runs.push(start..end);
-                (start, len) = (end, len % 40 + 1);
-            }
-            runs
-        };
-        let mut one = config.build(data.spec(), 3).unwrap();
-        let mut expected = Vec::new();
-        for (r, rows) in runs.iter().enumerate() {
-            for i in rows.clone() {
-                let mut out = vec![0.0; k];
-                let predicted = one.learn_predict(data.row(i), label(i), weight(r), &mut out);
-                expected.push((predicted, out));
-            }
-        }
-        // On a thread of its own, so that a deadlock fails the test instead of hanging it.
-        let (done, finished) = std::sync::mpsc::channel();
-        let (data_two, runs_two) = (data.clone(), runs.clone());
-        std::thread::spawn(move || {
-            let (data, runs) = (data_two, runs_two);
-            let label = |i: usize| data.label(i).filter(|_| i % 5 != 3);
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(2)
-                .build()
-                .unwrap();
-            let mut two = config.build(data.spec(), 3).unwrap();
-            let mut got = Vec::new();
-            pool.install(|| {
-                for (r, rows) in runs.iter().enumerate() {
-                    // Not timed (rows is not a multiple of EVERY): on two threads wherever
-                    // two rows come together.
-                    two.threads.pace = Pace {
-                        rows: 1,
-                        split: true,
-                        per_row: Duration::from_secs(3600),
-                    };
-                    let xs: Vec<&[f64]> = rows.clone().map(|i| data.row(i)).collect();
-                    let ys: Vec<Option<ClassId>> = rows.clone().map(label).collect();
-                    let mut proba = vec![0.0; xs.len() * k];
-                    let mut predicted = vec![0; xs.len()];
-                    two.learn_predict_rows(&xs, &ys, weight(r), &mut proba, &mut predicted);
-                    got.extend(
-                        predicted
-                            .into_iter()
-                            .zip(proba.chunks(k).map(<[f64]>::to_vec)),
-                    );
-                }
-            });
-            let _ = done.send((got, two));
-        });
-        let (got, two) = finished
-            .recv_timeout(Duration::from_secs(60))
-            .expect("the two threads did not finish: a deadlock");
-        assert!(expected == got, "the outputs differ");
-        let json = |m: &AdaBoostOlm<_>| serde_json::to_string(m).unwrap();
-        assert!(json(&one) == json(&two), "the models differ");
+        cores::tests::two_threads_match_one(config, |m: &mut AdaBoostOlm<_>| &mut m.threads.pace);
     }
 
     /// Off rayon's pool (a query engine's thread) rows stay on their thread, however slow.

@@ -34,9 +34,9 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::Pass;
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
+use crate::boost::cores::{self, TwoThreads};
 use crate::boost::hedge::PrefixExperts;
 use crate::boost::{
     BoosterConfig, ExpertSelection, LearnerScales, Members, VoteRule, WeightScale,
@@ -47,6 +47,7 @@ use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
+use std::time::Duration;
 
 /// How OnlineMBBM normalises the weight `w = Σ_l (C[y][l] − C[y][y])` it passes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -190,6 +191,7 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
             rng: m.rng,
             engine: Engine::default(),
             work: Workspace::default(),
+            threads: TwoThreads::default(),
         })
     }
 }
@@ -225,6 +227,9 @@ pub struct OnlineMbbm<L> {
     engine: Engine,
     #[serde(skip)]
     work: Workspace,
+    /// One thread or two for rows that come several at a time.
+    #[serde(skip)]
+    threads: TwoThreads,
 }
 
 impl<L: Classifier> OnlineMbbm<L> {
@@ -243,17 +248,19 @@ impl<L: Classifier> OnlineMbbm<L> {
         PotentialEngine::new(self.k, self.gamma, n_learners).with_pruning(self.epsilon_prune)
     }
 
-    /// Predicts row `x` (and, given `(y, weight)`, trains every learner on it): returns the
-    /// final vote counts in `work.s` and, if `params.3` (prefix experts), each prefix's
-    /// label in `work.experts`. Learner `i`'s weight depends only on the votes of
-    /// learners `< i`, so each member predicts and learns in one call.
+    /// Predicts a row through `member(i, w, p)`, learner `i`'s probabilities into `p` (and,
+    /// given `learning`, `(y, weight)` and the scales, hands learner `i` its weight `w` on
+    /// the row to learn it): returns the final vote counts in `work.s` and, if `params.3`
+    /// (prefix experts), each prefix's label in `work.experts`. Learner `i`'s weight depends
+    /// only on the votes of learners `< i`, so each member predicts and learns in one call.
     #[allow(clippy::too_many_arguments)]
     fn forward(
-        k: usize, params: (VoteRule, WeightNorm, TieBreak, bool), learners: Pass<'_, L>, x: &[f64],
-        engine: &mut PotentialEngine, work: &mut Workspace, rng: &mut Rng,
+        k: usize, params: (VoteRule, WeightNorm, TieBreak, bool), n_learners: usize,
+        learning: Option<(ClassId, f64, &mut LearnerScales)>, engine: &mut PotentialEngine,
+        work: &mut Workspace, rng: &mut Rng,
+        mut member: impl FnMut(usize, Option<f64>, &mut [f64]),
     ) {
         let (vote_rule, weight_norm, tie, prefixes) = params;
-        let n_learners = learners.len();
         work.s.clear();
         work.s.resize(k, 0);
         work.votes.clear();
@@ -266,12 +273,12 @@ impl<L: Classifier> OnlineMbbm<L> {
             WeightNorm::KMinusOne => (k - 1) as f64,
             WeightNorm::Raw => 1.0,
         };
-        let mut learners = learners;
+        let mut learning = learning;
         for i in 0..n_learners {
             let n = n_learners - 1 - i;
-            match &mut learners {
-                Pass::Score(ls) => ls[i].predict_proba(x, &mut work.p),
-                Pass::Learn(ls, scales, y, weight) => {
+            match &mut learning {
+                None => member(i, None, &mut work.p),
+                Some((y, weight, scales)) => {
                     // w = Σ_l (C[y][l] − C[y][y]) at s^{i−1} (Alg. 1 line 9). Expected-cost
                     // votes need row C[y]'s bundle anyway; argmax votes need two base values.
                     let w = match vote_rule {
@@ -286,7 +293,7 @@ impl<L: Classifier> OnlineMbbm<L> {
                     // speck that would still reach the tree (and its first-seen prior).
                     let w = if w <= WEIGHT_NOISE { 0.0 } else { w };
                     let w = scales.factor(i, *weight * w / norm) * *weight * w / norm;
-                    ls[i].learn_predict(x, Some(*y), w, &mut work.p);
+                    member(i, Some(w), &mut work.p);
                 }
             }
             let vote = match vote_rule {
@@ -314,9 +321,25 @@ impl<L: Classifier> OnlineMbbm<L> {
     }
 
     fn run(&mut self, x: &[f64], target: Option<(ClassId, f64)>, out: &mut [f64]) -> ClassId {
+        let mut learners = std::mem::take(&mut self.learners);
+        let y = target.map(|(y, _)| y);
+        let n = learners.len();
+        let predicted = self.row(n, target, out, |i, w, p| match w {
+            Some(w) => _ = learners[i].learn_predict(x, y, w, p),
+            None => learners[i].predict_proba(x, p),
+        });
+        self.learners = learners;
+        predicted
+    }
+
+    /// A row's predictions, draws and updates, its `n` learners reached through `member`
+    /// ([`Self::forward`]; `self.learners` may be held apart meanwhile).
+    fn row(
+        &mut self, n: usize, target: Option<(ClassId, f64)>, out: &mut [f64],
+        member: impl FnMut(usize, Option<f64>, &mut [f64]),
+    ) -> ClassId {
         let mut work = std::mem::take(&mut self.work);
         let mut rng = self.rng.clone();
-        let mut learners = std::mem::take(&mut self.learners);
         let mut scales = std::mem::take(&mut self.scales);
         let params = (
             self.vote_rule,
@@ -324,16 +347,14 @@ impl<L: Classifier> OnlineMbbm<L> {
             self.tie_break,
             self.prefixes.is_some(),
         );
-        let fresh = || self.new_engine(learners.len());
+        let fresh = || self.new_engine(n);
         let mut slot = self.engine.0.lock().expect("engine lock");
         let engine = slot.get_or_insert_with(fresh);
-        let members = match target {
-            Some((y, weight)) => Pass::Learn(&mut learners, &mut scales, y, weight),
-            None => Pass::Score(&learners),
-        };
-        Self::forward(self.k, params, members, x, engine, &mut work, &mut rng);
+        let learning = target.map(|(y, weight)| (y, weight, &mut scales));
+        Self::forward(
+            self.k, params, n, learning, engine, &mut work, &mut rng, member,
+        );
         drop(slot);
-        self.learners = learners;
         self.scales = scales;
         let predicted = match &mut self.prefixes {
             Some(prefixes) => {
@@ -354,6 +375,40 @@ impl<L: Classifier> OnlineMbbm<L> {
         self.rng = rng;
         self.work = work;
         predicted
+    }
+
+    /// [`Classifier::learn_predict_rows`] on two threads ([`cores::learn_beside`]): this one
+    /// makes every prediction, draw and update in the order of one thread, the other has the
+    /// learners `own..` learn. Learner `i`'s weight on a row depends only on the votes
+    /// before it. The same outputs and model as one thread. Returns how long each thread
+    /// waited for the other.
+    fn learn_predict_beside(
+        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
+        proba: &mut [f64], predicted: &mut [ClassId],
+    ) -> (Duration, Duration) {
+        let (k, mut learners) = (self.k, std::mem::take(&mut self.learners));
+        let n = learners.len();
+        let targets: Vec<Option<(ClassId, f64)>> =
+            ys.iter().map(|&y| learnable(y, weight, k)).collect();
+        let labels: Vec<Option<ClassId>> = targets.iter().map(|t| t.map(|(y, _)| y)).collect();
+        let mut outputs: Vec<_> = proba.chunks_mut(k).zip(predicted.iter_mut()).collect();
+        let waits = cores::learn_beside(&mut learners, own, xs, &labels, |j, member| {
+            let (out, predicted) = &mut outputs[j];
+            **predicted = self.row(n, targets[j], out, member);
+        });
+        self.learners = learners;
+        waits
+    }
+
+    /// [`Classifier::learn_predict`] on each row in turn.
+    fn learn_predict_each(
+        &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
+        predicted: &mut [ClassId],
+    ) {
+        let k = self.k;
+        for (r, (x, &y)) in xs.iter().zip(ys).enumerate() {
+            predicted[r] = self.learn_predict(x, y, weight, &mut proba[r * k..(r + 1) * k]);
+        }
     }
 }
 
@@ -479,15 +534,17 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
             self.prefixes.is_some(),
         );
         let mut slot = self.engine.0.lock().expect("engine lock");
-        let engine = slot.get_or_insert_with(|| self.new_engine(self.learners.len()));
+        let (learners, n) = (&self.learners, self.learners.len());
+        let engine = slot.get_or_insert_with(|| self.new_engine(n));
         Self::forward(
             self.k,
             params,
-            Pass::Score(&self.learners),
-            x,
+            n,
+            None,
             engine,
             &mut work,
             &mut rng,
+            |i, _, p| learners[i].predict_proba(x, p),
         );
         match &self.prefixes {
             Some(prefixes) => prefixes.mixture(&work.experts, out),
@@ -501,11 +558,54 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
         let target = learnable(y, weight, self.k);
         self.run(x, target, out)
     }
+
+    /// On two threads (the trees learning on the second) where that pays, one by one
+    /// otherwise (`cores::TwoThreads`). The same outputs and model either way.
+    fn learn_predict_rows(
+        &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
+        predicted: &mut [ClassId],
+    ) {
+        let (k, n) = (self.k, self.learners.len());
+        let two_calls = self.learners.iter().all(L::learns_in_two_calls);
+        let mut threads = std::mem::take(&mut self.threads);
+        threads.rows(xs.len(), n, two_calls, |rows, own| {
+            let (xs, ys) = (&xs[rows.clone()], &ys[rows.clone()]);
+            let proba = &mut proba[rows.start * k..rows.end * k];
+            let predicted = &mut predicted[rows];
+            match own {
+                Some(own) => self.learn_predict_beside(own, xs, ys, weight, proba, predicted),
+                None => {
+                    self.learn_predict_each(xs, ys, weight, proba, predicted);
+                    (Duration::ZERO, Duration::ZERO)
+                }
+            }
+        });
+        self.threads = threads;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two threads against one ([`cores::tests::two_threads_match_one`]), with prefix
+    /// experts and with every member voting.
+    #[test]
+    fn rows_on_two_threads_predict_and_learn_as_on_one() {
+        for expert_selection in [ExpertSelection::Sample, ExpertSelection::Last] {
+            let config = OnlineMbbmConfig {
+                n_learners: 7,
+                expert_selection,
+                weight_scale: WeightScale::UnitMean,
+                ..OnlineMbbmConfig::new(crate::weak::WeakLearnerConfig::from(
+                    crate::weak::HoeffdingTreeConfig::jgt_paper(),
+                ))
+            };
+            cores::tests::two_threads_match_one(config, |m: &mut OnlineMbbm<_>| {
+                &mut m.threads.pace
+            });
+        }
+    }
 
     /// The vote that stops early is the vote of least expected cost over the full matrix
     /// `C[r][l] = φ_n^r(s + e_l)`, computed row by row.

@@ -10,8 +10,7 @@ pub use ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
 pub use mbbm::{OnlineMbbm, OnlineMbbmConfig, WeightNorm};
 pub use ova::{BinaryBundle, BinaryBundleConfig, OneVsAll, OneVsAllConfig, one_vs_all};
 
-use crate::boost::{LearnerScales, WeightScale};
-use crate::core::ClassId;
+use crate::boost::WeightScale;
 
 /// This family's rows of the model catalogue, handed on to the next family's macro (see
 /// [`crate::model`], which invokes the chain and sees each family's module by name): a new
@@ -81,23 +80,5 @@ pub(crate) fn led_by_one_tree<W>(config: AdaBoostOlmConfig<W>) -> AdaBoostOlmCon
     AdaBoostOlmConfig {
         lead: Some(crate::boost::LEAD),
         ..config
-    }
-}
-
-/// The members as a cost-matrix booster's forward pass uses them: scored only, or scored
-/// then taught row label `y` with row weight `weight` (learner `i` learns after it votes,
-/// with the weight the votes of learners `< i` give it, times its scale).
-enum Pass<'a, L> {
-    Score(&'a [L]),
-    Learn(&'a mut [L], &'a mut LearnerScales, ClassId, f64),
-}
-
-impl<L> Pass<'_, L> {
-    /// The number of members.
-    fn len(&self) -> usize {
-        match self {
-            Pass::Score(learners) => learners.len(),
-            Pass::Learn(learners, ..) => learners.len(),
-        }
     }
 }
