@@ -5,8 +5,8 @@
 //! model are the same byte for byte whatever the threads):
 //! * OvA's per-class boosters are independent on a row: they run side by side as tasks
 //!   (`multiclass::ova`).
-//! * Adaboost.OLM's learner `i` learns a row with a weight that depends only on the votes of
-//!   learners `< i` on it (`multiclass::ada_olm`). One thread makes every prediction, random
+//! * Adaboost.OLM's and OnlineMBBM's learner `i` learns a row with a weight that depends
+//!   only on the votes of learners `< i` on it (`multiclass::ada_olm`, `multiclass::mbbm`). One thread makes every prediction, random
 //!   draw and update of the booster, in the order of one thread; the other has the trees
 //!   learn, learner `i` learning row `t` as soon as the first has its prediction and weight,
 //!   and the first predicting row `t + 1` with learner `i` once it has learnt row `t`
