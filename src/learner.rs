@@ -109,10 +109,19 @@ pub trait Classifier: Send + Sync {
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],
     ) {
-        let k = self.n_classes();
-        for (j, (x, &y)) in xs.iter().zip(ys).enumerate() {
-            predicted[j] = self.learn_predict(x, y, weight, &mut proba[j * k..(j + 1) * k]);
-        }
+        learn_predict_each(self, xs, ys, weight, proba, predicted);
+    }
+}
+
+/// [`Classifier::learn_predict`] on rows `xs` in turn: what
+/// [`Classifier::learn_predict_rows`] does unless a model does better.
+pub(crate) fn learn_predict_each<M: Classifier + ?Sized>(
+    model: &mut M, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
+    predicted: &mut [ClassId],
+) {
+    let k = model.n_classes();
+    for (j, (x, &y)) in xs.iter().zip(ys).enumerate() {
+        predicted[j] = model.learn_predict(x, y, weight, &mut proba[j * k..(j + 1) * k]);
     }
 }
 

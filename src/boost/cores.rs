@@ -34,7 +34,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::core::ClassId;
-use crate::learner::Classifier;
+use crate::learner::{Classifier, Ensemble, learn_predict_each};
 
 /// How long a model's row takes on one thread, timed now and then: a row costing more than
 /// a threshold is spread over rayon's threads, where a hand-off costs a few microseconds.
@@ -160,6 +160,48 @@ impl TwoThreads {
             j += stretch;
         }
     }
+}
+
+/// A booster whose learner `i`'s weight on a row depends only on the votes of learners
+/// `< i` on it, so that its rows can go through [`learn_beside`].
+pub(crate) trait LearnsBeside: Classifier + Ensemble<Member: Classifier> {
+    /// Its choice between one thread and two.
+    fn threads(&mut self) -> &mut TwoThreads;
+
+    /// [`Classifier::learn_predict_rows`] through [`learn_beside`], `own` learners learning
+    /// on this thread; returns how long each thread waited for the other.
+    fn learn_predict_beside(
+        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
+        proba: &mut [f64], predicted: &mut [ClassId],
+    ) -> (Duration, Duration);
+}
+
+/// [`Classifier::learn_predict_rows`] of a [`LearnsBeside`] booster: on two threads where
+/// that pays ([`TwoThreads::rows`]), one by one otherwise. The same outputs and model
+/// either way.
+pub(crate) fn learn_predict_rows<B: LearnsBeside>(
+    model: &mut B, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
+    predicted: &mut [ClassId],
+) {
+    let (k, members) = (model.n_classes(), model.members());
+    let (n, two_calls) = (
+        members.len(),
+        members.iter().all(|m| m.learns_in_two_calls()),
+    );
+    let mut threads = std::mem::take(model.threads());
+    threads.rows(xs.len(), n, two_calls, |rows, own| {
+        let (xs, ys) = (&xs[rows.clone()], &ys[rows.clone()]);
+        let proba = &mut proba[rows.start * k..rows.end * k];
+        let predicted = &mut predicted[rows];
+        match own {
+            Some(own) => model.learn_predict_beside(own, xs, ys, weight, proba, predicted),
+            None => {
+                learn_predict_each(model, xs, ys, weight, proba, predicted);
+                (Duration::ZERO, Duration::ZERO)
+            }
+        }
+    });
+    *model.threads() = threads;
 }
 
 /// Rows `xs` through a booster on two threads, where learner `i`'s weight on a row depends

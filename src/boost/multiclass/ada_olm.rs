@@ -375,62 +375,6 @@ impl<L: Classifier> AdaBoostOlm<L> {
         self.prefixes.charge(&work.experts, y, weight);
     }
 
-    /// [`Classifier::learn_predict_rows`] on two threads ([`cores::learn_beside`]): this one
-    /// makes every prediction, draw and update of the booster in the order of one thread,
-    /// the other has the learners `own..` learn. Learner `i`'s weight on a row depends only
-    /// on the votes before it, which is what this needs. The same outputs and model as one
-    /// thread. Returns how long each thread waited for the other.
-    fn learn_predict_beside(
-        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
-        proba: &mut [f64], predicted: &mut [ClassId],
-    ) -> (Duration, Duration) {
-        let k = self.rules.k;
-        let mut work = self.take_work();
-        let AdaBoostOlm {
-            rules,
-            scales,
-            learners,
-            alpha,
-            prefixes,
-            rows,
-            rng,
-            ..
-        } = self;
-        let tie = rules.tie_break;
-        let targets: Vec<Option<(ClassId, f64)>> =
-            ys.iter().map(|&y| learnable(y, weight, k)).collect();
-        let labels: Vec<Option<ClassId>> = targets.iter().map(|t| t.map(|(y, _)| y)).collect();
-        let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
-        let mut outputs: Vec<_> = outputs.collect();
-        let waits = cores::learn_beside(learners, own, xs, &labels, |j, member| {
-            let target = targets[j];
-            let learning = target.map(|(y, w)| (y, w, &mut *scales));
-            rules.forward(alpha, learning, &mut work, tie, rng, member);
-            let (out, predicted) = &mut outputs[j];
-            let chosen = prefixes.choose(tie, rng);
-            **predicted = work.experts[chosen];
-            prefixes.mixture(&work.experts, out);
-            if let Some((y, w)) = target {
-                *rows += 1;
-                rules.update(alpha, *rows, y, w, &mut work);
-                prefixes.charge(&work.experts, y, w);
-            }
-        });
-        self.work = work;
-        waits
-    }
-
-    /// [`Classifier::learn_predict`] on each row in turn.
-    fn learn_predict_each(
-        &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
-        predicted: &mut [ClassId],
-    ) {
-        let k = self.rules.k;
-        for (r, (x, &y)) in xs.iter().zip(ys).enumerate() {
-            predicted[r] = self.learn_predict(x, y, weight, &mut proba[r * k..(r + 1) * k]);
-        }
-    }
-
     fn take_work(&mut self) -> Workspace {
         let mut work = std::mem::take(&mut self.work);
         if work.votes.len() != self.learners.len() {
@@ -519,27 +463,63 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     }
 
     /// On two threads (the trees learning on the second) where that pays, one by one
-    /// otherwise (`cores::TwoThreads`). The same outputs and model either way.
+    /// otherwise (`cores::learn_predict_rows`). The same outputs and model either way.
     fn learn_predict_rows(
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],
     ) {
-        let (k, n) = (self.rules.k, self.learners.len());
-        let two_calls = self.learners.iter().all(L::learns_in_two_calls);
-        let mut threads = std::mem::take(&mut self.threads);
-        threads.rows(xs.len(), n, two_calls, |rows, own| {
-            let (xs, ys) = (&xs[rows.clone()], &ys[rows.clone()]);
-            let proba = &mut proba[rows.start * k..rows.end * k];
-            let predicted = &mut predicted[rows];
-            match own {
-                Some(own) => self.learn_predict_beside(own, xs, ys, weight, proba, predicted),
-                None => {
-                    self.learn_predict_each(xs, ys, weight, proba, predicted);
-                    (Duration::ZERO, Duration::ZERO)
-                }
+        cores::learn_predict_rows(self, xs, ys, weight, proba, predicted);
+    }
+}
+
+impl<L: Classifier> cores::LearnsBeside for AdaBoostOlm<L> {
+    fn threads(&mut self) -> &mut TwoThreads {
+        &mut self.threads
+    }
+
+    /// [`Classifier::learn_predict_rows`] on two threads ([`cores::learn_beside`]): this one
+    /// makes every prediction, draw and update of the booster in the order of one thread,
+    /// the other has the learners `own..` learn. Learner `i`'s weight on a row depends only
+    /// on the votes before it, which is what this needs. The same outputs and model as one
+    /// thread. Returns how long each thread waited for the other.
+    fn learn_predict_beside(
+        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
+        proba: &mut [f64], predicted: &mut [ClassId],
+    ) -> (Duration, Duration) {
+        let k = self.rules.k;
+        let mut work = self.take_work();
+        let AdaBoostOlm {
+            rules,
+            scales,
+            learners,
+            alpha,
+            prefixes,
+            rows,
+            rng,
+            ..
+        } = self;
+        let tie = rules.tie_break;
+        let targets: Vec<Option<(ClassId, f64)>> =
+            ys.iter().map(|&y| learnable(y, weight, k)).collect();
+        let labels: Vec<Option<ClassId>> = targets.iter().map(|t| t.map(|(y, _)| y)).collect();
+        let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
+        let mut outputs: Vec<_> = outputs.collect();
+        let waits = cores::learn_beside(learners, own, xs, &labels, |j, member| {
+            let target = targets[j];
+            let learning = target.map(|(y, w)| (y, w, &mut *scales));
+            rules.forward(alpha, learning, &mut work, tie, rng, member);
+            let (out, predicted) = &mut outputs[j];
+            let chosen = prefixes.choose(tie, rng);
+            **predicted = work.experts[chosen];
+            prefixes.mixture(&work.experts, out);
+            if let Some((y, w)) = target {
+                *rows += 1;
+                rules.update(alpha, *rows, y, w, &mut work);
+                prefixes.charge(&work.experts, y, w);
             }
         });
-        self.threads = threads;
+        self.work = work;
+        waits
     }
 }
 

@@ -376,40 +376,6 @@ impl<L: Classifier> OnlineMbbm<L> {
         self.work = work;
         predicted
     }
-
-    /// [`Classifier::learn_predict_rows`] on two threads ([`cores::learn_beside`]): this one
-    /// makes every prediction, draw and update in the order of one thread, the other has the
-    /// learners `own..` learn. Learner `i`'s weight on a row depends only on the votes
-    /// before it. The same outputs and model as one thread. Returns how long each thread
-    /// waited for the other.
-    fn learn_predict_beside(
-        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
-        proba: &mut [f64], predicted: &mut [ClassId],
-    ) -> (Duration, Duration) {
-        let (k, mut learners) = (self.k, std::mem::take(&mut self.learners));
-        let n = learners.len();
-        let targets: Vec<Option<(ClassId, f64)>> =
-            ys.iter().map(|&y| learnable(y, weight, k)).collect();
-        let labels: Vec<Option<ClassId>> = targets.iter().map(|t| t.map(|(y, _)| y)).collect();
-        let mut outputs: Vec<_> = proba.chunks_mut(k).zip(predicted.iter_mut()).collect();
-        let waits = cores::learn_beside(&mut learners, own, xs, &labels, |j, member| {
-            let (out, predicted) = &mut outputs[j];
-            **predicted = self.row(n, targets[j], out, member);
-        });
-        self.learners = learners;
-        waits
-    }
-
-    /// [`Classifier::learn_predict`] on each row in turn.
-    fn learn_predict_each(
-        &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
-        predicted: &mut [ClassId],
-    ) {
-        let k = self.k;
-        for (r, (x, &y)) in xs.iter().zip(ys).enumerate() {
-            predicted[r] = self.learn_predict(x, y, weight, &mut proba[r * k..(r + 1) * k]);
-        }
-    }
 }
 
 /// The vote of least expected cost `Σ_r p[r]·C[r][l]` at vote counts `work.s` with `n` draws
@@ -560,27 +526,41 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
     }
 
     /// On two threads (the trees learning on the second) where that pays, one by one
-    /// otherwise (`cores::TwoThreads`). The same outputs and model either way.
+    /// otherwise (`cores::learn_predict_rows`). The same outputs and model either way.
     fn learn_predict_rows(
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],
     ) {
-        let (k, n) = (self.k, self.learners.len());
-        let two_calls = self.learners.iter().all(L::learns_in_two_calls);
-        let mut threads = std::mem::take(&mut self.threads);
-        threads.rows(xs.len(), n, two_calls, |rows, own| {
-            let (xs, ys) = (&xs[rows.clone()], &ys[rows.clone()]);
-            let proba = &mut proba[rows.start * k..rows.end * k];
-            let predicted = &mut predicted[rows];
-            match own {
-                Some(own) => self.learn_predict_beside(own, xs, ys, weight, proba, predicted),
-                None => {
-                    self.learn_predict_each(xs, ys, weight, proba, predicted);
-                    (Duration::ZERO, Duration::ZERO)
-                }
-            }
+        cores::learn_predict_rows(self, xs, ys, weight, proba, predicted);
+    }
+}
+
+impl<L: Classifier> cores::LearnsBeside for OnlineMbbm<L> {
+    fn threads(&mut self) -> &mut TwoThreads {
+        &mut self.threads
+    }
+
+    /// [`Classifier::learn_predict_rows`] on two threads ([`cores::learn_beside`]): this one
+    /// makes every prediction, draw and update in the order of one thread, the other has the
+    /// learners `own..` learn. Learner `i`'s weight on a row depends only on the votes
+    /// before it. The same outputs and model as one thread. Returns how long each thread
+    /// waited for the other.
+    fn learn_predict_beside(
+        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
+        proba: &mut [f64], predicted: &mut [ClassId],
+    ) -> (Duration, Duration) {
+        let (k, mut learners) = (self.k, std::mem::take(&mut self.learners));
+        let n = learners.len();
+        let targets: Vec<Option<(ClassId, f64)>> =
+            ys.iter().map(|&y| learnable(y, weight, k)).collect();
+        let labels: Vec<Option<ClassId>> = targets.iter().map(|t| t.map(|(y, _)| y)).collect();
+        let mut outputs: Vec<_> = proba.chunks_mut(k).zip(predicted.iter_mut()).collect();
+        let waits = cores::learn_beside(&mut learners, own, xs, &labels, |j, member| {
+            let (out, predicted) = &mut outputs[j];
+            **predicted = self.row(n, targets[j], out, member);
         });
-        self.threads = threads;
+        self.learners = learners;
+        waits
     }
 }
 
