@@ -472,6 +472,14 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     }
 }
 
+#[cfg(test)]
+impl<L> AdaBoostOlm<L> {
+    /// The model's [`cores::Pace`], for tests that choose its threads.
+    pub(crate) fn pace_for_tests(&mut self) -> &mut cores::Pace {
+        &mut self.threads.pace
+    }
+}
+
 impl<L: Classifier> cores::LearnsBeside for AdaBoostOlm<L> {
     fn threads(&mut self) -> &mut TwoThreads {
         &mut self.threads

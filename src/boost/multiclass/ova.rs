@@ -271,12 +271,59 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
         normalize(out);
         predicted
     }
+
+    /// Where every member does: AdaOVA's bundles of trees.
+    fn learns_in_two_calls(&self) -> bool {
+        self.members.iter().all(L::learns_in_two_calls)
+    }
+
+    /// Each member's first call, then the bundle's tie draw that `learn_predict` makes (its
+    /// generator is its own, so the draw may come before the members learn). The members
+    /// stay on this thread.
+    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
+        if self.multiclass {
+            return self.members[0].predict_to_learn(x, out);
+        }
+        let mut p = [0.0; 2];
+        for (o, m) in out.iter_mut().zip(&mut self.members) {
+            m.predict_to_learn(x, &mut p);
+            *o = p[POSITIVE];
+        }
+        argmax_tie(out, self.tie_break, &mut self.rng);
+        normalize(out);
+    }
+
+    fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        if self.multiclass {
+            return self.members[0].learn_predicted(x, y, weight);
+        }
+        for (j, m) in self.members.iter_mut().enumerate() {
+            m.learn_predicted(x, binary_label(y, j), weight);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::weak::{HoeffdingTreeConfig, WeakLearnerConfig};
+
+    /// AdaOVA, led by one multiclass tree, on two threads against one
+    /// ([`crate::boost::cores::tests::two_threads_match_one`]): its bundles learn in two
+    /// calls.
+    #[test]
+    fn ada_ova_on_two_threads_predicts_and_learns_as_on_one() {
+        let bundle =
+            BinaryBundleConfig::new(WeakLearnerConfig::from(HoeffdingTreeConfig::jgt_paper()));
+        let config = AdaBoostOlmConfig {
+            n_learners: 5,
+            lead: Some(Preset::Moa),
+            ..AdaBoostOlmConfig::new(bundle)
+        };
+        crate::boost::cores::tests::two_threads_match_one(config, |m: &mut AdaBoostOlm<_>| {
+            m.pace_for_tests()
+        });
+    }
 
     /// OvA's members on two threads give the outputs and the models they give on one: each
     /// member draws from its own generator, and the bundle's tie draw comes after them.
