@@ -11,7 +11,7 @@
 //!   learn, learner `i` learning row `t` as soon as the first has its prediction and weight,
 //!   and the first predicting row `t + 1` with learner `i` once it has learnt row `t`
 //!   ([`Progress`]). A tree learns a row in two calls for this (predict, then learn at the
-//!   leaf it kept). The first thread also has some learners learn, as many as keep the two
+//!   leaf it kept), and so does a bundle of trees (AdaOVA's members). The first thread also has some learners learn, as many as keep the two
 //!   threads' waits even ([`rebalance`]), and, when it must wait for a learner, learns rows
 //!   the second thread has not begun ([`Progress::claim`]: each row of a learner is learnt
 //!   once, by the thread that claims it).
