@@ -6,15 +6,16 @@
 //! * OvA's per-class boosters are independent on a row: they run side by side as tasks
 //!   (`multiclass::ova`).
 //! * Adaboost.OLM's and OnlineMBBM's learner `i` learns a row with a weight that depends
-//!   only on the votes of learners `< i` on it (`multiclass::ada_olm`, `multiclass::mbbm`). One thread makes every prediction, random
-//!   draw and update of the booster, in the order of one thread; the other has the trees
-//!   learn, learner `i` learning row `t` as soon as the first has its prediction and weight,
-//!   and the first predicting row `t + 1` with learner `i` once it has learnt row `t`
-//!   ([`Progress`]). A tree learns a row in two calls for this (predict, then learn at the
-//!   leaf it kept), and so does a bundle of trees (AdaOVA's members). The first thread also has some learners learn, as many as keep the two
-//!   threads' waits even ([`rebalance`]), and, when it must wait for a learner, learns rows
-//!   the second thread has not begun ([`Progress::claim`]: each row of a learner is learnt
-//!   once, by the thread that claims it).
+//!   only on the votes of learners `< i` on it (`multiclass::ada_olm`, `multiclass::mbbm`).
+//!   One thread makes every prediction, random draw and update of the booster, in the
+//!   order of one thread; the other has the trees learn, learner `i` learning row `t` as
+//!   soon as the first has its prediction and weight, and the first predicting row `t + 1`
+//!   with learner `i` once it has learnt row `t` ([`Progress`]). A tree learns a row in two
+//!   calls for this (predict, then learn at the leaf it kept), and so does a bundle of trees
+//!   (AdaOVA's members). The first thread also has some learners learn, as many as keep the
+//!   two threads' waits even ([`rebalance`]), and, when it must wait for a learner, learns
+//!   rows the second thread has not begun ([`Progress::claim`]: each row of a learner is
+//!   learnt once, by the thread that claims it).
 //!
 //! Both only run on a thread of rayon's pool with more than one thread (`streamboost replay`
 //! and `run` score on such a pool): a query engine's threads, already one per core, keep
