@@ -104,7 +104,7 @@ pub trait Classifier: Send + Sync {
     ///
     /// The outputs and the model afterwards are those of the calls one by one, which is
     /// what this does unless a model can do better with rows that come several at a time
-    /// (Adaboost.OLM has its trees learn on a second thread).
+    /// (Adaboost.OLM, OnlineMBBM and AdaOVA have their trees learn on a second thread).
     fn learn_predict_rows(
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],

@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::boost::learnable;
 use crate::core::ClassId;
 use crate::learner::{Classifier, Ensemble, learn_predict_each};
 
@@ -169,17 +170,21 @@ pub(crate) trait LearnsBeside: Classifier + Ensemble<Member: Classifier> {
     /// Its choice between one thread and two.
     fn threads(&mut self) -> &mut TwoThreads;
 
-    /// [`Classifier::learn_predict_rows`] through [`learn_beside`], `own` learners learning
-    /// on this thread; returns how long each thread waited for the other.
-    fn learn_predict_beside(
-        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
-        proba: &mut [f64], predicted: &mut [ClassId],
-    ) -> (Duration, Duration);
+    /// Its members, which a run on two threads moves out and back.
+    fn members_vec(&mut self) -> &mut Vec<Self::Member>;
+
+    /// [`Classifier::learn_predict`] of one row with label and weight `target` (learnable,
+    /// or `None`), its probabilities into `out`, its `n` members (which may be moved out
+    /// meanwhile) reached through `member(i, w, p)` as [`learn_beside`] describes.
+    fn row(
+        &mut self, n: usize, target: Option<(ClassId, f64)>, out: &mut [f64],
+        member: impl FnMut(usize, Option<f64>, &mut [f64]),
+    ) -> ClassId;
 }
 
 /// [`Classifier::learn_predict_rows`] of a [`LearnsBeside`] booster: on two threads where
-/// that pays ([`TwoThreads::rows`]), one by one otherwise. The same outputs and model
-/// either way.
+/// that pays ([`TwoThreads::rows`], [`learn_beside`]), one by one otherwise. The same
+/// outputs and model either way.
 pub(crate) fn learn_predict_rows<B: LearnsBeside>(
     model: &mut B, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
     predicted: &mut [ClassId],
@@ -194,13 +199,20 @@ pub(crate) fn learn_predict_rows<B: LearnsBeside>(
         let (xs, ys) = (&xs[rows.clone()], &ys[rows.clone()]);
         let proba = &mut proba[rows.start * k..rows.end * k];
         let predicted = &mut predicted[rows];
-        match own {
-            Some(own) => model.learn_predict_beside(own, xs, ys, weight, proba, predicted),
-            None => {
-                learn_predict_each(model, xs, ys, weight, proba, predicted);
-                (Duration::ZERO, Duration::ZERO)
-            }
-        }
+        let Some(own) = own else {
+            learn_predict_each(model, xs, ys, weight, proba, predicted);
+            return (Duration::ZERO, Duration::ZERO);
+        };
+        let targets: Vec<Option<(ClassId, f64)>> =
+            ys.iter().map(|&y| learnable(y, weight, k)).collect();
+        let labels: Vec<Option<ClassId>> = targets.iter().map(|t| t.map(|(y, _)| y)).collect();
+        let mut members = std::mem::take(model.members_vec());
+        let waits = learn_beside(&mut members, own, xs, &labels, |j, member| {
+            let out = &mut proba[j * k..(j + 1) * k];
+            predicted[j] = model.row(n, targets[j], out, member);
+        });
+        *model.members_vec() = members;
+        waits
     });
     *model.threads() = threads;
 }

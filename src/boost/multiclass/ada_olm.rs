@@ -14,7 +14,6 @@
 //! With `k = 2` this is AdaBoost.OL of Beygelzimer, Kale & Luo (2015) (ALGORITHMS.md §7.2).
 
 use std::fmt;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -375,10 +374,11 @@ impl<L: Classifier> AdaBoostOlm<L> {
         self.prefixes.charge(&work.experts, y, weight);
     }
 
-    fn take_work(&mut self) -> Workspace {
+    /// The row workspace for `n` learners.
+    fn take_work(&mut self, n: usize) -> Workspace {
         let mut work = std::mem::take(&mut self.work);
-        if work.votes.len() != self.learners.len() {
-            work = Workspace::for_model(self.rules.k, self.learners.len());
+        if work.votes.len() != n {
+            work = Workspace::for_model(self.rules.k, n);
         }
         work
     }
@@ -417,7 +417,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         let Some(target) = learnable(Some(y), weight, self.rules.k) else {
             return;
         };
-        let mut work = self.take_work();
+        let mut work = self.take_work(self.learners.len());
         let mut rng = self.rng.clone();
         self.forward_learning(x, Some(target), &mut work, &mut rng);
         self.rng = rng;
@@ -447,17 +447,13 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let target = learnable(y, weight, self.rules.k);
-        let mut work = self.take_work();
-        let mut rng = self.rng.clone();
-        self.forward_learning(x, target, &mut work, &mut rng);
-        let chosen = self.prefixes.choose(self.rules.tie_break, &mut rng);
-        self.rng = rng;
-        let predicted = work.experts[chosen];
-        self.prefixes.mixture(&work.experts, out);
-        if let Some((y, weight)) = target {
-            self.update(y, weight, &mut work);
-        }
-        self.work = work;
+        let mut learners = std::mem::take(&mut self.learners);
+        let n = learners.len();
+        let predicted = cores::LearnsBeside::row(self, n, target, out, |i, w, p| match w {
+            Some(w) => _ = learners[i].learn_predict(x, y, w, p),
+            None => learners[i].predict_proba(x, p),
+        });
+        self.learners = learners;
         debug_assert!(predicted < self.rules.k && argmax(out) < self.rules.k);
         predicted
     }
@@ -485,49 +481,30 @@ impl<L: Classifier> cores::LearnsBeside for AdaBoostOlm<L> {
         &mut self.threads
     }
 
-    /// [`Classifier::learn_predict_rows`] on two threads ([`cores::learn_beside`]): this one
-    /// makes every prediction, draw and update of the booster in the order of one thread,
-    /// the other has the learners `own..` learn. Learner `i`'s weight on a row depends only
-    /// on the votes before it, which is what this needs. The same outputs and model as one
-    /// thread. Returns how long each thread waited for the other.
-    fn learn_predict_beside(
-        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
-        proba: &mut [f64], predicted: &mut [ClassId],
-    ) -> (Duration, Duration) {
-        let k = self.rules.k;
-        let mut work = self.take_work();
-        let AdaBoostOlm {
-            rules,
-            scales,
-            learners,
-            alpha,
-            prefixes,
-            rows,
-            rng,
-            ..
-        } = self;
-        let tie = rules.tie_break;
-        let targets: Vec<Option<(ClassId, f64)>> =
-            ys.iter().map(|&y| learnable(y, weight, k)).collect();
-        let labels: Vec<Option<ClassId>> = targets.iter().map(|t| t.map(|(y, _)| y)).collect();
-        let outputs = proba.chunks_mut(k).zip(predicted.iter_mut());
-        let mut outputs: Vec<_> = outputs.collect();
-        let waits = cores::learn_beside(learners, own, xs, &labels, |j, member| {
-            let target = targets[j];
-            let learning = target.map(|(y, w)| (y, w, &mut *scales));
-            rules.forward(alpha, learning, &mut work, tie, rng, member);
-            let (out, predicted) = &mut outputs[j];
-            let chosen = prefixes.choose(tie, rng);
-            **predicted = work.experts[chosen];
-            prefixes.mixture(&work.experts, out);
-            if let Some((y, w)) = target {
-                *rows += 1;
-                rules.update(alpha, *rows, y, w, &mut work);
-                prefixes.charge(&work.experts, y, w);
-            }
-        });
+    fn members_vec(&mut self) -> &mut Vec<L> {
+        &mut self.learners
+    }
+
+    /// Predict phase through `member`, the expert choice, then the learn phase.
+    fn row(
+        &mut self, n: usize, target: Option<(ClassId, f64)>, out: &mut [f64],
+        member: impl FnMut(usize, Option<f64>, &mut [f64]),
+    ) -> ClassId {
+        let tie = self.rules.tie_break;
+        let mut work = self.take_work(n);
+        let mut rng = self.rng.clone();
+        let learning = target.map(|(y, weight)| (y, weight, &mut self.scales));
+        self.rules
+            .forward(&self.alpha, learning, &mut work, tie, &mut rng, member);
+        let chosen = self.prefixes.choose(tie, &mut rng);
+        self.rng = rng;
+        let predicted = work.experts[chosen];
+        self.prefixes.mixture(&work.experts, out);
+        if let Some((y, weight)) = target {
+            self.update(y, weight, &mut work);
+        }
         self.work = work;
-        waits
+        predicted
     }
 }
 
@@ -562,6 +539,6 @@ mod tests {
         model.learn_predict_rows(&xs, &ys, 1.0, &mut proba, &mut predicted);
         let pace = &model.threads.pace;
         assert!(!pace.split && pace.rows == xs.len() as u64);
-        assert!(pace.per_row > Duration::ZERO);
+        assert!(pace.per_row > std::time::Duration::ZERO);
     }
 }

@@ -47,7 +47,6 @@ use crate::core::{ClassId, Rng};
 use crate::learner::Classifier;
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
-use std::time::Duration;
 
 /// How OnlineMBBM normalises the weight `w = Σ_l (C[y][l] − C[y][y])` it passes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -324,56 +323,11 @@ impl<L: Classifier> OnlineMbbm<L> {
         let mut learners = std::mem::take(&mut self.learners);
         let y = target.map(|(y, _)| y);
         let n = learners.len();
-        let predicted = self.row(n, target, out, |i, w, p| match w {
+        let predicted = cores::LearnsBeside::row(self, n, target, out, |i, w, p| match w {
             Some(w) => _ = learners[i].learn_predict(x, y, w, p),
             None => learners[i].predict_proba(x, p),
         });
         self.learners = learners;
-        predicted
-    }
-
-    /// A row's predictions, draws and updates, its `n` learners reached through `member`
-    /// ([`Self::forward`]; `self.learners` may be held apart meanwhile).
-    fn row(
-        &mut self, n: usize, target: Option<(ClassId, f64)>, out: &mut [f64],
-        member: impl FnMut(usize, Option<f64>, &mut [f64]),
-    ) -> ClassId {
-        let mut work = std::mem::take(&mut self.work);
-        let mut rng = self.rng.clone();
-        let mut scales = std::mem::take(&mut self.scales);
-        let params = (
-            self.vote_rule,
-            self.weight_norm,
-            self.tie_break,
-            self.prefixes.is_some(),
-        );
-        let fresh = || self.new_engine(n);
-        let mut slot = self.engine.0.lock().expect("engine lock");
-        let engine = slot.get_or_insert_with(fresh);
-        let learning = target.map(|(y, weight)| (y, weight, &mut scales));
-        Self::forward(
-            self.k, params, n, learning, engine, &mut work, &mut rng, member,
-        );
-        drop(slot);
-        self.scales = scales;
-        let predicted = match &mut self.prefixes {
-            Some(prefixes) => {
-                let chosen = prefixes.choose(self.tie_break, &mut rng);
-                prefixes.mixture(&work.experts, out);
-                if let Some((y, weight)) = target {
-                    prefixes.charge(&work.experts, y, weight);
-                }
-                work.experts[chosen]
-            }
-            None => {
-                work.votes.clear();
-                work.votes.extend(work.s.iter().map(|&v| v as f64));
-                Self::vote_distribution(&work.s, out);
-                argmax_tie(&work.votes, self.tie_break, &mut rng)
-            }
-        };
-        self.rng = rng;
-        self.work = work;
         predicted
     }
 }
@@ -540,27 +494,52 @@ impl<L: Classifier> cores::LearnsBeside for OnlineMbbm<L> {
         &mut self.threads
     }
 
-    /// [`Classifier::learn_predict_rows`] on two threads ([`cores::learn_beside`]): this one
-    /// makes every prediction, draw and update in the order of one thread, the other has the
-    /// learners `own..` learn. Learner `i`'s weight on a row depends only on the votes
-    /// before it. The same outputs and model as one thread. Returns how long each thread
-    /// waited for the other.
-    fn learn_predict_beside(
-        &mut self, own: usize, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64,
-        proba: &mut [f64], predicted: &mut [ClassId],
-    ) -> (Duration, Duration) {
-        let (k, mut learners) = (self.k, std::mem::take(&mut self.learners));
-        let n = learners.len();
-        let targets: Vec<Option<(ClassId, f64)>> =
-            ys.iter().map(|&y| learnable(y, weight, k)).collect();
-        let labels: Vec<Option<ClassId>> = targets.iter().map(|t| t.map(|(y, _)| y)).collect();
-        let mut outputs: Vec<_> = proba.chunks_mut(k).zip(predicted.iter_mut()).collect();
-        let waits = cores::learn_beside(&mut learners, own, xs, &labels, |j, member| {
-            let (out, predicted) = &mut outputs[j];
-            **predicted = self.row(n, targets[j], out, member);
-        });
-        self.learners = learners;
-        waits
+    fn members_vec(&mut self) -> &mut Vec<L> {
+        &mut self.learners
+    }
+
+    /// A row's predictions, draws and updates ([`OnlineMbbm::forward`]).
+    fn row(
+        &mut self, n: usize, target: Option<(ClassId, f64)>, out: &mut [f64],
+        member: impl FnMut(usize, Option<f64>, &mut [f64]),
+    ) -> ClassId {
+        let mut work = std::mem::take(&mut self.work);
+        let mut rng = self.rng.clone();
+        let mut scales = std::mem::take(&mut self.scales);
+        let params = (
+            self.vote_rule,
+            self.weight_norm,
+            self.tie_break,
+            self.prefixes.is_some(),
+        );
+        let fresh = || self.new_engine(n);
+        let mut slot = self.engine.0.lock().expect("engine lock");
+        let engine = slot.get_or_insert_with(fresh);
+        let learning = target.map(|(y, weight)| (y, weight, &mut scales));
+        Self::forward(
+            self.k, params, n, learning, engine, &mut work, &mut rng, member,
+        );
+        drop(slot);
+        self.scales = scales;
+        let predicted = match &mut self.prefixes {
+            Some(prefixes) => {
+                let chosen = prefixes.choose(self.tie_break, &mut rng);
+                prefixes.mixture(&work.experts, out);
+                if let Some((y, weight)) = target {
+                    prefixes.charge(&work.experts, y, weight);
+                }
+                work.experts[chosen]
+            }
+            None => {
+                work.votes.clear();
+                work.votes.extend(work.s.iter().map(|&v| v as f64));
+                Self::vote_distribution(&work.s, out);
+                argmax_tie(&work.votes, self.tie_break, &mut rng)
+            }
+        };
+        self.rng = rng;
+        self.work = work;
+        predicted
     }
 }
 
