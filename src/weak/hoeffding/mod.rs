@@ -865,11 +865,14 @@ impl HoeffdingTree {
         let settings = self.params.search_settings(n);
         let range = settings.criterion.range(n);
         let eps = split::hoeffding_bound(range, self.params.split_confidence, w);
-        // Each feature's merits have an upper bound ([`Observer::merit_bound`]); searched in
-        // the order of their bounds, the features whose bound is below the second-best merit
-        // found so far can be neither best nor second, and once the best any feature left
-        // could reach trails the second by at most `ε` while `ε ≥ τ`, the leaf cannot split.
-        // Both only decide sooner what the full search decides. (Not when poor features are
+        // Each feature's best merit has bounds ([`Observer::merit_bounds`]). Searched in the
+        // order of their upper bounds, the features whose upper bound is below the second-best
+        // merit can be neither best nor second; and once the best merit any feature could
+        // reach trails the second by at most `ε` while `ε ≥ τ`, the leaf cannot split. The
+        // second-best merit is at least the second-best found so far, and at least the
+        // second-largest lower bound: of the two features that hold the two largest, one's
+        // merit is at most the second-best. All of these only decide sooner, and with the
+        // same candidates, what the full search decides. (Not when poor features are
         // removed, which reads every merit.)
         let reads_every_merit = self.params.remove_poor_attrs
             && self.params.leaf_prediction == LeafPrediction::MajorityClass;
@@ -886,16 +889,33 @@ impl HoeffdingTree {
                 observer: None,
             });
         }
+        let mut lower = [f64::NEG_INFINITY; 2];
         let mut order: Vec<(f64, usize)> = leaf
             .observers
             .iter()
             .enumerate()
-            .filter_map(|(j, o)| o.map(|o| (o.merit_bound(&settings), j)))
+            .filter_map(|(j, o)| {
+                let o = o?;
+                if reads_every_merit {
+                    return Some((o.merit_bound(&settings), j));
+                }
+                let (low, up) = o.merit_bounds(&settings);
+                if low > lower[0] {
+                    lower = [low, lower[0]];
+                } else if low > lower[1] {
+                    lower[1] = low;
+                }
+                Some((up, j))
+            })
             .collect();
         order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        for (at, &(bound, j)) in order.iter().enumerate() {
-            if !reads_every_merit && bound < top[1] {
+        for &(bound, j) in &order {
+            let second = top[1].max(lower[1]);
+            if !reads_every_merit && bound < second {
                 break;
+            }
+            if may_stop_early && top[0].max(bound) - second <= eps {
+                return SplitDecision::Wait;
             }
             let obs = leaf.observers.get(j).expect("ordered from the observers");
             if let Some((test, merit)) = obs.best_split(self.features[j], &settings)
@@ -910,12 +930,6 @@ impl HoeffdingTree {
                     top = [merit, top[0]];
                 } else if merit > top[1] {
                     top[1] = merit;
-                }
-            }
-            if may_stop_early {
-                let rest = order.get(at + 1).map_or(f64::NEG_INFINITY, |r| r.0);
-                if top[0].max(rest) - top[1] <= eps {
-                    return SplitDecision::Wait;
                 }
             }
         }
