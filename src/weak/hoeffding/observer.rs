@@ -1079,24 +1079,27 @@ fn interpolated_gains<R>(
     let k = est.len();
     with_scratch::<{ 5 * SMALL_K }, _>(5 * k, |scratch| {
         let [weight, mean, inv_sd, min, max] = columns(scratch, k);
-        let mut whole_terms = 0.0;
-        let mut total = 0.0;
-        for (c, e) in est.iter().enumerate() {
-            (weight[c], mean[c], min[c], max[c]) = (e.weight, e.mean, e.min, e.max);
+        let (mut whole_terms, mut total) = (0.0, 0.0);
+        // Only the classes with weight at the leaf: one without adds 0 to every sum (at a
+        // deep leaf most classes are absent).
+        let mut m = 0;
+        for e in est.iter().filter(|e| e.weight > 0.0) {
+            (weight[m], mean[m], min[m], max[m]) = (e.weight, e.mean, e.min, e.max);
             let sd = e.variance(s.variance).sqrt();
-            inv_sd[c] = if sd > 0.0 { 1.0 / sd } else { 0.0 };
+            inv_sd[m] = if sd > 0.0 { 1.0 / sd } else { 0.0 };
             whole_terms += x_log2_x(e.weight);
             total += e.weight;
+            m += 1;
         }
         if total <= 0.0 {
             return None;
         }
         Some(search(&InterpolatedGains {
-            weight,
-            mean,
-            inv_sd,
-            min,
-            max,
+            weight: &weight[..m],
+            mean: &mean[..m],
+            inv_sd: &inv_sd[..m],
+            min: &min[..m],
+            max: &max[..m],
             whole_terms,
             total,
             pre_impurity: s.pre_impurity,
