@@ -219,7 +219,6 @@ impl Classifier for NaiveBayes {
                     let Some(code) = nominal_code(v) else {
                         continue;
                     };
-                    let nominal = nominal.counts();
                     let n_observed = nominal.n_observed();
                     for c in 0..k {
                         if logs.partial(c).is_finite() {

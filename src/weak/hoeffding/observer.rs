@@ -148,7 +148,7 @@ pub enum Observer<'a> {
     /// A numeric feature: one Gaussian estimator per class.
     Numeric(PerClass<'a>),
     /// A nominal feature: a weight per (category, class).
-    Nominal(NominalCounts<'a>),
+    Nominal(&'a NominalObserver),
     /// A feature dropped from this leaf's split search (`remove_poor_attrs`).
     Disabled,
 }
@@ -257,7 +257,7 @@ struct Stats {
     /// Classes in `numeric`.
     k: usize,
     numeric: Vec<GaussianEstimator>,
-    nominal: NominalBlock,
+    nominal: Vec<NominalObserver>,
     /// Naive Bayes' Gaussian terms under [`Numerics::Fast`]: derived from the estimators,
     /// never stored in a checkpoint, and equal to what [`Observers::class_terms`] computes
     /// from them whenever present.
@@ -268,11 +268,7 @@ struct Stats {
 static NO_STATS: Stats = Stats {
     k: 0,
     numeric: Vec::new(),
-    nominal: NominalBlock {
-        k: 0,
-        heads: Vec::new(),
-        cells: Vec::new(),
-    },
+    nominal: Vec::new(),
     naive_bayes: None,
 };
 
@@ -346,7 +342,7 @@ impl Observers {
         match self.slots[j] {
             Slot::Unseen => None,
             Slot::Numeric => Some(Observer::Numeric(self.per_class(j))),
-            Slot::Nominal(i) => Some(Observer::Nominal(self.stats().nominal.counts(i as usize))),
+            Slot::Nominal(i) => Some(Observer::Nominal(&self.stats().nominal[i as usize])),
             Slot::Disabled => Some(Observer::Disabled),
         }
     }
@@ -392,19 +388,21 @@ impl Observers {
         let i = match self.slots[j] {
             Slot::Nominal(i) => i as usize,
             Slot::Unseen => {
-                let i = self.stats_mut().nominal.push(k, &vec![0.0; k], 0.0);
+                let nominal = &mut self.stats_mut().nominal;
+                nominal.push(NominalObserver::new(k));
+                let i = nominal.len() - 1;
                 self.slots[j] = Slot::Nominal(u32::try_from(i).expect("features fit in u32"));
                 i
             }
             Slot::Numeric | Slot::Disabled => return,
         };
-        self.stats_mut().nominal.update(i, code, y, w, prior);
+        self.stats_mut().nominal[i].update(code, y, w, prior);
     }
 
     /// Records a missing value of nominal feature `j`, if it has an observer.
     pub fn update_missing(&mut self, j: usize, w: f64) {
         if let Slot::Nominal(i) = self.slots[j] {
-            self.stats_mut().nominal.update_missing(i as usize, w);
+            self.stats_mut().nominal[i as usize].update_missing(w);
         }
     }
 
@@ -429,8 +427,8 @@ impl Observers {
                 .resize(stats.numeric.len() + d, GaussianEstimator::default());
             stats.k += 1;
         }
-        if !stats.nominal.is_empty() {
-            stats.nominal.add_class();
+        for o in &mut stats.nominal {
+            o.add_class();
         }
         // A class with no weight has no terms: a row of zeros.
         if let Some(nb) = &mut stats.naive_bayes {
@@ -531,7 +529,7 @@ impl Observers {
                     let Some(code) = crate::core::nominal_code(v) else {
                         continue;
                     };
-                    let nom = stats.nominal.counts(i as usize);
+                    let nom = &stats.nominal[i as usize];
                     let n_observed = nom.n_observed();
                     for c in 0..logs.len() {
                         if logs.partial(c) != f64::NEG_INFINITY {
@@ -621,7 +619,12 @@ impl Observers {
         vec_bytes(&self.slots)
             + std::mem::size_of::<Stats>()
             + vec_bytes(&stats.numeric)
-            + stats.nominal.heap_bytes()
+            + vec_bytes(&stats.nominal)
+            + stats
+                .nominal
+                .iter()
+                .map(NominalObserver::heap_bytes)
+                .sum::<usize>()
             + naive_bayes
     }
 }
@@ -644,14 +647,8 @@ impl<'de> Deserialize<'de> for Observers {
                 Some(ObserverData::Disabled) => Slot::Disabled,
                 Some(ObserverData::Nominal(o)) => {
                     let nominal = &mut observers.stats_mut().nominal;
-                    if !nominal.is_empty() && o.k != nominal.k {
-                        return Err(D::Error::custom(format!(
-                            "observer {j} has {} classes, another {}",
-                            o.k, nominal.k
-                        )));
-                    }
-                    let i = nominal.push(o.k, &o.cells, o.missing_weight);
-                    Slot::Nominal(u32::try_from(i).expect("features fit in u32"))
+                    nominal.push(o);
+                    Slot::Nominal((nominal.len() - 1) as u32)
                 }
                 Some(ObserverData::Numeric(per_class)) => {
                     if observers.stats().numeric.is_empty() {
@@ -677,7 +674,7 @@ impl<'de> Deserialize<'de> for Observers {
 
 /// Weight per (category code, class), stored densely in one buffer: the `k` class totals
 /// first, then `k` cells per category code (`cells[k + code * k + class]`), so an update
-/// touches one allocation. Read through [`NominalObserver::counts`].
+/// touches one allocation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "NominalState", into = "NominalState")]
 pub struct NominalObserver {
@@ -698,13 +695,14 @@ struct NominalState {
 
 impl From<NominalState> for NominalObserver {
     fn from(s: NominalState) -> Self {
-        let n_observed = observed_codes(&s.cells, s.k).count();
-        NominalObserver {
+        let mut o = NominalObserver {
             k: s.k,
             cells: s.cells,
             missing_weight: s.missing_weight,
-            n_observed,
-        }
+            n_observed: 0,
+        };
+        o.n_observed = o.observed().count();
+        o
     }
 }
 
@@ -734,119 +732,42 @@ impl NominalObserver {
         }
     }
 
-    /// Its weights.
-    #[inline]
-    pub fn counts(&self) -> NominalCounts<'_> {
-        NominalCounts {
-            k: self.k,
-            cells: &self.cells,
-            missing_weight: self.missing_weight,
-            n_observed: self.n_observed,
-        }
-    }
-
     /// Adds weight `w` to (category `code`, class `y`). A cell seen for the first time starts
     /// at `first_seen_prior` (the authors' port uses 1.0; WEAK_LEARNERS.md §1.3).
     #[inline]
     pub fn update(&mut self, code: usize, y: usize, w: f64, first_seen_prior: f64) {
-        let needed = cells_for_code(code, self.k);
-        if self.cells.len() < needed {
-            self.cells.resize(needed, 0.0);
+        let idx = self.k + code * self.k + y;
+        if idx >= self.cells.len() {
+            self.cells.resize(self.k + (code + 1) * self.k, 0.0);
         }
-        add_to_cell(
-            &mut self.cells,
-            self.k,
-            code,
-            y,
-            w,
-            first_seen_prior,
-            &mut self.n_observed,
-        );
+        if self.category(code).iter().all(|&w| w == 0.0) {
+            self.n_observed += 1;
+        }
+        let cell = &mut self.cells[idx];
+        let add = if *cell == 0.0 {
+            first_seen_prior + w
+        } else {
+            w
+        };
+        *cell += add;
+        self.cells[y] += add;
     }
 
     /// Adds a class with no weight in any category: every row of `k` cells gains a zero.
     pub fn add_class(&mut self) {
-        let mut cells = Vec::with_capacity(self.cells.len() / self.k * (self.k + 1));
-        extend_with_class(&mut cells, &self.cells, self.k);
-        self.k += 1;
+        let k = self.k;
+        let mut cells = Vec::with_capacity(self.cells.len() / k * (k + 1));
+        for row in self.cells.chunks_exact(k) {
+            cells.extend_from_slice(row);
+            cells.push(0.0);
+        }
+        self.k = k + 1;
         self.cells = cells;
     }
 
     /// Records a missing value.
     pub fn update_missing(&mut self, w: f64) {
         self.missing_weight += w;
-    }
-}
-
-/// Cells an observer of `k` classes needs to hold category `code`.
-#[inline]
-fn cells_for_code(code: usize, k: usize) -> usize {
-    k + (code + 1) * k
-}
-
-/// [`NominalObserver::update`] on cells long enough for `code`.
-#[inline]
-fn add_to_cell(
-    cells: &mut [f64], k: usize, code: usize, y: usize, w: f64, first_seen_prior: f64,
-    n_observed: &mut usize,
-) {
-    let row = k + code * k;
-    if cells[row..row + k].iter().all(|&w| w == 0.0) {
-        *n_observed += 1;
-    }
-    let cell = &mut cells[row + y];
-    let add = if *cell == 0.0 {
-        first_seen_prior + w
-    } else {
-        w
-    };
-    *cell += add;
-    cells[y] += add;
-}
-
-/// Appends `cells` (rows of `k`) to `out` with a zero after each row: a class added.
-fn extend_with_class(out: &mut Vec<f64>, cells: &[f64], k: usize) {
-    for row in cells.chunks_exact(k) {
-        out.extend_from_slice(row);
-        out.push(0.0);
-    }
-}
-
-/// The codes of `cells` (rows of `k`, class totals first) with some weight, in order.
-fn observed_codes(cells: &[f64], k: usize) -> impl Iterator<Item = usize> + Clone + '_ {
-    cells[k..]
-        .chunks_exact(k)
-        .enumerate()
-        .filter(|(_, c)| c.iter().any(|&w| w > 0.0))
-        .map(|(v, _)| v)
-}
-
-/// A nominal feature's weights per (category code, class), wherever they are kept: an
-/// owned [`NominalObserver`], or a leaf's block of them. Serialized as a
-/// [`NominalObserver`] is.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NominalCounts<'a> {
-    k: usize,
-    cells: &'a [f64],
-    missing_weight: f64,
-    n_observed: usize,
-}
-
-impl Serialize for NominalCounts<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut state = serializer.serialize_struct("NominalState", 3)?;
-        state.serialize_field("k", &self.k)?;
-        state.serialize_field("cells", self.cells)?;
-        state.serialize_field("missing_weight", &self.missing_weight)?;
-        state.end()
-    }
-}
-
-impl<'a> NominalCounts<'a> {
-    /// Number of classes.
-    pub fn n_classes(&self) -> usize {
-        self.k
     }
 
     /// Number of category codes with a slot (observed or not).
@@ -856,7 +777,7 @@ impl<'a> NominalCounts<'a> {
 
     /// Class weights of category `code` (empty slice for a code never seen).
     #[inline]
-    pub fn category(&self, code: usize) -> &'a [f64] {
+    pub fn category(&self, code: usize) -> &[f64] {
         let start = self.k + code * self.k;
         if start >= self.cells.len() {
             &[]
@@ -872,8 +793,12 @@ impl<'a> NominalCounts<'a> {
     }
 
     /// Codes with some weight, in increasing order.
-    pub fn observed(&self) -> impl Iterator<Item = usize> + Clone + 'a {
-        observed_codes(self.cells, self.k)
+    pub fn observed(&self) -> impl Iterator<Item = usize> + Clone + '_ {
+        self.cells[self.k..]
+            .chunks_exact(self.k)
+            .enumerate()
+            .filter(|(_, c)| c.iter().any(|&w| w > 0.0))
+            .map(|(v, _)| v)
     }
 
     /// Total weight of class `c` over all categories.
@@ -894,104 +819,6 @@ impl<'a> NominalCounts<'a> {
     pub fn likelihood(&self, code: usize, c: usize, n_observed: usize) -> f64 {
         let cnt = self.category(code).get(c).copied().unwrap_or(0.0);
         (cnt + 1.0) / (self.class_total(c) + n_observed as f64)
-    }
-}
-
-/// A leaf's nominal observers, their cells in one block, observer after observer: a row's
-/// update and naive Bayes' vote read one allocation instead of one per feature. An
-/// observer's cells grow in place when a new category arrives (the later observers' cells
-/// move up), which happens only while a leaf meets its features' categories.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct NominalBlock {
-    /// Classes.
-    k: usize,
-    heads: Vec<NominalHead>,
-    cells: Vec<f64>,
-}
-
-/// Where one observer's cells are in a [`NominalBlock`], and what else it holds.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct NominalHead {
-    start: usize,
-    len: usize,
-    missing_weight: f64,
-    n_observed: usize,
-}
-
-impl NominalBlock {
-    fn is_empty(&self) -> bool {
-        self.heads.is_empty()
-    }
-
-    /// Adds an observer of `k` classes holding `cells`; returns its index.
-    fn push(&mut self, k: usize, cells: &[f64], missing_weight: f64) -> usize {
-        debug_assert!(
-            self.heads.is_empty() || self.k == k,
-            "one class count per leaf"
-        );
-        self.k = k;
-        self.heads.push(NominalHead {
-            start: self.cells.len(),
-            len: cells.len(),
-            missing_weight,
-            n_observed: observed_codes(cells, k).count(),
-        });
-        self.cells.extend_from_slice(cells);
-        self.heads.len() - 1
-    }
-
-    /// Observer `i`'s weights.
-    #[inline]
-    fn counts(&self, i: usize) -> NominalCounts<'_> {
-        let h = &self.heads[i];
-        NominalCounts {
-            k: self.k,
-            cells: &self.cells[h.start..h.start + h.len],
-            missing_weight: h.missing_weight,
-            n_observed: h.n_observed,
-        }
-    }
-
-    /// [`NominalObserver::update`] of observer `i`.
-    #[inline]
-    fn update(&mut self, i: usize, code: usize, y: usize, w: f64, first_seen_prior: f64) {
-        let k = self.k;
-        let needed = cells_for_code(code, k);
-        let h = self.heads[i];
-        if h.len < needed {
-            let grow = needed - h.len;
-            let end = h.start + h.len;
-            self.cells.splice(end..end, std::iter::repeat_n(0.0, grow));
-            self.heads[i].len = needed;
-            for later in &mut self.heads[i + 1..] {
-                later.start += grow;
-            }
-        }
-        let h = &mut self.heads[i];
-        let cells = &mut self.cells[h.start..h.start + h.len];
-        add_to_cell(cells, k, code, y, w, first_seen_prior, &mut h.n_observed);
-    }
-
-    /// Records a missing value of observer `i`.
-    fn update_missing(&mut self, i: usize, w: f64) {
-        self.heads[i].missing_weight += w;
-    }
-
-    /// Adds a class with no weight to every observer.
-    fn add_class(&mut self) {
-        let k = self.k;
-        let mut cells = Vec::with_capacity(self.cells.len() / k * (k + 1));
-        for h in &mut self.heads {
-            let start = cells.len();
-            extend_with_class(&mut cells, &self.cells[h.start..h.start + h.len], k);
-            (h.start, h.len) = (start, cells.len() - start);
-        }
-        self.k = k + 1;
-        self.cells = cells;
-    }
-
-    fn heap_bytes(&self) -> usize {
-        vec_bytes(&self.heads) + vec_bytes(&self.cells)
     }
 }
 
@@ -1032,7 +859,7 @@ impl Observer<'_> {
         match self {
             Observer::Disabled => None,
             Observer::Numeric(est) => best_numeric(*est, feature, s),
-            Observer::Nominal(obs) => best_nominal(*obs, feature, s),
+            Observer::Nominal(obs) => best_nominal(obs, feature, s),
         }
     }
 
@@ -1360,7 +1187,7 @@ fn info_gain_two_way(
 }
 
 fn best_nominal(
-    obs: NominalCounts<'_>, feature: u32, s: &SearchSettings,
+    obs: &NominalObserver, feature: u32, s: &SearchSettings,
 ) -> Option<(SplitTest, f64)> {
     let k = obs.k;
     let mut best: Option<(SplitTest, f64)> = None;
@@ -1422,61 +1249,10 @@ mod tests {
         let mut o = NominalObserver::new(2);
         o.update(3, 1, 0.5, 1.0);
         o.update(3, 1, 0.5, 1.0);
-        let counts = o.counts();
-        assert_eq!(counts.category(3), &[0.0, 2.0]);
-        assert_eq!(counts.class_total(1), 2.0);
-        assert_eq!(counts.observed().collect::<Vec<_>>(), vec![3]);
-        assert!(counts.category(9).is_empty());
-    }
-
-    /// A leaf's nominal observers in one block read as separate observers fed the same rows
-    /// would: while an earlier one grows new categories (its cells widen in place and the
-    /// later ones move up), after a class is added, and after a JSON round trip.
-    #[test]
-    fn nominal_block_matches_separate_observers() {
-        let mut rng = crate::core::Rng::new(3);
-        let (features, mut k) = (3, 2);
-        let mut block = Observers::new(features);
-        let mut separate: Vec<NominalObserver> =
-            (0..features).map(|_| NominalObserver::new(k)).collect();
-        let same = |block: &Observers, separate: &[NominalObserver]| {
-            for (j, o) in separate.iter().enumerate() {
-                assert_eq!(
-                    block.get(j),
-                    Some(Observer::Nominal(o.counts())),
-                    "feature {j}"
-                );
-            }
-        };
-        for row in 0..200 {
-            if row == 120 {
-                block.add_class();
-                separate.iter_mut().for_each(NominalObserver::add_class);
-                k += 1;
-                same(&block, &separate);
-            }
-            let y = (rng.uniform() * k as f64) as usize;
-            let w = 0.1 + rng.uniform();
-            // Feature 0 meets a new category now and then, after the others exist.
-            for j in [1, 2, 0] {
-                if rng.uniform() < 0.1 {
-                    block.update_missing(j, w);
-                    separate[j].update_missing(w);
-                    continue;
-                }
-                let code = (rng.uniform() * (2 + row / 40) as f64) as usize;
-                block.update_nominal(j, code, y, w, 1.0, k);
-                separate[j].update(code, y, w, 1.0);
-            }
-            same(&block, &separate);
-        }
-        let json = serde_json::to_value(&block).unwrap();
-        assert_eq!(
-            json[0]["Nominal"],
-            serde_json::to_value(&separate[0]).unwrap()
-        );
-        let back: Observers = serde_json::from_value(json).unwrap();
-        same(&back, &separate);
+        assert_eq!(o.category(3), &[0.0, 2.0]);
+        assert_eq!(o.class_total(1), 2.0);
+        assert_eq!(o.observed().collect::<Vec<_>>(), vec![3]);
+        assert!(o.category(9).is_empty());
     }
 
     /// The block of estimators reads back per feature as separate observers would: in JSON,
@@ -1611,7 +1387,7 @@ mod tests {
                 };
                 for obs in [
                     Observer::Numeric(PerClass::contiguous(&numeric)),
-                    Observer::Nominal(nominal.counts()),
+                    Observer::Nominal(&nominal),
                 ] {
                     if let Some((_, merit)) = obs.best_split(0, &s) {
                         let bound = obs.merit_bound(&s);
