@@ -3,7 +3,9 @@
 streamboost (`--algo oza`), River's `AdaBoostClassifier(HoeffdingTreeClassifier(),
 n_models=10)` and CapyMOA's `OzaBoost` (MOA, 10 `HoeffdingTree`s). With `--models tree`
 (or `--models oza tree`), also one Hoeffding tree: streamboost's `--algo hoeffding` against
-River's `HoeffdingTreeClassifier()` and CapyMOA's `HoeffdingTree`.
+River's `HoeffdingTreeClassifier()` and CapyMOA's `HoeffdingTree`. With `--models ada-olm`,
+streamboost's `--algo ada-olm` at its defaults (100 trees) beside the same two OzaBoosts:
+the boosters a user would reach for in each library, not the same model.
 
 The script installs River and CapyMOA from PyPI into a throwaway virtual environment
 (`--venv`, created on first use; CapyMOA needs a Java runtime), shuffles each data set once
@@ -16,11 +18,12 @@ against CapyMOA.
 
 Speed is rows per CPU-second of the predict+learn loop only: streamboost's own report
 (parsing excluded), `time.process_time()` around River's loop (rows pre-built as dicts), and
-CapyMOA's `cpu_time()` of its Java evaluation loop.
+CapyMOA's `cpu_time()` of its Java evaluation loop. streamboost runs on one thread
+(`RAYON_NUM_THREADS=1`), so its rows per second are per CPU-second too.
 
     cargo build --release
     python3 benchmarks/peers_oza.py [--datasets DIR] [--sets car nursery pendigits] [--preset moa]
-        [--models oza tree]
+        [--models oza tree ada-olm]
 """
 import csv, json, os, random, subprocess, sys, tempfile, time
 
@@ -136,8 +139,11 @@ CAPYMOA = {
     "tree": CAPYMOA_LOOP.replace("LEARNER", "classifier.HoeffdingTree(schema=schema)"),
 }
 
+RIVER["ada-olm"], CAPYMOA["ada-olm"] = RIVER["oza"], CAPYMOA["oza"]
+
 # What each peer's model is called in the table.
 PEER_NAMES = {
+    "ada-olm": ("River AdaBoostClassifier", "CapyMOA OzaBoost"),
     "oza": ("River AdaBoostClassifier", "CapyMOA OzaBoost"),
     "tree": ("River HoeffdingTreeClassifier", "CapyMOA HoeffdingTree"),
 }
@@ -146,7 +152,9 @@ PEER_NAMES = {
 def streamboost(binary, path, model, variant, preset):
     """streamboost's replay of `path`: Oza (River's or MOA's `variant`) over 10 trees, or one
     tree; `preset` is the trees' preset, MOA's own for the tree beside CapyMOA's."""
-    if model == "oza":
+    if model == "ada-olm":
+        flags = ["--algo", "ada-olm"]
+    elif model == "oza":
         flags = ["--algo", "oza", "--oza-variant", variant, "--learners", "10",
                  "--preset", preset]
     else:
@@ -155,10 +163,16 @@ def streamboost(binary, path, model, variant, preset):
         report = os.path.join(tmp, "r.json")
         subprocess.run([binary, "replay", "--input", path, *flags, "--seed", "1",
                         "-q", "--report", report], check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+                       stderr=subprocess.DEVNULL, env={**os.environ, "RAYON_NUM_THREADS": "1"})
         r = json.load(open(report))
     return {"whole": r["cumulative"]["accuracy"], "final": r["final_fraction"]["accuracy"],
             "rows_per_second": r["throughput"]["rows_per_second"]}
+
+
+def speed_ratio(ours, theirs):
+    """streamboost's rows/s over the peer's, to two figures below 10."""
+    ratio = ours["rows_per_second"] / theirs["rows_per_second"]
+    return f"{ratio:.2f}×" if ratio < 10 else f"{ratio:,.0f}×"
 
 
 def peer(py, script, *args):
@@ -174,8 +188,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--preset", default="default",
                     help="streamboost's tree preset (default: River's defaults; moa: MOA's)")
-    ap.add_argument("--models", nargs="*", default=["oza"], choices=["oza", "tree"],
-                    help="Oza over 10 trees, one tree, or both")
+    ap.add_argument("--models", nargs="*", default=["oza"], choices=["oza", "tree", "ada-olm"],
+                    help="Oza over 10 trees, one tree, Adaboost.OLM at its defaults")
     args = ap.parse_args()
     py = ensure_venv(args.venv)
     tmp = tempfile.mkdtemp()
@@ -194,9 +208,10 @@ def main():
                      (moa_name, "moa", peer(py, CAPYMOA[model], arff_path, n))]
             for label, variant, theirs in pairs:
                 ours = streamboost(args.binary, csv_path, model, variant, args.preset)
-                ours_name = "oza" if model == "oza" else "hoeffding"
-                for system, r, ratio in [(f"streamboost {ours_name} ({variant})", ours,
-                                          f"{ours['rows_per_second'] / theirs['rows_per_second']:,.0f}×"),
+                ours_name = {"oza": "oza", "tree": "hoeffding"}.get(model, model)
+                ours_label = ours_name if model == "ada-olm" else f"{ours_name} ({variant})"
+                for system, r, ratio in [(f"streamboost {ours_label}", ours,
+                                          speed_ratio(ours, theirs)),
                                          (label, theirs, "")]:
                     print(f"| {name} | {n} | {system} | {r['final']:.4f} | {r['whole']:.4f} | "
                           f"{r['rows_per_second']:,.0f} | {ratio} |")
