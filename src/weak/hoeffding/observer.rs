@@ -45,6 +45,9 @@ pub enum GaussianLikelihood {
 pub enum Numerics {
     /// As the spec writes them: `Φ` through libm's `erfc`, each `a·log2 a` of a split's
     /// branches through `log2`, and naive Bayes' Gaussian terms `(x − μ)²/σ²` by division.
+    /// The split search reads `Fast`'s table only to bound each feature's best merit, with a
+    /// slack that covers the table's error, and skips the features that cannot be best or
+    /// second ([`Observer::merit_bounds`]): the merits it compares are these exact ones.
     #[default]
     Exact,
     /// Faster forms of the same quantities. A numeric split search reads `Φ(z)` and a class's
