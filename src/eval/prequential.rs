@@ -287,7 +287,7 @@ impl Prequential {
     }
 
     /// [`Prequential::run_with`] over a stream that comes in chunks, in order, such as
-    /// [`crate::columnar::StreamEncoder`]'s batches, so that only a chunk is in memory:
+    /// `columnar::StreamEncoder`'s batches, so that only a chunk is in memory:
     /// `spec` is the whole stream's (every class it will bring, for the metrics) and `n` its
     /// number of rows (for the final fraction and the curve's window). `chunks` calls the
     /// function it is given on each chunk in turn.
