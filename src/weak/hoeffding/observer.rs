@@ -892,22 +892,18 @@ impl Observer<'_> {
     }
 
     /// Bounds `(lower, upper)` on the merit of the best split this feature offers (`-∞` for
-    /// no bound below, or no split). The upper one is [`Observer::merit_bound`]; under exact
-    /// information gain a numeric feature's are also read from the interpolation table, with
-    /// a slack that covers the table's error (`exact_merit_bounds`): within about `10⁻⁷`
-    /// of its best merit, at a fraction of the cost of the exact search.
+    /// no bound below, or no split). Under exact information gain a numeric feature's are
+    /// read from the interpolation table, with a slack that covers the table's error
+    /// (`exact_merit_bounds`): within about `10⁻⁷` of its best merit, at a fraction of the
+    /// cost of the exact search. Any other feature has only [`Observer::merit_bound`] above.
     pub fn merit_bounds(&self, s: &SearchSettings) -> (f64, f64) {
-        let upper = self.merit_bound(s);
         match self {
             Observer::Numeric(est)
                 if s.criterion == SplitCriterion::InfoGain && s.numerics == Numerics::Exact =>
             {
-                exact_merit_bounds(*est, s).map_or(
-                    (f64::NEG_INFINITY, f64::NEG_INFINITY),
-                    |(lower, interpolated)| (lower, upper.min(interpolated)),
-                )
+                exact_merit_bounds(*est, s).unwrap_or((f64::NEG_INFINITY, f64::NEG_INFINITY))
             }
-            _ => (f64::NEG_INFINITY, upper),
+            _ => (f64::NEG_INFINITY, self.merit_bound(s)),
         }
     }
 
