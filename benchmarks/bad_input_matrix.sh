@@ -104,6 +104,74 @@ row "binary booster meets a third class" "$bin" replay -q --load binary.parquet 
 "$bin" replay -q --input "$car" --learners 5 --save shared.parquet >/dev/null 2>err2.txt
 first=$?; wait $!; second=$?
 echo "| two processes saving to one path | \`streamboost replay --save shared.parquet\` ×2 at once | $first, $second | $("$bin" inspect shared.parquet 2>&1 | awk '$1 == "rows"') |"
+# Outputs over inputs: each refused before anything is written; `kept` says whether the
+# input's bytes are unchanged after the command.
+cp "$car" mine.csv
+kept() { cmp -s "$car" mine.csv && echo "input kept" || echo "INPUT CHANGED"; }
+# guarded CASE COMMAND...: a row whose last column also says whether mine.csv is unchanged.
+guarded() {
+  local name=$1; shift
+  local line
+  line=$(row "$name" "$@")
+  echo "${line% |}; $(kept) |"
+  cp "$car" mine.csv
+}
+guarded "\`--save\` over the input" "$bin" replay -q --input mine.csv --save mine.csv
+guarded "\`--report\` over the input" "$bin" replay -q --input mine.csv --report mine.csv
+guarded "\`--curve\` over the input" "$bin" replay -q --input mine.csv --curve mine.csv
+guarded "\`--predictions\` over the input" "$bin" replay -q --input mine.csv --predictions mine.csv
+ln -s mine.csv link.csv; ln mine.csv hard.csv
+guarded "\`--predictions\` over a symbolic link to the input" "$bin" replay -q --input mine.csv --predictions link.csv
+guarded "\`--predictions\` over a hard link to the input" "$bin" replay -q --input mine.csv --predictions hard.csv
+guarded "\`train --save\` over the input" "$bin" train -q --input mine.csv --save mine.csv
+guarded "\`sql --output\` over a \`--table\`" "$bin" sql --table v=mine.csv "SELECT * FROM v" --output mine.csv
+guarded "\`sql --output\` over a file the statement reads" "$bin" sql "SELECT * FROM 'mine.csv'" --output mine.csv
+mkdir -p jobin; cp "$car" jobin/a.csv
+row "\`run\` with the input directory as output directory" "$bin" run --once -q --input-dir jobin --output-dir jobin --model job.parquet
+row "\`run --output-dir\` that does not exist (created)" "$bin" run --once -q --input-dir jobin --output-dir made/out --model job.parquet --algo ada-olm --learners 3
+echo "| ... what it made | \`ls made/out\` | | $(ls made/out | tr '\n' ' ') |"
+row "\`run --model\` existing, other model flags" "$bin" run --once -q --input-dir jobin --output-dir made/out --model job.parquet --algo mbbm --learners 3
+row "\`run --model\` existing, its own flags again" "$bin" run --once -q --input-dir jobin --output-dir made/out --model job.parquet --algo ada-olm --learners 3
+echo '{"config": {"algorithm": "mbbm"}, "classes": ["acc", "good", "unacc", "vgood"]}' > mbbm.json
+row "\`sql --live\` checkpoint with another model's config" "$bin" sql --live m=job.parquet,config=mbbm.json "SELECT * FROM boost_models()"
+# Two jobs on one model: the second exits 1 naming the first; the first's outputs are those of
+# a job alone.
+mkdir -p twoin; for f in 0 1 2 3 4 5; do cp "$car" twoin/p$f.csv; done
+"$bin" run --once -q --input-dir twoin --output-dir alone --model alone.parquet --algo ada-olm --learners 3 >/dev/null 2>&1
+"$bin" run -q --poll 0.1 --input-dir twoin --output-dir both --model both.parquet --algo ada-olm --learners 3 >/dev/null 2>&1 &
+first=$!
+until [ -e both/p0.parquet ]; do sleep 0.05; done
+row "a second \`run\` on a model a job holds" "$bin" run --once -q --input-dir twoin --output-dir other --model both.parquet --algo ada-olm --learners 3
+until [ -e both/p5.parquet ]; do sleep 0.1; done
+kill -TERM $first; wait $first; status=$?
+same=yes; for f in 0 1 2 3 4 5; do cmp -s alone/p$f.parquet both/p$f.parquet || same=no; done
+echo "| ... the first job | SIGTERM after its last file | $status | outputs byte-equal to a job alone: $same |"
+mkdir -p classin
+awk -F, 'NR == 1 || $7 == "acc" || $7 == "unacc"' "$car" | head -n 301 > classin/a.csv
+cp "$car" classin/b.csv; cp "$car" classin/c.csv
+"$bin" run --once --input-dir classin --output-dir classout --model class.parquet --algo ada-olm --learners 3 >/dev/null 2>err.txt
+echo "| \`run\` whose first file lacks two classes | \`streamboost run --once --input-dir classin …\` | $? | $(grep -c 'WARN.*class=' err.txt) warnings: $(grep -o 'class="[a-z]*"' err.txt | tr '\n' ' ') |"
+python3 -c "
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+out = [lines[0]] + [l.rsplit(',', 1)[0] + ',' + 'x' * 65536 if i % 50 == 7 else l for i, l in enumerate(lines[1:])]
+open('long.csv', 'w').write('\n'.join(out) + '\n')" "$car"
+row "a label of 65,536 characters" "$bin" replay -q --input long.csv --report long.json
+STREAMBOOST_MAX_LABEL_BYTES=100000 "$bin" replay -q --input long.csv --learners 3 --report long.json >/dev/null 2>&1
+echo "| ... with the bound raised | \`STREAMBOOST_MAX_LABEL_BYTES=100000 streamboost replay …\` | $? | report written: $([ -s long.json ] && echo yes || echo no) |"
+row "\`--learners 1000000\`" "$bin" replay -q --learners 1000000
+row "\`--learners -1\`" "$bin" replay -q --learners -1
+row "\`--seed -1\`" "$bin" replay -q --seed -1
+python3 -c "
+import random
+random.seed(1)
+cols = 10000
+print(','.join(f'x{j}' for j in range(cols)) + ',label')
+for r in range(50):
+    print(','.join(f'{random.random():.4f}' for _ in range(cols)) + ',' + 'ab'[r % 2])" > wide.csv
+/usr/bin/time -f '%M' -o wide.kb "$bin" replay -q --input wide.csv --algo hoeffding >/dev/null 2>&1
+echo "| a 3 MB CSV of 10,000 columns × 50 rows, one tree | \`streamboost replay --input wide.csv --algo hoeffding\` | $? | peak RSS $(( $(cat wide.kb) / 1024 )) MB |"
+row "a ragged row" "$bin" replay -q --input truncated.csv
 row "sql --output CSV with a list column" "$bin" sql --model m=ck.parquet --table car="$car" --output lists.csv "SELECT boost_predict_proba('m', buying, maint, doors, persons, lug_boot, safety) AS p FROM car LIMIT 2"
 echo
 echo "lists.csv: $(tail -n 1 lists.csv)"

@@ -188,6 +188,31 @@ pub enum Error {
         source: Box<dyn std::error::Error + Send + Sync>,
     },
 
+    /// A command would write over one of its own inputs (or one output over another): refused
+    /// before anything is opened for writing.
+    #[error("{output_flag} {} would overwrite {input_flag} {}: {why}", output.display(), input.display())]
+    OutputOverlapsInput {
+        /// The flag naming the output.
+        output_flag: String,
+        /// The output path.
+        output: PathBuf,
+        /// The flag naming the input (or the other output).
+        input_flag: String,
+        /// The input path.
+        input: PathBuf,
+        /// How they overlap (the same file, a link to it, a directory holding it).
+        why: String,
+    },
+
+    /// Another process holds a model or an output directory: one job per model.
+    #[error("{} is in use by {holder}: one job per model and output directory (stop that job first; a lock whose holder has died is taken over)", path.display())]
+    Locked {
+        /// The model or directory.
+        path: PathBuf,
+        /// Who holds it: process id, host and since when, as its lock file says.
+        holder: String,
+    },
+
     /// A row's shape does not match the model it is given to.
     #[error("row {row}: {message}")]
     InvalidRow {

@@ -1,12 +1,24 @@
 //! Files streamboost reads without trusting them (inputs, checkpoints): Parquet through the
 //! Parquet schema rather than the footer's embedded Arrow schema, and a dependency's panic
 //! on damaged contents turned into an error naming the file. And files it replaces
-//! atomically (checkpoints, a job's outputs): a reader sees the old contents or the new,
-//! never a part. Shared by `columnar`, `checkpoint` and `job`, which sit above it.
+//! atomically (checkpoints, a job's outputs, every output of the command line): a reader
+//! sees the old contents or the new, never a part. Shared by `columnar`, `checkpoint` and
+//! `job`, which sit above it.
+//!
+//! Two guards keep a user's data whole:
+//! * [`refuse_overlaps`]: an output path that is an input (the same file by any name: a
+//!   symbolic or hard link, a relative path) or lies in an input directory, or that another
+//!   output of the same command also names, is refused before anything is written.
+//! * [`OwnerLock`]: one process at a time owns a model or an output directory, through an
+//!   advisory lock file beside it holding the owner's process id, host and start time. The
+//!   operating system releases the lock when its process ends, however it ends, so a lock
+//!   file left by a killed owner is stale and is taken over; a live owner's is refused with
+//!   [`Error::Locked`] naming it.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use parquet::arrow::arrow_reader::ArrowReaderOptions;
 
@@ -135,6 +147,237 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     #[cfg(not(unix))]
     let _ = dir;
     Ok(())
+}
+
+/// A path a command names, with the flag that names it (for the error).
+#[derive(Debug, Clone, Copy)]
+pub struct Named<'a> {
+    /// The flag, as the user typed it (`--save`, `--input-dir`).
+    pub flag: &'a str,
+    /// The path.
+    pub path: &'a Path,
+}
+
+impl<'a> Named<'a> {
+    /// `path`, named by `flag`.
+    pub fn new(flag: &'a str, path: &'a Path) -> Self {
+        Named { flag, path }
+    }
+
+    /// `path`, named by `flag`, if the flag was given.
+    pub fn given(flag: &'a str, path: &'a Option<PathBuf>) -> Option<Self> {
+        path.as_deref().map(|path| Named { flag, path })
+    }
+}
+
+/// Refuses `outputs` that would write over one of `inputs`, or over each other, before
+/// anything is opened for writing: the same file under another name (a relative path, a
+/// symbolic link, a hard link), or a path inside an input directory (or an output directory
+/// holding an input). Paths that do not exist yet are compared by where they would be.
+pub fn refuse_overlaps(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<()> {
+    for (i, output) in outputs.iter().enumerate() {
+        let others = inputs.iter().chain(&outputs[i + 1..]);
+        for other in others {
+            if let Some(why) = overlap(output.path, other.path) {
+                return Err(Error::OutputOverlapsInput {
+                    output_flag: output.flag.to_string(),
+                    output: output.path.to_path_buf(),
+                    input_flag: other.flag.to_string(),
+                    input: other.path.to_path_buf(),
+                    why: why.to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are one path or one file, or one holds the other.
+pub fn overlaps(a: &Path, b: &Path) -> bool {
+    overlap(a, b).is_some()
+}
+
+/// How writing `output` would touch `input`, if it would.
+fn overlap(output: &Path, input: &Path) -> Option<&'static str> {
+    if same_file(output, input) {
+        return Some("they are the same file");
+    }
+    let (out, inp) = (where_it_is(output), where_it_is(input));
+    if out == inp {
+        Some("they are the same path")
+    } else if out.starts_with(&inp) {
+        Some("the output lies inside that directory")
+    } else if inp.starts_with(&out) {
+        Some("that input lies inside the output directory")
+    } else {
+        None
+    }
+}
+
+/// Whether two existing paths are one file (one device and inode: hard and symbolic links
+/// included).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        #[cfg(unix)]
+        (Ok(a), Ok(b)) => {
+            use std::os::unix::fs::MetadataExt;
+            (a.dev(), a.ino()) == (b.dev(), b.ino())
+        }
+        #[cfg(not(unix))]
+        (Ok(_), Ok(_)) => where_it_is(a) == where_it_is(b),
+        _ => false,
+    }
+}
+
+/// The canonical path of `path`, or, where it does not exist yet, its nearest existing
+/// ancestor's canonical path with the rest appended.
+fn where_it_is(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut rest = Vec::new();
+    let mut at = absolute.as_path();
+    loop {
+        if let Ok(found) = at.canonicalize() {
+            return rest.iter().rev().fold(found, |p, part| p.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+/// A process's exclusive hold on a model or an output directory (see the module doc). The
+/// hold is per process: within one process, the model's owner orders its writers (SQL's one
+/// trainer per live model, a job's one live model), and every holder of the same path
+/// shares one lock. Dropping the last holder removes the lock file and releases the lock.
+#[derive(Debug)]
+pub struct OwnerLock {
+    lock_file: PathBuf,
+    file: File,
+}
+
+/// The locks this process holds, by lock file.
+static HELD: Mutex<Vec<(PathBuf, Weak<OwnerLock>)>> = Mutex::new(Vec::new());
+
+impl OwnerLock {
+    /// The lock file of `target`: `<target>.lock` beside a model (a file, or a keyed model's
+    /// directory), `.streamboost.lock` inside an output directory.
+    pub fn lock_file(target: &Path, inside: bool) -> PathBuf {
+        if inside {
+            target.join(".streamboost.lock")
+        } else {
+            let mut name = target.file_name().unwrap_or_default().to_os_string();
+            name.push(".lock");
+            target.with_file_name(name)
+        }
+    }
+
+    /// Takes `target` for this process: its lock file is created (or a stale one taken over)
+    /// and locked; a lock held by another process is refused with [`Error::Locked`]. With
+    /// `inside`, the lock file goes inside `target` (an output directory, which must exist).
+    pub fn acquire(target: &Path, inside: bool) -> Result<Arc<OwnerLock>> {
+        let lock_file = where_it_is(&OwnerLock::lock_file(target, inside));
+        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        held.retain(|(_, lock)| lock.strong_count() > 0);
+        if let Some(lock) = held
+            .iter()
+            .find(|(path, _)| *path == lock_file)
+            .and_then(|(_, lock)| lock.upgrade())
+        {
+            return Ok(lock);
+        }
+        let lock = Arc::new(OwnerLock::take(target, lock_file.clone())?);
+        held.push((lock_file, Arc::downgrade(&lock)));
+        Ok(lock)
+    }
+
+    fn take(target: &Path, lock_file: PathBuf) -> Result<OwnerLock> {
+        use std::io::{Read, Seek, Write};
+        let io = |source| Error::Io {
+            path: lock_file.clone(),
+            source,
+        };
+        loop {
+            let mut file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&lock_file)
+                .map_err(io)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let mut holder = String::new();
+                    let _ = file.read_to_string(&mut holder);
+                    let holder = holder.trim();
+                    return Err(Error::Locked {
+                        path: target.to_path_buf(),
+                        holder: match holder {
+                            "" => "another process".to_string(),
+                            h => h.to_string(),
+                        },
+                    });
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+            }
+            // The last holder removes the file before it unlocks: a file locked after its
+            // removal is not the lock any more, and is opened again.
+            let current = std::fs::metadata(&lock_file);
+            if !current.is_ok_and(|c| file.metadata().is_ok_and(|f| same_inode(&c, &f))) {
+                continue;
+            }
+            let since = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let owner = format!(
+                "process {} on host {} (since unix time {since})\n",
+                std::process::id(),
+                host_name()
+            );
+            file.set_len(0)
+                .and_then(|()| file.rewind())
+                .and_then(|()| file.write_all(owner.as_bytes()))
+                .and_then(|()| file.sync_all())
+                .map_err(io)?;
+            return Ok(OwnerLock { lock_file, file });
+        }
+    }
+}
+
+impl Drop for OwnerLock {
+    fn drop(&mut self) {
+        // Removed while still locked (see `take`), then unlocked as the file closes.
+        let _ = std::fs::remove_file(&self.lock_file);
+        let _ = self.file.unlock();
+    }
+}
+
+fn same_inode(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (a.dev(), a.ino()) == (b.dev(), b.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        true
+    }
+}
+
+/// This machine's name, for a lock file's reader on another host of a shared file system.
+fn host_name() -> String {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".to_string())
 }
 
 #[cfg(test)]

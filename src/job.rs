@@ -71,7 +71,7 @@ use crate::columnar::{BatchOperator, KeyMemory};
 use crate::columnar::{BatchWriter, PipeFormat, Table, read_table};
 use crate::core::{Encodings, Position};
 use crate::delay::{DelayColumns, DelayedState, PendingLimits};
-use crate::files::{sync_dir, write_atomically};
+use crate::files::{Named, OwnerLock, refuse_overlaps, sync_dir, write_atomically};
 use crate::learner::{Classifier, Config};
 use crate::live::{CheckpointPolicy, LiveModel};
 use crate::model::{Model, ModelConfig};
@@ -179,6 +179,12 @@ pub struct Progress {
     pub rows: u64,
     /// Files rejected.
     pub rejected: u64,
+    /// The first [`Progress::NAMED_REJECTIONS`] files rejected, each with its reason (the
+    /// rest are counted in `rejected`).
+    pub rejections: Vec<(String, String)>,
+    /// Classes met in labels that the model does not know, in the order met (their rows are
+    /// scored, not learnt); at most [`Progress::NAMED_CLASSES`].
+    pub unknown_classes: Vec<String>,
     /// Checkpoints written.
     pub commits: u64,
     /// How long the last one took.
@@ -195,6 +201,13 @@ pub struct Progress {
     pub stopped: bool,
     /// A keyed model's keys in memory, and its loads and spills so far.
     pub keys: Option<KeyMemory>,
+}
+
+impl Progress {
+    /// Rejected files named at most (a job that rejects more counts the rest).
+    pub const NAMED_REJECTIONS: usize = 1000;
+    /// Unknown classes named at most.
+    pub const NAMED_CLASSES: usize = 100;
 }
 
 /// The job's model between files: not loaded yet (a fresh model, or the checkpoint's, is
@@ -234,6 +247,8 @@ impl Job {
             path: parts.clone(),
             source,
         })?;
+        // One job per model and output directory, held until this returns.
+        let _owners = self.own()?;
         // The checkpoint is read once: for its position now, and as the model at the first
         // file.
         let (mut held, committed) = self.load()?;
@@ -305,6 +320,7 @@ impl Job {
         learn_once_by: Option<&str>, stop: &AtomicBool, report: &mut dyn FnMut(&Progress),
     ) -> Result<Progress> {
         self.validate_model()?;
+        let _owner = OwnerLock::acquire(&self.policy.path, false)?;
         let source = PathBuf::from("<stdin>");
         // Batches are read on their own thread, so that a stop is seen while the pipe is
         // quiet.
@@ -353,6 +369,8 @@ impl Job {
                 count_correct(&out, label, &mut progress);
                 progress.rows += batch.num_rows() as u64;
                 progress.keys = model.key_memory();
+                progress.unknown_classes = model.unknown_classes();
+                progress.unknown_classes.truncate(Progress::NAMED_CLASSES);
                 output.write(&out)?;
             }
             let stopping = stop.load(Ordering::Relaxed);
@@ -409,14 +427,40 @@ impl Job {
         Ok(())
     }
 
-    /// Refuses, before any file is taken, directories that are not there and a checkpoint
-    /// that cannot be written.
+    /// Takes the model and the output directory for this process: a second job on either
+    /// is refused ([`Error::Locked`]), a lock left by a job that died is taken over.
+    fn own(&self) -> Result<[Arc<OwnerLock>; 2]> {
+        Ok([
+            OwnerLock::acquire(&self.policy.path, false)?,
+            OwnerLock::acquire(&self.output_dir, true)?,
+        ])
+    }
+
+    /// The job's directories and model, each with the flag that names it on the command line:
+    /// what it reads, then what it writes.
+    fn paths(&self) -> (Vec<Named<'_>>, Vec<Named<'_>>) {
+        let mut inputs = vec![Named::new("--input-dir", &self.input_dir)];
+        inputs.extend(self.labels.iter().map(|l| Named::new("--labels", &l.dir)));
+        let outputs = vec![
+            Named::new("--output-dir", &self.output_dir),
+            Named::new("--model", &self.policy.path),
+        ];
+        (inputs, outputs)
+    }
+
+    /// Refuses, before any file is taken, input directories that are not there, outputs that
+    /// overlap the inputs or each other (an output directory that is the input directory
+    /// would take its own outputs as input on a restart), and a checkpoint that cannot be
+    /// written. A missing output directory is created.
     fn validate(&self) -> Result<()> {
+        let (inputs, outputs) = self.paths();
+        refuse_overlaps(&inputs, &outputs)?;
+        std::fs::create_dir_all(&self.output_dir).map_err(|source| Error::Io {
+            path: self.output_dir.clone(),
+            source,
+        })?;
         let labels = self.labels.iter().map(|l| &l.dir);
-        for dir in [&self.input_dir, &self.output_dir]
-            .into_iter()
-            .chain(labels)
-        {
+        for dir in [&self.input_dir].into_iter().chain(labels) {
             if !dir.is_dir() {
                 return Err(Error::Io {
                     path: dir.clone(),
@@ -546,8 +590,7 @@ impl Job {
                 (true, true) => {
                     let why = "it arrived after a file named later was taken (names must sort \
                                in arrival order)";
-                    self.reject(&input, why)?;
-                    progress.rejected += 1;
+                    self.reject(&input, why, progress)?;
                 }
                 (true, false) => {}
             }
@@ -568,8 +611,7 @@ impl Job {
         let table = match read_table(&path) {
             Ok(table) => table,
             Err(e) => {
-                self.reject(input, &e.to_string())?;
-                progress.rejected += 1;
+                self.reject(input, &e.to_string(), progress)?;
                 return Ok((held, true));
             }
         };
@@ -592,8 +634,7 @@ impl Job {
         let mut live = match bound {
             Ok(live) => live,
             Err((held, e)) => {
-                self.reject(input, &e.to_string())?;
-                progress.rejected += 1;
+                self.reject(input, &e.to_string(), progress)?;
                 return Ok((held, true));
             }
         };
@@ -649,6 +690,9 @@ impl Job {
                 report(progress);
             }
         }
+        // Once per file: a keyed model's classes are gathered over its keys.
+        progress.unknown_classes = live.unknown_classes();
+        progress.unknown_classes.truncate(Progress::NAMED_CLASSES);
         if !pending.is_empty() || part_start == 0 {
             let schema = match pending.first() {
                 Some(batch) => batch.schema(),
@@ -899,8 +943,13 @@ impl Job {
         Ok(())
     }
 
-    /// Moves `input` to `rejected/` in its directory, with the reason beside it.
-    fn reject(&self, input: &Input, why: &str) -> Result<()> {
+    /// Moves `input` to `rejected/` in its directory, with the reason beside it, and counts
+    /// it (naming it in `progress`).
+    fn reject(&self, input: &Input, why: &str, progress: &mut Progress) -> Result<()> {
+        progress.rejected += 1;
+        if progress.rejections.len() < Progress::NAMED_REJECTIONS {
+            progress.rejections.push((input.name.clone(), why.to_string()));
+        }
         let (from, name) = (self.dir_of(input), &input.name);
         let dir = from.join(REJECTED_DIR);
         std::fs::create_dir_all(&dir).map_err(|source| Error::Io {

@@ -17,6 +17,10 @@
 //!   learnt after its last commit is lost with the process, by design: it is learnt again.
 //! * **Cancel.** Dropping a live model commits nothing; its owner commits first if the rows
 //!   it took should count (the `run` job does, on SIGINT or SIGTERM).
+//! * **One owner.** A live model holds its checkpoint's lock (`<path>.lock`
+//!   beside it) while it lives: a live model of another process on the same checkpoint is
+//!   refused with [`Error::Locked`] naming the holder. The operating system releases the
+//!   lock when its process ends, so a crash leaves no lock to clear by hand.
 //! * **Bounded.** A live model holds its model and one batch's buffers; a commit writes the
 //!   whole model (its size is the checkpoint's, see RESULTS.md).
 //!
@@ -41,6 +45,7 @@ use crate::checkpoint::keyed::lock;
 use crate::checkpoint::{self, KeyedStore, StreamState};
 use crate::columnar::{BatchOperator, BoostOperator, KeyMemory, KeyedOperator};
 use crate::core::{OperatorStats, Position};
+use crate::files::OwnerLock;
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
 
@@ -139,6 +144,8 @@ impl CheckpointPolicy {
 
 /// A model bound to a checkpoint and a [`CheckpointPolicy`] (see the module doc).
 pub struct LiveModel {
+    /// This process's hold on the checkpoint (see the module doc).
+    _owner: Arc<OwnerLock>,
     scorer: Scorer,
     config: ModelConfig,
     label: String,
@@ -201,6 +208,7 @@ impl LiveModel {
         input: SchemaRef, source: impl Into<PathBuf>,
     ) -> Result<Self> {
         policy.validate()?;
+        let owner = OwnerLock::acquire(&policy.path, false)?;
         let mut operator = BoostOperator::continuing(model, &stream, input, source)?;
         if let Some(ts) = learn_once_by {
             operator.learn_once_by(ts)?;
@@ -210,6 +218,7 @@ impl LiveModel {
             stream.config,
             stream.label,
             policy,
+            owner,
         ))
     }
 
@@ -223,6 +232,7 @@ impl LiveModel {
         policy: CheckpointPolicy, input: SchemaRef, source: impl Into<PathBuf>,
     ) -> Result<Self> {
         policy.validate()?;
+        let owner = OwnerLock::acquire(&policy.path, false)?;
         let template = lock(&store).manifest().template.clone();
         let source = source.into();
         let factory = {
@@ -268,11 +278,16 @@ impl LiveModel {
             template.config,
             template.label,
             policy,
+            owner,
         ))
     }
 
-    fn of(scorer: Scorer, config: ModelConfig, label: String, policy: CheckpointPolicy) -> Self {
+    fn of(
+        scorer: Scorer, config: ModelConfig, label: String, policy: CheckpointPolicy,
+        owner: Arc<OwnerLock>,
+    ) -> Self {
         LiveModel {
+            _owner: owner,
             scorer,
             config,
             label,
@@ -415,6 +430,24 @@ impl LiveModel {
                 .map(|(_, op)| op.stats())
                 .fold(OperatorStats::default(), |a, b| a.add(&b)),
         }
+    }
+
+    /// The labels met outside the model's class set since this live model was made, in the
+    /// order met (a keyed model's: over the keys it holds); their rows are scored, not learnt.
+    pub fn unknown_classes(&self) -> Vec<String> {
+        let mut classes: Vec<String> = Vec::new();
+        let mut add = |op: &BoostOperator<Model>| {
+            for class in op.unknown_classes() {
+                if !classes.contains(class) {
+                    classes.push(class.clone());
+                }
+            }
+        };
+        match &self.scorer {
+            Scorer::One(operator) => add(operator),
+            Scorer::Keyed { operators, .. } => operators.operators().for_each(|(_, op)| add(op)),
+        }
+        classes
     }
 
     /// The live model with a keyed model's batches spread over `threads` threads, key by key

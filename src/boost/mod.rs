@@ -270,6 +270,7 @@ where
         if self.n_members() == 0 {
             return Err(Error::config("n_learners", "must be >= 1"));
         }
+        crate::core::limits::LEARNERS.check("n_learners", self.n_members())?;
         self.validate_booster()?;
         self.weak().validate()
     }

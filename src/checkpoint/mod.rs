@@ -305,6 +305,25 @@ fn decode<R: ChunkReader + 'static>(
     Ok((model, stream))
 }
 
+/// Reads what a checkpoint says of its stream (config, classes, label, encodings, counters,
+/// position) without building its model. The checksum is not verified here: loading the
+/// model does that.
+pub fn read_stream_state(path: &Path) -> Result<StreamState> {
+    files::without_panics(path, || {
+        let (_, kv, _) = open(path)?;
+        let head_json = kv.get("state").ok_or_else(|| Error::CorruptCheckpoint {
+            file: path.to_path_buf(),
+            detail: "no `streamboost.state` in the metadata".into(),
+        })?;
+        let head: Head<serde::de::IgnoredAny, StreamState> = serde_json::from_str(head_json)
+            .map_err(|e| Error::CorruptCheckpoint {
+                file: path.to_path_buf(),
+                detail: format!("state: {e}"),
+            })?;
+        Ok(head.stream)
+    })
+}
+
 /// Reads a checkpoint's metadata without loading the model.
 pub fn read_metadata(path: &Path) -> Result<Metadata> {
     files::without_panics(path, || open(path).map(|(meta, _, _)| meta))

@@ -1,4 +1,5 @@
-//! The command line's own files: JSON and text read and written with errors naming the file.
+//! The command line's own files: JSON and text read and written with errors naming the file,
+//! written atomically.
 
 use std::path::Path;
 
@@ -23,9 +24,13 @@ pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     write_text(path, &(json + "\n"))
 }
 
+/// Writes `text` to `path` atomically: a failed write leaves an existing file as it was.
 pub fn write_text(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
+    crate::files::write_atomically(path, |mut file| {
+        use std::io::Write;
+        file.write_all(text.as_bytes()).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
     })
 }

@@ -14,7 +14,7 @@ mod train;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub use inspect::InspectArgs;
 pub use plot::PlotArgs;
@@ -61,10 +61,17 @@ enum Command {
 
 /// Entry point of the `streamboost` binary.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Replay(args) => on_the_pool(|| replay::run(&args)),
-        Command::Run(args) => on_the_pool(|| run::run(&args)),
+        Command::Run(args) => {
+            let given = matches
+                .subcommand_matches("run")
+                .map(run::Given::of)
+                .unwrap_or_default();
+            on_the_pool(|| run::run(&args, &given))
+        }
         Command::Train(args) => train::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Plot(args) => plot::run(&args),
@@ -87,6 +94,107 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The command line's grammar: [`Cli`]'s, with every subcommand
+/// * taking negative numbers as values (`--seed -1` is then refused by the flag's own
+///   parser, saying why, rather than read as an unknown flag);
+/// * helped in plain text: `-h`/`--help` give each flag's first sentence, `--help-all`
+///   the whole text, without the Markdown escapes and rustdoc links of the doc comments
+///   the texts come from.
+pub fn command() -> clap::Command {
+    Cli::command().mut_subcommands(|sub| {
+        sub.allow_negative_numbers(true)
+            .disable_help_flag(true)
+            .mut_args(|arg| {
+                let Some(full) = arg.get_long_help().or(arg.get_help()) else {
+                    return arg;
+                };
+                let mut full = plain(&full.to_string());
+                let mut short = first_sentence(&full);
+                // Values with their own help are listed here, in plain text (clap would
+                // print their doc comments' Markdown).
+                let values = arg.get_possible_values();
+                if values.iter().any(|v| v.get_help().is_some()) {
+                    let shown: Vec<_> = values.iter().filter(|v| !v.is_hide_set()).collect();
+                    let names: Vec<&str> = shown.iter().map(|v| v.get_name()).collect();
+                    short = format!("{short} [values: {}]", names.join(", "));
+                    full.push_str("\n\nValues:");
+                    for value in shown {
+                        let help = value.get_help().map(|h| plain(&h.to_string()));
+                        full.push_str(&format!("\n  {}: {}", value.get_name(), help.unwrap_or_default()));
+                    }
+                    return arg.hide_possible_values(true).help(short).long_help(full);
+                }
+                arg.help(short).long_help(full)
+            })
+            .arg(
+                clap::Arg::new("help")
+                    .short('h')
+                    .long("help")
+                    .action(clap::ArgAction::HelpShort)
+                    .help("Print help, a line per flag (--help-all: the whole text)"),
+            )
+            .arg(
+                clap::Arg::new("help-all")
+                    .long("help-all")
+                    .action(clap::ArgAction::HelpLong)
+                    .help("Print help with every flag's whole text"),
+            )
+    })
+}
+
+/// `text` without a doc comment's Markdown: escaped brackets unescaped, rustdoc links
+/// (``[`Type::item`]``, `[text](target)`) as their text, code quotes kept.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['\\', '[']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(after) = rest.strip_prefix('\\') {
+            // `\[` → `[`
+            let mut chars = after.chars();
+            if let Some(c) = chars.next() {
+                out.push(c);
+            }
+            rest = chars.as_str();
+        } else if let Some(close) = rest.find(']').filter(|&c| rest[1..c].starts_with('`')) {
+            // [`Config::with_margin_output`] → `with_margin_output`
+            let inner = rest[1..close].trim_matches('`');
+            let name = inner.rsplit("::").next().unwrap_or(inner);
+            out.push('`');
+            out.push_str(name.trim_end_matches("()"));
+            out.push('`');
+            rest = &rest[close + 1..];
+            if rest.starts_with('(')
+                && let Some(end) = rest.find(')')
+            {
+                rest = &rest[end + 1..];
+            }
+        } else {
+            out.push('[');
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The first sentence of `text` (up to a period followed by a space or the end), or its
+/// first line where it has no such period: what `-h` prints of a flag.
+fn first_sentence(text: &str) -> String {
+    let first = text.split("\n\n").next().unwrap_or(text);
+    let mut end = first.len();
+    for (i, _) in first.match_indices(". ") {
+        // Not after an abbreviation such as `e.g.` or `i.e.`.
+        let before = &first[..i];
+        if !(before.ends_with("e.g") || before.ends_with("i.e") || before.ends_with("vs")) {
+            end = i + 1;
+            break;
+        }
+    }
+    first[..end].trim_end_matches(':').replace('\n', " ")
 }
 
 /// Runs `job` on a thread of rayon's pool (the machine's cores, or `RAYON_NUM_THREADS`), so
@@ -125,6 +233,35 @@ mod tests {
     fn sql_is_a_subcommand_in_every_build() {
         let cli = Cli::try_parse_from(["streamboost", "sql", "SELECT 1", "--table", "t=x.csv"]);
         assert!(matches!(cli.map(|c| c.command), Ok(Command::Sql { .. })));
+    }
+
+    #[test]
+    fn help_is_plain_text() {
+        assert_eq!(
+            plain(r"Adaboost.OLM (\[JGT\] Algorithm 2), see [`Config::with_margin_output`]"),
+            "Adaboost.OLM ([JGT] Algorithm 2), see `with_margin_output`"
+        );
+        assert_eq!(plain("a [`x`](crate::x) b [c]"), "a `x` b [c]");
+        assert_eq!(
+            first_sentence("Seed of it, e.g. 1. More here."),
+            "Seed of it, e.g. 1."
+        );
+    }
+
+    /// Every subcommand's `--help` and `--help-all` hold no doc comment's Markdown, and
+    /// `--help` gives a line or so per flag.
+    #[test]
+    fn every_help_is_plain_and_short() {
+        let mut cli = command();
+        for sub in cli.get_subcommands_mut() {
+            let short = sub.render_help().to_string();
+            let long = sub.render_long_help().to_string();
+            for text in [&short, &long] {
+                assert!(!text.contains("\\[") && !text.contains("[`"), "{text}");
+            }
+            let flags = sub.get_arguments().count();
+            assert!(short.lines().count() <= 2 * flags + 12, "{}: {short}", sub.get_name());
+        }
     }
 
     #[test]

@@ -286,6 +286,23 @@ pub struct ModelFlags {
     pub expert: Option<ExpertSelection>,
 }
 
+/// The model flags given on the command line `matches` parsed, as typed (`--algo`), read
+/// off the flags themselves: a flag added to [`ModelFlags`] is covered without a list.
+pub fn given(matches: &clap::ArgMatches) -> Vec<String> {
+    let flags = ModelFlags::augment_args(clap::Command::new("model"));
+    flags
+        .get_arguments()
+        .filter(|arg| {
+            matches!(
+                matches.try_get_raw(arg.get_id().as_str()),
+                Ok(Some(_))
+            ) && matches.value_source(arg.get_id().as_str())
+                == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .map(|arg| format!("--{}", arg.get_long().unwrap_or(arg.get_id().as_str())))
+        .collect()
+}
+
 /// `--algo`'s values, with their help, from the catalogue.
 fn algorithm_parser() -> impl TypedValueParser<Value = Algorithm> {
     let names = Algorithm::ALL

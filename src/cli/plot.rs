@@ -57,13 +57,25 @@ pub fn draw(path: &Path, title: &str, axes: (&str, &str), curves: &[Curve]) -> R
         let registered = plotters::style::register_font("sans-serif", FontStyle::Normal, font);
         assert!(registered.is_ok(), "DejaVu Sans is a valid font");
     });
+    // Drawn beside the path under a temporary name that keeps the extension (the bitmap
+    // encoder reads the format from it), then renamed over it: a failed chart leaves an
+    // existing file as it was.
+    let mut partial = crate::files::partial_path(path).into_os_string();
+    partial.push(if matches!(image, Image::Svg) { ".svg" } else { ".png" });
+    let partial = PathBuf::from(partial);
     let drawn = match image {
-        Image::Svg => draw_on(SVGBackend::new(path, SIZE), title, axes, curves),
-        Image::Png => draw_on(BitMapBackend::new(path, SIZE), title, axes, curves),
+        Image::Svg => draw_on(SVGBackend::new(&partial, SIZE), title, axes, curves),
+        Image::Png => draw_on(BitMapBackend::new(&partial, SIZE), title, axes, curves),
     };
-    drawn.map_err(|e| Error::Io {
-        path: path.to_path_buf(),
-        source: std::io::Error::other(e.to_string()),
+    let placed = drawn
+        .map_err(|e| std::io::Error::other(e.to_string()))
+        .and_then(|()| std::fs::rename(&partial, path));
+    placed.map_err(|source| {
+        let _ = std::fs::remove_file(&partial);
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
     })
 }
 
@@ -124,16 +136,36 @@ where
         (140, 86, 75),
         (227, 119, 194),
     ];
-    if let Some(from) = curves.iter().find_map(|c| c.final_from) {
+    // Where each curve's final fraction starts: one grey line where all curves share it,
+    // else one in each curve's colour (reports of streams of different lengths).
+    let mut starts: Vec<u64> = curves.iter().filter_map(|c| c.final_from).collect();
+    starts.dedup();
+    let shared = starts.len() == 1 && curves.iter().all(|c| c.final_from == Some(starts[0]));
+    for (i, curve) in curves.iter().enumerate() {
+        let Some(from) = curve.final_from else {
+            continue;
+        };
+        if shared && i > 0 {
+            break;
+        }
+        let (r, g, b) = COLOURS[i % COLOURS.len()];
+        let colour = match shared {
+            true => BLACK.mix(0.5),
+            false => RGBColor(r, g, b).mix(0.7),
+        };
+        let label = match shared {
+            true => "the final fraction starts".to_string(),
+            false => format!("{}: the final fraction starts", curve.name),
+        };
         chart
             .draw_series(DashedLineSeries::new(
                 [(from, lo), (from, hi)],
                 6,
                 4,
-                BLACK.mix(0.5).stroke_width(1),
+                colour.stroke_width(1),
             ))?
-            .label("the final fraction starts")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BLACK.mix(0.5)));
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], colour));
     }
     for (i, curve) in curves.iter().enumerate() {
         let (r, g, b) = COLOURS[i % COLOURS.len()];
@@ -156,12 +188,45 @@ where
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(emptiest_corner(curves, rows, (lo, hi)))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.3))
         .draw()?;
     root.present()?;
     Ok(())
+}
+
+/// The corner of the plot where the legend covers the fewest points of the curves: the
+/// share of each corner's box (40% of the width, 30% of the height) that they cross.
+fn emptiest_corner(curves: &[Curve], rows: u64, (lo, hi): (f64, f64)) -> SeriesLabelPosition {
+    let points = || {
+        curves.iter().flat_map(|c| {
+            c.points.iter().flat_map(|&(r, cumulative, window)| {
+                let x = r as f64 / rows as f64;
+                [cumulative, window]
+                    .into_iter()
+                    .flatten()
+                    .map(move |v| (x, (v - lo) / (hi - lo)))
+            })
+        })
+    };
+    // (right, upper), in the order ties are settled.
+    let corners = [(true, false), (true, true), (false, false), (false, true)];
+    let covered = |&(right, upper): &(bool, bool)| {
+        points()
+            .filter(|&(x, y)| {
+                let across = if right { x >= 0.6 } else { x <= 0.4 };
+                let up = if upper { y >= 0.7 } else { y <= 0.3 };
+                across && up
+            })
+            .count()
+    };
+    match corners.iter().min_by_key(|c| covered(c)) {
+        Some((true, true)) => SeriesLabelPosition::UpperRight,
+        Some((false, false)) => SeriesLabelPosition::LowerLeft,
+        Some((false, true)) => SeriesLabelPosition::UpperLeft,
+        _ => SeriesLabelPosition::LowerRight,
+    }
 }
 
 /// `streamboost plot`: the learning curves of several `replay --report` files on one chart.
@@ -178,6 +243,11 @@ pub struct PlotArgs {
 /// Runs `streamboost plot`.
 pub fn run(args: &PlotArgs) -> Result<()> {
     check_path(&args.output)?;
+    let reports: Vec<_> = (args.reports.iter())
+        .map(|p| crate::files::Named::new("REPORT", p))
+        .collect();
+    let chart = crate::files::Named::new("--output", &args.output);
+    crate::files::refuse_overlaps(&reports, &[chart])?;
     let mut metric = None;
     let mut curves = Vec::new();
     for path in &args.reports {

@@ -73,7 +73,13 @@ pub fn write_outputs<R: Serialize>(
             points,
             final_from: Some(final_from),
         };
-        let title = format!("{} on {}", run.algorithm.name(), run.inputs.join(", "));
+        // The files' names, not their paths: a title is one line.
+        let names: Vec<_> = run
+            .inputs
+            .iter()
+            .map(|i| Path::new(i).file_name().map_or(i.into(), |n| n.to_string_lossy()))
+            .collect();
+        let title = format!("{} on {}", run.algorithm.name(), names.join(", "));
         super::plot::draw(path, &title, ("rows", &metric.replace('_', " ")), &[curve])?;
     }
     Ok(())

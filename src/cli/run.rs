@@ -15,6 +15,7 @@ use crate::Result;
 use crate::columnar::PipeFormat;
 use crate::delay::{DelayColumns, PendingLimits};
 use crate::job::{FreshModel, Job, LabelInput, Progress};
+use crate::checkpoint::KeyedStore;
 use crate::live::CheckpointPolicy;
 
 /// Arguments of `streamboost run`.
@@ -125,8 +126,99 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+/// Which of a fresh model's flags `run` was given on its command line: checked against an
+/// existing `--model`, whose own settings they would otherwise silently lose to.
+#[derive(Debug, Default)]
+pub struct Given {
+    /// The model flags given (`--algo`, `--learners`, `--config`, ...), as typed.
+    model: Vec<String>,
+    /// The stream flags given (`--label`, `--classes`, `--nominal`, `--ordinal`), and
+    /// `--seed`.
+    stream: Vec<&'static str>,
+}
+
+impl Given {
+    /// What `matches` (of `run`) says was typed.
+    pub fn of(matches: &clap::ArgMatches) -> Given {
+        let typed = |id: &str| {
+            matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        };
+        let stream = [
+            ("label", "--label"),
+            ("classes", "--classes"),
+            ("nominal", "--nominal"),
+            ("ordinal", "--ordinal"),
+            ("seed", "--seed"),
+        ];
+        Given {
+            model: super::model_flags::given(matches),
+            stream: stream
+                .into_iter()
+                .filter(|(id, _)| typed(id))
+                .map(|(_, flag)| flag)
+                .collect(),
+        }
+    }
+}
+
+/// Refuses the flags of a fresh model that describe another model than the existing
+/// checkpoint holds (flags that describe it, as when a job is restarted with its first
+/// command line, pass); returns the checkpoint's stream state, or none for a fresh model.
+fn check_existing(
+    args: &RunArgs, given: &Given,
+) -> Result<Option<crate::checkpoint::StreamState>> {
+    let path = &args.model;
+    if !path.exists() {
+        return Ok(None);
+    }
+    let (state, seed) = match KeyedStore::is_keyed(path) {
+        true => {
+            let manifest = KeyedStore::open_read_only(path)?.manifest().clone();
+            (manifest.template, Some(manifest.seed))
+        }
+        false => (crate::checkpoint::read_stream_state(path)?, None),
+    };
+    let refuse = |flags: &str, what: String| {
+        Err(crate::Error::config(
+            "model",
+            format!(
+                "{} exists and {what}; {flags} describe a fresh model, not this one: remove them \
+                 to go on with the checkpoint, or give a new --model path",
+                path.display()
+            ),
+        ))
+    };
+    if !given.model.is_empty() {
+        let config = args.model_flags.model_config()?;
+        if config != state.config {
+            let flags = given.model.join(" ");
+            return refuse(&flags, format!("holds {} (flags: {config})", state.config));
+        }
+    }
+    let stream = &args.stream;
+    let differs = |flag: &str| match flag {
+        "--label" => stream.label != state.label,
+        "--classes" => stream.classes.as_deref() != Some(state.spec.classes.names()),
+        "--nominal" => stream.nominal != state.encodings.nominal,
+        "--ordinal" => stream.ordinal != state.encodings.ordinal,
+        "--seed" => seed.is_some_and(|s| s != args.seed),
+        _ => false,
+    };
+    if let Some(flag) = given.stream.iter().find(|f| differs(f)) {
+        let what = format!(
+            "was made with label `{}`, classes [{}]{}",
+            state.label,
+            state.spec.classes.names().join(", "),
+            seed.map_or(String::new(), |s| format!(", seed {s}"))
+        );
+        return refuse(flag, what);
+    }
+    Ok(Some(state))
+}
+
 /// Runs `streamboost run`.
-pub fn run(args: &RunArgs) -> Result<()> {
+pub fn run(args: &RunArgs, given: &Given) -> Result<()> {
+    let existing = check_existing(args, given)?;
     let seconds = |s: f64, name: &'static str| {
         Duration::try_from_secs_f64(s)
             .map_err(|_| crate::Error::config(name, "must be a number of seconds >= 0"))
@@ -195,17 +287,36 @@ pub fn run(args: &RunArgs) -> Result<()> {
         // Already installed (the job embedded in a process that logs): use that one.
         drop(installed);
     }
+    say_start(args, &job, existing.as_ref(), given);
     let start = Instant::now();
     let mut last = Instant::now();
-    let (mut rows_at_last, mut rejected) = (0, 0);
+    let (mut rows_at_last, mut rejected, mut named) = (0, 0, 0);
+    let mut classes_named = 0;
     let mut report = |p: &Progress| {
-        if p.rejected > rejected {
-            rejected = p.rejected;
+        for (file, reason) in &p.rejections[named..] {
             tracing::warn!(
-                rejected,
-                "a file was rejected: moved to rejected/ in the input directory, with its reason"
+                file,
+                reason,
+                "rejected: moved to rejected/ in its directory, with the reason beside it"
             );
         }
+        named = p.rejections.len();
+        if p.rejected > rejected {
+            let unnamed = p.rejected - named as u64;
+            if unnamed > 0 {
+                tracing::warn!(rejected = p.rejected, unnamed, "more files rejected");
+            }
+            rejected = p.rejected;
+        }
+        for class in &p.unknown_classes[classes_named.min(p.unknown_classes.len())..] {
+            tracing::warn!(
+                class,
+                "a label outside the model's classes (taken from its first file, or --classes): \
+                 its rows are scored, not learnt; to learn it, start a fresh model (a new \
+                 --model) with --classes naming every class, this one included"
+            );
+        }
+        classes_named = classes_named.max(p.unknown_classes.len());
         if last.elapsed() < every {
             return;
         }
@@ -228,6 +339,56 @@ pub fn run(args: &RunArgs) -> Result<()> {
     };
     event(&progress, progress.rows, start.elapsed(), end);
     Ok(())
+}
+
+/// The job's first event: what it reads, what it writes, and the model it goes on with or
+/// starts.
+fn say_start(
+    args: &RunArgs, job: &Job, existing: Option<&crate::checkpoint::StreamState>, given: &Given,
+) {
+    let model = args.model.display().to_string();
+    let (mode, config) = match existing {
+        Some(state) => (
+            format!("resumed ({} rows seen)", state.stats.rows_seen),
+            state.config.to_string(),
+        ),
+        None => (
+            "fresh, made at the first file".to_string(),
+            job.fresh.config.to_string(),
+        ),
+    };
+    match args.stdin {
+        true => tracing::info!(
+            input = "standard input (Arrow IPC stream)",
+            output = "standard output",
+            model,
+            mode,
+            config,
+            "start"
+        ),
+        false => {
+            let input_dir = job.input_dir.display().to_string();
+            let labels = args.labels.as_ref().map(|d| d.display().to_string());
+            let output_dir = job.output_dir.display().to_string();
+            tracing::info!(
+                input_dir,
+                labels = labels.unwrap_or_default(),
+                output_dir,
+                model,
+                mode,
+                config,
+                once = args.once,
+                "start: takes the CSV and Parquet files of input_dir in name order, writes \
+                 output_dir/<stem>.parquet per file"
+            );
+        }
+    }
+    if existing.is_some() && given.stream.contains(&"--seed") && !KeyedStore::is_keyed(&args.model)
+    {
+        tracing::warn!(
+            "--seed seeds a fresh model only: the checkpoint's generators go on where they were"
+        );
+    }
 }
 
 /// How `run` writes its events on stderr.

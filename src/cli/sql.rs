@@ -15,6 +15,7 @@ use crate::columnar::{BatchWriter, FileFormat};
 use crate::live::CheckpointPolicy;
 use crate::model::ModelConfig;
 use crate::sql::{ModelRegistry, register_all};
+use crate::files::Named;
 use crate::{Error, Result};
 
 /// Arguments of `streamboost sql`.
@@ -146,6 +147,35 @@ fn name_and_path<'a>(arg: &'a str, flag: &'static str) -> Result<(&'a str, &'a P
     }
 }
 
+/// Refuses an `--output` that would overwrite a registered table or model (or a file the
+/// statement names in quotes, `FROM 'x.csv'`), or a live model's checkpoint, and a live
+/// checkpoint that is a table or another model: before any file is opened.
+fn refuse_overlaps(args: &SqlArgs) -> Result<()> {
+    let mut inputs = Vec::new();
+    for arg in &args.tables {
+        inputs.push(Named::new("--table", name_and_path(arg, "table")?.1));
+    }
+    for arg in &args.models {
+        inputs.push(Named::new("--model", name_and_path(arg, "model")?.1));
+    }
+    let quoted = args.statement.split('\'').skip(1).step_by(2);
+    inputs.extend(
+        quoted
+            .map(Path::new)
+            .filter(|p| p.is_file())
+            .map(|p| Named::new("the statement's", p)),
+    );
+    let mut outputs = Vec::new();
+    if let Some(path) = &args.output {
+        outputs.push(Named::new("--output", path));
+    }
+    for arg in &args.live {
+        let spec = arg.split(',').next().unwrap_or_default();
+        outputs.push(Named::new("--live", name_and_path(spec, "live")?.1));
+    }
+    crate::files::refuse_overlaps(&inputs, &outputs)
+}
+
 /// The session a statement runs in: this process's, or a Ballista cluster's.
 async fn session(
     args: &SqlArgs, registry: &ModelRegistry, partitions: usize,
@@ -190,6 +220,7 @@ pub fn run(args: &SqlArgs) -> Result<()> {
 }
 
 async fn run_async(args: &SqlArgs) -> Result<()> {
+    refuse_overlaps(args)?;
     let registry = ModelRegistry::new();
     // Files can also be queried by path: `SELECT ... FROM 'model.parquet'`.
     let partitions = args

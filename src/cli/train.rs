@@ -20,6 +20,7 @@ use crate::checkpoint::{self, StreamState};
 use crate::columnar::{Table, encode_with_spec, infer_spec, open_table};
 use crate::core::{Dataset, OperatorStats, Rng};
 use crate::model::{Algorithm, Model, ModelConfig, Role};
+use crate::files::Named;
 use crate::{Error, Result};
 
 /// Arguments of `streamboost train`.
@@ -144,6 +145,20 @@ const NOTE: &str = "a batch model does not learn online: scoring more rows (repl
 
 /// Runs `streamboost train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
+    let inputs: Vec<Named> = (args.inputs.iter().map(|p| Named::new("--input", p)))
+        .chain(args.tests.iter().map(|p| Named::new("--test", p)))
+        .chain(Named::given("--config", &args.config))
+        .collect();
+    let outputs: Vec<Named> = [
+        Named::given("--save", &args.save),
+        Named::given("--report", &args.report),
+        Named::given("--rounds-csv", &args.rounds_csv),
+        Named::given("--plot", &args.plot),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    crate::files::refuse_overlaps(&inputs, &outputs)?;
     if let Some(plot) = &args.plot {
         super::plot::check_path(plot)?;
     }

@@ -12,8 +12,30 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::{Error, Result, files};
 
-/// Rows per record batch when reading.
+/// Rows per record batch when reading, at most.
 const BATCH_ROWS: usize = 8192;
+/// Cells per record batch when reading, at most: a reader holds buffers for a whole batch
+/// (arrow's CSV decoder an offset per cell, allocated up front), so a wide file is read in
+/// batches of fewer rows. 64 columns still take [`BATCH_ROWS`] rows at a time.
+const BATCH_CELLS: usize = 64 * BATCH_ROWS;
+
+/// Rows per batch of a table of `columns` columns (between 16 and [`BATCH_ROWS`]).
+fn batch_rows(columns: usize) -> usize {
+    (BATCH_CELLS / columns.max(1)).clamp(16, BATCH_ROWS)
+}
+
+/// Refuses a table wider than [`limits::COLUMNS`](crate::core::limits::COLUMNS), before a
+/// batch of it is read.
+fn check_width(path: &Path, schema: &Schema) -> Result<()> {
+    let (limit, n) = (crate::core::limits::COLUMNS, schema.fields().len());
+    match n > limit.get() {
+        true => Err(Error::Format {
+            file: path.to_path_buf(),
+            message: format!("the number of columns {}", limit.exceeded(n, limit.get())),
+        }),
+        false => Ok(()),
+    }
+}
 
 /// One input: its schema and row count, and its rows, held in memory or read again from its
 /// file on each pass ([`Table::batches`]).
@@ -266,6 +288,7 @@ fn csv_schema<R: std::io::Read>(path: &Path, open: impl Fn() -> Result<R>) -> Re
         });
     }
     Error::check_unique_columns(path, &schema)?;
+    check_width(path, &schema)?;
     Ok(Arc::new(schema))
 }
 
@@ -275,7 +298,7 @@ fn csv_batches<'a, R: std::io::Read + 'a>(
 ) -> Result<Batches<'a>> {
     let reader = ReaderBuilder::new(schema.clone())
         .with_format(Format::default().with_header(true))
-        .with_batch_size(BATCH_ROWS)
+        .with_batch_size(batch_rows(schema.fields().len()))
         .build(open()?)
         .map_err(|e| csv_error(path, Some(&schema), e))?;
     let path = path.to_path_buf();
@@ -301,10 +324,11 @@ fn parquet_batches_counted(path: &Path) -> Result<(SchemaRef, Batches<'static>, 
             open(path)?,
             files::parquet_options(),
         )
-        .map_err(|e| format_error(path, &e))?
-        .with_batch_size(BATCH_ROWS);
+        .map_err(|e| format_error(path, &e))?;
         let schema = builder.schema().clone();
         Error::check_unique_columns(path, &schema)?;
+        check_width(path, &schema)?;
+        let builder = builder.with_batch_size(batch_rows(schema.fields().len()));
         let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
         let reader = builder.build().map_err(|e| format_error(path, &e))?;
         Ok((schema, reader, rows))
@@ -348,6 +372,14 @@ fn csv_error(path: &Path, schema: Option<&Schema>, e: ArrowError) -> Error {
             .and_then(|s| s.fields().get(i as usize))
             .map_or_else(|| format!("#{i}"), |f| f.name().clone())
     });
+    // The csv crate calls a row's fields "records": said in a CSV user's words.
+    let fields = match (number_after("Expected "), number_after("found ")) {
+        (Some(expected), Some(found)) if message.contains("unequal lengths") => {
+            Some(format!("the row has {found} fields where the header has {expected}"))
+        }
+        _ => None,
+    };
+    let message = fields.unwrap_or(message);
     if line.is_none() && column.is_none() {
         return Error::Format {
             file: path.to_path_buf(),

@@ -139,6 +139,9 @@ pub struct BoostOperator<M> {
     /// Names the input in errors.
     source: PathBuf,
     stats: OperatorStats,
+    /// The labels met outside the class set, in the order met (at most
+    /// [`BoostOperator::NAMED_UNKNOWN_CLASSES`]; all are counted in `stats`).
+    unknown_classes: Vec<String>,
     /// How far a live model has taken its input, saved with it.
     position: Option<Position>,
     /// The ordering column by which rows are learnt once, if asked
@@ -215,6 +218,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
             schema,
             source,
             stats: OperatorStats::default(),
+            unknown_classes: Vec::new(),
             position: None,
             once: None,
             rows: Vec::new(),
@@ -334,6 +338,15 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
     /// Counters of the stream so far.
     pub fn stats(&self) -> OperatorStats {
         self.stats
+    }
+
+    /// Unknown labels named at most by [`BoostOperator::unknown_classes`].
+    pub const NAMED_UNKNOWN_CLASSES: usize = 100;
+
+    /// The labels this operator met outside its class set (scored, not learnt), in the
+    /// order met, since it was made (not saved with the model).
+    pub fn unknown_classes(&self) -> &[String] {
+        &self.unknown_classes
     }
 
     pub(super) fn stats_mut(&mut self) -> &mut OperatorStats {
@@ -480,6 +493,12 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                     Some(&y) => Some(y),
                     None => {
                         self.stats.unknown_labels += 1;
+                        let class = l.value(r);
+                        if self.unknown_classes.len() < Self::NAMED_UNKNOWN_CLASSES
+                            && !self.unknown_classes.iter().any(|c| c == class)
+                        {
+                            self.unknown_classes.push(class.to_string());
+                        }
                         None
                     }
                 },

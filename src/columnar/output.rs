@@ -1,6 +1,7 @@
 //! Writing per-row results as CSV or Parquet.
 
 use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -216,17 +217,19 @@ fn csv_cells(batch: &RecordBatch) -> std::result::Result<RecordBatch, ArrowError
 }
 
 /// Writes record batches to a file as they come, as Parquet if the extension says so, else
-/// as CSV with a header: nothing is held beyond the batch being written. The file is created
-/// at once (so a path that cannot be written fails before any work); CSV rows written before
-/// a crash stay readable, Parquet row groups need the footer [`BatchWriter::finish`] writes.
-/// Or to standard output ([`BatchWriter::stdout`]), as an Arrow IPC stream or CSV, flushed
-/// after every batch.
+/// as CSV with a header: nothing is held beyond the batch being written. The batches go to a
+/// temporary file beside the path ([`crate::files::partial_path`]), created at once (so a
+/// path that cannot be written fails before any work) and renamed over the path by
+/// [`BatchWriter::finish`]: a command that fails or is killed leaves an existing file as it
+/// was (and a killed one's temporary file, removed by the next write of that path). Or to
+/// standard output ([`BatchWriter::stdout`]), as an Arrow IPC stream or CSV, flushed after
+/// every batch.
 pub struct BatchWriter {
     path: PathBuf,
     format: Format,
     state: Writing,
-    /// Flush standard output after every batch.
-    pipe: bool,
+    /// The temporary file being written, to be renamed over `path` (none on standard output).
+    partial: Option<(PathBuf, File)>,
 }
 
 /// The format of a [`BatchWriter`] on standard output.
@@ -257,12 +260,15 @@ enum Writing {
 }
 
 impl BatchWriter {
-    /// Creates (or truncates) `path`.
+    /// Starts writing `path` (which keeps its old contents until [`BatchWriter::finish`]).
     pub fn create(path: &Path) -> Result<Self> {
-        let file = File::create(path).map_err(|source| Error::Io {
+        let partial = crate::files::partial_path(path);
+        let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let file = File::create(&partial).map_err(io)?;
+        let kept = file.try_clone().map_err(io)?;
         let format = match FileFormat::of(path) {
             FileFormat::Csv => Format::Csv,
             FileFormat::Parquet => Format::Parquet,
@@ -270,8 +276,8 @@ impl BatchWriter {
         Ok(BatchWriter {
             path: path.to_path_buf(),
             format,
-            state: Writing::Created(Some(Box::new(file))),
-            pipe: false,
+            state: Writing::Created(Some(Box::new(std::io::BufWriter::new(file)))),
+            partial: Some((partial, kept)),
         })
     }
 
@@ -285,7 +291,7 @@ impl BatchWriter {
                 PipeFormat::Csv => Format::Csv,
             },
             state: Writing::Created(Some(Box::new(std::io::stdout()))),
-            pipe: true,
+            partial: None,
         }
     }
 
@@ -329,8 +335,7 @@ impl BatchWriter {
             Writing::Created(_) => unreachable!("a writer was made above"),
         };
         written.map_err(|e| self.format_error(e))?;
-        if self.pipe {
-            use std::io::Write;
+        if self.partial.is_none() {
             std::io::stdout()
                 .flush()
                 .map_err(|e| self.format_error(e))?;
@@ -338,18 +343,51 @@ impl BatchWriter {
         Ok(())
     }
 
-    /// Ends the file (Parquet's footer); a file that got no batch is left empty.
-    pub fn finish(self) -> Result<()> {
-        match self.state {
-            Writing::Parquet(w) => w.close().map(|_| ()).map_err(|e| Error::Format {
-                file: self.path.clone(),
-                message: e.to_string(),
-            }),
-            Writing::Ipc(mut w) => w.finish().map_err(|e| Error::Format {
-                file: self.path.clone(),
-                message: e.to_string(),
-            }),
-            Writing::Csv(_) | Writing::Created(_) => Ok(()),
+    /// Ends the file (Parquet's footer) and puts it in place of the path, flushed to disk; a
+    /// file that got no batch is empty.
+    pub fn finish(mut self) -> Result<()> {
+        let state = std::mem::replace(&mut self.state, Writing::Created(None));
+        let ended = match state {
+            Writing::Parquet(w) => w
+                .into_inner()
+                .map_err(|e| e.to_string())
+                .and_then(|mut sink| sink.flush().map_err(|e| e.to_string())),
+            Writing::Ipc(mut w) => w
+                .finish()
+                .and_then(|()| w.get_mut().flush().map_err(Into::into))
+                .map_err(|e| e.to_string()),
+            Writing::Csv(w) => w.into_inner().flush().map_err(|e| e.to_string()),
+            Writing::Created(Some(mut sink)) => sink.flush().map_err(|e| e.to_string()),
+            Writing::Created(None) => Ok(()),
+        };
+        ended.map_err(|e| self.format_error(e))?;
+        let Some((partial, file)) = self.partial.take() else {
+            return Ok(());
+        };
+        let io = |source| Error::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let placed = file
+            .sync_all()
+            .and_then(|()| std::fs::rename(&partial, &self.path));
+        if let Err(e) = placed {
+            let _ = std::fs::remove_file(&partial);
+            return Err(io(e));
+        }
+        crate::files::sync_dir(match self.path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        })
+    }
+}
+
+impl Drop for BatchWriter {
+    /// A writer dropped before [`BatchWriter::finish`] (its command failed) leaves the path
+    /// as it was and removes its temporary file.
+    fn drop(&mut self) {
+        if let Some((partial, _)) = self.partial.take() {
+            let _ = std::fs::remove_file(partial);
         }
     }
 }

@@ -6,6 +6,7 @@
 
 mod dataset;
 mod encoding;
+pub mod limits;
 pub mod math;
 mod rng;
 mod schema;

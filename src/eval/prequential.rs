@@ -660,14 +660,24 @@ impl fmt::Display for PrequentialReport {
             )?;
         }
         writeln!(f, "{}", self.throughput)?;
-        let width = self.per_class.iter().map(|c| c.class.len()).max();
-        let width = width.unwrap_or(5).max(5);
+        // A class name wider than a line is cut (the JSON report has it whole).
+        const WIDEST: usize = 40;
+        let shown = |name: &str| match name.chars().count() > WIDEST {
+            true => name.chars().take(WIDEST - 1).chain(['…']).collect(),
+            false => name.to_string(),
+        };
+        let width = self.per_class.iter().map(|c| c.class.chars().count()).max();
+        let width = width.unwrap_or(5).clamp(5, WIDEST);
         writeln!(f, "{:<width$}  precision  recall      f1  support", "class")?;
         for c in &self.per_class {
             writeln!(
                 f,
                 "{:<width$}  {:>9.4}  {:>6.4}  {:>6.4}  {:>7}",
-                c.class, c.precision, c.recall, c.f1, c.support
+                shown(&c.class),
+                c.precision,
+                c.recall,
+                c.f1,
+                c.support
             )?;
         }
         Ok(())

@@ -21,7 +21,11 @@
 //!   whole does.
 //! * **One trainer.** A second query training the same live model while one runs is refused
 //!   with an error naming the model; queries are never interleaved. A query's partitions
-//!   share its claim.
+//!   share its claim. Across processes, a registered live model holds its checkpoint's lock
+//!   (`<path>.lock`) until the registry is dropped: a `run` job or another process's
+//!   registry on the same checkpoint is refused.
+//! * **A config for an existing checkpoint** must describe the model it holds (a restart
+//!   with the same registration); one that describes another is refused, never ignored.
 //! * **Cancel and crash.** A query dropped before its end commits nothing after its last
 //!   periodic commit; a crashed process leaves the last commit whole. Rows learnt after it
 //!   are learnt again by the next query that brings them.
@@ -35,7 +39,9 @@ use std::time::SystemTime;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 
+use crate::checkpoint::keyed::lock;
 use crate::checkpoint::{self, KeyedStore, StreamState};
+use crate::files::OwnerLock;
 use crate::columnar::BatchOperator;
 use crate::live::{CheckpointPolicy, LiveModel};
 use crate::model::{Model, ModelConfig};
@@ -59,6 +65,8 @@ enum Committed {
 /// A live model's shared state in a registry.
 #[derive(Debug)]
 pub struct LiveSlot {
+    /// This process's hold on the checkpoint: no other process trains it meanwhile.
+    _owner: Arc<OwnerLock>,
     name: String,
     policy: CheckpointPolicy,
     committed: RwLock<Committed>,
@@ -78,6 +86,7 @@ impl LiveSlot {
         name: &str, policy: CheckpointPolicy, fresh: Option<(ModelConfig, Vec<String>, u64)>,
     ) -> Result<Self> {
         policy.validate()?;
+        let owner = OwnerLock::acquire(&policy.path, false)?;
         let committed = if KeyedStore::is_keyed(&policy.path) {
             Committed::Keyed(Arc::new(Mutex::new(KeyedStore::open(&policy.path)?)))
         } else if policy.path.is_file() {
@@ -93,7 +102,26 @@ impl LiveSlot {
         } else {
             Committed::Nothing
         };
+        let held = match &committed {
+            Committed::One(state) => Some(state.1.config.clone()),
+            Committed::Keyed(store) => Some(lock(store).manifest().template.config.clone()),
+            Committed::Nothing => None,
+        };
+        if let (Some(held), Some((config, _, _))) = (held, &fresh)
+            && held != *config
+        {
+            return Err(Error::config(
+                "live",
+                format!(
+                    "`{name}`: `{}` exists and holds {held}, which is not the model its config \
+                     describes ({config}): drop config= to go on with the checkpoint, or name \
+                     a new path",
+                    policy.path.display()
+                ),
+            ));
+        }
         Ok(LiveSlot {
+            _owner: owner,
             name: name.to_string(),
             policy,
             committed: RwLock::new(committed),

@@ -35,3 +35,5 @@ mod multi_label;
 mod run_job;
 #[cfg(all(feature = "sql", feature = "cli"))]
 mod sql;
+#[cfg(feature = "cli")]
+mod user_data;

@@ -340,7 +340,7 @@ fn sigterm_commits_and_exits_zero() {
 }
 
 /// Sends SIGTERM to `child`, which must then exit 0.
-fn stop_with_sigterm(mut child: std::process::Child) {
+pub(crate) fn stop_with_sigterm(mut child: std::process::Child) {
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::ReplayArgs;
 use crate::Result;
+use crate::files::{self, Named};
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
@@ -24,6 +25,7 @@ const BUNDLED_CSV: &[u8] = include_bytes!("../../../data/car.csv");
 
 /// Runs `streamboost replay`.
 pub fn run(args: &ReplayArgs) -> Result<()> {
+    refuse_overlaps(args)?;
     let policy = args.save.clone().map(|path| CheckpointPolicy {
         every: args.checkpoint_every,
         ..CheckpointPolicy::at_end(path)
@@ -253,6 +255,28 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
     ending.write(saved, &report, "accuracy", points)
+}
+
+/// Refuses an output that would overwrite an input or another output, before anything is
+/// read or written. `--save` naming the `--load` checkpoint updates it: the checkpoint is
+/// read whole before the replay, and saved atomically after.
+fn refuse_overlaps(args: &ReplayArgs) -> Result<()> {
+    let updated = matches!((&args.load, &args.save), (Some(l), Some(s)) if files::overlaps(l, s));
+    let inputs: Vec<Named> = (args.inputs.iter().map(|p| Named::new("--input", p)))
+        .chain(args.tests.iter().map(|p| Named::new("--test", p)))
+        .chain(Named::given("--load", &args.load).filter(|_| !updated))
+        .collect();
+    let outputs: Vec<Named> = [
+        Named::given("--save", &args.save),
+        Named::given("--report", &args.report),
+        Named::given("--curve", &args.curve),
+        Named::given("--plot", &args.plot),
+        Named::given("--predictions", &args.predictions),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    files::refuse_overlaps(&inputs, &outputs)
 }
 
 /// Cells read as missing values: never refused (WEAK_LEARNERS.md §0), but said.
