@@ -193,15 +193,15 @@ pub enum Error {
     #[error("{output_flag} {} would overwrite {input_flag} {}: {why}", output.display(), input.display())]
     OutputOverlapsInput {
         /// The flag naming the output.
-        output_flag: String,
+        output_flag: &'static str,
         /// The output path.
         output: PathBuf,
         /// The flag naming the input (or the other output).
-        input_flag: String,
+        input_flag: &'static str,
         /// The input path.
         input: PathBuf,
         /// How they overlap (the same file, a link to it, a directory holding it).
-        why: String,
+        why: &'static str,
     },
 
     /// Another process holds a model or an output directory: one job per model.

@@ -152,20 +152,20 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
 /// A path a command names, with the flag that names it (for the error).
 #[derive(Debug, Clone, Copy)]
 pub struct Named<'a> {
-    /// The flag, as the user typed it (`--save`, `--input-dir`).
-    pub flag: &'a str,
+    /// The flag, as the user types it (`--save`, `--input-dir`).
+    pub flag: &'static str,
     /// The path.
     pub path: &'a Path,
 }
 
 impl<'a> Named<'a> {
     /// `path`, named by `flag`.
-    pub fn new(flag: &'a str, path: &'a Path) -> Self {
+    pub fn new(flag: &'static str, path: &'a Path) -> Self {
         Named { flag, path }
     }
 
     /// `path`, named by `flag`, if the flag was given.
-    pub fn given(flag: &'a str, path: &'a Option<PathBuf>) -> Option<Self> {
+    pub fn given(flag: &'static str, path: &'a Option<PathBuf>) -> Option<Self> {
         path.as_deref().map(|path| Named { flag, path })
     }
 }
@@ -180,11 +180,11 @@ pub fn refuse_overlaps(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<()
         for other in others {
             if let Some(why) = overlap(output.path, other.path) {
                 return Err(Error::OutputOverlapsInput {
-                    output_flag: output.flag.to_string(),
+                    output_flag: output.flag,
                     output: output.path.to_path_buf(),
-                    input_flag: other.flag.to_string(),
+                    input_flag: other.flag,
                     input: other.path.to_path_buf(),
-                    why: why.to_string(),
+                    why,
                 });
             }
         }

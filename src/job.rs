@@ -948,7 +948,9 @@ impl Job {
     fn reject(&self, input: &Input, why: &str, progress: &mut Progress) -> Result<()> {
         progress.rejected += 1;
         if progress.rejections.len() < Progress::NAMED_REJECTIONS {
-            progress.rejections.push((input.name.clone(), why.to_string()));
+            progress
+                .rejections
+                .push((input.name.clone(), why.to_string()));
         }
         let (from, name) = (self.dir_of(input), &input.name);
         let dir = from.join(REJECTED_DIR);

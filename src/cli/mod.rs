@@ -61,7 +61,9 @@ enum Command {
 
 /// Entry point of the `streamboost` binary.
 pub fn main() -> ExitCode {
-    let matches = command().get_matches();
+    let matches = command()
+        .try_get_matches()
+        .unwrap_or_else(|e| say_negative(e).exit());
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Replay(args) => on_the_pool(|| replay::run(&args)),
@@ -122,7 +124,11 @@ pub fn command() -> clap::Command {
                     full.push_str("\n\nValues:");
                     for value in shown {
                         let help = value.get_help().map(|h| plain(&h.to_string()));
-                        full.push_str(&format!("\n  {}: {}", value.get_name(), help.unwrap_or_default()));
+                        full.push_str(&format!(
+                            "\n  {}: {}",
+                            value.get_name(),
+                            help.unwrap_or_default()
+                        ));
                     }
                     return arg.hide_possible_values(true).help(short).long_help(full);
                 }
@@ -142,6 +148,30 @@ pub fn command() -> clap::Command {
                     .help("Print help with every flag's whole text"),
             )
     })
+}
+
+/// A parse error for a negative number given to a flag that takes none (a count, a seed)
+/// says so, instead of the integer parser's "invalid digit found in string".
+fn say_negative(e: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let value = match e.get(ContextKind::InvalidValue) {
+        Some(ContextValue::String(v)) if v.starts_with('-') && v[1..].parse::<f64>().is_ok() => v,
+        _ => return e,
+    };
+    let flag = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(flag)) => flag.clone(),
+        _ => return e,
+    };
+    if e.kind() != ErrorKind::ValueValidation {
+        return e;
+    }
+    let message = format!(
+        "invalid value '{value}' for '{flag}': a negative number, where a count or a seed (0 or \
+         more) is expected\n"
+    );
+    let mut command = command();
+    command.build();
+    clap::Error::raw(ErrorKind::ValueValidation, message).with_cmd(&command)
 }
 
 /// `text` without a doc comment's Markdown: escaped brackets unescaped, rustdoc links
@@ -260,7 +290,11 @@ mod tests {
                 assert!(!text.contains("\\[") && !text.contains("[`"), "{text}");
             }
             let flags = sub.get_arguments().count();
-            assert!(short.lines().count() <= 2 * flags + 12, "{}: {short}", sub.get_name());
+            assert!(
+                short.lines().count() <= 2 * flags + 12,
+                "{}: {short}",
+                sub.get_name()
+            );
         }
     }
 

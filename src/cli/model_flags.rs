@@ -293,11 +293,9 @@ pub fn given(matches: &clap::ArgMatches) -> Vec<String> {
     flags
         .get_arguments()
         .filter(|arg| {
-            matches!(
-                matches.try_get_raw(arg.get_id().as_str()),
-                Ok(Some(_))
-            ) && matches.value_source(arg.get_id().as_str())
-                == Some(clap::parser::ValueSource::CommandLine)
+            matches!(matches.try_get_raw(arg.get_id().as_str()), Ok(Some(_)))
+                && matches.value_source(arg.get_id().as_str())
+                    == Some(clap::parser::ValueSource::CommandLine)
         })
         .map(|arg| format!("--{}", arg.get_long().unwrap_or(arg.get_id().as_str())))
         .collect()

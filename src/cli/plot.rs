@@ -61,7 +61,11 @@ pub fn draw(path: &Path, title: &str, axes: (&str, &str), curves: &[Curve]) -> R
     // encoder reads the format from it), then renamed over it: a failed chart leaves an
     // existing file as it was.
     let mut partial = crate::files::partial_path(path).into_os_string();
-    partial.push(if matches!(image, Image::Svg) { ".svg" } else { ".png" });
+    partial.push(if matches!(image, Image::Svg) {
+        ".svg"
+    } else {
+        ".png"
+    });
     let partial = PathBuf::from(partial);
     let drawn = match image {
         Image::Svg => draw_on(SVGBackend::new(&partial, SIZE), title, axes, curves),

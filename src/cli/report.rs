@@ -77,7 +77,11 @@ pub fn write_outputs<R: Serialize>(
         let names: Vec<_> = run
             .inputs
             .iter()
-            .map(|i| Path::new(i).file_name().map_or(i.into(), |n| n.to_string_lossy()))
+            .map(|i| {
+                Path::new(i)
+                    .file_name()
+                    .map_or(i.into(), |n| n.to_string_lossy())
+            })
             .collect();
         let title = format!("{} on {}", run.algorithm.name(), names.join(", "));
         super::plot::draw(path, &title, ("rows", &metric.replace('_', " ")), &[curve])?;

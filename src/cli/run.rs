@@ -12,10 +12,10 @@ use clap::Args;
 use super::model_flags::ModelFlags;
 use super::replay::{PendingFlags, StreamFlags};
 use crate::Result;
+use crate::checkpoint::KeyedStore;
 use crate::columnar::PipeFormat;
 use crate::delay::{DelayColumns, PendingLimits};
 use crate::job::{FreshModel, Job, LabelInput, Progress};
-use crate::checkpoint::KeyedStore;
 use crate::live::CheckpointPolicy;
 
 /// Arguments of `streamboost run`.
@@ -140,9 +140,8 @@ pub struct Given {
 impl Given {
     /// What `matches` (of `run`) says was typed.
     pub fn of(matches: &clap::ArgMatches) -> Given {
-        let typed = |id: &str| {
-            matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
-        };
+        let typed =
+            |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
         let stream = [
             ("label", "--label"),
             ("classes", "--classes"),
@@ -164,9 +163,7 @@ impl Given {
 /// Refuses the flags of a fresh model that describe another model than the existing
 /// checkpoint holds (flags that describe it, as when a job is restarted with its first
 /// command line, pass); returns the checkpoint's stream state, or none for a fresh model.
-fn check_existing(
-    args: &RunArgs, given: &Given,
-) -> Result<Option<crate::checkpoint::StreamState>> {
+fn check_existing(args: &RunArgs, given: &Given) -> Result<Option<crate::checkpoint::StreamState>> {
     let path = &args.model;
     if !path.exists() {
         return Ok(None);

@@ -12,10 +12,10 @@ use datafusion::arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 
 use crate::columnar::{BatchWriter, FileFormat};
+use crate::files::Named;
 use crate::live::CheckpointPolicy;
 use crate::model::ModelConfig;
 use crate::sql::{ModelRegistry, register_all};
-use crate::files::Named;
 use crate::{Error, Result};
 
 /// Arguments of `streamboost sql`.

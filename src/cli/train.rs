@@ -19,8 +19,8 @@ use crate::boost::{Knob, Tune};
 use crate::checkpoint::{self, StreamState};
 use crate::columnar::{Table, encode_with_spec, infer_spec, open_table};
 use crate::core::{Dataset, OperatorStats, Rng};
-use crate::model::{Algorithm, Model, ModelConfig, Role};
 use crate::files::Named;
+use crate::model::{Algorithm, Model, ModelConfig, Role};
 use crate::{Error, Result};
 
 /// Arguments of `streamboost train`.

@@ -374,9 +374,9 @@ fn csv_error(path: &Path, schema: Option<&Schema>, e: ArrowError) -> Error {
     });
     // The csv crate calls a row's fields "records": said in a CSV user's words.
     let fields = match (number_after("Expected "), number_after("found ")) {
-        (Some(expected), Some(found)) if message.contains("unequal lengths") => {
-            Some(format!("the row has {found} fields where the header has {expected}"))
-        }
+        (Some(expected), Some(found)) if message.contains("unequal lengths") => Some(format!(
+            "the row has {found} fields where the header has {expected}"
+        )),
         _ => None,
     };
     let message = fields.unwrap_or(message);

@@ -76,7 +76,10 @@ impl ClassSet {
         let longest = names.iter().map(String::len).max().unwrap_or(0);
         let max = super::limits::LABEL_BYTES.get();
         if longest > max {
-            let name = names.iter().find(|n| n.len() == longest).expect("the longest");
+            let name = names
+                .iter()
+                .find(|n| n.len() == longest)
+                .expect("the longest");
             let start: String = name.chars().take(40).collect();
             return Err(crate::Error::config(
                 "classes",

@@ -41,8 +41,8 @@ use datafusion::arrow::datatypes::SchemaRef;
 
 use crate::checkpoint::keyed::lock;
 use crate::checkpoint::{self, KeyedStore, StreamState};
-use crate::files::OwnerLock;
 use crate::columnar::BatchOperator;
+use crate::files::OwnerLock;
 use crate::live::{CheckpointPolicy, LiveModel};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};

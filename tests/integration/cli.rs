@@ -465,7 +465,7 @@ fn learning_curves_are_drawn_as_svg_or_png() {
             svg.starts_with("<svg") && svg.contains("<polyline"),
             "{name}"
         );
-        assert!(svg.contains(&format!("{algo} on data/car.csv")));
+        assert!(svg.contains(&format!("{algo} on car.csv (bundled)")));
         let report = read_json(&path(&format!("{name}.json")));
         assert!(
             report["curve"].as_array().unwrap().len() >= 100,

@@ -8,12 +8,12 @@ use serde::Serialize;
 
 use super::ReplayArgs;
 use crate::Result;
-use crate::files::{self, Named};
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
 use crate::delay::LabelDelay;
 use crate::eval::{Prequential, RowOutcome};
+use crate::files::{self, Named};
 use crate::learner::Classifier;
 use crate::model::Model;
 use crate::replay::{self, CheckpointPolicy, Checkpointer, Session};
