@@ -65,6 +65,13 @@ pub fn main() -> ExitCode {
         .try_get_matches()
         .unwrap_or_else(|e| say_negative(e).exit());
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // Flags that a `--config` or a `--load` would leave unread are refused, by name.
+    if let Some(("replay" | "run", sub)) = matches.subcommand()
+        && let Err(e) = model_flags::refuse_unread(sub)
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::Replay(args) => on_the_pool(|| replay::run(&args)),
         Command::Run(args) => {

@@ -192,11 +192,7 @@ pub struct ModelFlags {
     /// differs from that algorithm's defaults, e.g. `{"algorithm": "ada-olm", "n_learners":
     /// 20}`; or a file holding one under `config`, such as a `--report`, to run a reported
     /// model again. The other model flags are not read with it.
-    #[arg(long, value_name = "PATH", conflicts_with_all = [
-        "algo", "learners", "weak", "preset", "weight_scale", "expert", "gamma", "vote", "loss",
-        "oza_variant", "oza_zero_error", "weight_norm", "weak_output", "scale", "epsilon_prune",
-        "features_per_tree", "perceptron_init", "resample", "protocol", "lead",
-    ])]
+    #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Number of weak learners of a booster.
     #[arg(long, value_name = "N")]
@@ -286,19 +282,67 @@ pub struct ModelFlags {
     pub expert: Option<ExpertSelection>,
 }
 
-/// The model flags given on the command line `matches` parsed, as typed (`--algo`), read
-/// off the flags themselves: a flag added to [`ModelFlags`] is covered without a list.
-pub fn given(matches: &clap::ArgMatches) -> Vec<String> {
-    let flags = ModelFlags::augment_args(clap::Command::new("model"));
+/// The flags of `flags` (a flattened group: [`ModelFlags`], `StreamFlags`) typed on the
+/// command line `matches` parsed, as typed (`--algo`): read off the group itself, so a flag
+/// added to it is covered without a list to keep.
+pub fn typed<A: Args>(matches: &clap::ArgMatches) -> Vec<String> {
+    let flags = A::augment_args(clap::Command::new("flags"));
     flags
         .get_arguments()
-        .filter(|arg| {
-            matches!(matches.try_get_raw(arg.get_id().as_str()), Ok(Some(_)))
-                && matches.value_source(arg.get_id().as_str())
-                    == Some(clap::parser::ValueSource::CommandLine)
-        })
+        .filter(|arg| typed_id(matches, arg.get_id().as_str()))
         .map(|arg| format!("--{}", arg.get_long().unwrap_or(arg.get_id().as_str())))
         .collect()
+}
+
+/// Whether argument `id` was typed on the command line (not a default; not an argument of
+/// another command).
+pub fn typed_id(matches: &clap::ArgMatches, id: &str) -> bool {
+    matches!(matches.try_get_raw(id), Ok(Some(_)))
+        && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+}
+
+/// The model flags given on the command line `matches` parsed, as typed.
+pub fn given(matches: &clap::ArgMatches) -> Vec<String> {
+    typed::<ModelFlags>(matches)
+}
+
+/// Refuses flags that would go unread beside the ones that replace them: a `--config` file
+/// describes the whole model, so no other model flag is read with it; a `--load`ed
+/// checkpoint brings its model, stream and generators, so no model or stream flag and no
+/// `--seed` is. Derived from the flag groups, so a new model flag is refused with both.
+pub fn refuse_unread(matches: &clap::ArgMatches) -> Result<()> {
+    let refuse = |by: &str, unread: Vec<String>, why: &str| match unread.is_empty() {
+        true => Ok(()),
+        false => Err(Error::config(
+            "flags",
+            format!("{} would not be read with {by}: {why}", unread.join(" ")),
+        )),
+    };
+    if typed_id(matches, "load") {
+        let mut unread = given(matches);
+        unread.extend(typed::<crate::cli::StreamFlags>(matches));
+        if typed_id(matches, "seed") {
+            unread.push("--seed".into());
+        }
+        refuse(
+            "--load",
+            unread,
+            "the checkpoint brings its model, classes, encodings and generators (drop them, or \
+             start a fresh model without --load)",
+        )?;
+    }
+    if typed_id(matches, "config") {
+        let unread = given(matches)
+            .into_iter()
+            .filter(|f| f != "--config")
+            .collect();
+        refuse(
+            "--config",
+            unread,
+            "the config file describes the whole model (set them in it)",
+        )?;
+    }
+    Ok(())
 }
 
 /// `--algo`'s values, with their help, from the catalogue.
@@ -463,6 +507,57 @@ mod tests {
     struct Flags {
         #[command(flatten)]
         model: ModelFlags,
+    }
+
+    /// A value each flag of a group accepts: its first possible value, else a number.
+    fn a_value(arg: &clap::Arg) -> String {
+        match arg.get_possible_values().first() {
+            Some(value) => value.get_name().to_string(),
+            None if arg.get_id() == "config" => "c.json".into(),
+            None if arg.get_id() == "ordinal" => "safety=low,high".into(),
+            None => "1".into(),
+        }
+    }
+
+    /// Every model flag (and every stream flag, and `--seed`) is refused beside `--load`,
+    /// and every other model flag beside `--config`, by name: none is silently unread.
+    #[test]
+    fn every_flag_a_loaded_checkpoint_or_a_config_leaves_unread_is_refused() {
+        let groups = [
+            ModelFlags::augment_args(clap::Command::new("m")),
+            crate::cli::StreamFlags::augment_args(clap::Command::new("s")),
+        ];
+        let flags: Vec<(String, String)> = groups
+            .iter()
+            .flat_map(|g| g.get_arguments())
+            .map(|a| (format!("--{}", a.get_long().unwrap()), a_value(a)))
+            .chain([("--seed".to_string(), "2".to_string())])
+            .collect();
+        assert!(flags.len() > 25, "{flags:?}");
+        for (flag, value) in &flags {
+            for (by, path) in [("--load", "ck.parquet"), ("--config", "c.json")] {
+                if flag == by || (by == "--config" && !given_is_model_flag(flag)) {
+                    continue;
+                }
+                let line = ["streamboost", "replay", by, path, flag, value];
+                let matches = crate::cli::command()
+                    .try_get_matches_from(line)
+                    .unwrap_or_else(|e| panic!("{line:?}: {e}"));
+                let (_, sub) = matches.subcommand().unwrap();
+                let err = refuse_unread(sub).expect_err(&format!("{line:?}"));
+                let text = err.to_string();
+                assert!(text.contains(flag) && text.contains(by), "{line:?}: {text}");
+            }
+        }
+        let plain = ["streamboost", "replay", "--learners", "3", "--seed", "2"];
+        let matches = crate::cli::command().try_get_matches_from(plain).unwrap();
+        assert!(refuse_unread(matches.subcommand().unwrap().1).is_ok());
+    }
+
+    fn given_is_model_flag(flag: &str) -> bool {
+        ModelFlags::augment_args(clap::Command::new("m"))
+            .get_arguments()
+            .any(|a| format!("--{}", a.get_long().unwrap()) == flag)
     }
 
     /// The flags of every recorded golden case still describe the config recorded with it

@@ -473,7 +473,7 @@ mod process {
             streamboost()
                 .args(["replay", "--learners", "3", "--load"])
                 .arg(&good),
-            &["cannot be used with"],
+            &["--learners would not be read with --load"],
         );
     }
 

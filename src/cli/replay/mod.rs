@@ -60,13 +60,7 @@ pub struct ReplayArgs {
     pub predictions: Option<PathBuf>,
     /// Continue from this checkpoint: its model, features, classes and encodings; the
     /// inputs are the rows that follow the ones it has seen.
-    #[arg(long, value_name = "PATH", conflicts_with_all = [
-        "config", "algo", "learners", "weak", "preset", "weight_scale", "expert", "seed", "nominal",
-        "ordinal", "label", "classes", "protocol", "gamma", "vote", "loss", "oza_variant", "oza_zero_error", "weight_norm",
-        "weak_output", "scale",
-        "epsilon_prune",
-        "features_per_tree", "perceptron_init", "resample",
-    ])]
+    #[arg(long, value_name = "PATH")]
     pub load: Option<PathBuf>,
     /// Save a checkpoint here at the end (and every `--checkpoint-every` rows), atomically.
     #[arg(long, value_name = "PATH")]
