@@ -200,7 +200,10 @@ pub fn overlaps(a: &Path, b: &Path) -> bool {
 /// How writing `output` would touch `input`, if it would.
 fn overlap(output: &Path, input: &Path) -> Option<&'static str> {
     if same_file(output, input) {
-        return Some("they are the same file");
+        return Some(match output.is_dir() {
+            true => "they are the same directory",
+            false => "they are the same file",
+        });
     }
     let (out, inp) = (where_it_is(output), where_it_is(input));
     if out == inp {

@@ -287,7 +287,8 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
         None => frame.show().await.map_err(df_error)?,
         Some(path) => {
             // Batches are written as the query yields them: memory stays flat however long
-            // the result, and what was written before a failure stays in the file.
+            // the result. They go to a temporary file renamed over the path at the end: a
+            // failed query leaves an existing file as it was.
             let schema = frame.schema().inner().clone();
             let mut writer = BatchWriter::create(path)?;
             let mut batches = frame.execute_stream().await.map_err(df_error)?;

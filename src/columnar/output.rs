@@ -143,8 +143,8 @@ impl BatchRows for ScoredRows {
 }
 
 /// Per-row results written to a file as they are produced: held `rows` go out as one batch
-/// every [`RowsWriter::FLUSH_ROWS`] rows, so memory stays flat and a run that is killed
-/// keeps what it wrote (CSV).
+/// every [`RowsWriter::FLUSH_ROWS`] rows, so memory stays flat; the file takes its path when
+/// [`RowsWriter::finish`] ends it (see [`BatchWriter`]).
 pub struct RowsWriter<R> {
     file: BatchWriter,
     /// The rows not yet written.
