@@ -53,6 +53,7 @@ pub fn shared_sets(names: &[&str]) -> Vec<(String, Dataset)> {
 
 /// The rows `0..cap` of a stream of `len` rows, in the order `--shuffle 1` takes them.
 pub fn seeded_order(len: usize, cap: usize) -> Vec<usize> {
-    let order = streamboost::replay::order(len, None, Some(1)).expect("a seed gives an order");
+    let order =
+        streamboost::runtime::replay::order(len, None, Some(1)).expect("a seed gives an order");
     order.into_iter().filter(|&i| i < cap).collect()
 }

@@ -23,9 +23,9 @@ use std::time::Instant;
 use streamboost::boost::Knob;
 use streamboost::columnar::{Encodings, load_stream};
 use streamboost::core::{ClassId, Dataset};
-use streamboost::delay::LabelDelay;
 use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, Model, ModelConfig};
+use streamboost::runtime::delay::LabelDelay;
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Classifier, Config, Result};
 

@@ -12,7 +12,7 @@ use streamboost::boost::multiclass::AdaBoostOlmConfig;
 use streamboost::checkpoint;
 use streamboost::columnar::{BoostOperator, read_table};
 use streamboost::model::ModelConfig;
-use streamboost::stream::ScoredStream;
+use streamboost::runtime::stream::ScoredStream;
 use streamboost::weak::HoeffdingTreeConfig;
 
 #[tokio::main(flavor = "current_thread")]

@@ -13,19 +13,24 @@
 //! | [`weak`] | weak learners (Hoeffding tree, naive Bayes, perceptron) and [`weak::Structure`] | always |
 //! | [`boost`] | boosters, generic over their weak learner; [`boost::BoosterConfig`], [`boost::Knob`]; batch boosting of \[MS\] over a cost-sensitive weak learner ([`boost::batch`]) | always |
 //! | [`scaling`] | online feature scaling in front of any model | always |
-//! | [`delay`] | delayed labels: the bounded store where scored rows wait for their labels | always |
+//! | [`runtime::delay`] | delayed labels: the bounded store where scored rows wait for their labels | always |
 //! | [`model`] | **the algorithm catalogue**: every algorithm by name, one enum over the models | always |
 //! | [`eval`] | the prequential (test-then-train) driver, metrics and reports | always |
 //! | [`synth`] | seeded synthetic streams for tests and examples | always |
-//! | `files` (private) | reading untrusted Parquet (no embedded Arrow schema, panics as errors); atomic file replacement | `columnar` |
+//! | `files` (private) | reading untrusted Parquet (no embedded Arrow schema, panics as errors); atomic file replacement; outputs checked against inputs; one process per model (lock files) | `columnar` |
 //! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
 //! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows, the operator | `columnar` |
-//! | `live` | a model (or one per key, in a keyed checkpoint directory, held within a memory budget) bound to a checkpoint and a commit policy (rows, seconds), with its input position | `columnar` |
-//! | `replay` | a logged stream replayed through a model, checkpointed by policy | `columnar` |
-//! | `job` | the `run` job: a live model over a watched directory (one output per input file, exactly once) or an Arrow IPC pipe | `columnar` |
-//! | `stream` | the operator over an async stream of record batches | `stream` |
+//! | `runtime::live` | a model (or one per key, in a keyed checkpoint directory, held within a memory budget) bound to a checkpoint and a commit policy (rows, seconds), with its input position | `columnar` |
+//! | `runtime::replay` | a logged stream replayed through a model, checkpointed by policy | `columnar` |
+//! | `runtime::job` | the `run` job: a live model over a watched directory (one output per input file, exactly once) or an Arrow IPC pipe | `columnar` |
+//! | `runtime::stream` | the operator over an async stream of record batches | `stream` |
 //! | `sql` | DataFusion SQL functions over named models, live models among them | `sql` |
 //! | `cli` | the `streamboost` command (`replay`, `run`, `train`, `inspect`, `plot`, `sql`): flags and presentation only | `cli` (default) |
+//!
+//! The streaming runtime ([`runtime`]: delayed labels, replay, live models, the job, async
+//! streams) is one folder; its `delay` is free of Arrow, the rest needs `columnar`.
+//! The specification the code cites by section (`ALGORITHMS.md §3.4`, `WEAK_LEARNERS.md
+//! §1.9`) is in the repository's `docs/`.
 //!
 //! Algorithms never see Arrow: everything above `columnar` builds with
 //! `--no-default-features`, and `sql` builds without `cli`.
@@ -88,7 +93,6 @@
 
 pub mod boost;
 pub mod core;
-pub mod delay;
 mod error;
 pub mod eval;
 pub mod learner;
@@ -103,15 +107,7 @@ pub mod checkpoint;
 pub mod columnar;
 #[cfg(feature = "columnar")]
 mod files;
-#[cfg(feature = "columnar")]
-pub mod job;
-#[cfg(feature = "columnar")]
-pub mod live;
-#[cfg(feature = "columnar")]
-pub mod replay;
-
-#[cfg(feature = "stream")]
-pub mod stream;
+pub mod runtime;
 
 #[cfg(feature = "sql")]
 pub mod sql;

@@ -16,7 +16,7 @@ use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::learner::{Classifier, Config, Ranker};
 use streamboost::model::ModelConfig;
-use streamboost::replay::Session;
+use streamboost::runtime::replay::Session;
 
 /// Lets panics unwind instead of aborting, and prints each panic location once.
 ///

@@ -45,9 +45,9 @@ use twox_hash::XxHash64;
 
 use crate::Classifier;
 use crate::core::{Encodings, FeatureKind, OperatorStats, Position, StreamSpec};
-use crate::delay::DelayedState;
 use crate::files::write_atomically;
 use crate::model::{Model, ModelConfig};
+use crate::runtime::delay::DelayedState;
 use crate::{Error, Result, files};
 
 pub use crate::files::{partial_files, partial_path};

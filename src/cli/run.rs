@@ -1,4 +1,4 @@
-//! `streamboost run`: the flags of a long-running scoring job ([`crate::job`]), its stop on
+//! `streamboost run`: the flags of a long-running scoring job ([`crate::runtime::job`]), its stop on
 //! SIGINT or SIGTERM, and its events on stderr (progress at a set rate, rejected files, the
 //! end), through `tracing`, as text or JSON lines.
 
@@ -14,9 +14,9 @@ use super::replay::{PendingFlags, StreamFlags};
 use crate::Result;
 use crate::checkpoint::KeyedStore;
 use crate::columnar::PipeFormat;
-use crate::delay::{DelayColumns, PendingLimits};
-use crate::job::{FreshModel, Job, LabelInput, Progress};
-use crate::live::CheckpointPolicy;
+use crate::runtime::delay::{DelayColumns, PendingLimits};
+use crate::runtime::job::{FreshModel, Job, LabelInput, Progress};
+use crate::runtime::live::CheckpointPolicy;
 
 /// Arguments of `streamboost run`.
 #[derive(Debug, Args)]
@@ -323,6 +323,7 @@ pub fn run(args: &RunArgs, given: &Given) -> Result<()> {
     let progress = match args.stdin {
         true => job.run_pipe(
             std::io::stdin(),
+            std::io::stdout(),
             args.stdout_format,
             args.learn_once_by.as_deref(),
             &stop,

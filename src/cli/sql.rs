@@ -13,8 +13,8 @@ use futures::StreamExt;
 
 use crate::columnar::{BatchWriter, FileFormat};
 use crate::files::Named;
-use crate::live::CheckpointPolicy;
 use crate::model::ModelConfig;
+use crate::runtime::live::CheckpointPolicy;
 use crate::sql::{ModelRegistry, register_all};
 use crate::{Error, Result};
 

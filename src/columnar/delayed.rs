@@ -1,5 +1,5 @@
 //! Delayed labels over record batches: an operator scores *event* batches as they arrive and
-//! learns from *label* batches that come later ([`crate::delay`] has the semantics).
+//! learns from *label* batches that come later ([`crate::runtime::delay`] has the semantics).
 //!
 //! [`BoostOperator::delay_labels`] turns an operator's stream into events: a row whose own
 //! label is null (or that has no label column) is scored and waits under its id, at its time,
@@ -11,7 +11,7 @@
 //! whether the prediction was right — what a monitoring dashboard wants.
 //!
 //! **Order.** The caller interleaves the two inputs by time: a label of time `t` is given
-//! before any event of a time after `t` ([`crate::stream::DelayedStream`] merges two streams
+//! before any event of a time after `t` ([`crate::runtime::stream::DelayedStream`] merges two streams
 //! so). Each input's time column must not decrease; a time that does, or a null time, is an
 //! error naming the row and column.
 //!
@@ -33,8 +33,8 @@ use arrow::record_batch::RecordBatch;
 use super::operator::BoostOperator;
 use super::rows::utf8;
 use super::waiting::Waiting;
-use crate::delay::{DelayStats, DelayedState, LabelOutcome};
 use crate::learner::{Classifier, Ranker};
+use crate::runtime::delay::{DelayStats, DelayedState, LabelOutcome};
 use crate::{Error, Result};
 
 /// The values of column `name` of `batch` as times, checked to be present and not to

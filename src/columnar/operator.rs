@@ -29,10 +29,10 @@ use crate::checkpoint::{self, StreamState};
 use crate::core::math::argmax;
 use crate::core::{ClassId, FeatureKind, StreamSpec, vec_bytes};
 use crate::core::{Encodings, OperatorStats, Position};
-use crate::delay::DelayedState;
 use crate::eval::ranking::predicted_set;
 use crate::learner::{Classifier, Config, Ranker};
 use crate::model::{Model, ModelConfig};
+use crate::runtime::delay::DelayedState;
 use crate::weak::Structure;
 use crate::{Error, Result};
 

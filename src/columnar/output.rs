@@ -284,13 +284,18 @@ impl BatchWriter {
     /// Writes to standard output in `format`, flushing after every batch so that a reader
     /// at the other end of a pipe gets each batch as it is written.
     pub fn stdout(format: PipeFormat) -> Self {
+        BatchWriter::pipe(Box::new(std::io::stdout()), format)
+    }
+
+    /// Writes to `sink` (a pipe, a socket, a buffer) in `format`, flushing after every batch.
+    pub fn pipe(sink: Box<dyn std::io::Write + Send>, format: PipeFormat) -> Self {
         BatchWriter {
-            path: PathBuf::from("<stdout>"),
+            path: PathBuf::from("<pipe>"),
             format: match format {
                 PipeFormat::Ipc => Format::Ipc,
                 PipeFormat::Csv => Format::Csv,
             },
-            state: Writing::Created(Some(Box::new(std::io::stdout()))),
+            state: Writing::Created(Some(sink)),
             partial: None,
         }
     }
@@ -336,9 +341,12 @@ impl BatchWriter {
         };
         written.map_err(|e| self.format_error(e))?;
         if self.partial.is_none() {
-            std::io::stdout()
-                .flush()
-                .map_err(|e| self.format_error(e))?;
+            // arrow's CSV writer flushes its sink after every batch itself.
+            let flushed = match &mut self.state {
+                Writing::Ipc(w) => w.get_mut().flush(),
+                _ => Ok(()),
+            };
+            flushed.map_err(|e| self.format_error(e))?;
         }
         Ok(())
     }

@@ -5,8 +5,8 @@ use arrow::array::{Array, StringArray};
 
 use crate::Result;
 use crate::core::ClassId;
-use crate::delay::DelayedLearner;
 use crate::learner::Classifier;
+use crate::runtime::delay::DelayedLearner;
 
 /// The events of one batch as [`super::BoostOperator::process`] meets them: their ids and times.
 pub(super) struct Waiting<'a> {

@@ -11,8 +11,8 @@ use std::collections::BinaryHeap;
 
 use super::metrics::{ClassMetrics, ConfusionMatrix};
 use crate::core::{ClassId, Dataset, StreamSpec};
-use crate::delay::{DelayStats, DelayedLearner, LabelDelay, LabelOutcome, PendingLimits};
 use crate::learner::Classifier;
+use crate::runtime::delay::{DelayStats, DelayedLearner, LabelDelay, LabelOutcome, PendingLimits};
 use crate::{Error, Result};
 
 /// Settings of a prequential run.
@@ -28,7 +28,7 @@ pub struct Prequential {
     /// (`test` in the report); the model keeps learning through it, as in \[JT\]'s protocol.
     #[serde(default)]
     pub test_start: Option<usize>,
-    /// When each row's label arrives ([`crate::delay`]): `None`, or a delay of 0 rows, is
+    /// When each row's label arrives ([`crate::runtime::delay`]): `None`, or a delay of 0 rows, is
     /// test-then-train. Under a delay, a row is predicted on arrival and learnt when its
     /// label arrives; each prediction is scored against that label, and the rows whose
     /// label never arrives (or whose event expired from the store first) are not scored.

@@ -40,8 +40,8 @@ use futures::StreamExt;
 use super::registry::{ModelRegistry, ModelSource};
 use super::{ascending, from_stream_error, to_df};
 use crate::columnar::outcome_schema;
-use crate::delay::{DelayColumns, DelayedState, PendingLimits};
-use crate::stream::{DelayedBatch, DelayedStream};
+use crate::runtime::delay::{DelayColumns, DelayedState, PendingLimits};
+use crate::runtime::stream::{DelayedBatch, DelayedStream};
 
 /// The function's name in SQL.
 pub const NAME: &str = "boost_score_delayed";

@@ -43,8 +43,8 @@ use crate::checkpoint::keyed::lock;
 use crate::checkpoint::{self, KeyedStore, StreamState};
 use crate::columnar::BatchOperator;
 use crate::files::OwnerLock;
-use crate::live::{CheckpointPolicy, LiveModel};
 use crate::model::{Model, ModelConfig};
+use crate::runtime::live::{CheckpointPolicy, LiveModel};
 use crate::{Error, Result};
 
 /// A model and its stream, shared read-only: a checkpoint's, or a live model's last commit.

@@ -13,8 +13,8 @@ use crate::columnar::{
     output_schema, ranking_output_schema,
 };
 use crate::core::{ClassSet, Feature, StreamSpec};
-use crate::live::CheckpointPolicy;
 use crate::model::{Model, ModelConfig};
+use crate::runtime::live::CheckpointPolicy;
 use crate::{Config, Error, Result};
 
 /// Where a registered model comes from.

@@ -62,8 +62,8 @@ use super::live::{LiveQuery, LiveSlot, Training};
 use super::registry::{ModelRegistry, ModelSource};
 use super::{ascending, from_stream_error, to_df};
 use crate::columnar::{BatchOperator, KeyedOperator, label_set_layout};
-use crate::live::LiveModel;
-use crate::stream::ScoredStream;
+use crate::runtime::live::LiveModel;
+use crate::runtime::stream::ScoredStream;
 
 const NAME: &str = "boost_score";
 const USAGE: &str = "boost_score('model', (SELECT ...), 'label', 'ts' [, 'key'])";

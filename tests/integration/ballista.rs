@@ -97,7 +97,7 @@ async fn a_standalone_cluster_scores_as_one_machine() {
 async fn a_cluster_refuses_what_must_run_on_one_machine() {
     let dir = tempfile::tempdir().unwrap();
     let model = replay_config(dir.path());
-    let policy = streamboost::live::CheckpointPolicy::new(dir.path().join("live.parquet"));
+    let policy = streamboost::runtime::live::CheckpointPolicy::new(dir.path().join("live.parquet"));
     let registry: ModelRegistry = live_registry(&model, policy);
     let car = car_parquet(dir.path()).await;
     let cluster = distributed::standalone(&registry, 2).await.unwrap();

@@ -359,7 +359,7 @@ fn a_streamed_replay_predicts_as_the_whole_stream_in_memory() {
     use streamboost::columnar::{Encodings, read_table};
     use streamboost::eval::Prequential;
     use streamboost::model::ModelConfig;
-    use streamboost::replay::Session;
+    use streamboost::runtime::replay::Session;
 
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("long.csv");

@@ -10,7 +10,7 @@ use streamboost::Config;
 use streamboost::columnar::{Encodings, load_stream};
 use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, Learns, Role};
-use streamboost::replay::order;
+use streamboost::runtime::replay::order;
 
 #[test]
 fn every_booster_default_beats_one_default_tree_on_car() {

@@ -3,9 +3,9 @@
 //! never arrives, and the command line's flags.
 
 use streamboost::core::Dataset;
-use streamboost::delay::{LabelDelay, PendingLimits};
 use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, Model, ModelConfig};
+use streamboost::runtime::delay::{LabelDelay, PendingLimits};
 use streamboost::{Classifier, Config, synth};
 
 fn model() -> (ModelConfig, Dataset) {

@@ -11,10 +11,10 @@ use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table};
 use streamboost::core::Dataset;
-use streamboost::delay::{DelayColumns, DelayedState, LabelDelay, PendingLimits};
 use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, Model, ModelConfig};
-use streamboost::stream::{DelayedBatch, DelayedStream};
+use streamboost::runtime::delay::{DelayColumns, DelayedState, LabelDelay, PendingLimits};
+use streamboost::runtime::stream::{DelayedBatch, DelayedStream};
 use streamboost::{Config, Error};
 
 use crate::common::{count_true, fresh_operator, operator, prediction_columns, with_column};

@@ -19,7 +19,7 @@ use streamboost::columnar::{
 };
 use streamboost::learner::{Classifier, Config, Ranker};
 use streamboost::model::{Model, ModelConfig};
-use streamboost::replay::Session;
+use streamboost::runtime::replay::Session;
 use streamboost::{Error, Result};
 
 thread_local! {

@@ -151,7 +151,7 @@ mod stream {
 
     use arrow::record_batch::RecordBatch;
     use futures::StreamExt;
-    use streamboost::stream::ScoredStream;
+    use streamboost::runtime::stream::ScoredStream;
 
     use super::*;
 
@@ -189,8 +189,8 @@ mod stream {
     fn a_live_model_over_two_streams_predicts_as_one() {
         use streamboost::checkpoint::StreamState;
         use streamboost::core::OperatorStats;
-        use streamboost::live::{CheckpointPolicy, LiveModel};
         use streamboost::model::ModelConfig;
+        use streamboost::runtime::live::{CheckpointPolicy, LiveModel};
         let path = bundled_car();
         let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
         let table = read_table(&path).unwrap();

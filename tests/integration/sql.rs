@@ -731,7 +731,8 @@ fn live_score(range: &str, key: &str) -> String {
 
 /// A registry with live model `m` under `policy`, fresh as `model` (a [`replay_config`]).
 pub(crate) fn live_registry(
-    model: &(ModelConfig, Vec<String>, Vec<String>), policy: streamboost::live::CheckpointPolicy,
+    model: &(ModelConfig, Vec<String>, Vec<String>),
+    policy: streamboost::runtime::live::CheckpointPolicy,
 ) -> ModelRegistry {
     let registry = ModelRegistry::new();
     let fresh = (model.0.clone(), model.1.clone(), 1);
@@ -745,7 +746,7 @@ pub(crate) fn live_registry(
 /// refused while one runs.
 #[tokio::test]
 async fn a_live_model_learns_across_queries_exactly_once() {
-    use streamboost::live::CheckpointPolicy;
+    use streamboost::runtime::live::CheckpointPolicy;
     let dir = tempfile::tempdir().unwrap();
     let car = car_with_ts(dir.path());
     let model = replay_config(dir.path());
@@ -841,7 +842,7 @@ async fn a_live_model_learns_across_queries_exactly_once() {
 #[tokio::test]
 async fn a_keyed_live_model_learns_across_queries_exactly_once() {
     use streamboost::checkpoint::KeyedStore;
-    use streamboost::live::CheckpointPolicy;
+    use streamboost::runtime::live::CheckpointPolicy;
     let dir = tempfile::tempdir().unwrap();
     // The car stream six times over (10,368 rows), key = ts mod 1000: about ten rows a key.
     let car = std::fs::read_to_string(car_with_ts(dir.path())).unwrap();

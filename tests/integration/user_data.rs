@@ -190,6 +190,20 @@ fn run(input: &Path, out: &Path, model: &Path) -> assert_cmd::Command {
     command
 }
 
+/// What a job over `input` (to `out` and `model`, which must succeed) writes on stderr.
+fn events_of_a_run(input: &Path, out: &Path, model: &Path) -> String {
+    let output = streamboost()
+        .args(["run", "--once", "--algo", "ada-olm", "--learners", "2"])
+        .flag("--input-dir", input)
+        .flag("--output-dir", out)
+        .flag("--model", model)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 #[test]
 fn a_job_whose_output_directory_is_or_holds_its_input_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -226,25 +240,8 @@ fn a_job_creates_its_output_directory_and_says_what_it_does() {
     let dir = tempfile::tempdir().unwrap();
     let input = job_input(dir.path());
     let (out, model) = (dir.path().join("new/out"), dir.path().join("m.parquet"));
-    let mut command = run(&input, &out, &model);
-    command.args(["--progress-every", "1000"]);
-    let output = command.assert().success().get_output().clone();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    // `-q` is given by `run`: quiet means no events, so the check runs again without it.
-    assert!(stderr.is_empty(), "{stderr}");
+    let stderr = events_of_a_run(&input, &out, &model);
     assert!(out.join("part-0.parquet").exists());
-    std::fs::remove_dir_all(dir.path().join("new")).unwrap();
-    std::fs::remove_file(&model).unwrap();
-    let output = streamboost()
-        .args(["run", "--once", "--algo", "ada-olm", "--learners", "3"])
-        .flag("--input-dir", &input)
-        .flag("--output-dir", &out)
-        .flag("--model", &model)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8_lossy(&output.stderr);
     let start = stderr.lines().next().unwrap_or_default();
     for word in ["start", "input_dir", "output_dir", "model", "fresh"] {
         assert!(
@@ -399,16 +396,7 @@ fn a_job_names_each_class_outside_its_model_once() {
     std::fs::write(input.join("b.csv"), text.clone()).unwrap();
     std::fs::write(input.join("c.csv"), text).unwrap();
     let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
-    let output = streamboost()
-        .args(["run", "--once", "--algo", "ada-olm", "--learners", "2"])
-        .flag("--input-dir", &input)
-        .flag("--output-dir", &out)
-        .flag("--model", &model)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = events_of_a_run(&input, &out, &model);
     for class in ["good", "vgood"] {
         let warnings = stderr
             .lines()
@@ -426,16 +414,7 @@ fn a_job_names_the_files_it_rejects() {
     let input = job_input(dir.path());
     std::fs::write(input.join("part-1a.csv"), "buying,label\nvhigh\n").unwrap();
     let (out, model) = (dir.path().join("out"), dir.path().join("m.parquet"));
-    let output = streamboost()
-        .args(["run", "--once", "--algo", "ada-olm", "--learners", "2"])
-        .flag("--input-dir", &input)
-        .flag("--output-dir", &out)
-        .flag("--model", &model)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = events_of_a_run(&input, &out, &model);
     assert!(
         stderr
             .lines()

@@ -11,12 +11,12 @@ use crate::Result;
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
-use crate::delay::LabelDelay;
 use crate::eval::{Prequential, RowOutcome};
 use crate::files::{self, Named};
 use crate::learner::Classifier;
 use crate::model::Model;
-use crate::replay::{self, CheckpointPolicy, Checkpointer, Session};
+use crate::runtime::delay::LabelDelay;
+use crate::runtime::replay::{self, CheckpointPolicy, Checkpointer, Session};
 
 /// The data set replayed when no `--input` is given: UCI Car Evaluation (1,728 rows,
 /// 6 nominal features, 4 classes), rows in a fixed random order (see `data/README.md`).

@@ -5,7 +5,7 @@ mod driver;
 
 use std::path::PathBuf;
 
-use crate::delay::PendingLimits;
+use crate::runtime::delay::PendingLimits;
 use clap::Args;
 
 pub use driver::run;

@@ -28,7 +28,7 @@ use crate::learner::{Classifier, Config};
 use crate::model::{Model, ModelConfig};
 use crate::{Error, Result};
 
-pub use crate::live::CheckpointPolicy;
+pub use crate::runtime::live::CheckpointPolicy;
 
 /// A model and the stream it replays: built fresh, or resumed from a checkpoint.
 pub struct Session {

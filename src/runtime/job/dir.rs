@@ -1,136 +1,8 @@
-//! A long-running scoring job: a [`LiveModel`] over a directory of input files, one scored
-//! Parquet file out per file in, exactly once across crashes and restarts.
-//!
-//! **Input.** CSV or Parquet files in the input directory, taken in name order, each once.
-//! Only complete files are taken: a writer writes `name.csv.partial` (or any name starting
-//! with `.`, or ending in `.partial` or `.tmp`) and renames it when done. Names must sort in
-//! arrival order (a timestamp or a sequence number first); a file that arrives with a name
-//! sorting before one already taken is rejected. Each file is read whole before any of its
-//! rows is used, so a file that cannot be read, or whose columns do not fit the model, is
-//! moved to `rejected/` in the input directory with a `<name>.reason.txt` beside it, and the
-//! job goes on. Other columns than the model's features and label (an event id, a timestamp)
-//! are carried to the output; [`Encodings::passthrough`] keeps such a column out of a fresh
-//! model's features.
-//!
-//! **Labels that arrive later** ([`Job::labels`]). Label files (an id, the label and a time
-//! column) in a second directory are taken with the event files in one name order, a label
-//! file before an event file of the same name: names say when each file arrived. An event
-//! row without its label is scored and waits in the model's pending store
-//! ([`crate::delay`]); a label row teaches the model its event and gets an *outcome* row in
-//! `<output dir>/labels/<stem>.parquet` (the class predicted when the event came, what the
-//! label did, whether the prediction was right). The pending store is committed with the
-//! model, and the position names the file in either directory, so the exactly-once rules
-//! below hold for both. A label file that comes before any event file waits for one (the
-//! model's features are an event file's columns).
-//!
-//! **Output.** `<output dir>/<stem>.parquet` per input file: every input column, then the
-//! prediction columns, one row per input row, in input order. It appears whole (renamed into
-//! place) at the first commit after its last row; until then its rows are kept in part files
-//! under `<output dir>/.parts/`.
-//!
-//! **Commit.** Between batches, when the [`CheckpointPolicy`] asks (every N rows, every T
-//! seconds), when the input directory has nothing more to take for now, and on a stop:
-//! first the rows scored since the last commit are written as part files, then the
-//! checkpoint records the model with its [`Position`] (file, rows taken, whether the file is
-//! done). The checkpoint is the commit point. A commit is not forced at each file's end: a
-//! checkpoint of 100 grown trees takes most of a second (RESULTS.md), so a directory of
-//! small files is committed by the policy, not once per file. On restart:
-//! * parts past the checkpoint's position are deleted (their rows are scored again, by the
-//!   state that had not learnt them, so with the same predictions);
-//! * the outputs of files the checkpoint covers whole are assembled from their parts if they
-//!   are not in place yet;
-//! * taking resumes at the position: no row is lost, none is learnt twice, none is emitted
-//!   twice. A restarted job's outputs and final checkpoint are those of an uninterrupted one,
-//!   bit for bit (tested, and by `benchmarks/run_crash.sh` under 100 SIGKILLs).
-//!
-//! **Stop.** A stop request (the command line's SIGINT or SIGTERM) is honoured between
-//! batches: what was taken is committed, and [`Job::run`] returns.
-//!
-//! **Bounded.** The file being taken is held whole, plus the scored rows since the last
-//! commit; a commit writes the whole model.
+//! A job over a directory of files: taking them in name order, scoring each once, writing
+//! its output whole at the commit after its last row, and recovering from the checkpoint's
+//! position after a crash (the parent module's doc says the rules).
 
-use std::collections::HashSet;
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
-use arrow::array::{Array, AsArray, new_null_array};
-use arrow::compute::kernels::cmp::eq;
-use arrow::datatypes::SchemaRef;
-use arrow::datatypes::{DataType, Field, Schema};
-use arrow::record_batch::RecordBatch;
-use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
-
-use crate::checkpoint::{self, KeyedStore, StreamState};
-use crate::columnar::{BatchOperator, KeyMemory};
-use crate::columnar::{BatchWriter, PipeFormat, Table, read_table};
-use crate::core::{Encodings, Position};
-use crate::delay::{DelayColumns, DelayedState, PendingLimits};
-use crate::files::{Named, OwnerLock, refuse_overlaps, sync_dir, write_atomically};
-use crate::learner::{Classifier, Config};
-use crate::live::{CheckpointPolicy, LiveModel};
-use crate::model::{Model, ModelConfig};
-use crate::replay::Session;
-use crate::{Error, Result};
-
-/// A model to start from when the job's checkpoint does not exist yet: built at the first
-/// file, whose columns give its features and whose labels give its classes (unless
-/// declared). A label outside the class set is counted, and its row scored, not learnt.
-#[derive(Debug, Clone)]
-pub struct FreshModel {
-    /// The model's config.
-    pub config: ModelConfig,
-    /// The model's seed.
-    pub seed: u64,
-    /// The label column.
-    pub label: String,
-    /// How columns are read (and which are passed through).
-    pub encodings: Encodings,
-    /// The classes, in order (else those of the first file, sorted by name).
-    pub classes: Option<Vec<String>>,
-}
-
-/// A job: where its files come from and go, its live model, and how it runs.
-#[derive(Debug, Clone)]
-pub struct Job {
-    /// The watched directory.
-    pub input_dir: PathBuf,
-    /// Where scored files go.
-    pub output_dir: PathBuf,
-    /// The live model's checkpoint and when it is committed.
-    pub policy: CheckpointPolicy,
-    /// The model to start from when the checkpoint does not exist.
-    pub fresh: FreshModel,
-    /// Take what is there and return, rather than watch for more.
-    pub once: bool,
-    /// How often the directory is looked at for new files.
-    pub poll: Duration,
-    /// The key column, for one model per key (the checkpoint is then a directory, see
-    /// [`crate::checkpoint::keyed`]); not a feature.
-    pub key: Option<String>,
-    /// Threads a keyed model spreads each batch's keys over (1: none); outputs and models
-    /// are the same whatever the count.
-    pub key_threads: usize,
-    /// Labels that arrive after their events, as files in a second directory (see the module
-    /// doc).
-    pub labels: Option<LabelInput>,
-}
-
-/// A job's second input: label files beside the event files.
-#[derive(Debug, Clone)]
-pub struct LabelInput {
-    /// The directory of label files (the id, label and time columns).
-    pub dir: PathBuf,
-    /// The id and time columns, in the events and in the labels (not features).
-    pub columns: DelayColumns,
-    /// How many events wait for their labels, and for how long.
-    pub limits: PendingLimits,
-}
+use super::*;
 
 /// One input file: its name and its directory. Inputs are taken in this order: by name,
 /// then a label file before an event file of the same name.
@@ -168,56 +40,6 @@ impl Input {
             *self < at || (*self == at && p.done)
         })
     }
-}
-
-/// What a job has done so far (since this process started it).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Progress {
-    /// Files taken whole.
-    pub files: u64,
-    /// Rows taken.
-    pub rows: u64,
-    /// Files rejected.
-    pub rejected: u64,
-    /// The first [`Progress::NAMED_REJECTIONS`] files rejected, each with its reason (the
-    /// rest are counted in `rejected`).
-    pub rejections: Vec<(String, String)>,
-    /// Classes met in labels that the model does not know, in the order met (their rows are
-    /// scored, not learnt); at most [`Progress::NAMED_CLASSES`].
-    pub unknown_classes: Vec<String>,
-    /// Checkpoints written.
-    pub commits: u64,
-    /// How long the last one took.
-    pub last_commit: Duration,
-    /// Label rows taken from the labels directory.
-    pub labels: u64,
-    /// Labelled rows taken (event rows with their label, and label rows that were learnt).
-    pub labelled: u64,
-    /// Of those, rows predicted right (before they were learnt).
-    pub correct: u64,
-    /// The file being taken.
-    pub file: Option<String>,
-    /// Whether the job stopped on request.
-    pub stopped: bool,
-    /// A keyed model's keys in memory, and its loads and spills so far.
-    pub keys: Option<KeyMemory>,
-}
-
-impl Progress {
-    /// Rejected files named at most (a job that rejects more counts the rest).
-    pub const NAMED_REJECTIONS: usize = 1000;
-    /// Unknown classes named at most.
-    pub const NAMED_CLASSES: usize = 100;
-}
-
-/// The job's model between files: not loaded yet (a fresh model, or the checkpoint's, is
-/// made at the next file), the checkpoint's as loaded at start (a keyed checkpoint's
-/// store), or live.
-enum Held {
-    Unloaded,
-    Loaded(Box<(Model, StreamState)>),
-    Store(Arc<Mutex<KeyedStore>>),
-    Live(Box<LiveModel>),
 }
 
 /// Where a run is: the last position taken (committed, or not yet), and the files taken
@@ -262,12 +84,17 @@ impl Job {
         let mut known: HashSet<Input> = HashSet::new();
         let mut first_scan = true;
         loop {
+            let rejected = progress.rejected;
             let pending = self.scan(
                 &mut known,
                 taking.position.as_ref(),
                 first_scan,
                 &mut progress,
             )?;
+            if progress.rejected > rejected {
+                // Said now, not at the next batch: the job may be idle.
+                report(&progress);
+            }
             for input in pending {
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -301,116 +128,6 @@ impl Job {
                 std::thread::sleep(Duration::from_millis(50).min(self.poll));
             }
         }
-    }
-
-    /// Runs the job over an Arrow IPC stream read from `input` (standard input), writing
-    /// each scored batch to standard output in `format` as soon as it is scored, until the
-    /// stream ends or `stop` is set; commits by the policy, at the end and on a stop. The
-    /// input and output directories are not used.
-    ///
-    /// A pipe has no offsets to resume from, so the checkpoint's position cannot say which
-    /// rows were taken: with `learn_once_by` (an ordering column, ascending), a restarted
-    /// job fed the stream again from an earlier point scores every row and learns only those
-    /// after the committed largest value (per key, for a keyed model): learning is exactly
-    /// once, output at least once (rows after the last commit are emitted again, with the
-    /// same predictions; deduplicate by id downstream). Without it, a restarted job learns
-    /// whatever it is given.
-    pub fn run_pipe(
-        &self, input: impl std::io::Read + Send + 'static, format: PipeFormat,
-        learn_once_by: Option<&str>, stop: &AtomicBool, report: &mut dyn FnMut(&Progress),
-    ) -> Result<Progress> {
-        self.validate_model()?;
-        let _owner = OwnerLock::acquire(&self.policy.path, false)?;
-        let source = PathBuf::from("<stdin>");
-        // Batches are read on their own thread, so that a stop is seen while the pipe is
-        // quiet.
-        let (sender, batches) = std::sync::mpsc::sync_channel::<Result<RecordBatch>>(2);
-        std::thread::spawn(move || {
-            let reader = match arrow::ipc::reader::StreamReader::try_new(input, None) {
-                Ok(reader) => reader,
-                Err(e) => {
-                    let _ = sender.send(Err(format_error(Path::new("<stdin>"), e)));
-                    return;
-                }
-            };
-            for batch in reader {
-                let batch = batch.map_err(|e| format_error(Path::new("<stdin>"), e));
-                if sender.send(batch).is_err() {
-                    return;
-                }
-            }
-        });
-        let (mut held, _) = self.load()?;
-        let mut live: Option<LiveModel> = None;
-        let mut output = BatchWriter::stdout(format);
-        let mut progress = Progress {
-            file: Some(source.display().to_string()),
-            ..Progress::default()
-        };
-        loop {
-            let batch = match batches.recv_timeout(Duration::from_millis(100)) {
-                Ok(batch) => Some(batch?),
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-            };
-            if let Some(batch) = batch {
-                let model = match live.take() {
-                    Some(model) => model,
-                    None => {
-                        let table = Table::new(&source, batch.schema(), vec![batch.clone()]);
-                        let held = std::mem::replace(&mut held, Held::Unloaded);
-                        self.bind(held, &table, learn_once_by)?
-                            .map_err(|(_, e)| e)?
-                    }
-                };
-                let model = live.insert(model);
-                let label = model.schema().index_of(model.label()).ok();
-                let out = model.process(&batch)?;
-                count_correct(&out, label, &mut progress);
-                progress.rows += batch.num_rows() as u64;
-                progress.keys = model.key_memory();
-                progress.unknown_classes = model.unknown_classes();
-                progress.unknown_classes.truncate(Progress::NAMED_CLASSES);
-                output.write(&out)?;
-            }
-            let stopping = stop.load(Ordering::Relaxed);
-            if let Some(model) = &mut live
-                && (model.due() || stopping)
-            {
-                model.commit(None)?;
-                note_commit(model, &mut progress);
-            }
-            report(&progress);
-            if stopping {
-                progress.stopped = true;
-                return Ok(progress);
-            }
-        }
-        if let Some(model) = &mut live {
-            model.commit(None)?;
-            note_commit(model, &mut progress);
-        }
-        output.finish()?;
-        report(&progress);
-        Ok(progress)
-    }
-
-    /// The checkpoint, read once at start (one model, or a keyed checkpoint's store), and
-    /// the position it records.
-    fn load(&self) -> Result<(Held, Option<Position>)> {
-        Ok(match (self.policy.path.exists(), &self.key) {
-            (false, _) => (Held::Unloaded, None),
-            (true, None) => {
-                let state = checkpoint::load(&self.policy.path)?;
-                let position = state.1.position.clone();
-                (Held::Loaded(Box::new(state)), position)
-            }
-            (true, Some(_)) => {
-                let store = KeyedStore::open(&self.policy.path)?;
-                let position = store.manifest().position.clone();
-                (Held::Store(Arc::new(Mutex::new(store))), position)
-            }
-        })
     }
 
     /// Commits the live model at `at`, then assembles the outputs of the files taken whole
@@ -469,31 +186,6 @@ impl Job {
             }
         }
         self.validate_model()
-    }
-
-    /// Refuses a checkpoint that cannot be written, one that is not of the kind the key
-    /// asks for (a directory for a keyed model, a file otherwise), and a bad config.
-    fn validate_model(&self) -> Result<()> {
-        self.policy.validate()?;
-        let path = &self.policy.path;
-        match (&self.key, path.exists(), KeyedStore::is_keyed(path)) {
-            (None, _, true) => Err(Error::config(
-                "key",
-                format!(
-                    "`{}` is a keyed checkpoint: name its key column",
-                    path.display()
-                ),
-            )),
-            (Some(_), true, false) => Err(Error::config(
-                "key",
-                format!(
-                    "`{}` holds one model, not one per key: a keyed model needs a directory",
-                    path.display()
-                ),
-            )),
-            _ => Ok(()),
-        }?;
-        self.fresh.config.validate()
     }
 
     /// Brings the output directory to the checkpoint's position: assembles the output of a
@@ -714,38 +406,6 @@ impl Job {
         Ok((Held::Live(Box::new(live)), true))
     }
 
-    /// Refuses a label file without the id, label or time column (or the key, for a keyed
-    /// model).
-    fn check_label_columns(&self, table: &Table, label: &str) -> Result<()> {
-        let Some(labels) = &self.labels else {
-            return Ok(());
-        };
-        let key = self.key.as_deref();
-        for column in [
-            labels.columns.id.as_str(),
-            label,
-            labels.columns.time.as_str(),
-        ]
-        .into_iter()
-        .chain(key)
-        {
-            if table.schema.index_of(column).is_err() {
-                return Err(Error::missing_column(&table.path, column, &table.schema));
-            }
-        }
-        Ok(())
-    }
-
-    /// `stream` with the job's delayed labels, if it has them and `stream` has not.
-    fn with_delayed(&self, mut stream: StreamState) -> Result<StreamState> {
-        if let Some(labels) = &self.labels
-            && stream.delayed.is_none()
-        {
-            stream.delayed = Some(DelayedState::new(labels.columns.clone(), labels.limits)?);
-        }
-        Ok(stream)
-    }
-
     /// The first event file in the input directory (in name order) that reads, to bind the
     /// model to its columns before a label file is taken; `None` if there is none yet.
     fn first_events(&self) -> Result<Option<Table>> {
@@ -759,117 +419,6 @@ impl Job {
         Ok(names
             .iter()
             .find_map(|name| read_table(&self.input_dir.join(name)).ok()))
-    }
-
-    /// The live model for `table`: the one held, rebound to its columns; or the checkpoint's;
-    /// or a fresh one built from it. A table that does not fit is an `Err` inside the
-    /// result, with the model given back.
-    #[allow(clippy::type_complexity)]
-    fn bind(
-        &self, held: Held, table: &Table, learn_once_by: Option<&str>,
-    ) -> Result<std::result::Result<LiveModel, (Held, Error)>> {
-        let source = table.path.clone();
-        let schema = table.schema.clone();
-        let policy = self.policy.clone();
-        Ok(match (held, &self.key) {
-            (Held::Live(live), _) => live
-                .rebind(schema, source)
-                .map_err(|(live, e)| (Held::Live(live), e)),
-            (held @ (Held::Loaded(_) | Held::Unloaded), None) if self.policy.path.exists() => {
-                // A model that does not fit this file is dropped and read again for the next.
-                let (model, stream) = match held {
-                    Held::Loaded(state) => *state,
-                    _ => checkpoint::load(&self.policy.path)?,
-                };
-                let stream = self.with_delayed(stream)?;
-                LiveModel::new(model, stream, learn_once_by, policy, schema, source).map_err(|e| {
-                    (
-                        Held::Unloaded,
-                        checkpoint::not_fitting(&self.policy.path, e),
-                    )
-                })
-            }
-            (Held::Store(store), Some(key)) => {
-                let keyed =
-                    LiveModel::keyed(store.clone(), key, learn_once_by, policy, schema, source);
-                keyed
-                    .map(|live| live.spread_keys(self.key_threads))
-                    .map_err(|e| {
-                        (
-                            Held::Store(store),
-                            checkpoint::not_fitting(&self.policy.path, e),
-                        )
-                    })
-            }
-            (_, key) => {
-                if let Some(key) = key
-                    && table.schema.index_of(key).is_err()
-                {
-                    let e = Error::missing_column(&table.path, key.clone(), &table.schema);
-                    return Ok(Err((Held::Unloaded, e)));
-                }
-                let (model, stream) = match self.fresh_from(table) {
-                    Ok((model, stream)) => (model, self.with_delayed(stream)?),
-                    Err(e) => return Ok(Err((Held::Unloaded, e))),
-                };
-                match key {
-                    None => LiveModel::new(model, stream, learn_once_by, policy, schema, source),
-                    Some(key) => {
-                        let store = KeyedStore::create(&self.policy.path, stream, self.fresh.seed)?;
-                        let store = Arc::new(Mutex::new(store));
-                        LiveModel::keyed(store, key, learn_once_by, policy, schema, source)
-                            .map(|live| live.spread_keys(self.key_threads))
-                    }
-                }
-                .map_err(|e| (Held::Unloaded, e))
-            }
-        })
-    }
-
-    /// A fresh model, and its stream, for a stream whose first file is `table` (the key
-    /// column, if any, is not a feature).
-    fn fresh_from(&self, table: &Table) -> Result<(Model, StreamState)> {
-        let f = &self.fresh;
-        let mut encodings = f.encodings.clone();
-        encodings.passthrough.extend(self.key.clone());
-        let table = match &self.labels {
-            None => table,
-            Some(labels) => {
-                let columns = &labels.columns;
-                encodings
-                    .passthrough
-                    .extend([columns.id.clone(), columns.time.clone()]);
-                encodings.passthrough.dedup();
-                match (&f.classes, table.schema.index_of(&f.label)) {
-                    (_, Ok(_)) => table,
-                    (Some(_), Err(_)) => &with_label_column(table, &f.label)?,
-                    (None, Err(_)) => {
-                        return Err(Error::config(
-                            "classes",
-                            "events without a label column give a fresh model no classes: \
-                             declare them (--classes)",
-                        ));
-                    }
-                }
-            }
-        };
-        let session = Session::fresh(
-            std::slice::from_ref(table),
-            f.config.clone(),
-            f.seed,
-            &f.label,
-            encodings,
-            f.classes.as_deref(),
-        )?;
-        let spec = session
-            .stream
-            .spec
-            .first_classes(session.model.n_classes())?;
-        let stream = StreamState {
-            spec,
-            ..session.stream
-        };
-        Ok((session.model, stream))
     }
 
     /// Writes the scored rows of `name` from row `start` as a part file, atomically.
@@ -968,25 +517,6 @@ impl Job {
     }
 }
 
-/// `table` (events whose labels come apart) with a null label column `label` appended:
-/// what a fresh model of declared classes reads its features from.
-fn with_label_column(table: &Table, label: &str) -> Result<Table> {
-    let mut fields: Vec<_> = table.schema.fields().iter().cloned().collect();
-    fields.push(Arc::new(Field::new(label, DataType::Utf8, true)));
-    let schema = Arc::new(Schema::new(fields));
-    let mut batches = Vec::new();
-    for batch in table.batches()? {
-        let batch = batch?;
-        let mut columns = batch.columns().to_vec();
-        columns.push(new_null_array(&DataType::Utf8, batch.num_rows()));
-        batches.push(
-            RecordBatch::try_new(schema.clone(), columns)
-                .map_err(|e| format_error(&table.path, e))?,
-        );
-    }
-    Ok(Table::new(&table.path, schema, batches))
-}
-
 /// Whether a directory entry named `name` is an input file to take: a CSV or Parquet file
 /// that is not being written (no leading `.`, no `.partial` or `.tmp` ending).
 fn is_input(name: &str) -> bool {
@@ -1002,23 +532,6 @@ fn output_name(name: &str) -> String {
     format!("{stem}.parquet")
 }
 
-/// Counts labelled rows and correct predictions of a scored batch (the label is column
-/// `label`, the prediction the column after the input's).
-fn count_correct(out: &RecordBatch, label: Option<usize>, progress: &mut Progress) {
-    let Some(label) = label else {
-        return;
-    };
-    let truth = out.column(label);
-    let predicted = out.column(out.num_columns() - 2);
-    if truth.data_type() != predicted.data_type() {
-        return;
-    }
-    if let Ok(same) = eq(truth, predicted) {
-        progress.labelled += (same.len() - same.null_count()) as u64;
-        progress.correct += same.true_count() as u64;
-    }
-}
-
 /// Counts the label rows that were learnt, and those whose event was predicted right.
 fn count_outcomes(out: &RecordBatch, progress: &mut Progress) {
     if let Some(correct) = out.column_by_name("correct") {
@@ -1026,12 +539,6 @@ fn count_outcomes(out: &RecordBatch, progress: &mut Progress) {
         progress.labelled += (correct.len() - correct.null_count()) as u64;
         progress.correct += correct.true_count() as u64;
     }
-}
-
-fn note_commit(live: &LiveModel, progress: &mut Progress) {
-    let (commits, last) = live.commits();
-    progress.commits = commits;
-    progress.last_commit = last;
 }
 
 /// Writes `batches` of `schema` as a Parquet file at `path`, atomically.
@@ -1050,13 +557,6 @@ fn write_parquet(
         writer.close().map_err(|e| format_error(path, e))?;
         Ok(())
     })
-}
-
-fn format_error(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Format {
-        file: path.to_path_buf(),
-        message: e.to_string(),
-    }
 }
 
 fn open(path: &Path) -> Result<File> {
@@ -1082,4 +582,171 @@ fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
         .map_err(io)?
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::core::Encodings;
+
+    /// A job over `n` files of `rows` rows of the bundled car data in `dir/in`, writing to
+    /// `dir/out` and `dir/m.parquet`, taking what is there once.
+    fn car_job(dir: &Path, n: usize, rows: usize) -> Job {
+        let car = include_str!("../../../data/car.csv");
+        let (header, body) = car.split_once('\n').expect("a header");
+        let lines: Vec<&str> = body.lines().collect();
+        let input = dir.join("in");
+        std::fs::create_dir_all(&input).unwrap();
+        for f in 0..n {
+            let part = &lines[f * rows..(f + 1) * rows];
+            let text = format!("{header}\n{}\n", part.join("\n"));
+            std::fs::write(input.join(format!("{f:03}.csv")), text).unwrap();
+        }
+        let config =
+            ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 3}))
+                .unwrap();
+        Job {
+            input_dir: input,
+            output_dir: dir.join("out"),
+            policy: CheckpointPolicy::new(dir.join("m.parquet")),
+            fresh: FreshModel {
+                config,
+                seed: 1,
+                label: "label".into(),
+                encodings: Encodings::default(),
+                classes: Some(["acc", "good", "unacc", "vgood"].map(String::from).to_vec()),
+            },
+            once: true,
+            poll: Duration::from_millis(10),
+            key: None,
+            key_threads: 1,
+            labels: None,
+        }
+    }
+
+    fn run(job: &Job) -> Progress {
+        job.run(&AtomicBool::new(false), &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn inputs_are_taken_in_name_order_a_label_file_first_on_a_tie() {
+        let input = |name: &str, events| Input {
+            name: name.into(),
+            events,
+        };
+        let mut inputs = vec![input("b", true), input("a", true), input("b", false)];
+        inputs.sort();
+        assert_eq!(
+            inputs,
+            [input("a", true), input("b", false), input("b", true)]
+        );
+        let position = input("b", false).at(10, false);
+        assert!(input("a", true).taken_at(Some(&position)));
+        assert!(!input("b", false).taken_at(Some(&position)), "not done");
+        assert!(input("b", false).taken_at(Some(&input("b", false).at(10, true))));
+        assert!(!input("c", true).taken_at(Some(&position)));
+    }
+
+    #[test]
+    fn files_being_written_are_not_inputs() {
+        for name in [".hidden.csv", "a.csv.partial", "a.csv.tmp"] {
+            assert!(!is_input(name), "{name}");
+        }
+        assert!(is_input("2026-11-28T10.csv") && is_input("a.parquet"));
+        assert_eq!(output_name("events-1.csv"), "events-1.parquet");
+    }
+
+    /// Each file is scored once: a job run again over the same directory takes nothing, and
+    /// its outputs and checkpoint stay as they were; a new file is taken after them.
+    #[test]
+    fn a_restarted_job_takes_only_new_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = car_job(dir.path(), 2, 100);
+        let first = run(&job);
+        assert_eq!((first.files, first.rows, first.rejected), (2, 200, 0));
+        let output = job.output_dir.join("001.parquet");
+        let (bytes, digest) = (
+            std::fs::read(&output).unwrap(),
+            checkpoint::read_metadata(&job.policy.path).unwrap().digest,
+        );
+        let again = run(&job);
+        assert_eq!((again.files, again.rows), (0, 0));
+        assert_eq!(std::fs::read(&output).unwrap(), bytes);
+        let after = checkpoint::read_metadata(&job.policy.path).unwrap();
+        assert_eq!(after.digest, digest);
+        std::fs::copy(job.input_dir.join("000.csv"), job.input_dir.join("002.csv")).unwrap();
+        let third = run(&job);
+        assert_eq!((third.files, third.rows), (1, 100));
+        assert_eq!(
+            checkpoint::read_metadata(&job.policy.path)
+                .unwrap()
+                .rows_seen,
+            300
+        );
+    }
+
+    /// A file that arrives named before one already taken is moved aside with its reason,
+    /// and named in the progress at once (the job is idle then).
+    #[test]
+    fn a_late_file_is_rejected_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = car_job(dir.path(), 2, 50);
+        run(&job);
+        let job = Job { once: false, ..job };
+        let stop = AtomicBool::new(false);
+        let seen = Mutex::new(Vec::new());
+        let progress = std::thread::scope(|scope| {
+            let running = scope.spawn(|| {
+                job.run(&stop, &mut |p| {
+                    seen.lock().unwrap().clone_from(&p.rejections);
+                })
+            });
+            // After the job's first look at the directory: a file arriving late.
+            std::thread::sleep(Duration::from_millis(200));
+            let late = job.input_dir.join("0005.csv");
+            std::fs::copy(job.input_dir.join("000.csv"), late).unwrap();
+            let start = Instant::now();
+            while seen.lock().unwrap().is_empty() && start.elapsed() < Duration::from_secs(60) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            stop.store(true, Ordering::Relaxed);
+            running.join().unwrap().unwrap()
+        });
+        assert_eq!(progress.rejected, 1);
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen[0].0, "0005.csv");
+        assert!(seen[0].1.contains("arrived after"), "{}", seen[0].1);
+        let moved = job.input_dir.join(REJECTED_DIR).join("0005.csv.reason.txt");
+        assert!(moved.exists());
+    }
+
+    /// The output directory may not be the input directory, nor lie inside it; it is made
+    /// when missing, and held by one job at a time.
+    #[test]
+    fn the_output_directory_is_checked_made_and_owned() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = car_job(dir.path(), 1, 20);
+        for output_dir in [job.input_dir.clone(), job.input_dir.join("out")] {
+            let err = Job {
+                output_dir,
+                ..job.clone()
+            }
+            .validate()
+            .unwrap_err();
+            assert!(matches!(err, Error::OutputOverlapsInput { .. }), "{err}");
+        }
+        let nested = Job {
+            output_dir: dir.path().join("a/b/out"),
+            ..job.clone()
+        };
+        let owners = {
+            nested.validate().unwrap();
+            nested.own().unwrap()
+        };
+        assert!(nested.output_dir.join(".streamboost.lock").exists());
+        drop(owners);
+        assert!(!nested.output_dir.join(".streamboost.lock").exists());
+    }
 }

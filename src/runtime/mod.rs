@@ -1,0 +1,22 @@
+//! The streaming runtime: what runs a model over a stream and keeps it across restarts.
+//! Algorithms know nothing of it; it knows algorithms only through [`crate::Classifier`]
+//! and [`crate::model::Model`].
+//!
+//! * [`delay`]: labels that arrive after their rows (the pending store, its bounds and
+//!   counters), shared by the replay, the operator and SQL; free of Arrow.
+//! * `replay`: a logged stream replayed test-then-train, with checkpoints.
+//! * `live`: a model bound to a checkpoint and a commit policy, one model or one per key.
+//! * `job`: a long-running job over a directory of files, or a pipe, exactly once.
+//! * `stream`: the record-batch operators over async streams (tokio).
+//!
+//! Each module's doc says what happens on restart, on cancel and on a crash.
+
+pub mod delay;
+#[cfg(feature = "columnar")]
+pub mod job;
+#[cfg(feature = "columnar")]
+pub mod live;
+#[cfg(feature = "columnar")]
+pub mod replay;
+#[cfg(feature = "stream")]
+pub mod stream;
