@@ -111,7 +111,7 @@ pub enum Protocol {
     /// copies of each row, trees at the library's default preset; for osboost*, ogboost,
     /// oza and the single perceptron and naive Bayes.
     Cll12,
-    /// \[JT\] (NeurIPS 2018): 100 jgt-paper trees over 20 random features each, weight
+    /// \[JT\] (AISTATS 2018): 100 jgt-paper trees over 20 random features each, weight
     /// scales U\[3, 10\] (ada-olmr, bmr with hinge potentials).
     Jt18,
 }

@@ -589,11 +589,10 @@ mod tests {
     use std::sync::atomic::AtomicBool;
 
     use super::*;
-    use crate::core::Encodings;
 
     /// A job over `n` files of `rows` rows of the bundled car data in `dir/in`, writing to
     /// `dir/out` and `dir/m.parquet`, taking what is there once.
-    fn car_job(dir: &Path, n: usize, rows: usize) -> Job {
+    fn car_files_job(dir: &Path, n: usize, rows: usize) -> Job {
         let car = include_str!("../../../data/car.csv");
         let (header, body) = car.split_once('\n').expect("a header");
         let lines: Vec<&str> = body.lines().collect();
@@ -604,26 +603,7 @@ mod tests {
             let text = format!("{header}\n{}\n", part.join("\n"));
             std::fs::write(input.join(format!("{f:03}.csv")), text).unwrap();
         }
-        let config =
-            ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 3}))
-                .unwrap();
-        Job {
-            input_dir: input,
-            output_dir: dir.join("out"),
-            policy: CheckpointPolicy::new(dir.join("m.parquet")),
-            fresh: FreshModel {
-                config,
-                seed: 1,
-                label: "label".into(),
-                encodings: Encodings::default(),
-                classes: Some(["acc", "good", "unacc", "vgood"].map(String::from).to_vec()),
-            },
-            once: true,
-            poll: Duration::from_millis(10),
-            key: None,
-            key_threads: 1,
-            labels: None,
-        }
+        car_job(input, dir.join("out"), &dir.join("m.parquet"), &[])
     }
 
     fn run(job: &Job) -> Progress {
@@ -663,7 +643,7 @@ mod tests {
     #[test]
     fn a_restarted_job_takes_only_new_files() {
         let dir = tempfile::tempdir().unwrap();
-        let job = car_job(dir.path(), 2, 100);
+        let job = car_files_job(dir.path(), 2, 100);
         let first = run(&job);
         assert_eq!((first.files, first.rows, first.rejected), (2, 200, 0));
         let output = job.output_dir.join("001.parquet");
@@ -692,7 +672,7 @@ mod tests {
     #[test]
     fn a_late_file_is_rejected_by_name() {
         let dir = tempfile::tempdir().unwrap();
-        let job = car_job(dir.path(), 2, 50);
+        let job = car_files_job(dir.path(), 2, 50);
         run(&job);
         let job = Job { once: false, ..job };
         let stop = AtomicBool::new(false);
@@ -727,7 +707,7 @@ mod tests {
     #[test]
     fn the_output_directory_is_checked_made_and_owned() {
         let dir = tempfile::tempdir().unwrap();
-        let job = car_job(dir.path(), 1, 20);
+        let job = car_files_job(dir.path(), 1, 20);
         for output_dir in [job.input_dir.clone(), job.input_dir.join("out")] {
             let err = Job {
                 output_dir,

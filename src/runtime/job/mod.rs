@@ -421,3 +421,33 @@ fn format_error(path: &Path, e: impl std::fmt::Display) -> Error {
         message: e.to_string(),
     }
 }
+
+/// A job of a 3-member Adaboost.OLM over the car data's classes, checkpointed at `model`,
+/// reading `input` and writing `output` (the tests of both modes start from it).
+#[cfg(test)]
+fn car_job(input: PathBuf, output: PathBuf, model: &Path, passthrough: &[&str]) -> Job {
+    let config =
+        ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 3}))
+            .expect("a config");
+    let classes = ["acc", "good", "unacc", "vgood"].map(String::from).to_vec();
+    Job {
+        input_dir: input,
+        output_dir: output,
+        policy: CheckpointPolicy::new(model),
+        fresh: FreshModel {
+            config,
+            seed: 1,
+            label: "label".into(),
+            encodings: Encodings {
+                passthrough: passthrough.iter().map(|c| c.to_string()).collect(),
+                ..Encodings::default()
+            },
+            classes: Some(classes),
+        },
+        once: true,
+        poll: Duration::from_millis(10),
+        key: None,
+        key_threads: 1,
+        labels: None,
+    }
+}

@@ -105,7 +105,6 @@ mod tests {
     use std::sync::atomic::AtomicBool;
 
     use super::*;
-    use crate::core::Encodings;
 
     /// A buffer the job writes to and the test reads, shared between them.
     #[derive(Clone, Default)]
@@ -144,29 +143,7 @@ mod tests {
     }
 
     fn pipe_job(model: &Path) -> Job {
-        let config =
-            ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 3}))
-                .unwrap();
-        Job {
-            input_dir: PathBuf::new(),
-            output_dir: PathBuf::new(),
-            policy: CheckpointPolicy::new(model),
-            fresh: FreshModel {
-                config,
-                seed: 1,
-                label: "label".into(),
-                encodings: Encodings {
-                    passthrough: vec!["id".into()],
-                    ..Encodings::default()
-                },
-                classes: Some(["acc", "good", "unacc", "vgood"].map(String::from).to_vec()),
-            },
-            once: true,
-            poll: Duration::from_millis(10),
-            key: None,
-            key_threads: 1,
-            labels: None,
-        }
+        car_job(PathBuf::new(), PathBuf::new(), model, &["id"])
     }
 
     /// The scored batches that `bytes` (an IPC stream the job wrote) hold.
