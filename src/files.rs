@@ -66,10 +66,7 @@ pub fn partial_files(path: &Path) -> Vec<(u32, PathBuf)> {
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = dir_of(path);
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -99,30 +96,51 @@ fn remove_dead_writers_files(path: &Path) {
 /// new ones: write a [`partial_path`], flush it to disk, rename it over `path`, flush the
 /// directory entry.
 pub(crate) fn write_atomically(path: &Path, write: impl FnOnce(File) -> Result<()>) -> Result<()> {
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| Error::Io { path: p, source }
-    };
     let partial = partial_path(path);
-    let file = File::create(&partial).map_err(io(&partial))?;
+    let file = File::create(&partial).map_err(|source| Error::Io {
+        path: partial.clone(),
+        source,
+    })?;
     let written = file
         .try_clone()
-        .map_err(io(&partial))
-        .and_then(write)
-        .and_then(|()| file.sync_all().map_err(io(&partial)));
-    drop(file);
+        .map_err(|source| Error::Io {
+            path: partial.clone(),
+            source,
+        })
+        .and_then(write);
     if let Err(e) = written {
         // A write that failed (a full disk, a file size limit) leaves `path` as it was and
         // nothing beside it.
         let _ = std::fs::remove_file(&partial);
         return Err(e);
     }
-    std::fs::rename(&partial, path).map_err(io(path))?;
+    put_in_place(&partial, &file, path)
+}
+
+/// Ends a write of `path` made to its temporary file `partial` (open as `file`): flushes
+/// it to disk, renames it over `path`, removes what dead writers of `path` left, and
+/// flushes the directory entry. On failure `path` is as it was and `partial` is removed.
+pub(crate) fn put_in_place(partial: &Path, file: &File, path: &Path) -> Result<()> {
+    let placed = file
+        .sync_all()
+        .and_then(|()| std::fs::rename(partial, path));
+    if let Err(source) = placed {
+        let _ = std::fs::remove_file(partial);
+        return Err(Error::Io {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
     remove_dead_writers_files(path);
-    sync_dir(match path.parent() {
+    sync_dir(dir_of(path))
+}
+
+/// The directory `path` is in (`.` for a bare name).
+pub(crate) fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    })
+    }
 }
 
 /// Flushes a file written earlier to disk.
@@ -221,12 +239,7 @@ fn overlap(output: &Path, input: &Path) -> Option<&'static str> {
 /// included).
 fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::metadata(a), std::fs::metadata(b)) {
-        #[cfg(unix)]
-        (Ok(a), Ok(b)) => {
-            use std::os::unix::fs::MetadataExt;
-            (a.dev(), a.ino()) == (b.dev(), b.ino())
-        }
-        #[cfg(not(unix))]
+        (Ok(x), Ok(y)) if cfg!(unix) => same_inode(&x, &y),
         (Ok(_), Ok(_)) => where_it_is(a) == where_it_is(b),
         _ => false,
     }
@@ -268,7 +281,7 @@ static HELD: Mutex<Vec<(PathBuf, Weak<OwnerLock>)>> = Mutex::new(Vec::new());
 impl OwnerLock {
     /// The lock file of `target`: `<target>.lock` beside a model (a file, or a keyed model's
     /// directory), `.streamboost.lock` inside an output directory.
-    pub fn lock_file(target: &Path, inside: bool) -> PathBuf {
+    fn lock_file(target: &Path, inside: bool) -> PathBuf {
         if inside {
             target.join(".streamboost.lock")
         } else {
@@ -359,6 +372,8 @@ impl Drop for OwnerLock {
     }
 }
 
+/// Whether two files' metadata are one file's (one device and inode; always true where
+/// the platform has no inodes, whose callers compare paths instead).
 fn same_inode(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
     {

@@ -71,16 +71,19 @@ pub fn draw(path: &Path, title: &str, axes: (&str, &str), curves: &[Curve]) -> R
         Image::Svg => draw_on(SVGBackend::new(&partial, SIZE), title, axes, curves),
         Image::Png => draw_on(BitMapBackend::new(&partial, SIZE), title, axes, curves),
     };
-    let placed = drawn
+    let drawn = drawn
         .map_err(|e| std::io::Error::other(e.to_string()))
-        .and_then(|()| std::fs::rename(&partial, path));
-    placed.map_err(|source| {
-        let _ = std::fs::remove_file(&partial);
-        Error::Io {
-            path: path.to_path_buf(),
-            source,
+        .and_then(|()| std::fs::File::open(&partial));
+    match drawn {
+        Ok(file) => crate::files::put_in_place(&partial, &file, path),
+        Err(source) => {
+            let _ = std::fs::remove_file(&partial);
+            Err(Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })
         }
-    })
+    }
 }
 
 fn draw_on<B: DrawingBackend>(

@@ -134,28 +134,19 @@ pub struct Given {
     model: Vec<String>,
     /// The stream flags given (`--label`, `--classes`, `--nominal`, `--ordinal`), and
     /// `--seed`.
-    stream: Vec<&'static str>,
+    stream: Vec<String>,
 }
 
 impl Given {
-    /// What `matches` (of `run`) says was typed.
+    /// What `matches` (of `run`) says was typed, read off the flag groups.
     pub fn of(matches: &clap::ArgMatches) -> Given {
-        let typed =
-            |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
-        let stream = [
-            ("label", "--label"),
-            ("classes", "--classes"),
-            ("nominal", "--nominal"),
-            ("ordinal", "--ordinal"),
-            ("seed", "--seed"),
-        ];
+        let mut stream = super::model_flags::typed::<StreamFlags>(matches);
+        if super::model_flags::typed_id(matches, "seed") {
+            stream.push("--seed".into());
+        }
         Given {
             model: super::model_flags::given(matches),
-            stream: stream
-                .into_iter()
-                .filter(|(id, _)| typed(id))
-                .map(|(_, flag)| flag)
-                .collect(),
+            stream,
         }
     }
 }
@@ -199,9 +190,10 @@ fn check_existing(args: &RunArgs, given: &Given) -> Result<Option<crate::checkpo
         "--nominal" => stream.nominal != state.encodings.nominal,
         "--ordinal" => stream.ordinal != state.encodings.ordinal,
         "--seed" => seed.is_some_and(|s| s != args.seed),
-        _ => false,
+        // A stream flag this check cannot compare is refused rather than ignored.
+        _ => true,
     };
-    if let Some(flag) = given.stream.iter().find(|f| differs(f)) {
+    if let Some(flag) = given.stream.iter().find(|f| differs(f.as_str())) {
         let what = format!(
             "was made with label `{}`, classes [{}]{}",
             state.label,
@@ -288,7 +280,8 @@ pub fn run(args: &RunArgs, given: &Given) -> Result<()> {
     let start = Instant::now();
     let mut last = Instant::now();
     let (mut rows_at_last, mut rejected, mut named) = (0, 0, 0);
-    let mut classes_named = 0;
+    // A keyed model's list follows the keys in memory: a class is warned about once by name.
+    let mut classes_named = std::collections::HashSet::new();
     let mut report = |p: &Progress| {
         for (file, reason) in &p.rejections[named..] {
             tracing::warn!(
@@ -305,7 +298,11 @@ pub fn run(args: &RunArgs, given: &Given) -> Result<()> {
             }
             rejected = p.rejected;
         }
-        for class in &p.unknown_classes[classes_named.min(p.unknown_classes.len())..] {
+        for class in p
+            .unknown_classes
+            .iter()
+            .filter(|c| classes_named.insert((*c).clone()))
+        {
             tracing::warn!(
                 class,
                 "a label outside the model's classes (taken from its first file, or --classes): \
@@ -313,7 +310,6 @@ pub fn run(args: &RunArgs, given: &Given) -> Result<()> {
                  --model) with --classes naming every class, this one included"
             );
         }
-        classes_named = classes_named.max(p.unknown_classes.len());
         if last.elapsed() < every {
             return;
         }
@@ -381,7 +377,9 @@ fn say_start(
             );
         }
     }
-    if existing.is_some() && given.stream.contains(&"--seed") && !KeyedStore::is_keyed(&args.model)
+    if existing.is_some()
+        && given.stream.iter().any(|f| f == "--seed")
+        && !KeyedStore::is_keyed(&args.model)
     {
         tracing::warn!(
             "--seed seeds a fresh model only: the checkpoint's generators go on where they were"

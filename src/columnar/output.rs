@@ -369,24 +369,10 @@ impl BatchWriter {
             Writing::Created(None) => Ok(()),
         };
         ended.map_err(|e| self.format_error(e))?;
-        let Some((partial, file)) = self.partial.take() else {
-            return Ok(());
-        };
-        let io = |source| Error::Io {
-            path: self.path.clone(),
-            source,
-        };
-        let placed = file
-            .sync_all()
-            .and_then(|()| std::fs::rename(&partial, &self.path));
-        if let Err(e) = placed {
-            let _ = std::fs::remove_file(&partial);
-            return Err(io(e));
+        match self.partial.take() {
+            Some((partial, file)) => crate::files::put_in_place(&partial, &file, &self.path),
+            None => Ok(()),
         }
-        crate::files::sync_dir(match self.path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        })
     }
 }
 

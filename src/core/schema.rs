@@ -73,20 +73,12 @@ impl ClassSet {
                 format!("needs at least 2 classes, got {}", names.len()),
             ));
         }
-        let longest = names.iter().map(String::len).max().unwrap_or(0);
-        let max = super::limits::LABEL_BYTES.get();
-        if longest > max {
-            let name = names
-                .iter()
-                .find(|n| n.len() == longest)
-                .expect("the longest");
-            let start: String = name.chars().take(40).collect();
+        let (limit, max) = (super::limits::LABEL_BYTES, super::limits::LABEL_BYTES.get());
+        if let Some(long) = names.iter().find(|n| n.len() > max) {
+            let start: String = long.chars().take(40).collect();
             return Err(crate::Error::config(
                 "classes",
-                format!(
-                    "class `{start}…` {}",
-                    super::limits::LABEL_BYTES.exceeded(longest, max)
-                ),
+                format!("class `{start}…` {}", limit.exceeded(long.len(), max)),
             ));
         }
         let mut sorted = names.clone();
