@@ -1,6 +1,6 @@
 //! Bytes per key of a keyed model: the heap a key's operator takes when its key first
 //! appears, after its first row, and after 100 rows, measured by a counting allocator,
-//! beside the estimate (`BoostOperator::heap_bytes`) that the memory budget counts.
+//! beside the estimate (`Cursor::heap_bytes`) that the memory budget counts.
 //!
 //! `cargo bench --bench key_bytes [-- KEYS=2000 LEARNERS=10]` (Adaboost.OLM at its defaults
 //! over the keyed synthetic stream of `benchmarks/keyed_stream.rs`).
@@ -11,8 +11,9 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 use arrow::record_batch::RecordBatch;
 use streamboost::Config;
 use streamboost::boost::{Knob, Tune};
-use streamboost::columnar::{BatchOperator, BoostOperator, Encodings, KeyedOperator};
+use streamboost::columnar::Encodings;
 use streamboost::model::{Algorithm, Model};
+use streamboost::runtime::{BatchOperator, Cursor, KeyedOperator};
 use streamboost::synth::KeyedEvents;
 
 /// The system allocator, counting the bytes live.
@@ -72,7 +73,7 @@ fn main() {
     let (config, spec2) = (config.clone(), spec.clone());
     let factory = move |_key: Option<&str>, input: &arrow::datatypes::SchemaRef| {
         let model: Model = config.build(&spec2, 1)?;
-        BoostOperator::new(
+        Cursor::new(
             model,
             &spec2,
             input.clone(),
@@ -91,9 +92,8 @@ fn main() {
     };
     // A fresh key: its operator made, before any row.
     let base = live();
-    let fresh: Vec<BoostOperator<Model>> =
-        (0..keys).map(|_| factory(None, &schema).unwrap()).collect();
-    let estimate = fresh.iter().map(BoostOperator::heap_bytes).sum();
+    let fresh: Vec<Cursor<Model>> = (0..keys).map(|_| factory(None, &schema).unwrap()).collect();
+    let estimate = fresh.iter().map(Cursor::heap_bytes).sum();
     row("fresh (made, no row yet)", live() - base, estimate);
     drop(fresh);
 

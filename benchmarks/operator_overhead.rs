@@ -2,7 +2,7 @@
 #![allow(missing_docs)]
 
 //! Operator overhead: the same model, the same rows, scored then learnt (a) by calling the
-//! model directly on pre-encoded rows and (b) through `BoostOperator` on record batches
+//! model directly on pre-encoded rows and (b) through `Cursor` on record batches
 //! (encoding, label lookup, output columns). The ratio b/a is the operator's overhead.
 //!
 //! `cargo bench --bench operator_overhead` (nursery from `$STREAMBOOST_DATASETS`, else the
@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use streamboost::boost::WeightScale;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
-use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table};
+use streamboost::columnar::{Encodings, load_stream, read_table};
+use streamboost::runtime::Cursor;
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Classifier, Config};
 
@@ -70,7 +71,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("operator", |b| {
         b.iter_batched(
             || {
-                BoostOperator::new(
+                Cursor::new(
                     fresh.clone(),
                     data.spec(),
                     table.schema.clone(),

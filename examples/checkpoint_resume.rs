@@ -10,8 +10,9 @@ use streamboost::Result;
 use streamboost::boost::WeightScale;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
 use streamboost::checkpoint;
-use streamboost::columnar::{BoostOperator, read_table};
+use streamboost::columnar::read_table;
 use streamboost::model::{Model, ModelConfig};
+use streamboost::runtime::Cursor;
 use streamboost::weak::HoeffdingTreeConfig;
 
 /// The probabilities column of each output batch, as bits.
@@ -31,7 +32,7 @@ fn probabilities(out: &[RecordBatch]) -> Vec<u64> {
         .collect()
 }
 
-fn run(op: &mut BoostOperator<Model>, batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> {
+fn run(op: &mut Cursor<Model>, batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> {
     batches.iter().map(|b| op.process(b)).collect()
 }
 
@@ -45,7 +46,7 @@ fn main() -> Result<()> {
         weight_scale: WeightScale::UniformRandom(5.0, 200.0),
         ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
-    let operator = || BoostOperator::for_table(&config, &table, "label", 7);
+    let operator = || Cursor::for_table(&config, &table, "label", 7);
 
     let uninterrupted = run(&mut operator()?, &batches)?;
 
@@ -68,7 +69,7 @@ fn main() -> Result<()> {
         meta.digest
     );
     drop(op);
-    let (mut op, _) = BoostOperator::resume(&file, table.schema.clone(), &path)?;
+    let (mut op, _) = Cursor::resume(&file, table.schema.clone(), &path)?;
     resumed.extend(run(&mut op, second)?);
     println!("resumed: {} rows seen in all", op.stats().rows_seen);
 

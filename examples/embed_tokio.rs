@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use futures::StreamExt;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
 use streamboost::checkpoint;
-use streamboost::columnar::{BoostOperator, read_table};
+use streamboost::columnar::read_table;
 use streamboost::model::ModelConfig;
+use streamboost::runtime::Cursor;
 use streamboost::runtime::stream::ScoredStream;
 use streamboost::weak::HoeffdingTreeConfig;
 
@@ -30,7 +31,7 @@ async fn main() -> streamboost::Result<()> {
         n_learners: 20,
         ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
-    let operator = BoostOperator::for_table(&config, &table, "label", 1)?;
+    let operator = Cursor::for_table(&config, &table, "label", 1)?;
 
     // A second task on the same single-threaded runtime: it only runs when the operator
     // yields between batches.

@@ -11,8 +11,9 @@ use arrow::array::AsArray;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
-use streamboost::columnar::{BoostOperator, read_table, write_batch};
+use streamboost::columnar::{read_table, write_batch};
 use streamboost::model::ModelConfig;
+use streamboost::runtime::Cursor;
 use streamboost::weak::HoeffdingTreeConfig;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = ModelConfig::AdaOlm(AdaBoostOlmConfig::new(
         HoeffdingTreeConfig::jgt_paper().into(),
     ));
-    let mut op = BoostOperator::for_table(&config, &read_table(&log)?, "label", 1)?;
+    let mut op = Cursor::for_table(&config, &read_table(&log)?, "label", 1)?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&log)?)?
         .with_batch_size(256)
         .build()?;

@@ -5,8 +5,9 @@
 
 use datafusion::prelude::{CsvReadOptions, SessionContext};
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
-use streamboost::columnar::{BoostOperator, read_table};
+use streamboost::columnar::read_table;
 use streamboost::model::ModelConfig;
+use streamboost::runtime::Cursor;
 use streamboost::sql::{ModelRegistry, register_all};
 use streamboost::weak::HoeffdingTreeConfig;
 
@@ -37,7 +38,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..AdaBoostOlmConfig::new(HoeffdingTreeConfig::jgt_paper().into())
     });
     let table = read_table(&car)?;
-    let mut op = BoostOperator::for_table(&config, &table, "label", 1)?;
+    let mut op = Cursor::for_table(&config, &table, "label", 1)?;
     let spec = op.spec();
     for batch in table.batches()? {
         op.process(&batch?)?;

@@ -16,7 +16,7 @@ use crate::Result;
 use crate::boost::{Knob, Tune, learnable};
 use crate::core::{ClassId, Rng, StreamSpec, is_present};
 use crate::learner::{Classifier, Config, EnsembleSummary, Ranker};
-use crate::weak::{HoeffdingTree, Structure};
+use crate::weak::Structure;
 
 /// How numeric features are rescaled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,12 +175,12 @@ impl<M: Structure> Structure for Scaled<M> {
         own + std::mem::size_of::<M>() + self.model.heap_bytes()
     }
 
-    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
-        self.model.trees(out);
+    fn learners<'a, T: std::any::Any>(&'a self, out: &mut Vec<&'a T>) {
+        self.model.learners(out);
     }
 
-    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
-        self.model.trees_mut(out);
+    fn learners_mut<'a, T: std::any::Any>(&'a mut self, out: &mut Vec<&'a mut T>) {
+        self.model.learners_mut(out);
     }
 
     fn ensemble(&self) -> Option<EnsembleSummary> {

@@ -11,11 +11,12 @@ use arrow::array::{
 };
 use arrow::datatypes::{Field, Int32Type, Schema};
 use arrow::record_batch::RecordBatch;
-use streamboost::columnar::{BoostOperator, Encodings, Table, encode_tables};
+use streamboost::columnar::{Encodings, Table, encode_tables};
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::learner::{Classifier, Config, Ranker};
 use streamboost::model::ModelConfig;
+use streamboost::runtime::Cursor;
 use streamboost::runtime::replay::Session;
 
 /// Lets panics unwind instead of aborting, and prints each panic location once.
@@ -292,7 +293,7 @@ impl Case {
             return;
         };
         let Ok(mut op) =
-            BoostOperator::new(model, data.spec(), schema, "label", &encodings, "fuzz")
+            Cursor::new(model, data.spec(), schema, "label", &encodings, "fuzz")
         else {
             return;
         };

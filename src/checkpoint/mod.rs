@@ -22,7 +22,6 @@
 //! [`read_metadata`] reads the footer alone and checks none of this; `inspect` loads too. Floats are stored exactly, so a loaded model continues
 //! bit for bit where the saved one stopped.
 
-pub mod keyed;
 pub mod nodes;
 
 use std::collections::HashMap;
@@ -44,14 +43,15 @@ use serde::{Deserialize, Serialize};
 use twox_hash::XxHash64;
 
 use crate::Classifier;
-use crate::core::{Encodings, FeatureKind, OperatorStats, Position, StreamSpec};
+use crate::core::{Encodings, FeatureKind, StreamSpec};
 use crate::files::write_atomically;
 use crate::model::{Model, ModelConfig};
+use crate::runtime::OperatorStats;
+use crate::runtime::Position;
 use crate::runtime::delay::DelayedState;
 use crate::{Error, Result, files};
 
 pub use crate::files::{partial_files, partial_path};
-pub use keyed::{KeyEntry, KeyedStore, Manifest};
 
 /// The format version this build writes.
 pub const FORMAT_VERSION: u32 = 1;

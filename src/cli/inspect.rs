@@ -9,10 +9,12 @@ use serde::Serialize;
 
 use crate::Result;
 use crate::boost::batch::BatchSummary;
-use crate::checkpoint::{self, KeyedStore, Metadata, StreamState};
-use crate::core::{FeatureKind, Position, Task};
+use crate::checkpoint::{self, Metadata, StreamState};
+use crate::core::{FeatureKind, Task};
 use crate::learner::EnsembleSummary;
 use crate::model::Model;
+use crate::runtime::KeyedStore;
+use crate::runtime::Position;
 use crate::weak::Structure;
 
 /// Arguments of `streamboost inspect`.

@@ -18,20 +18,16 @@ use crate::model::{Algorithm, ModelConfig, member_preset};
 use crate::scaling::{ScaledConfig, Scaling};
 use crate::weak::hoeffding::Preset;
 use crate::weak::{
-    HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, ResampleMode, ResamplingConfig,
-    WeakLearnerConfig,
+    HoeffdingTreeConfig, PerceptronConfig, ResampleMode, ResamplingConfig, WeakLearnerConfig,
 };
 use crate::{Error, Result};
 
-/// Weak learners `--weak` accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum WeakKind {
-    /// Weighted Hoeffding tree (VFDT), parameters from `--preset`.
-    Hoeffding,
-    /// Weighted Gaussian/categorical naive Bayes.
-    NaiveBayes,
-    /// Weighted perceptron.
-    Perceptron,
+/// `--weak`'s values: the weak learners' rows, with their help.
+fn weak_parser() -> PossibleValuesParser {
+    let rows = WeakLearnerConfig::NAMES
+        .iter()
+        .zip(WeakLearnerConfig::ABOUT);
+    PossibleValuesParser::new(rows.map(|(name, about)| PossibleValue::new(name).help(about.trim())))
 }
 
 /// `--loss`: a surrogate of the adaptive boosters, or the loss of OnlineBMR's potentials.
@@ -207,8 +203,8 @@ pub struct ModelFlags {
     pub lead: Option<Lead>,
     /// Weak learner of a booster (default: a tree of the jgt-paper-nba preset for the
     /// multiclass ensembles, jgt-paper for the others).
-    #[arg(long, value_enum)]
-    pub weak: Option<WeakKind>,
+    #[arg(long, value_name = "LEARNER", value_parser = weak_parser())]
+    pub weak: Option<String>,
     /// Hoeffding tree parameter preset (of the tree, or of a booster's trees). Default: moa
     /// for a single tree (within 0.02 of the best preset on 6 of the 9 shared sets,
     /// RESULTS.md); jgt-paper-nba for the trees of the multiclass ensembles (better than
@@ -449,10 +445,11 @@ impl ModelFlags {
 
     /// The weak learner the flags describe.
     fn weak(&self) -> WeakLearnerConfig {
-        let weak = match self.weak.unwrap_or(WeakKind::Hoeffding) {
-            WeakKind::Hoeffding => self.tree().into(),
-            WeakKind::NaiveBayes => NaiveBayesConfig::default().into(),
-            WeakKind::Perceptron => self.perceptron().into(),
+        // The learners with flags of their own take them; any other is at its row's defaults.
+        let weak = match self.weak.as_deref().unwrap_or("hoeffding") {
+            "hoeffding" => self.tree().into(),
+            "perceptron" => self.perceptron().into(),
+            other => WeakLearnerConfig::named(other).expect("--weak takes the rows' names"),
         };
         let mode = match self.resample.unwrap_or(ResampleArg::None) {
             ResampleArg::None => return weak,

@@ -18,9 +18,10 @@ use crate::boost::batch::{BatchBoost, BatchBoostConfig, Round, Table as BatchTab
 use crate::boost::{Knob, Tune};
 use crate::checkpoint::{self, StreamState};
 use crate::columnar::{Table, encode_with_spec, infer_spec, open_table};
-use crate::core::{Dataset, OperatorStats, Rng};
+use crate::core::{Dataset, Rng};
 use crate::files::Named;
 use crate::model::{Algorithm, Model, ModelConfig, Role};
+use crate::runtime::OperatorStats;
 use crate::{Error, Result};
 
 /// Arguments of `streamboost train`.

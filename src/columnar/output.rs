@@ -1,18 +1,20 @@
 //! Writing per-row results as CSV or Parquet.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, Float64Array, StringArray, UInt64Array};
-use arrow::datatypes::{DataType, Field, Schema};
+use arrow::array::{Array, ArrayRef, FixedSizeListArray, Float64Array, StringArray, UInt64Array};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::arrow::ArrowWriter;
 
 use super::input::FileFormat;
+use super::operator::CLASSES_KEY;
 use crate::{Error, Result};
 
 /// One output row per replayed row: the row's index in the input, its truth as the input
@@ -384,4 +386,59 @@ impl Drop for BatchWriter {
             let _ = std::fs::remove_file(partial);
         }
     }
+}
+
+/// `values` as a list of `k` floats per row.
+pub(crate) fn fixed_list(values: Vec<f64>, k: usize) -> FixedSizeListArray {
+    let item = Arc::new(Field::new("item", DataType::Float64, false));
+    FixedSizeListArray::new(item, k as i32, Arc::new(Float64Array::from(values)), None)
+}
+
+/// Column `name` of one number per class (or label) a row, the classes' names in its
+/// metadata under [`CLASSES_KEY`].
+fn per_class_field(name: String, classes: &[String]) -> Field {
+    let item = Arc::new(Field::new("item", DataType::Float64, false));
+    let names = serde_json::to_string(classes).expect("strings serialize");
+    Field::new(
+        name,
+        DataType::FixedSizeList(item, classes.len() as i32),
+        false,
+    )
+    .with_metadata(HashMap::from([(CLASSES_KEY.to_string(), names)]))
+}
+
+/// The schema of a ranker's output over `input` with label prefix `label` and these labels:
+/// the input's columns, then `<label>_scores` (a score per label; the names under
+/// [`CLASSES_KEY`] in its metadata) and `predicted_<label>`, the predicted set (the labels
+/// scoring above the mean score, [`crate::eval::ranking::predicted_set`]).
+pub fn ranking_output_schema(input: &Schema, label: &str, labels: &[String]) -> SchemaRef {
+    let scores = per_class_field(format!("{label}_scores"), labels);
+    let set = Field::new(
+        format!("predicted_{label}"),
+        DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+        false,
+    );
+    let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
+    fields.push(Arc::new(scores));
+    fields.push(Arc::new(set));
+    Arc::new(Schema::new_with_metadata(fields, input.metadata().clone()))
+}
+
+/// The schema of an operator's output over `input` with label column `label` and these
+/// classes: the input's columns, then `predicted_<label>` (the label's type; text when the
+/// input has no label column) and `predicted_<label>_probs`, whose metadata names the
+/// classes under [`CLASSES_KEY`].
+pub fn output_schema(input: &Schema, label: &str, classes: &[String]) -> SchemaRef {
+    let label_type = input
+        .field_with_name(label)
+        .map_or(DataType::Utf8, |f| f.data_type().clone());
+    let probs_field = per_class_field(format!("predicted_{label}_probs"), classes);
+    let mut fields: Vec<Arc<Field>> = input.fields().iter().cloned().collect();
+    fields.push(Arc::new(Field::new(
+        format!("predicted_{label}"),
+        label_type,
+        false,
+    )));
+    fields.push(Arc::new(probs_field));
+    Arc::new(Schema::new_with_metadata(fields, input.metadata().clone()))
 }

@@ -1,6 +1,5 @@
-//! What a stream's state records besides its model: how its table columns were read as
-//! features ([`Encodings`]) and how many rows it has seen ([`OperatorStats`]). Plain data,
-//! shared by the columnar readers, the operators and the checkpoints.
+//! How a stream's table columns are read as features ([`Encodings`]): plain data, shared by
+//! the columnar readers, the operators and the checkpoints.
 
 use std::str::FromStr;
 
@@ -61,51 +60,4 @@ impl FromStr for Ordinal {
             levels,
         })
     }
-}
-
-/// Counters of an operator's stream.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct OperatorStats {
-    /// Rows scored (every input row).
-    pub rows_seen: u64,
-    /// Rows also learnt (label present and in the class set).
-    pub rows_learnt: u64,
-    /// Rows whose label was not in the class set (scored only).
-    pub unknown_labels: u64,
-}
-
-impl OperatorStats {
-    /// The counters of two streams together (two keys' models).
-    pub fn add(&self, other: &OperatorStats) -> OperatorStats {
-        OperatorStats {
-            rows_seen: self.rows_seen + other.rows_seen,
-            rows_learnt: self.rows_learnt + other.rows_learnt,
-            unknown_labels: self.unknown_labels + other.unknown_labels,
-        }
-    }
-}
-
-/// How far a live model has taken its input: the input file it is in, or last finished, and
-/// how many of that file's rows it has taken (scored, and learnt if labelled). Files are
-/// taken in name order, so every file named before `file` was taken whole. A checkpoint
-/// holding a position is the commit point of a job: on restart, the rows it covers are
-/// neither learnt nor emitted again.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Position {
-    /// The input file's name within its directory (not its path: the directory may move).
-    pub file: String,
-    /// Rows of that file taken.
-    pub rows: u64,
-    /// Whether the whole file was taken (its output is then committed, or is committed
-    /// first thing on restart).
-    pub done: bool,
-    /// For a model trained through SQL, the largest ordering value (`ts`) learnt: a later
-    /// query learns only rows after it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ts: Option<i64>,
-    /// Whether the file is in a job's labels directory (labels that arrive after their
-    /// events); files of both directories are taken in one name order, labels first on a
-    /// tie.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub labels: bool,
 }

@@ -12,7 +12,7 @@ mod rng;
 mod schema;
 
 pub use dataset::Dataset;
-pub use encoding::{Encodings, OperatorStats, Ordinal, Position};
+pub use encoding::{Encodings, Ordinal};
 pub use rng::Rng;
 pub use schema::{
     ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec, Task, is_present,

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::{Algorithm, ModelConfig};
 use crate::weak::hoeffding::Preset;
-use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
+use crate::weak::{HoeffdingTreeConfig, WeakLearnerConfig};
 use crate::{Error, Result};
 
 /// What an algorithm is.
@@ -374,12 +374,7 @@ fn algorithm_named(name: &str) -> Result<Algorithm> {
 
 /// The defaults of weak learner `name` where a partial config switches to it.
 fn weak_defaults(tag: &str, name: &str) -> Option<serde_json::Value> {
-    let weak: WeakLearnerConfig = match (tag, name) {
-        ("learner", "hoeffding") => HoeffdingTreeConfig::jgt_paper().into(),
-        ("learner", "naive-bayes") => NaiveBayesConfig::default().into(),
-        ("learner", "perceptron") => PerceptronConfig::default().into(),
-        _ => return None,
-    };
+    let weak = WeakLearnerConfig::named(name).filter(|_| tag == "learner")?;
     Some(serde_json::to_value(weak).expect("configs serialize"))
 }
 
@@ -489,7 +484,7 @@ mod tests {
         };
         assert_eq!(
             c.weak,
-            WeakLearnerConfig::NaiveBayes(NaiveBayesConfig::default())
+            WeakLearnerConfig::NaiveBayes(crate::weak::NaiveBayesConfig::default())
         );
         let scaled = serde_json::json!({"algorithm": "scaled", "scaling": "min-max",
             "model": {"algorithm": "osboost-exp", "n_learners": 3}});

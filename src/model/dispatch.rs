@@ -41,17 +41,17 @@ impl Tune for ModelConfig {
 }
 
 impl Model {
-    /// The trees of the model, in member order.
+    /// The model's Hoeffding trees, in member order.
     pub fn trees(&self) -> Vec<&HoeffdingTree> {
         let mut out = Vec::new();
-        Structure::trees(self, &mut out);
+        self.learners(&mut out);
         out
     }
 
-    /// The trees of the model, in member order, to change in place.
+    /// The model's Hoeffding trees, in member order, to change in place.
     pub fn trees_mut(&mut self) -> Vec<&mut HoeffdingTree> {
         let mut out = Vec::new();
-        Structure::trees_mut(self, &mut out);
+        self.learners_mut(&mut out);
         out
     }
 }

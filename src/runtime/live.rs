@@ -1,7 +1,7 @@
 //! Live models: a model bound to a checkpoint file and a policy for when to commit it, so
 //! that what it learns outlives a query or a process.
 //!
-//! A [`LiveModel`] is a [`BoostOperator`] over a [`Model`], the config it was built from, and
+//! A [`LiveModel`] is a [`Cursor`] over a [`Model`], the config it was built from, and
 //! a [`CheckpointPolicy`]: the checkpoint's path, and a commit every N rows, every T seconds,
 //! or both (and always when its owner says the stream ended). The owner processes batches
 //! and asks [`LiveModel::due`] between them; [`LiveModel::commit`] writes the checkpoint
@@ -25,13 +25,13 @@
 //!   whole model (its size is the checkpoint's, see RESULTS.md).
 //!
 //! A keyed live model ([`LiveModel::keyed`]) holds one model per value of a key column and
-//! commits to a keyed checkpoint ([`crate::checkpoint::keyed`]): a directory of one
+//! commits to a keyed checkpoint ([`crate::runtime::keyed::checkpoint`]): a directory of one
 //! checkpoint per key and a manifest, the commit point, replaced atomically. A commit writes
 //! the keys that took rows since the last one, then the manifest with the position; a key
 //! is loaded from its file when it first appears. The semantics above hold per key. Keys
 //! are held within [`CheckpointPolicy::memory_budget`]: beyond it, the least recently used
 //! are spilled to the directory and loaded back when they reappear, exactly as they were
-//! (see [`crate::columnar::keyed`]); a spill is as durable as a commit, no more (a crash
+//! (see [`crate::runtime::keyed`]); a spill is as durable as a commit, no more (a crash
 //! before the next commit discards it, and the key's rows since are learnt again).
 
 use std::path::{Path, PathBuf};
@@ -41,12 +41,14 @@ use std::time::{Duration, Instant};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 
-use crate::checkpoint::keyed::lock;
-use crate::checkpoint::{self, KeyedStore, StreamState};
-use crate::columnar::{BatchOperator, BoostOperator, KeyMemory, KeyedOperator};
-use crate::core::{OperatorStats, Position};
+use crate::checkpoint::{self, StreamState};
 use crate::files::OwnerLock;
 use crate::model::{Model, ModelConfig};
+use crate::runtime::KeyedStore;
+use crate::runtime::OperatorStats;
+use crate::runtime::Position;
+use crate::runtime::keyed::checkpoint::lock;
+use crate::runtime::{BatchOperator, Cursor, KeyMemory, KeyedOperator};
 use crate::{Error, Result};
 
 /// Where and how often a model is saved.
@@ -60,7 +62,7 @@ pub struct CheckpointPolicy {
     /// batches).
     pub interval: Option<Duration>,
     /// A keyed model's memory budget in bytes: beyond it, keys are spilled to the keyed
-    /// checkpoint's directory, least recently used first ([`crate::columnar::keyed`]).
+    /// checkpoint's directory, least recently used first ([`crate::runtime::keyed`]).
     /// `None`: [`CheckpointPolicy::default_memory_budget`].
     pub memory_budget: Option<u64>,
 }
@@ -159,7 +161,7 @@ pub struct LiveModel {
 /// What a live model scores with: one model, or one per key, kept in a keyed checkpoint
 /// directory ([`KeyedStore`]).
 enum Scorer {
-    One(Box<BoostOperator<Model>>),
+    One(Box<Cursor<Model>>),
     Keyed {
         operators: Box<KeyedOperator<Model>>,
         /// Shared by the live models of one keyed model (a query's partitions), which commit
@@ -202,14 +204,14 @@ impl LiveModel {
     /// A live model of `model` and `stream` (a checkpoint's, or a fresh model's), reading
     /// batches of `input` (`source` naming it in errors). The operator goes on from the
     /// stream's counters and position; with `learn_once_by`, it learns each row once by
-    /// that ordering column ([`BoostOperator::learn_once_by`]).
+    /// that ordering column ([`Cursor::learn_once_by`]).
     pub fn new(
         model: Model, stream: StreamState, learn_once_by: Option<&str>, policy: CheckpointPolicy,
         input: SchemaRef, source: impl Into<PathBuf>,
     ) -> Result<Self> {
         policy.validate()?;
         let owner = OwnerLock::acquire(&policy.path, false)?;
-        let mut operator = BoostOperator::continuing(model, &stream, input, source)?;
+        let mut operator = Cursor::continuing(model, &stream, input, source)?;
         if let Some(ts) = learn_once_by {
             operator.learn_once_by(ts)?;
         }
@@ -226,7 +228,7 @@ impl LiveModel {
     /// `store` (whose directory is `policy.path`): a key's model is loaded from it when the
     /// key first appears, or starts fresh; a commit writes the keys that took rows since the
     /// last. With `learn_once_by`, each key's rows are learnt once by that ordering column
-    /// ([`BoostOperator::learn_once_by`]).
+    /// ([`Cursor::learn_once_by`]).
     pub fn keyed(
         store: Arc<Mutex<KeyedStore>>, key: &str, learn_once_by: Option<&str>,
         policy: CheckpointPolicy, input: SchemaRef, source: impl Into<PathBuf>,
@@ -244,7 +246,7 @@ impl LiveModel {
             move |value: Option<&str>, input: &SchemaRef| {
                 let (model, stream) = lock(&store).load_or_fresh(value)?;
                 let origin = format!("{} {key}={}", source.display(), value.unwrap_or("NULL"));
-                let mut op = BoostOperator::continuing(model, &stream, input.clone(), origin)?;
+                let mut op = Cursor::continuing(model, &stream, input.clone(), origin)?;
                 if let Some(ts) = &once {
                     op.learn_once_by(ts)?;
                 }
@@ -260,7 +262,7 @@ impl LiveModel {
         )?;
         if let Some(budget) = policy.keyed_memory_budget() {
             let (store, config) = (store.clone(), template.config.clone());
-            let spill = move |evicted: Vec<(Option<&str>, &mut BoostOperator<Model>)>| {
+            let spill = move |evicted: Vec<(Option<&str>, &mut Cursor<Model>)>| {
                 let evicted = evicted.into_iter().map(|(key, op)| {
                     let stream = op.stream_state(&config);
                     (key, op.model_mut(), stream)
@@ -343,7 +345,7 @@ impl LiveModel {
     }
 
     /// Learns a batch of labels that arrive after their events; one outcome row per label
-    /// row ([`BoostOperator::labels`]); a keyed model's go to their key's model.
+    /// row ([`Cursor::labels`]); a keyed model's go to their key's model.
     pub fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
         self.take(batch, |operator, batch| operator.labels(batch))
     }
@@ -436,7 +438,7 @@ impl LiveModel {
     /// order met (a keyed model's: over the keys it holds); their rows are scored, not learnt.
     pub fn unknown_classes(&self) -> Vec<String> {
         let mut classes: Vec<String> = Vec::new();
-        let mut add = |op: &BoostOperator<Model>| {
+        let mut add = |op: &Cursor<Model>| {
             for class in op.unknown_classes() {
                 if !classes.contains(class) {
                     classes.push(class.clone());

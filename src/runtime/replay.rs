@@ -23,9 +23,10 @@ use crate::checkpoint::{self, StreamState};
 use crate::columnar::{
     Encoded, StreamEncoder, Table, encode_with_spec, grow_spec, infer_spec, infer_spec_declared,
 };
-use crate::core::{ClassSet, Dataset, Encodings, OperatorStats, Rng, StreamSpec};
+use crate::core::{ClassSet, Dataset, Encodings, Rng, StreamSpec};
 use crate::learner::{Classifier, Config};
 use crate::model::{Model, ModelConfig};
+use crate::runtime::OperatorStats;
 use crate::{Error, Result};
 
 pub use crate::runtime::live::CheckpointPolicy;

@@ -12,7 +12,7 @@
 //!
 //! [`DelayedStream`] does the same for events and labels that arrive apart: two input
 //! streams, merged by their time column ([`TimeMerge`]), events scored and labels learnt
-//! ([`crate::columnar::BoostOperator::labels`]); it yields the scored events and, for each
+//! ([`crate::columnar::Cursor::labels`]); it yields the scored events and, for each
 //! label batch, its outcomes. The same cancel safety holds: the model has learnt exactly
 //! the label batches whose outcomes were returned.
 //!
@@ -26,7 +26,7 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use futures::{Stream, StreamExt};
 
-use crate::columnar::{BatchOperator, Side, TimeMerge};
+use crate::runtime::{BatchOperator, Side, TimeMerge};
 use crate::{Error, Result};
 
 /// A stream of record batches: the input of the streams below.
@@ -43,7 +43,7 @@ where
     type Error = E;
 }
 
-/// The output of a [`BatchOperator`] (a [`crate::columnar::BoostOperator`], or a
+/// The output of a [`BatchOperator`] (a [`crate::columnar::Cursor`], or a
 /// [`crate::columnar::KeyedOperator`]) applied to each batch of `input`, in order.
 pub struct ScoredStream<S, O> {
     input: S,
@@ -139,7 +139,7 @@ pub struct DelayedStream<S, L, O> {
 
 impl<S, L, O> DelayedStream<S, L, O> {
     /// Scores the `events` and learns the `labels` with `operator` (whose delayed labels
-    /// are set, [`crate::columnar::BoostOperator::delay_labels`]), in the order of their
+    /// are set, [`crate::columnar::Cursor::delay_labels`]), in the order of their
     /// column `time`.
     pub fn new(events: S, labels: L, operator: O, time: &str) -> Self {
         DelayedStream {

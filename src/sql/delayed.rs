@@ -4,7 +4,7 @@
 //!
 //! The events are scored when they arrive, in `ts` order; the labels (columns `id`, `label`
 //! and `ts`) are learnt when they arrive, also in `ts` order, each for the event of its id
-//! ([`crate::columnar::BoostOperator::labels`]); a label at `ts` is learnt before the events
+//! ([`crate::columnar::Cursor::labels`]); a label at `ts` is learnt before the events
 //! after `ts` and before an event at the same `ts` ([`crate::columnar::TimeMerge`]). The
 //! result is the events with `predicted_<label>` and `predicted_<label>_probs` appended; with
 //! `'outcomes'`, it is instead the labels with the class predicted for each one's event,
@@ -39,8 +39,8 @@ use futures::StreamExt;
 
 use super::registry::{ModelRegistry, ModelSource};
 use super::{ascending, from_stream_error, to_df};
-use crate::columnar::outcome_schema;
 use crate::runtime::delay::{DelayColumns, DelayedState, PendingLimits};
+use crate::runtime::outcome_schema;
 use crate::runtime::stream::{DelayedBatch, DelayedStream};
 
 /// The function's name in SQL.
@@ -217,7 +217,7 @@ impl UserDefinedLogicalNodeCore for BoostScoreDelayedNode {
 }
 
 /// The physical node: the events and the labels through one
-/// [`crate::columnar::BoostOperator`] under delayed labels, merged by time.
+/// [`crate::columnar::Cursor`] under delayed labels, merged by time.
 #[derive(Debug)]
 pub struct BoostScoreDelayedExec {
     events: Arc<dyn ExecutionPlan>,

@@ -8,7 +8,7 @@
 //! on, and what `boost_models()` shows.
 //!
 //! With a key (`boost_score(…, 'key')`) the live model is one model per key, its
-//! checkpoint a directory ([`crate::checkpoint::keyed`]): the first keyed query over a fresh
+//! checkpoint a directory ([`crate::runtime::keyed::checkpoint`]): the first keyed query over a fresh
 //! live model makes it keyed, and a model committed one way is refused the other way. Each
 //! partition of the query (DataFusion hashes the key across partitions) loads the keys it
 //! meets and commits those that took rows; `boost_predict` does not serve a keyed model.
@@ -39,11 +39,12 @@ use std::time::SystemTime;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 
-use crate::checkpoint::keyed::lock;
-use crate::checkpoint::{self, KeyedStore, StreamState};
-use crate::columnar::BatchOperator;
+use crate::checkpoint::{self, StreamState};
 use crate::files::OwnerLock;
 use crate::model::{Model, ModelConfig};
+use crate::runtime::BatchOperator;
+use crate::runtime::KeyedStore;
+use crate::runtime::keyed::checkpoint::lock;
 use crate::runtime::live::{CheckpointPolicy, LiveModel};
 use crate::{Error, Result};
 
@@ -150,7 +151,10 @@ impl LiveSlot {
     /// What every key of a keyed model starts as (`None` for a model without a key).
     pub fn key_template(&self) -> Option<StreamState> {
         let store = self.store()?;
-        let template = checkpoint::keyed::lock(&store).manifest().template.clone();
+        let template = crate::runtime::keyed::checkpoint::lock(&store)
+            .manifest()
+            .template
+            .clone();
         Some(template)
     }
 

@@ -73,7 +73,7 @@ impl TableFunctionImpl for BoostModels {
                 _ => None,
             };
             let keyed = store.map(|s| {
-                let store = crate::checkpoint::keyed::lock(&s);
+                let store = crate::runtime::keyed::checkpoint::lock(&s);
                 let ((seen, learnt), entries) = (store.rows(), &store.manifest().keys);
                 KeyedFigures {
                     keys: entries.len() as u64,

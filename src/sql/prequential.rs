@@ -1,7 +1,7 @@
 //! `boost_prequential('model', label, feature, …) OVER ([PARTITION BY key] ORDER BY ts)`:
 //! the prequential surface as a window function. Each partition gets its own copy of the
 //! named model (a fresh one for a registered config, the checkpoint's for a loaded one) and
-//! streams its rows through a [`BoostOperator`] in window order: every row is predicted,
+//! streams its rows through a [`Cursor`] in window order: every row is predicted,
 //! then learnt when its label is known. The result is the prediction, of the label's type.
 //!
 //! Rows are processed as they arrive (bounded execution): the output of a row depends
@@ -21,8 +21,8 @@ use datafusion::physical_expr::expressions::Literal;
 
 use super::registry::ModelRegistry;
 use super::{model_name, to_df};
-use crate::columnar::BoostOperator;
 use crate::model::Model;
+use crate::runtime::Cursor;
 
 /// The `boost_prequential` window function.
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -99,7 +99,7 @@ impl WindowUDFImpl for BoostPrequential {
 /// One partition's model, fed its rows in order.
 #[derive(Debug)]
 struct Evaluator {
-    operator: BoostOperator<Model>,
+    operator: Cursor<Model>,
     /// The label, then the features.
     schema: SchemaRef,
 }

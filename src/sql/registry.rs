@@ -9,12 +9,12 @@ use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use super::live::{Frozen, LiveSlot};
 use crate::checkpoint::{self, Metadata, StreamState};
 use crate::columnar::{
-    BoostOperator, Encodings, LabelSetLayout, OperatorStats, label_set_layout, nominal_type,
-    output_schema, ranking_output_schema,
+    Encodings, LabelSetLayout, label_set_layout, nominal_type, output_schema, ranking_output_schema,
 };
 use crate::core::{ClassSet, Feature, StreamSpec};
 use crate::model::{Model, ModelConfig};
 use crate::runtime::live::CheckpointPolicy;
+use crate::runtime::{Cursor, OperatorStats};
 use crate::{Config, Error, Result};
 
 /// Where a registered model comes from.
@@ -249,9 +249,9 @@ impl ModelSource {
     /// [`ModelSource::start_on`]); `origin` names the stream in errors.
     pub fn operator(
         &self, input: SchemaRef, label: &str, not_features: &[&str], origin: &str,
-    ) -> Result<BoostOperator<Model>> {
+    ) -> Result<Cursor<Model>> {
         let (model, stream) = self.start_on(&input, label, not_features)?;
-        BoostOperator::continuing(model, &stream, input, PathBuf::from(origin))
+        Cursor::continuing(model, &stream, input, PathBuf::from(origin))
     }
 
     /// The trained model and its stream, for scoring (a live model's last commit); `None`

@@ -61,9 +61,10 @@ use super::delayed;
 use super::live::{LiveQuery, LiveSlot, Training};
 use super::registry::{ModelRegistry, ModelSource};
 use super::{ascending, from_stream_error, to_df};
-use crate::columnar::{BatchOperator, KeyedOperator, label_set_layout};
+use crate::columnar::label_set_layout;
 use crate::runtime::live::LiveModel;
 use crate::runtime::stream::ScoredStream;
+use crate::runtime::{BatchOperator, KeyedOperator};
 
 const NAME: &str = "boost_score";
 const USAGE: &str = "boost_score('model', (SELECT ...), 'label', 'ts' [, 'key'])";
@@ -396,7 +397,7 @@ impl QueryPlanner for BoostQueryPlanner {
 }
 
 /// The physical node: scores and learns each partition's rows in order through a
-/// [`crate::columnar::BoostOperator`] (or one per key), appending the prediction columns.
+/// [`crate::columnar::Cursor`] (or one per key), appending the prediction columns.
 #[derive(Debug)]
 pub struct BoostScoreExec {
     input: Arc<dyn ExecutionPlan>,

@@ -9,6 +9,7 @@ pub mod naive_bayes;
 pub mod perceptron;
 pub mod resampling;
 
+use std::any::Any;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -45,18 +46,132 @@ macro_rules! weak_rows {
 }
 pub(crate) use weak_rows;
 
-/// The weak learner of a booster, chosen at run time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "learner", rename_all = "kebab-case")]
-pub enum WeakLearnerConfig {
+/// The weak learners, one row each: its variant and name (`--weak`, and the `learner` tag of
+/// a config), its config and model types, and the config a partial JSON config that names it
+/// starts from. The row derives [`WeakLearnerConfig`], [`WeakLearner`], their conversions,
+/// `Display`, [`Config`], dispatch and [`Structure`]: a new learner is its file, its `mod`
+/// line and its row.
+macro_rules! weak_learners {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident($name:literal): $config:ty => $model:ty, defaults $defaults:expr;
+    )+) => {
+        /// The weak learner of a booster, chosen at run time.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "learner", rename_all = "kebab-case")]
+        pub enum WeakLearnerConfig {
+            $( $(#[doc = $doc])* #[serde(rename = $name)] $variant($config), )+
+            /// Another learner fed unweighted copies of each row (ALGORITHMS.md §1.2).
+            Resampled(ResamplingConfig),
+        }
+
+        /// A weak learner built from a [`WeakLearnerConfig`].
+        // Boosters hold a Vec of these; the tree is the common case and boxing it would add
+        // an indirection to every row of every member.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Debug, Clone, Serialize, Deserialize)]
+        #[serde(tag = "learner", rename_all = "kebab-case")]
+        pub enum WeakLearner {
+            $( $(#[doc = $doc])* #[serde(rename = $name)] $variant($model), )+
+            /// A learner fed unweighted copies of each row.
+            Resampled(Resampled),
+        }
+
+        impl WeakLearnerConfig {
+            /// The learners' names, as `--weak` and a config's `learner` tag spell them.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+
+            /// One line on each learner, in the order of [`WeakLearnerConfig::NAMES`].
+            pub const ABOUT: &'static [&'static str] = &[$(concat!($($doc),*)),+];
+
+            /// The config of learner `name` that a partial config naming it starts from.
+            pub fn named(name: &str) -> Option<WeakLearnerConfig> {
+                match name {
+                    $($name => Some(WeakLearnerConfig::$variant($defaults)),)+
+                    _ => None,
+                }
+            }
+        }
+
+        $(
+            impl From<$config> for WeakLearnerConfig {
+                fn from(c: $config) -> Self {
+                    WeakLearnerConfig::$variant(c)
+                }
+            }
+
+            /// A learner on its own holds itself.
+            impl Structure for $model {
+                fn heap_bytes(&self) -> usize {
+                    <$model>::heap_bytes(self)
+                }
+
+                fn learners<'a, T: Any>(&'a self, out: &mut Vec<&'a T>) {
+                    out.extend((self as &dyn Any).downcast_ref::<T>());
+                }
+
+                fn learners_mut<'a, T: Any>(&'a mut self, out: &mut Vec<&'a mut T>) {
+                    out.extend((self as &mut dyn Any).downcast_mut::<T>());
+                }
+            }
+        )+
+
+        macro_rules! dispatch_config {
+            ($self:expr, $c:ident => $body:expr) => {
+                match $self {
+                    $(WeakLearnerConfig::$variant($c) => $body,)+
+                    WeakLearnerConfig::Resampled($c) => $body,
+                }
+            };
+        }
+
+        macro_rules! dispatch {
+            ($self:expr, $m:ident => $body:expr) => {
+                match $self {
+                    $(WeakLearner::$variant($m) => $body,)+
+                    WeakLearner::Resampled($m) => $body,
+                }
+            };
+        }
+
+        impl Config for WeakLearnerConfig {
+            type Model = WeakLearner;
+
+            fn validate(&self) -> Result<()> {
+                dispatch_config!(self, c => c.validate())
+            }
+
+            fn with_margin_output(&self) -> Self {
+                match self {
+                    $(WeakLearnerConfig::$variant(c) => c.with_margin_output().into(),)+
+                    WeakLearnerConfig::Resampled(c) => {
+                        WeakLearnerConfig::Resampled(c.with_margin_output())
+                    }
+                }
+            }
+
+            fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<WeakLearner> {
+                Ok(match self {
+                    $(WeakLearnerConfig::$variant(c) => {
+                        WeakLearner::$variant(c.build_with_rng(spec, rng)?)
+                    })+
+                    WeakLearnerConfig::Resampled(c) => {
+                        WeakLearner::Resampled(c.build_with_rng(spec, rng)?)
+                    }
+                })
+            }
+        }
+    };
+}
+
+weak_learners! {
     /// A Hoeffding tree (WEAK_LEARNERS.md §1).
-    Hoeffding(HoeffdingTreeConfig),
+    Hoeffding("hoeffding"): HoeffdingTreeConfig => HoeffdingTree,
+        defaults HoeffdingTreeConfig::jgt_paper();
     /// Online naive Bayes (§2).
-    NaiveBayes(NaiveBayesConfig),
+    NaiveBayes("naive-bayes"): NaiveBayesConfig => NaiveBayes, defaults NaiveBayesConfig::default();
     /// A perceptron (§3).
-    Perceptron(PerceptronConfig),
-    /// Another learner fed unweighted copies of each row (ALGORITHMS.md §1.2).
-    Resampled(ResamplingConfig),
+    Perceptron("perceptron"): PerceptronConfig => Perceptron, defaults PerceptronConfig::default();
 }
 
 impl Default for WeakLearnerConfig {
@@ -65,96 +180,10 @@ impl Default for WeakLearnerConfig {
     }
 }
 
-impl From<HoeffdingTreeConfig> for WeakLearnerConfig {
-    fn from(c: HoeffdingTreeConfig) -> Self {
-        WeakLearnerConfig::Hoeffding(c)
-    }
-}
-
-impl From<NaiveBayesConfig> for WeakLearnerConfig {
-    fn from(c: NaiveBayesConfig) -> Self {
-        WeakLearnerConfig::NaiveBayes(c)
-    }
-}
-
-impl From<PerceptronConfig> for WeakLearnerConfig {
-    fn from(c: PerceptronConfig) -> Self {
-        WeakLearnerConfig::Perceptron(c)
-    }
-}
-
 impl fmt::Display for WeakLearnerConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WeakLearnerConfig::Hoeffding(c) => c.fmt(f),
-            WeakLearnerConfig::NaiveBayes(c) => c.fmt(f),
-            WeakLearnerConfig::Perceptron(c) => c.fmt(f),
-            WeakLearnerConfig::Resampled(c) => c.fmt(f),
-        }
+        dispatch_config!(self, c => c.fmt(f))
     }
-}
-
-impl Config for WeakLearnerConfig {
-    type Model = WeakLearner;
-
-    fn validate(&self) -> Result<()> {
-        match self {
-            WeakLearnerConfig::Hoeffding(c) => c.validate(),
-            WeakLearnerConfig::NaiveBayes(c) => c.validate(),
-            WeakLearnerConfig::Perceptron(c) => c.validate(),
-            WeakLearnerConfig::Resampled(c) => c.validate(),
-        }
-    }
-
-    fn with_margin_output(&self) -> Self {
-        match self {
-            WeakLearnerConfig::Hoeffding(c) => c.with_margin_output().into(),
-            WeakLearnerConfig::NaiveBayes(c) => c.with_margin_output().into(),
-            WeakLearnerConfig::Perceptron(c) => c.with_margin_output().into(),
-            WeakLearnerConfig::Resampled(c) => WeakLearnerConfig::Resampled(c.with_margin_output()),
-        }
-    }
-
-    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<WeakLearner> {
-        Ok(match self {
-            WeakLearnerConfig::Hoeffding(c) => WeakLearner::Hoeffding(c.build_with_rng(spec, rng)?),
-            WeakLearnerConfig::NaiveBayes(c) => {
-                WeakLearner::NaiveBayes(c.build_with_rng(spec, rng)?)
-            }
-            WeakLearnerConfig::Perceptron(c) => {
-                WeakLearner::Perceptron(c.build_with_rng(spec, rng)?)
-            }
-            WeakLearnerConfig::Resampled(c) => WeakLearner::Resampled(c.build_with_rng(spec, rng)?),
-        })
-    }
-}
-
-/// A weak learner built from a [`WeakLearnerConfig`].
-// Boosters hold a Vec of these; the tree is the common case and boxing it would add an
-// indirection to every row of every member.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "learner", rename_all = "kebab-case")]
-pub enum WeakLearner {
-    /// A Hoeffding tree.
-    Hoeffding(HoeffdingTree),
-    /// Online naive Bayes.
-    NaiveBayes(NaiveBayes),
-    /// A perceptron.
-    Perceptron(Perceptron),
-    /// A learner fed unweighted copies of each row.
-    Resampled(Resampled),
-}
-
-macro_rules! dispatch {
-    ($self:expr, $m:ident => $body:expr) => {
-        match $self {
-            WeakLearner::Hoeffding($m) => $body,
-            WeakLearner::NaiveBayes($m) => $body,
-            WeakLearner::Perceptron($m) => $body,
-            WeakLearner::Resampled($m) => $body,
-        }
-    };
 }
 
 impl Classifier for WeakLearner {
@@ -199,10 +228,11 @@ impl Classifier for WeakLearner {
     }
 }
 
-/// What any model is made of, as checkpoints and `inspect` read it: its Hoeffding trees in
-/// member order (a booster's members in turn, one-vs-all's class by class) and, for a
-/// booster, its ensemble in brief, and its size in memory. Every [`Ensemble`] whose members
-/// have a structure has one.
+/// What any model is made of, as checkpoints and `inspect` read it: its learners of any one
+/// type in member order (a booster's members in turn, one-vs-all's class by class) and, for
+/// a booster, its ensemble in brief, and its size in memory. Every [`Ensemble`] whose
+/// members have a structure has one; every learner of the [`weak_learners!`] rows holds
+/// itself.
 pub trait Structure {
     /// Bytes the model holds on the heap, by its buffers' capacities: what a keyed model's
     /// memory budget counts. Members and their growing statistics are counted in full; a
@@ -210,11 +240,13 @@ pub trait Structure {
     /// not.
     fn heap_bytes(&self) -> usize;
 
-    /// Appends the model's trees to `out`, in member order.
-    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>);
+    /// Appends the model's learners of type `T` to `out`, in member order (the Hoeffding
+    /// trees whose nodes a checkpoint writes as a table, for instance).
+    fn learners<'a, T: Any>(&'a self, out: &mut Vec<&'a T>);
 
-    /// Appends the model's trees to `out`, in member order, to change in place.
-    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>);
+    /// Appends the model's learners of type `T` to `out`, in member order, to change in
+    /// place.
+    fn learners_mut<'a, T: Any>(&'a mut self, out: &mut Vec<&'a mut T>);
 
     /// The ensemble in brief; `None` for a single learner.
     fn ensemble(&self) -> Option<EnsembleSummary> {
@@ -231,12 +263,14 @@ where
         std::mem::size_of_val(members) + members.iter().map(Structure::heap_bytes).sum::<usize>()
     }
 
-    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
-        self.members().iter().for_each(|m| m.trees(out));
+    fn learners<'a, T: Any>(&'a self, out: &mut Vec<&'a T>) {
+        self.members().iter().for_each(|m| m.learners(out));
     }
 
-    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
-        self.members_mut().iter_mut().for_each(|m| m.trees_mut(out));
+    fn learners_mut<'a, T: Any>(&'a mut self, out: &mut Vec<&'a mut T>) {
+        self.members_mut()
+            .iter_mut()
+            .for_each(|m| m.learners_mut(out));
     }
 
     fn ensemble(&self) -> Option<EnsembleSummary> {
@@ -244,48 +278,17 @@ where
     }
 }
 
-impl Structure for HoeffdingTree {
-    fn heap_bytes(&self) -> usize {
-        HoeffdingTree::heap_bytes(self)
-    }
-
-    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
-        out.push(self);
-    }
-
-    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
-        out.push(self);
-    }
-}
-
-/// Learners without trees.
-macro_rules! treeless {
-    ($($t:ty),*) => {$(
-        impl Structure for $t {
-            fn heap_bytes(&self) -> usize {
-                <$t>::heap_bytes(self)
-            }
-
-            fn trees<'a>(&'a self, _: &mut Vec<&'a HoeffdingTree>) {}
-
-            fn trees_mut<'a>(&'a mut self, _: &mut Vec<&'a mut HoeffdingTree>) {}
-        }
-    )*};
-}
-
-treeless!(NaiveBayes, Perceptron);
-
 impl Structure for Resampled {
     fn heap_bytes(&self) -> usize {
         std::mem::size_of::<WeakLearner>() + self.inner().heap_bytes()
     }
 
-    fn trees<'a>(&'a self, out: &mut Vec<&'a HoeffdingTree>) {
-        self.inner().trees(out);
+    fn learners<'a, T: Any>(&'a self, out: &mut Vec<&'a T>) {
+        self.inner().learners(out);
     }
 
-    fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut HoeffdingTree>) {
-        self.inner_mut().trees_mut(out);
+    fn learners_mut<'a, T: Any>(&'a mut self, out: &mut Vec<&'a mut T>) {
+        self.inner_mut().learners_mut(out);
     }
 }
 
@@ -298,12 +301,12 @@ macro_rules! structure_by_dispatch {
                 dispatch!(self, m => m.heap_bytes())
             }
 
-            fn trees<'a>(&'a self, out: &mut Vec<&'a $crate::weak::HoeffdingTree>) {
-                dispatch!(self, m => m.trees(out))
+            fn learners<'a, T: std::any::Any>(&'a self, out: &mut Vec<&'a T>) {
+                dispatch!(self, m => m.learners(out))
             }
 
-            fn trees_mut<'a>(&'a mut self, out: &mut Vec<&'a mut $crate::weak::HoeffdingTree>) {
-                dispatch!(self, m => m.trees_mut(out))
+            fn learners_mut<'a, T: std::any::Any>(&'a mut self, out: &mut Vec<&'a mut T>) {
+                dispatch!(self, m => m.learners_mut(out))
             }
 
             $(fn $ensemble(&self) -> Option<$crate::learner::EnsembleSummary> {

@@ -6,10 +6,11 @@ use arrow::record_batch::RecordBatch;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
 use streamboost::boost::{VoteRule, WeightScale};
 use streamboost::checkpoint::{self, StreamState, partial_files};
-use streamboost::columnar::{Encodings, OperatorStats, load_stream};
+use streamboost::columnar::{Encodings, load_stream};
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::model::{Model, ModelConfig};
+use streamboost::runtime::OperatorStats;
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Config, Error, synth};
 

@@ -58,17 +58,10 @@ pub fn oracle_json(name: &str) -> Option<serde_json::Value> {
 pub fn operator<M: streamboost::Classifier + streamboost::Ranker>(
     model: M, data: &streamboost::core::Dataset, schema: arrow::datatypes::SchemaRef,
     source: impl Into<PathBuf>,
-) -> streamboost::columnar::BoostOperator<M> {
+) -> streamboost::runtime::Cursor<M> {
     let encodings = streamboost::columnar::Encodings::default();
-    streamboost::columnar::BoostOperator::new(
-        model,
-        data.spec(),
-        schema,
-        "label",
-        &encodings,
-        source,
-    )
-    .unwrap()
+    streamboost::runtime::Cursor::new(model, data.spec(), schema, "label", &encodings, source)
+        .unwrap()
 }
 
 /// The classes and class probabilities an operator's output `batch` predicts.
@@ -153,9 +146,9 @@ pub fn assert_unchanged<M: serde::Serialize>(
 pub fn fresh_operator(
     config: &streamboost::model::ModelConfig, seed: u64, spec: &streamboost::core::StreamSpec,
     schema: arrow::datatypes::SchemaRef, source: &str,
-) -> streamboost::Result<streamboost::columnar::BoostOperator<streamboost::model::Model>> {
+) -> streamboost::Result<streamboost::runtime::Cursor<streamboost::model::Model>> {
     use streamboost::Config;
     let encodings = streamboost::columnar::Encodings::default();
     let model = config.build(spec, seed)?;
-    streamboost::columnar::BoostOperator::new(model, spec, schema, "label", &encodings, source)
+    streamboost::runtime::Cursor::new(model, spec, schema, "label", &encodings, source)
 }

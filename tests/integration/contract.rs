@@ -309,13 +309,20 @@ fn single_naive_bayes_and_perceptron() {
 
 /// Every booster of the model enum over every weak learner (ALGORITHMS.md §1.2: any weak
 /// learner works under any booster).
-/// A tree, naive Bayes and a perceptron, by name.
-fn weak_learners() -> [(&'static str, WeakLearnerConfig); 3] {
-    [
-        ("tree", HoeffdingTreeConfig::jgt_paper().into()),
-        ("nb", NaiveBayesConfig::default().into()),
-        ("perceptron", PerceptronConfig::default().into()),
-    ]
+/// Every weak learner of the catalogue's rows, by name, at the defaults a config naming it
+/// starts from.
+fn weak_learners() -> Vec<(&'static str, WeakLearnerConfig)> {
+    WeakLearnerConfig::NAMES
+        .iter()
+        .map(|&name| (name, WeakLearnerConfig::named(name).expect("a row's name")))
+        .collect()
+}
+
+#[test]
+fn every_weak_learner_alone() {
+    for (name, weak) in weak_learners() {
+        check_contract(&format!("weak/{name}"), &weak);
+    }
 }
 
 #[test]

@@ -9,10 +9,11 @@ use arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array, StringArr
 use arrow::datatypes::{DataType, Field, Float64Type, Schema};
 use arrow::record_batch::RecordBatch;
 use futures::StreamExt;
-use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table};
+use streamboost::columnar::{Encodings, load_stream, read_table};
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, Model, ModelConfig};
+use streamboost::runtime::Cursor;
 use streamboost::runtime::delay::{DelayColumns, DelayedState, LabelDelay, PendingLimits};
 use streamboost::runtime::stream::{DelayedBatch, DelayedStream};
 use streamboost::{Config, Error};
@@ -86,9 +87,7 @@ fn label_rows(ids: Int64Array, labels: ArrayRef, ts: Vec<f64>) -> RecordBatch {
 }
 
 /// A fresh model of [`config`] under delayed labels, over `events`' schema.
-fn delayed_operator(
-    data: &Dataset, events: &RecordBatch, limits: PendingLimits,
-) -> BoostOperator<Model> {
+fn delayed_operator(data: &Dataset, events: &RecordBatch, limits: PendingLimits) -> Cursor<Model> {
     let mut op = operator(
         config().build(data.spec(), 5).unwrap(),
         data,
@@ -128,8 +127,8 @@ fn predictions(batches: &[RecordBatch]) -> Vec<(String, Vec<u64>)> {
 /// Runs the delayed stream over events and labels cut into pieces of the given sizes;
 /// returns the scored events, the outcomes and the operator.
 fn run_stream(
-    op: BoostOperator<Model>, events: &RecordBatch, labels: &RecordBatch, sizes: (usize, usize),
-) -> (Vec<RecordBatch>, Vec<RecordBatch>, BoostOperator<Model>) {
+    op: Cursor<Model>, events: &RecordBatch, labels: &RecordBatch, sizes: (usize, usize),
+) -> (Vec<RecordBatch>, Vec<RecordBatch>, Cursor<Model>) {
     let mut stream = DelayedStream::new(
         futures::stream::iter(pieces(events, sizes.0)),
         futures::stream::iter(pieces(labels, sizes.1)),
@@ -219,7 +218,7 @@ fn the_pending_events_survive_a_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("delayed.parquet");
     op.save(&path, &config).unwrap();
-    let (op, _) = BoostOperator::resume(&path, events.schema(), "events").unwrap();
+    let (op, _) = Cursor::resume(&path, events.schema(), "events").unwrap();
     assert_eq!(op.delay_stats(), waiting);
     let (second, _, mut op) = run_stream(op, &cut(&events, false), &cut(&labels, false), (64, 64));
     let mut resumed = predictions(&first);
@@ -323,7 +322,7 @@ fn bad_times_and_undelayed_operators_are_typed_errors() {
 /// its own pending store, and the labels carry the key).
 #[test]
 fn keyed_delayed_labels_equal_one_delayed_operator_per_key() {
-    use streamboost::columnar::{BatchOperator, KeyedOperator};
+    use streamboost::runtime::{BatchOperator, KeyedOperator};
 
     let (events, labels, data) = events_and_labels(20);
     // The key: the car's `buying` column, in the events and (by id) in the labels.

@@ -9,12 +9,11 @@ use arrow::compute::cast;
 use arrow::datatypes::{DataType, Float64Type};
 use arrow::record_batch::RecordBatch;
 use streamboost::boost::ranking::{AdaOlmrConfig, OnlineBmrConfig};
-use streamboost::columnar::{
-    BoostOperator, Encodings, Table, load_stream, read_table, write_batch,
-};
+use streamboost::columnar::{Encodings, Table, load_stream, read_table, write_batch};
 use streamboost::core::Dataset;
 use streamboost::eval::Prequential;
 use streamboost::model::ModelConfig;
+use streamboost::runtime::Cursor;
 use streamboost::weak::HoeffdingTreeConfig;
 use streamboost::{Config, Error, Ranker, synth};
 
@@ -423,7 +422,7 @@ fn operator_reads_either_layout_into_the_same_label_ids() {
         600,
         arrow::array::StringArray::from(vec!["sky"; 600]),
     );
-    let err = BoostOperator::new(
+    let err = Cursor::new(
         config.build(data.spec(), 3).unwrap(),
         data.spec(),
         plain.schema(),

@@ -14,11 +14,10 @@ use arrow::datatypes::{DataType, Field, Int32Type, Schema};
 use arrow::record_batch::RecordBatch;
 use proptest::prelude::*;
 use streamboost::checkpoint;
-use streamboost::columnar::{
-    BoostOperator, Encodings, Table, encode_tables, read_csv_bytes, read_table,
-};
+use streamboost::columnar::{Encodings, Table, encode_tables, read_csv_bytes, read_table};
 use streamboost::learner::{Classifier, Config, Ranker};
 use streamboost::model::{Model, ModelConfig};
+use streamboost::runtime::Cursor;
 use streamboost::runtime::replay::Session;
 use streamboost::{Error, Result};
 
@@ -316,7 +315,7 @@ fn run_operator(first: &RecordBatch, later: &[RecordBatch]) {
         "ada-olm"
     };
     let model = small(algorithm).build(data.spec(), 1).unwrap();
-    let Ok(mut op) = BoostOperator::new(
+    let Ok(mut op) = Cursor::new(
         model,
         data.spec(),
         first.schema(),

@@ -8,8 +8,9 @@ use arrow::datatypes::Float64Type;
 use streamboost::Config;
 use streamboost::boost::WeightScale;
 use streamboost::boost::multiclass::AdaBoostOlmConfig;
-use streamboost::columnar::{BoostOperator, Encodings, load_stream, read_table};
+use streamboost::columnar::{Encodings, load_stream, read_table};
 use streamboost::eval::Prequential;
+use streamboost::runtime::Cursor;
 use streamboost::weak::HoeffdingTreeConfig;
 
 use crate::common::{fresh_operator, operator, prediction_columns};
@@ -78,7 +79,7 @@ fn operator_matches_the_prequential_driver_row_for_row() {
 fn keyed_operator_equals_one_operator_per_key() {
     use arrow::array::BooleanArray;
     use arrow::compute::{concat_batches, filter_record_batch};
-    use streamboost::columnar::{BatchOperator, KeyedOperator};
+    use streamboost::runtime::{BatchOperator, KeyedOperator};
 
     let path = bundled_car();
     let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
@@ -92,7 +93,7 @@ fn keyed_operator_equals_one_operator_per_key() {
     let make = {
         let (config, spec, schema, path) = (config, spec.clone(), table.schema.clone(), path);
         move |_: Option<&str>, _: &arrow::datatypes::SchemaRef| {
-            BoostOperator::new(
+            Cursor::new(
                 config.build(&spec, 4)?,
                 &spec,
                 schema.clone(),
@@ -155,10 +156,7 @@ mod stream {
 
     use super::*;
 
-    fn operator_and_batches() -> (
-        BoostOperator<streamboost::weak::HoeffdingTree>,
-        Vec<RecordBatch>,
-    ) {
+    fn operator_and_batches() -> (Cursor<streamboost::weak::HoeffdingTree>, Vec<RecordBatch>) {
         let path = bundled_car();
         let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
         let table = read_table(&path).unwrap();
@@ -188,8 +186,8 @@ mod stream {
     #[test]
     fn a_live_model_over_two_streams_predicts_as_one() {
         use streamboost::checkpoint::StreamState;
-        use streamboost::core::OperatorStats;
         use streamboost::model::ModelConfig;
+        use streamboost::runtime::OperatorStats;
         use streamboost::runtime::live::{CheckpointPolicy, LiveModel};
         let path = bundled_car();
         let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
@@ -323,7 +321,7 @@ fn a_schema_with_a_repeated_column_name_is_refused() {
     let model = streamboost::weak::HoeffdingTreeConfig::default()
         .build(data.spec(), 1)
         .unwrap();
-    let Err(err) = BoostOperator::new(
+    let Err(err) = Cursor::new(
         model,
         data.spec(),
         Arc::new(Schema::new(fields)),
@@ -353,8 +351,8 @@ fn a_schema_with_a_repeated_column_name_is_refused() {
 fn the_operator_scores_with_a_batch_model_without_learning() {
     use streamboost::Classifier;
     use streamboost::checkpoint::{self, StreamState};
-    use streamboost::core::OperatorStats;
     use streamboost::model::{Model, ModelConfig};
+    use streamboost::runtime::OperatorStats;
     let path = bundled_car();
     let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
     let config =
@@ -379,7 +377,7 @@ fn the_operator_scores_with_a_batch_model_without_learning() {
     };
     checkpoint::save(&saved, &mut model, &stream).unwrap();
     let table = read_table(&path).unwrap();
-    let (mut op, _) = BoostOperator::resume(&saved, table.schema.clone(), &path).unwrap();
+    let (mut op, _) = Cursor::resume(&saved, table.schema.clone(), &path).unwrap();
     let classes = data.spec().classes.names();
     let mut row = 0;
     let mut p = vec![0.0; classes.len()];
@@ -420,8 +418,8 @@ fn a_keyed_operator_within_a_memory_budget_predicts_as_one_without() {
 
     use arrow::datatypes::SchemaRef;
     use streamboost::checkpoint::StreamState;
-    use streamboost::columnar::{BatchOperator, KeyedOperator};
     use streamboost::model::{Algorithm, Model, ModelConfig};
+    use streamboost::runtime::{BatchOperator, KeyedOperator};
     use streamboost::synth::KeyedEvents;
 
     type Disk = Arc<Mutex<HashMap<Option<String>, (Model, StreamState)>>>;
@@ -436,9 +434,7 @@ fn a_keyed_operator_within_a_memory_budget_predicts_as_one_without() {
         let factory = move |key: Option<&str>, input: &SchemaRef| {
             let saved = disk.lock().unwrap().get(&key.map(String::from)).cloned();
             match saved {
-                Some((model, stream)) => {
-                    BoostOperator::continuing(model, &stream, input.clone(), "disk")
-                }
+                Some((model, stream)) => Cursor::continuing(model, &stream, input.clone(), "disk"),
                 None => fresh_operator(&config, 5, &fresh_spec, input.clone(), "fresh"),
             }
         };
@@ -452,7 +448,7 @@ fn a_keyed_operator_within_a_memory_budget_predicts_as_one_without() {
         .unwrap()
     };
     // Writes the operator's state to `disk`, as a commit or a spill does.
-    fn write(disk: &Disk, config: &ModelConfig, key: Option<&str>, op: &BoostOperator<Model>) {
+    fn write(disk: &Disk, config: &ModelConfig, key: Option<&str>, op: &Cursor<Model>) {
         let state = (op.model().clone(), op.stream_state(config));
         disk.lock().unwrap().insert(key.map(String::from), state);
     }
@@ -479,7 +475,7 @@ fn a_keyed_operator_within_a_memory_budget_predicts_as_one_without() {
     let disk = Disk::default();
     let mut bounded = keyed(&disk);
     let (spill_to, spill_config) = (disk.clone(), config.clone());
-    let write_spills = move |evicted: Vec<(Option<&str>, &mut BoostOperator<Model>)>| {
+    let write_spills = move |evicted: Vec<(Option<&str>, &mut Cursor<Model>)>| {
         for (key, op) in evicted {
             write(&spill_to, &spill_config, key, op);
         }

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use streamboost::checkpoint::{self, KeyedStore};
+use streamboost::checkpoint;
 use streamboost::core::Rng;
+use streamboost::runtime::KeyedStore;
 
 use crate::cli::{Flag, predicted_labels, streamboost};
 

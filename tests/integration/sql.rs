@@ -841,7 +841,7 @@ async fn a_live_model_learns_across_queries_exactly_once() {
 /// query over the whole without a budget does, and every key's checkpoint ends the same.
 #[tokio::test]
 async fn a_keyed_live_model_learns_across_queries_exactly_once() {
-    use streamboost::checkpoint::KeyedStore;
+    use streamboost::runtime::KeyedStore;
     use streamboost::runtime::live::CheckpointPolicy;
     let dir = tempfile::tempdir().unwrap();
     // The car stream six times over (10,368 rows), key = ts mod 1000: about ten rows a key.

@@ -19,7 +19,7 @@ use super::{
 use crate::boost::{Knob, Tune};
 use crate::core::{ClassId, Dataset, Rng, StreamSpec};
 use crate::learner::{Classifier, Config, EnsembleSummary, Spread};
-use crate::weak::{HoeffdingTree, Structure};
+use crate::weak::Structure;
 use crate::{Error, Result};
 
 /// Which batch booster.
@@ -394,10 +394,15 @@ impl Structure for BatchBoost {
         serde_json::to_vec(self).map_or(0, |v| v.len())
     }
 
-    /// Greedy trees and stumps are not Hoeffding trees: none to list.
-    fn trees<'a>(&'a self, _out: &mut Vec<&'a HoeffdingTree>) {}
+    /// Its greedy trees and stumps are parts of one batch model, not online learners: the
+    /// model is the one learner it holds.
+    fn learners<'a, T: std::any::Any>(&'a self, out: &mut Vec<&'a T>) {
+        out.extend((self as &dyn std::any::Any).downcast_ref::<T>());
+    }
 
-    fn trees_mut<'a>(&'a mut self, _out: &mut Vec<&'a mut HoeffdingTree>) {}
+    fn learners_mut<'a, T: std::any::Any>(&'a mut self, out: &mut Vec<&'a mut T>) {
+        out.extend((self as &mut dyn std::any::Any).downcast_mut::<T>());
+    }
 
     fn ensemble(&self) -> Option<EnsembleSummary> {
         let alphas = self.alphas();

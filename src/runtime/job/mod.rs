@@ -66,16 +66,18 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
-use crate::checkpoint::{self, KeyedStore, StreamState};
-use crate::columnar::{BatchOperator, KeyMemory};
+use crate::checkpoint::{self, StreamState};
 use crate::columnar::{BatchWriter, PipeFormat, Table, read_table};
-use crate::core::{Encodings, Position};
+use crate::core::Encodings;
 use crate::files::{Named, OwnerLock, refuse_overlaps, sync_dir, write_atomically};
 use crate::learner::{Classifier, Config};
 use crate::model::{Model, ModelConfig};
+use crate::runtime::KeyedStore;
+use crate::runtime::Position;
 use crate::runtime::delay::{DelayColumns, DelayedState, PendingLimits};
 use crate::runtime::live::{CheckpointPolicy, LiveModel};
 use crate::runtime::replay::Session;
+use crate::runtime::{BatchOperator, KeyMemory};
 use crate::{Error, Result};
 
 mod dir;
@@ -114,7 +116,7 @@ pub struct Job {
     /// How often the directory is looked at for new files.
     pub poll: Duration,
     /// The key column, for one model per key (the checkpoint is then a directory, see
-    /// [`crate::checkpoint::keyed`]); not a feature.
+    /// [`crate::runtime::keyed::checkpoint`]); not a feature.
     pub key: Option<String>,
     /// Threads a keyed model spreads each batch's keys over (1: none); outputs and models
     /// are the same whatever the count.

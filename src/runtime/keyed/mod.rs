@@ -1,8 +1,8 @@
-//! One model per key: a [`BoostOperator`] for each value of a key column, each fed its own
+//! One model per key: a [`Cursor`] for each value of a key column, each fed its own
 //! rows in order, as `PARTITION BY key` gives each partition its own model.
 //!
 //! **Bounded memory.** With a budget ([`KeyedOperator::bound_memory`]), the keys' operators
-//! are held within a number of bytes (as [`BoostOperator::heap_bytes`] estimates them).
+//! are held within a number of bytes (as [`Cursor::heap_bytes`] estimates them).
 //! Between batches, when the resident keys exceed the budget, the least recently used are
 //! evicted until they fit in nine tenths of it (so that eviction comes in rounds, not at
 //! every batch): a key that took rows since it was last written is handed to the
@@ -21,21 +21,20 @@ use arrow::compute::{interleave_record_batch, take_record_batch};
 use arrow::datatypes::{DataType, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
-use super::delayed::outcome_schema;
-use super::operator::{BatchOperator, BoostOperator, output_schema};
-use super::rows::utf8;
+pub mod checkpoint;
+
+use crate::columnar::{output_schema, utf8};
 use crate::learner::{Classifier, Ranker};
+use crate::runtime::{BatchOperator, Cursor, outcome_schema};
 use crate::weak::Structure;
 use crate::{Error, Result};
 
 /// Builds the operator of a key seen for the first time (`None` is the null key), for
 /// batches of the given input schema.
-pub type OperatorFactory<M> =
-    Box<dyn FnMut(Option<&str>, &SchemaRef) -> Result<BoostOperator<M>> + Send>;
+pub type OperatorFactory<M> = Box<dyn FnMut(Option<&str>, &SchemaRef) -> Result<Cursor<M>> + Send>;
 
 /// Writes evicted keys' operators where the [`OperatorFactory`] will find them again.
-pub type SpillFn<M> =
-    Box<dyn FnMut(Vec<(Option<&str>, &mut BoostOperator<M>)>) -> Result<()> + Send>;
+pub type SpillFn<M> = Box<dyn FnMut(Vec<(Option<&str>, &mut Cursor<M>)>) -> Result<()> + Send>;
 
 /// What a keyed operator's memory holds and what went through it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -55,7 +54,7 @@ pub struct KeyMemory {
 
 /// A key's operator in memory.
 struct Resident<M> {
-    operator: BoostOperator<M>,
+    operator: Cursor<M>,
     /// Its estimated bytes, as of the last batch it took.
     bytes: usize,
     /// The batch it last took rows in.
@@ -66,7 +65,7 @@ impl<M: Structure> Resident<M> {
     /// `rows` through `apply` on the operator, its bytes estimated again after.
     fn take(
         &mut self, rows: &RecordBatch,
-        apply: &impl Fn(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch>,
+        apply: &impl Fn(&mut Cursor<M>, &RecordBatch) -> Result<RecordBatch>,
     ) -> Result<RecordBatch> {
         let out = apply(&mut self.operator, rows);
         self.bytes = self.operator.heap_bytes();
@@ -74,7 +73,7 @@ impl<M: Structure> Resident<M> {
     }
 }
 
-/// A [`BoostOperator`] per value of the key column. A batch's rows are split by key, each
+/// A [`Cursor`] per value of the key column. A batch's rows are split by key, each
 /// key's rows go through its own operator in their order, and the outputs are put back in
 /// the input's row order. Keys are compared by their text (after a cast to UTF-8); the
 /// null key is a key of its own.
@@ -126,7 +125,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
 
     /// The keys that took rows since [`KeyedOperator::clear_touched`] was last called, in
     /// key order (the null key first), and their operators.
-    pub fn touched(&mut self) -> Vec<(Option<&str>, &mut BoostOperator<M>)> {
+    pub fn touched(&mut self) -> Vec<(Option<&str>, &mut Cursor<M>)> {
         let touched = &self.touched;
         let mut operators: Vec<_> = self
             .operators
@@ -194,7 +193,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     }
 
     /// The operator of each key in memory.
-    pub fn operators(&self) -> impl Iterator<Item = (Option<&str>, &BoostOperator<M>)> {
+    pub fn operators(&self) -> impl Iterator<Item = (Option<&str>, &Cursor<M>)> {
         self.operators
             .iter()
             .map(|(k, r)| (k.as_deref(), &r.operator))
@@ -316,7 +315,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// order; the outputs (of `schema`) put back in the batch's row order.
     fn by_key(
         &mut self, batch: &RecordBatch, key_column: usize, schema: SchemaRef,
-        apply: impl Fn(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch> + Sync,
+        apply: impl Fn(&mut Cursor<M>, &RecordBatch) -> Result<RecordBatch> + Sync,
     ) -> Result<RecordBatch> {
         let keys = utf8(
             batch.column(key_column).as_ref(),
@@ -381,7 +380,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
     /// so the outputs are the same whatever the threads.
     fn apply_by_key(
         &mut self, keys: &[Option<&str>], batch: &RecordBatch, groups: Vec<Vec<u32>>,
-        apply: &(impl Fn(&mut BoostOperator<M>, &RecordBatch) -> Result<RecordBatch> + Sync),
+        apply: &(impl Fn(&mut Cursor<M>, &RecordBatch) -> Result<RecordBatch> + Sync),
     ) -> Result<Vec<RecordBatch>> {
         // The batch's operators leave the map for the pass (a thread owns each), and return.
         let mut taken: Vec<(Option<String>, Resident<M>, Vec<u32>)> = (keys.iter().zip(groups))

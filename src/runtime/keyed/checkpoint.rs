@@ -50,11 +50,11 @@ use std::sync::{Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 
-use super::{StreamState, load, load_bytes, to_bytes};
-use crate::core::Position;
+use crate::checkpoint::{StreamState, load, load_bytes, to_bytes};
 use crate::files::{sync_dir, sync_file, write_atomically};
 use crate::learner::Config;
 use crate::model::Model;
+use crate::runtime::Position;
 use crate::{Error, Result};
 
 /// The manifest's file name in a keyed checkpoint's directory.
@@ -289,7 +289,7 @@ impl KeyedStore {
     }
 
     /// The newest model of `key`, if it has one: spilled since the last commit, else
-    /// committed; read from its file (checked as [`super::load`] checks any).
+    /// committed; read from its file (checked as [`crate::checkpoint::load`] checks any).
     pub fn load(&self, key: Option<&str>) -> Result<Option<(Model, StreamState)>> {
         let key = key.map(str::to_string);
         let entry = match self.spilled.get(&key) {
@@ -762,8 +762,9 @@ fn in_parallel<T: Send>(items: Vec<T>, work: impl Fn(T) -> Result<()> + Sync) ->
 mod tests {
     use super::*;
     use crate::Classifier;
-    use crate::core::{Encodings, OperatorStats};
+    use crate::core::Encodings;
     use crate::model::ModelConfig;
+    use crate::runtime::OperatorStats;
     use crate::synth;
 
     /// A keyed store of three-learner Adaboost.OLM models over the synthetic mixed stream.
@@ -1007,7 +1008,7 @@ mod tests {
         let mut s = store(dir.path());
         let (mut a, sa) = trained(&s, "a", 30);
         // A file per key and a format-1 manifest, as the previous format wrote them.
-        super::super::save(&dir.path().join("k000001.1.parquet"), &mut a, &sa).unwrap();
+        crate::checkpoint::save(&dir.path().join("k000001.1.parquet"), &mut a, &sa).unwrap();
         s.manifest.format_version = 1;
         s.manifest.commits = 1;
         s.manifest.next_id = 2;

@@ -1,10 +1,10 @@
 //! Delayed labels over record batches: an operator scores *event* batches as they arrive and
 //! learns from *label* batches that come later ([`crate::runtime::delay`] has the semantics).
 //!
-//! [`BoostOperator::delay_labels`] turns an operator's stream into events: a row whose own
+//! [`Cursor::delay_labels`] turns an operator's stream into events: a row whose own
 //! label is null (or that has no label column) is scored and waits under its id, at its time,
 //! in a pending store that is part of the operator's state (and of its checkpoint); a row
-//! that carries its label is test-then-train, as without delay. [`BoostOperator::labels`]
+//! that carries its label is test-then-train, as without delay. [`Cursor::labels`]
 //! takes a batch of labels (id, label, time columns) and returns one *outcome* row for each
 //! label row, in order: the input's columns, then the class predicted for the event when it
 //! arrived, what the label did (`learnt`, `held`, `unmatched`, `unknown-label`, `null-id`) and
@@ -30,11 +30,11 @@ use arrow::compute::{cast, take};
 use arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 
-use super::operator::BoostOperator;
-use super::rows::utf8;
-use super::waiting::Waiting;
+use super::Cursor;
+use crate::columnar::{BoostOperator, utf8};
+use crate::core::ClassId;
 use crate::learner::{Classifier, Ranker};
-use crate::runtime::delay::{DelayStats, DelayedState, LabelOutcome};
+use crate::runtime::delay::{DelayStats, DelayedLearner, DelayedState, LabelOutcome};
 use crate::{Error, Result};
 
 /// The values of column `name` of `batch` as times, checked to be present and not to
@@ -107,12 +107,12 @@ pub fn outcome_schema(labels: &Schema, label: &str, label_type: &DataType) -> Sc
     Arc::new(Schema::new(fields))
 }
 
-impl<M: Classifier + Ranker> BoostOperator<M> {
+impl<M: Classifier + Ranker> Cursor<M> {
     /// From now on, a row without its label is an event that waits for a label from
-    /// [`BoostOperator::labels`], tied to it by `columns` (see the module doc); `state` is a
+    /// [`Cursor::labels`], tied to it by `columns` (see the module doc); `state` is a
     /// checkpoint's, or a fresh [`DelayedState::new`]. Multi-label streams are refused.
     pub fn delay_labels(&mut self, state: DelayedState) -> Result<()> {
-        if self.spec().is_multi_label() {
+        if self.op.spec().is_multi_label() {
             return Err(Error::config(
                 "label",
                 "labels that arrive later are for multiclass streams; a multi-label stream \
@@ -122,32 +122,32 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         for column in [&state.columns.id, &state.columns.time] {
             if self.input_schema().index_of(column).is_err() {
                 return Err(Error::missing_column(
-                    self.source().to_path_buf(),
+                    self.op.source().to_path_buf(),
                     column.clone(),
                     self.input_schema(),
                 ));
             }
         }
-        self.set_delayed(Some(Box::new(state)));
+        self.delayed = Some(Box::new(state));
         Ok(())
     }
 
     /// What became of the events and labels, under delayed labels.
     pub fn delay_stats(&self) -> Option<DelayStats> {
-        self.delayed().map(DelayedState::stats)
+        self.delayed.as_deref().map(DelayedState::stats)
     }
 
     /// The events of `batch` for [`BoostOperator::process`], under delayed labels: their
-    /// ids and times, then `f` with them.
+    /// ids and times, then `f` with the operator and them.
     pub(super) fn with_waiting<T>(
         &mut self, batch: &RecordBatch,
-        f: impl FnOnce(&mut Self, Option<&mut Waiting<'_>>) -> Result<T>,
+        f: impl FnOnce(&mut BoostOperator<M>, Option<&mut Waiting<'_>>) -> Result<T>,
     ) -> Result<T> {
-        let Some(mut state) = self.take_delayed() else {
-            return f(self, None);
+        let Some(mut state) = self.delayed.take() else {
+            return f(&mut self.op, None);
         };
         let result = (|| {
-            let source = self.source().to_path_buf();
+            let source = self.op.source().to_path_buf();
             let id_column = batch.column_by_name(&state.columns.id).ok_or_else(|| {
                 Error::missing_column(&source, &state.columns.id, &batch.schema())
             })?;
@@ -159,34 +159,34 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                 ids: ids.as_string::<i32>(),
                 times: &times,
             };
-            let out = f(self, Some(&mut waiting))?;
+            let out = f(&mut self.op, Some(&mut waiting))?;
             state.last_times.0 = last;
             Ok(out)
         })();
-        self.set_delayed(Some(state));
+        self.delayed = Some(state);
         result
     }
 
     /// Learns from a batch of labels (the id, label and time columns, in time order; other
     /// columns pass through) and returns one outcome row per label row, in order (see the
     /// module doc). A label outside the class set is counted in
-    /// [`crate::core::OperatorStats::unknown_labels`], as in an event row.
+    /// [`crate::runtime::OperatorStats::unknown_labels`], as in an event row.
     pub fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
-        let Some(mut state) = self.take_delayed() else {
+        let Some(mut state) = self.delayed.take() else {
             return Err(Error::config(
                 "labels",
                 "the operator takes its labels in the event rows; call delay_labels first",
             ));
         };
         let result = self.learn_labels(&mut state, batch);
-        self.set_delayed(Some(state));
+        self.delayed = Some(state);
         result
     }
 
     fn learn_labels(
         &mut self, state: &mut DelayedState, batch: &RecordBatch,
     ) -> Result<RecordBatch> {
-        let source = PathBuf::from(format!("labels of {}", self.source().display()));
+        let source = PathBuf::from(format!("labels of {}", self.op.source().display()));
         let (label, columns) = (self.label().to_string(), state.columns.clone());
         let column = |name: &str| {
             batch
@@ -218,7 +218,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                     .flatten()
                 {
                     None => {
-                        self.stats_mut().unknown_labels += 1;
+                        self.stats.unknown_labels += 1;
                         "unknown-label"
                     }
                     Some(&y) => {
@@ -227,7 +227,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
                         if let LabelOutcome::Learnt(event) = &result {
                             class = Some(event.predicted as u32);
                             right = Some(event.predicted == y);
-                            self.stats_mut().rows_learnt += u64::from(learns);
+                            self.stats.rows_learnt += u64::from(learns);
                         }
                         outcome_name(&result)
                     }
@@ -238,7 +238,7 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
             correct.push(right);
         }
         state.last_times.1 = last;
-        let class_values = self.class_values();
+        let class_values = self.op.class_values();
         let schema = outcome_schema(&batch.schema(), &label, class_values.data_type());
         let mut out: Vec<ArrayRef> = batch.columns().to_vec();
         out.push(take(&class_values, &UInt32Array::from(predicted), None).expect("class ids"));
@@ -370,5 +370,29 @@ impl Bound {
             Bound::Before(b) => t < b,
             Bound::All => true,
         }
+    }
+}
+
+/// The events of one batch as [`BoostOperator::process`] meets them: their ids and times.
+pub struct Waiting<'a> {
+    pub(super) learner: &'a mut DelayedLearner<String>,
+    pub(super) ids: &'a StringArray,
+    pub(super) times: &'a [f64],
+}
+
+impl Waiting<'_> {
+    /// Scores event row `r` (features `x`) with `model`, writing its probabilities to `out`;
+    /// it then waits for its label, unless its id is null (scored only, counted). Returns
+    /// the predicted class and whether the event was learnt at once (its label came first).
+    pub(crate) fn event<M: Classifier + ?Sized>(
+        &mut self, r: usize, model: &mut M, x: &[f64], out: &mut [f64],
+    ) -> Result<(ClassId, bool)> {
+        if self.ids.is_null(r) {
+            self.learner.count_null_id();
+            return Ok((model.learn_predict(x, None, 1.0, out), false));
+        }
+        let id = self.ids.value(r).to_string();
+        let (predicted, early) = self.learner.event(model, id, self.times[r], x, out)?;
+        Ok((predicted, early.is_some()))
     }
 }
