@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use streamboost::boost::batch::{AdaBoostMmConfig, Reduction, Table, WeightedVote, train};
+use streamboost::boost::batch::{AdaBoostMmConfig, Reduction, SortedColumns, WeightedVote, train};
 use streamboost::columnar::{Encodings, load_stream};
 use streamboost::core::Dataset;
 use streamboost::weak::HoeffdingTreeConfig;
@@ -34,7 +34,7 @@ fn main() -> streamboost::Result<()> {
         config: HoeffdingTreeConfig::default(),
         seed: 1,
     };
-    let table = Table::new(&training)?;
+    let table = SortedColumns::new(&training)?;
     let (model, report) = train(&config, &table, &reduction, &mut |_| {})?;
     let seconds = start.elapsed().as_secs_f64();
     let last = report.last().expect("a round");

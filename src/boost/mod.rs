@@ -103,13 +103,13 @@ macro_rules! booster_members {
 pub mod bagging;
 pub mod batch;
 pub mod binary;
-pub(crate) mod cores;
 pub mod hedge;
 mod knob;
 pub mod multiclass;
 pub mod ogd;
 pub mod oza;
 pub mod ranking;
+pub(crate) mod two_threads;
 
 pub use knob::{Knob, Tune};
 

@@ -108,7 +108,7 @@ pub fn print(report: &impl std::fmt::Display) {
 }
 
 /// A progress bar on a terminal, plain lines every 10% otherwise.
-pub struct Progress {
+pub struct ProgressMeter {
     bar: Option<ProgressBar>,
     total: u64,
     unit: &'static str,
@@ -117,15 +117,15 @@ pub struct Progress {
     quiet: bool,
 }
 
-impl Progress {
+impl ProgressMeter {
     /// Over `total` rows of a replay (the bar moves every 64 rows).
     pub fn rows(total: u64, quiet: bool) -> Self {
-        Progress::new(total, "rows", 64, quiet)
+        ProgressMeter::new(total, "rows", 64, quiet)
     }
 
     /// Over `total` rounds of a batch booster.
     pub fn rounds(total: u64, quiet: bool) -> Self {
-        Progress::new(total, "rounds", 1, quiet)
+        ProgressMeter::new(total, "rounds", 1, quiet)
     }
 
     fn new(total: u64, unit: &'static str, every: u64, quiet: bool) -> Self {
@@ -135,7 +135,7 @@ impl Progress {
             bar.set_style(ProgressStyle::with_template(&template).expect("static template"));
             bar
         });
-        Progress {
+        ProgressMeter {
             bar,
             total,
             unit,

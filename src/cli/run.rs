@@ -15,7 +15,7 @@ use crate::Result;
 use crate::columnar::PipeFormat;
 use crate::runtime::KeyedStore;
 use crate::runtime::delay::{DelayColumns, PendingLimits};
-use crate::runtime::job::{FreshModel, Job, LabelInput, Progress};
+use crate::runtime::job::{FreshModel, Job, JobStats, LabelInput};
 use crate::runtime::live::CheckpointPolicy;
 
 /// Arguments of `streamboost run`.
@@ -282,7 +282,7 @@ pub fn run(args: &RunArgs, given: &Given) -> Result<()> {
     let (mut rows_at_last, mut rejected, mut named) = (0, 0, 0);
     // A keyed model's list follows the keys in memory: a class is warned about once by name.
     let mut classes_named = std::collections::HashSet::new();
-    let mut report = |p: &Progress| {
+    let mut report = |p: &JobStats| {
         for (file, reason) in &p.rejections[named..] {
             tracing::warn!(
                 file,
@@ -398,7 +398,7 @@ pub enum LogFormat {
 
 /// One progress event: totals, the rate over the last `rows` rows in `elapsed`, the accuracy
 /// of the job's labelled rows (before they were learnt), and the commits.
-fn event(p: &Progress, rows: u64, elapsed: Duration, message: &str) {
+fn event(p: &JobStats, rows: u64, elapsed: Duration, message: &str) {
     let rows_per_s = (rows as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64;
     let accuracy = (p.labelled > 0).then(|| p.correct as f64 / p.labelled as f64);
     let last_commit_s = p.last_commit.as_secs_f64();

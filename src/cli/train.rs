@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use super::files::{read_json, write_json};
 use super::replay::StreamFlags;
-use super::report::Progress;
-use crate::boost::batch::{BatchBoost, BatchBoostConfig, Round, Table as BatchTable};
+use super::report::ProgressMeter;
+use crate::boost::batch::{BatchBoost, BatchBoostConfig, Round, SortedColumns};
 use crate::boost::{Knob, Tune};
 use crate::checkpoint::{self, StreamState};
 use crate::columnar::{Table, encode_with_spec, infer_spec, open_table};
@@ -221,11 +221,11 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     if let Some(test) = &test {
         eprintln!("test     {} rows", test.len());
     }
-    let progress = Progress::rounds(batch_config.rounds as u64, args.quiet);
+    let progress = ProgressMeter::rounds(batch_config.rounds as u64, args.quiet);
     let start = Instant::now();
     let mut done = 0u64;
     // The columnar table is built once, here, so that its size can be reported.
-    let table = BatchTable::new(&training)?;
+    let table = SortedColumns::new(&training)?;
     let batch = batch_config.train_on(&table, &mut |_| {
         done += 1;
         progress.step(done);

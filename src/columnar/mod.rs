@@ -5,6 +5,8 @@ mod encode;
 mod input;
 mod label_sets;
 mod operator;
+#[cfg(test)]
+pub(crate) use operator::tests as operator_tests;
 mod output;
 mod rows;
 

@@ -433,14 +433,15 @@ impl<M> std::fmt::Debug for BoostOperator<M> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Config;
     use crate::core::{ClassSet, Feature};
     use crate::weak::HoeffdingTreeConfig;
     use arrow::array::{Float64Array, Int64Array, StringArray};
 
-    fn spec() -> StreamSpec {
+    /// A numeric and a nominal feature, two classes.
+    pub(crate) fn spec() -> StreamSpec {
         StreamSpec::new(
             vec![Feature::numeric("x"), Feature::nominal("c", ["a", "b"])],
             ClassSet::new(["1", "2"]).unwrap(),
@@ -461,7 +462,10 @@ mod tests {
         .unwrap()
     }
 
-    fn batch(x: Vec<Option<f64>>, c: Vec<Option<&str>>, y: Vec<Option<i64>>) -> RecordBatch {
+    /// A batch of `spec()`'s columns and an integer label.
+    pub(crate) fn batch(
+        x: Vec<Option<f64>>, c: Vec<Option<&str>>, y: Vec<Option<i64>>,
+    ) -> RecordBatch {
         RecordBatch::try_from_iter([
             ("x", Arc::new(Float64Array::from(x)) as ArrayRef),
             ("c", Arc::new(StringArray::from(c)) as ArrayRef),

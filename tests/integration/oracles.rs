@@ -511,7 +511,7 @@ proptest! {
 fn adaboost_mm_trace() {
     use std::cell::RefCell;
     use streamboost::boost::batch::{
-        AdaBoostMmConfig, CostMatrix, CostSensitive, Hypothesis, Table, train,
+        AdaBoostMmConfig, CostMatrix, CostSensitive, Hypothesis, SortedColumns, train,
     };
     use streamboost::core::{ClassSet, Dataset, Feature, StreamSpec};
 
@@ -529,7 +529,7 @@ fn adaboost_mm_trace() {
     }
     impl CostSensitive for Fixed {
         type Hypothesis = Labels;
-        fn fit(&self, _: &Table, costs: &CostMatrix) -> streamboost::Result<Labels> {
+        fn fit(&self, _: &SortedColumns, costs: &CostMatrix) -> streamboost::Result<Labels> {
             let mut given = self.given.borrow_mut();
             given.push(costs.clone());
             Ok(Labels(self.rounds[given.len() - 1].clone()))
@@ -565,7 +565,7 @@ fn adaboost_mm_trace() {
         rounds: rounds.len(),
         ..AdaBoostMmConfig::default()
     };
-    let table = Table::new(&data).unwrap();
+    let table = SortedColumns::new(&data).unwrap();
     let (model, report) = train(&config, &table, &learner, &mut |_| {}).unwrap();
     assert_eq!(report.len(), rounds.len());
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * (1.0 + b.abs());

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     AdaBoostMmConfig, GreedyTree, GreedyTreeConfig, Hypothesis, MhStump, NonPositiveEdge, OsConfig,
-    Round, Table, WeightedVote, train, train_mh, train_os, train_samme,
+    Round, SortedColumns, WeightedVote, train, train_mh, train_os, train_samme,
 };
 use crate::boost::{Knob, Tune};
 use crate::core::{ClassId, Dataset, Rng, StreamSpec};
@@ -80,13 +80,15 @@ impl BatchBoostConfig {
     }
 
     /// Trains on the labelled rows of `data`; `on_round` sees each round's report as it
-    /// ends. The rows are laid out by column once ([`Table`]).
+    /// ends. The rows are laid out by column once ([`SortedColumns`]).
     pub fn train(&self, data: &Dataset, on_round: &mut dyn FnMut(&Round)) -> Result<BatchBoost> {
-        self.train_on(&Table::new(data)?, on_round)
+        self.train_on(&SortedColumns::new(data)?, on_round)
     }
 
     /// [`BatchBoostConfig::train`] on a table already laid out by column.
-    pub fn train_on(&self, table: &Table, on_round: &mut dyn FnMut(&Round)) -> Result<BatchBoost> {
+    pub fn train_on(
+        &self, table: &SortedColumns, on_round: &mut dyn FnMut(&Round),
+    ) -> Result<BatchBoost> {
         self.validate()?;
         let tree = GreedyTreeConfig {
             max_leaves: self.max_leaves,

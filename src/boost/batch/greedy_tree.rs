@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::tree::{LeafRule, Tree, grow};
-use super::{CostMatrix, CostSensitive, Hypothesis, Table};
+use super::{CostMatrix, CostSensitive, Hypothesis, SortedColumns};
 use crate::core::ClassId;
 use crate::{Error, Result};
 
@@ -57,7 +57,7 @@ impl LeafRule for LeastCost {
 impl CostSensitive for GreedyTreeConfig {
     type Hypothesis = GreedyTree;
 
-    fn fit(&self, table: &Table, costs: &CostMatrix) -> Result<GreedyTree> {
+    fn fit(&self, table: &SortedColumns, costs: &CostMatrix) -> Result<GreedyTree> {
         if self.max_leaves == 0 {
             return Err(Error::config("max_leaves", "must be >= 1"));
         }
@@ -117,7 +117,7 @@ mod tests {
             })
             .collect();
         let d = data(&rows);
-        let table = Table::new(&d).unwrap();
+        let table = SortedColumns::new(&d).unwrap();
         let c = costs(&d);
         let stump = GreedyTreeConfig { max_leaves: 2 }.fit(&table, &c).unwrap();
         assert_eq!(stump.n_leaves(), 2);
@@ -140,7 +140,7 @@ mod tests {
             ([9.5, 1.0], 1),
         ];
         let d = data(&rows);
-        let table = Table::new(&d).unwrap();
+        let table = SortedColumns::new(&d).unwrap();
         let tree = GreedyTreeConfig { max_leaves: 2 }
             .fit(&table, &costs(&d))
             .unwrap();
@@ -181,7 +181,7 @@ mod tests {
                     .for_each(|v| *v = rng.uniform() * 2.0 - 1.0);
             }
             let stump = GreedyTreeConfig { max_leaves: 2 }
-                .fit(&Table::new(&d).unwrap(), &c)
+                .fit(&SortedColumns::new(&d).unwrap(), &c)
                 .unwrap();
             // Every split: rows that pass, that fail, and that miss the feature, each group
             // at its best label.
@@ -228,7 +228,7 @@ mod tests {
     #[test]
     fn a_larger_tree_never_costs_more() {
         let d = crate::synth::mixed(500, 0.1, 0.1, 5);
-        let table = Table::new(&d).unwrap();
+        let table = SortedColumns::new(&d).unwrap();
         let k = d.spec().n_classes();
         let mut c = CostMatrix::zeros(d.len(), k);
         for i in 0..d.len() {

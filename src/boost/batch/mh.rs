@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::tree::{LeafRule, Tree, grow};
-use super::{CostMatrix, Hypothesis, Round, Rounds, Table, WeightedVote, train_error};
+use super::{CostMatrix, Hypothesis, Round, Rounds, SortedColumns, WeightedVote, train_error};
 use crate::Result;
 use crate::core::ClassId;
 
@@ -68,7 +68,7 @@ impl LeafRule for RealConfidences {
 /// round's report as it ends. A round's `delta` is the edge `δ` for which `√(1−δ²) = Z_t`
 /// (AdaBoost's relation between the two), and its `loss_bound` is `k Π Z_t`.
 pub fn train_mh(
-    rounds: usize, table: &Table, on_round: &mut dyn FnMut(&Round),
+    rounds: usize, table: &SortedColumns, on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<MhStump>, Vec<Round>)> {
     let (m, k) = (table.len(), table.k());
     let labels = table.labels();
@@ -123,7 +123,7 @@ mod tests {
     #[test]
     fn the_training_error_stays_under_k_times_the_product_of_the_normalisers() {
         let data = crate::synth::mixed(400, 0.1, 0.1, 8);
-        let table = Table::new(&data).unwrap();
+        let table = SortedColumns::new(&data).unwrap();
         let (model, report) = train_mh(30, &table, &mut |_| {}).unwrap();
         assert_eq!(model.hypotheses().len(), 30);
         for r in &report {

@@ -10,15 +10,15 @@
 //! ([`train_samme`]), the baseline \[MS\] compare with.
 
 mod boost;
+mod columns;
 pub mod greedy_tree;
 pub mod mh;
-mod table;
 pub mod tree;
 
 pub use boost::{BatchBoost, BatchBoostConfig, BatchSummary, Method};
+pub use columns::SortedColumns;
 pub use greedy_tree::{GreedyTree, GreedyTreeConfig};
 pub use mh::{MhStump, train_mh};
-pub use table::Table;
 
 use serde::{Deserialize, Serialize};
 
@@ -99,7 +99,7 @@ pub trait CostSensitive {
 
     /// A hypothesis approximately minimising `Σ_j C(j, h(x_j))` over the rows of `table`
     /// (the row at position `j` has cost row `j` of `costs`).
-    fn fit(&self, table: &Table, costs: &CostMatrix) -> Result<Self::Hypothesis>;
+    fn fit(&self, table: &SortedColumns, costs: &CostMatrix) -> Result<Self::Hypothesis>;
 }
 
 /// A label for a row of features.
@@ -140,7 +140,7 @@ impl<M: Classifier> Hypothesis for Reduced<M> {
 impl<C: Config> CostSensitive for Reduction<C> {
     type Hypothesis = Reduced<C::Model>;
 
-    fn fit(&self, table: &Table, costs: &CostMatrix) -> Result<Self::Hypothesis> {
+    fn fit(&self, table: &SortedColumns, costs: &CostMatrix) -> Result<Self::Hypothesis> {
         let mut model = self.config.build(table.data().spec(), self.seed)?;
         for j in 0..table.len() {
             let row = costs.row(j);
@@ -313,7 +313,7 @@ impl<H: Hypothesis> WeightedVote<H> {
 /// Trains AdaBoost.MM (\[MS\] §7, spec §12.3) on the rows of `table` with `learner`;
 /// returns the model and a report per round, each also given to `on_round` as it ends.
 pub fn train<L: CostSensitive>(
-    config: &AdaBoostMmConfig, table: &Table, learner: &L, on_round: &mut dyn FnMut(&Round),
+    config: &AdaBoostMmConfig, table: &SortedColumns, learner: &L, on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
     check_rounds(config.rounds)?;
     let (m, k, labels) = (table.len(), table.k(), table.labels());
@@ -359,7 +359,7 @@ pub fn train<L: CostSensitive>(
 /// rows it gets wrong by `e^{α_t}`, and stops (or discards, by `config`) when
 /// `ε_t ≥ 1 − 1/k`.
 pub fn train_samme<L: CostSensitive>(
-    config: &AdaBoostMmConfig, table: &Table, learner: &L, on_round: &mut dyn FnMut(&Round),
+    config: &AdaBoostMmConfig, table: &SortedColumns, learner: &L, on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
     check_rounds(config.rounds)?;
     let (m, k, labels) = (table.len(), table.k(), table.labels());
@@ -424,7 +424,7 @@ pub struct OsConfig {
 /// OnlineMBBM uses ([`PotentialEngine`]); `H` is the plurality vote. Each round reports its
 /// mean potential ([`Round::potential`]).
 pub fn train_os<L: CostSensitive>(
-    config: &OsConfig, table: &Table, learner: &L, on_round: &mut dyn FnMut(&Round),
+    config: &OsConfig, table: &SortedColumns, learner: &L, on_round: &mut dyn FnMut(&Round),
 ) -> Result<(WeightedVote<L::Hypothesis>, Vec<Round>)> {
     crate::boost::check_gamma(config.gamma)?;
     let rounds = config.rounds;
@@ -467,7 +467,7 @@ fn check_rounds(rounds: usize) -> Result<()> {
 }
 
 /// `h`'s label for every row of `table`, into `out`.
-fn predict_all<H: Hypothesis>(h: &H, table: &Table, out: &mut [ClassId]) {
+fn predict_all<H: Hypothesis>(h: &H, table: &SortedColumns, out: &mut [ClassId]) {
     for (j, p) in out.iter_mut().enumerate() {
         *p = h.predict(table.row(j));
     }
@@ -564,7 +564,7 @@ mod tests {
             gamma: 0.1,
         };
         let tree = greedy_tree::GreedyTreeConfig { max_leaves: 4 };
-        let table = Table::new(&data).unwrap();
+        let table = SortedColumns::new(&data).unwrap();
         let (model, report) = train_os(&config, &table, &tree, &mut |_| {}).unwrap();
         assert_eq!((model.hypotheses().len(), report.len()), (12, 12));
         let last = report.last().unwrap();
@@ -594,7 +594,7 @@ mod tests {
             rounds: 15,
             ..AdaBoostMmConfig::default()
         };
-        let table = Table::new(&data).unwrap();
+        let table = SortedColumns::new(&data).unwrap();
         let (model, report) = train(&config, &table, &learner, &mut |_| {}).unwrap();
         assert!(
             report
@@ -618,7 +618,7 @@ mod tests {
         // With k = 2, eq. 7's cost of the wrong label is e^{−margin}, so δ_t = 1 − 2ε_t for
         // the error ε_t weighted by e^{−margin}, and α_t = ½ ln((1−ε_t)/ε_t): AdaBoost's.
         let data = crate::synth::mixed_binary(500, 0.1, 0.05, 6);
-        let table = Table::new(&data).unwrap();
+        let table = SortedColumns::new(&data).unwrap();
         let config = AdaBoostMmConfig {
             rounds: 10,
             ..AdaBoostMmConfig::default()

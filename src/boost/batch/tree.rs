@@ -1,4 +1,4 @@
-//! The trees of the batch boosters, grown best first over a [`Table`]: \[MS\]'s "Greedy"
+//! The trees of the batch boosters, grown best first over a [`SortedColumns`]: \[MS\]'s "Greedy"
 //! cost-sensitive tree and AdaBoost.MH's stumps are the same growth under two leaf rules.
 //!
 //! Every row carries a vector of statistics (its costs per label, or its weights per label
@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::CostMatrix;
-use super::table::{Column, MISSING, Table};
+use super::columns::{Column, MISSING, SortedColumns};
 use crate::core::{is_present, nominal_code};
 
 /// How a leaf's summed statistics give its cost and its value.
@@ -115,7 +115,7 @@ struct Found {
 /// Grows a tree of at most `max_leaves` (≥ 1) leaves over the rows of `table`, row `j`
 /// carrying statistics `stats.row(j)`.
 pub(crate) fn grow<R: LeafRule>(
-    table: &Table, stats: &CostMatrix, rule: &R, max_leaves: usize,
+    table: &SortedColumns, stats: &CostMatrix, rule: &R, max_leaves: usize,
 ) -> Tree<R::Value> {
     let (m, w) = (table.len(), stats.k());
     let mut node_of = vec![0u32; m];
@@ -202,7 +202,7 @@ fn add(sums: &mut [f64], row: &[f64]) {
 
 /// The best split of each leaf in `leaves` (node ids), in one scan of each column.
 fn best_splits<R: LeafRule>(
-    table: &Table, stats: &CostMatrix, rule: &R, node_of: &[u32], leaves: &[usize],
+    table: &SortedColumns, stats: &CostMatrix, rule: &R, node_of: &[u32], leaves: &[usize],
     reached: &[Vec<f64>], counts: &[usize],
 ) -> Vec<Option<Found>> {
     const NONE: usize = usize::MAX;

@@ -18,9 +18,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::cost::{PairwiseCosts, Surrogate};
-use crate::boost::cores::{self, TwoThreads};
 use crate::boost::hedge::{Hedge, PrefixExperts};
 use crate::boost::ogd::Interval;
+use crate::boost::two_threads::{self, TwoThreads};
 use crate::boost::{
     BoosterConfig, ExpertSelection, LearnerScales, Members, VoteRule, WeightScale,
     add_class_to_members, lead_note, learnable,
@@ -449,7 +449,7 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         let target = learnable(y, weight, self.rules.k);
         let mut learners = std::mem::take(&mut self.learners);
         let n = learners.len();
-        let predicted = cores::LearnsBeside::row(self, n, target, out, |i, w, p| match w {
+        let predicted = two_threads::LearnsBeside::row(self, n, target, out, |i, w, p| match w {
             Some(w) => _ = learners[i].learn_predict(x, y, w, p),
             None => learners[i].predict_proba(x, p),
         });
@@ -459,24 +459,16 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     }
 
     /// On two threads (the trees learning on the second) where that pays, one by one
-    /// otherwise (`cores::learn_predict_rows`). The same outputs and model either way.
+    /// otherwise (`two_threads::learn_predict_rows`). The same outputs and model either way.
     fn learn_predict_rows(
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],
     ) {
-        cores::learn_predict_rows(self, xs, ys, weight, proba, predicted);
+        two_threads::learn_predict_rows(self, xs, ys, weight, proba, predicted);
     }
 }
 
-#[cfg(test)]
-impl<L> AdaBoostOlm<L> {
-    /// The model's [`cores::Pace`], for tests that choose its threads.
-    pub(crate) fn pace_for_tests(&mut self) -> &mut cores::Pace {
-        &mut self.threads.pace
-    }
-}
-
-impl<L: Classifier> cores::LearnsBeside for AdaBoostOlm<L> {
+impl<L: Classifier> two_threads::LearnsBeside for AdaBoostOlm<L> {
     fn threads(&mut self) -> &mut TwoThreads {
         &mut self.threads
     }
@@ -515,14 +507,14 @@ mod tests {
     use crate::weak::WeakLearnerConfig;
     use crate::weak::hoeffding::HoeffdingTreeConfig;
 
-    /// Two threads against one ([`cores::tests::two_threads_match_one`]).
+    /// Two threads against one ([`two_threads::tests::two_threads_match_one`]).
     #[test]
     fn rows_on_two_threads_predict_and_learn_as_on_one() {
         let mut config =
             AdaBoostOlmConfig::new(WeakLearnerConfig::from(HoeffdingTreeConfig::jgt_paper()));
         config.n_learners = 7;
         config.weight_scale = WeightScale::UnitMean;
-        cores::tests::two_threads_match_one(config, |m: &mut AdaBoostOlm<_>| &mut m.threads.pace);
+        two_threads::tests::two_threads_match_one(config);
     }
 
     /// Off rayon's pool (a query engine's thread) rows stay on their thread, however slow.

@@ -36,8 +36,8 @@ use serde::{Deserialize, Serialize};
 
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
-use crate::boost::cores::{self, TwoThreads};
 use crate::boost::hedge::PrefixExperts;
+use crate::boost::two_threads::{self, TwoThreads};
 use crate::boost::{
     BoosterConfig, ExpertSelection, LearnerScales, Members, VoteRule, WeightScale,
     add_class_to_members, all_members, check_gamma, experts_note, lead_note, learn_by, learnable,
@@ -323,7 +323,7 @@ impl<L: Classifier> OnlineMbbm<L> {
         let mut learners = std::mem::take(&mut self.learners);
         let y = target.map(|(y, _)| y);
         let n = learners.len();
-        let predicted = cores::LearnsBeside::row(self, n, target, out, |i, w, p| match w {
+        let predicted = two_threads::LearnsBeside::row(self, n, target, out, |i, w, p| match w {
             Some(w) => _ = learners[i].learn_predict(x, y, w, p),
             None => learners[i].predict_proba(x, p),
         });
@@ -480,16 +480,16 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
     }
 
     /// On two threads (the trees learning on the second) where that pays, one by one
-    /// otherwise (`cores::learn_predict_rows`). The same outputs and model either way.
+    /// otherwise (`two_threads::learn_predict_rows`). The same outputs and model either way.
     fn learn_predict_rows(
         &mut self, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
         predicted: &mut [ClassId],
     ) {
-        cores::learn_predict_rows(self, xs, ys, weight, proba, predicted);
+        two_threads::learn_predict_rows(self, xs, ys, weight, proba, predicted);
     }
 }
 
-impl<L: Classifier> cores::LearnsBeside for OnlineMbbm<L> {
+impl<L: Classifier> two_threads::LearnsBeside for OnlineMbbm<L> {
     fn threads(&mut self) -> &mut TwoThreads {
         &mut self.threads
     }
@@ -547,7 +547,7 @@ impl<L: Classifier> cores::LearnsBeside for OnlineMbbm<L> {
 mod tests {
     use super::*;
 
-    /// Two threads against one ([`cores::tests::two_threads_match_one`]), with prefix
+    /// Two threads against one ([`two_threads::tests::two_threads_match_one`]), with prefix
     /// experts and with every member voting.
     #[test]
     fn rows_on_two_threads_predict_and_learn_as_on_one() {
@@ -560,9 +560,7 @@ mod tests {
                     crate::weak::HoeffdingTreeConfig::jgt_paper(),
                 ))
             };
-            cores::tests::two_threads_match_one(config, |m: &mut OnlineMbbm<_>| {
-                &mut m.threads.pace
-            });
+            two_threads::tests::two_threads_match_one(config);
         }
     }
 

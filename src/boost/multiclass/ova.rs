@@ -18,7 +18,7 @@
 //! (a SQL query's, one per partition and core) it keeps to its own. Each member
 //! writes its own output and draws from its own generator, so the outputs and the models
 //! are the same whatever the threads; the bundle's own tie draw comes after all members.
-//! Whether a row is costly is timed, on one thread, now and then (`boost::cores`).
+//! Whether a row is costly is timed, on one thread, now and then (`boost::two_threads`).
 
 use std::fmt;
 use std::time::Duration;
@@ -26,7 +26,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::ada_olm::{AdaBoostOlm, AdaBoostOlmConfig};
-use crate::boost::cores::Pace;
+use crate::boost::two_threads::Pace;
 use crate::boost::{Knob, LeadMember, Tune};
 use crate::core::math::{TieBreak, argmax_tie, normalize};
 use crate::core::{ClassId, ClassSet, Rng, StreamSpec};
@@ -309,7 +309,7 @@ mod tests {
     use crate::weak::{HoeffdingTreeConfig, WeakLearnerConfig};
 
     /// AdaOVA, led by one multiclass tree, on two threads against one
-    /// ([`crate::boost::cores::tests::two_threads_match_one`]): its bundles learn in two
+    /// ([`crate::boost::two_threads::tests::two_threads_match_one`]): its bundles learn in two
     /// calls.
     #[test]
     fn ada_ova_on_two_threads_predicts_and_learns_as_on_one() {
@@ -320,9 +320,7 @@ mod tests {
             lead: Some(Preset::Moa),
             ..AdaBoostOlmConfig::new(bundle)
         };
-        crate::boost::cores::tests::two_threads_match_one(config, |m: &mut AdaBoostOlm<_>| {
-            m.pace_for_tests()
-        });
+        crate::boost::two_threads::tests::two_threads_match_one(config);
     }
 
     /// OvA's members on two threads give the outputs and the models they give on one: each

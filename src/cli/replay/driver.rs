@@ -159,7 +159,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         );
     }
 
-    let progress = report::Progress::rows(n as u64, args.quiet);
+    let progress = report::ProgressMeter::rows(n as u64, args.quiet);
     let mut after_row =
         |position: usize, row: usize, labelled: bool, current: bool, model: &mut Model| {
             progress.step(position as u64 + 1);
@@ -302,7 +302,7 @@ fn prediction_file<R: BatchRows>(path: &Option<PathBuf>, rows: R) -> Result<Opti
 struct Ending<'a> {
     /// The first row of the final fraction.
     final_from: u64,
-    progress: &'a report::Progress,
+    progress: &'a report::ProgressMeter,
     outputs: &'a Outputs,
     run: &'a RunInfo<'a>,
 }

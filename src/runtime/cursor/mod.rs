@@ -442,30 +442,11 @@ impl<M> std::fmt::Debug for Cursor<M> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use arrow::array::{ArrayRef, Float64Array, Int64Array, StringArray};
-
     use super::*;
     use crate::columnar::CLASSES_KEY;
-    use crate::core::{ClassSet, Feature, FeatureKind};
+    use crate::columnar::operator_tests::{batch, spec};
+    use crate::core::FeatureKind;
     use crate::weak::HoeffdingTreeConfig;
-
-    fn spec() -> StreamSpec {
-        StreamSpec::new(
-            vec![Feature::numeric("x"), Feature::nominal("c", ["a", "b"])],
-            ClassSet::new(["1", "2"]).unwrap(),
-        )
-    }
-
-    fn batch(x: Vec<Option<f64>>, c: Vec<Option<&str>>, y: Vec<Option<i64>>) -> RecordBatch {
-        RecordBatch::try_from_iter([
-            ("x", Arc::new(Float64Array::from(x)) as ArrayRef),
-            ("c", Arc::new(StringArray::from(c)) as ArrayRef),
-            ("label", Arc::new(Int64Array::from(y)) as ArrayRef),
-        ])
-        .unwrap()
-    }
 
     #[test]
     fn one_output_row_per_input_row_and_label_typed_predictions() {

@@ -62,7 +62,7 @@ impl Job {
     /// after each batch. Returns what it did. An error that is not a file's own (a failed
     /// commit: a full disk, a read-only directory) ends the job: the last checkpoint stays
     /// valid, and a restart goes on from it.
-    pub fn run(&self, stop: &AtomicBool, report: &mut dyn FnMut(&Progress)) -> Result<Progress> {
+    pub fn run(&self, stop: &AtomicBool, report: &mut dyn FnMut(&JobStats)) -> Result<JobStats> {
         self.validate()?;
         let parts = self.output_dir.join(PARTS_DIR);
         std::fs::create_dir_all(&parts).map_err(|source| Error::Io {
@@ -75,7 +75,7 @@ impl Job {
         // file.
         let (mut held, committed) = self.load()?;
         self.recover(committed.as_ref())?;
-        let mut progress = Progress::default();
+        let mut progress = JobStats::default();
         let mut taking = Taking {
             position: committed,
             uncommitted: Vec::new(),
@@ -133,7 +133,7 @@ impl Job {
     /// Commits the live model at `at`, then assembles the outputs of the files taken whole
     /// since the last commit (all named at or before `at`).
     fn commit(
-        &self, live: &mut LiveModel, at: Position, taking: &mut Taking, progress: &mut Progress,
+        &self, live: &mut LiveModel, at: Position, taking: &mut Taking, progress: &mut JobStats,
     ) -> Result<()> {
         live.commit(Some(at.clone()))?;
         taking.position = Some(at);
@@ -259,7 +259,7 @@ impl Job {
     /// position is rejected.
     fn scan(
         &self, known: &mut HashSet<Input>, position: Option<&Position>, first_scan: bool,
-        progress: &mut Progress,
+        progress: &mut JobStats,
     ) -> Result<Vec<Input>> {
         let mut inputs = Vec::new();
         let labels = self.labels.iter().map(|l| (&l.dir, false));
@@ -297,7 +297,7 @@ impl Job {
     /// was taken: a label file is not while no event file has bound the model.
     fn take(
         &self, input: &Input, held: Held, taking: &mut Taking, stop: &AtomicBool,
-        progress: &mut Progress, report: &mut dyn FnMut(&Progress),
+        progress: &mut JobStats, report: &mut dyn FnMut(&JobStats),
     ) -> Result<(Held, bool)> {
         let path = self.dir_of(input).join(&input.name);
         let table = match read_table(&path) {
@@ -384,7 +384,7 @@ impl Job {
         }
         // Once per file: a keyed model's classes are gathered over its keys.
         progress.unknown_classes = live.unknown_classes();
-        progress.unknown_classes.truncate(Progress::NAMED_CLASSES);
+        progress.unknown_classes.truncate(JobStats::NAMED_CLASSES);
         if !pending.is_empty() || part_start == 0 {
             let schema = match pending.first() {
                 Some(batch) => batch.schema(),
@@ -494,9 +494,9 @@ impl Job {
 
     /// Moves `input` to `rejected/` in its directory, with the reason beside it, and counts
     /// it (naming it in `progress`).
-    fn reject(&self, input: &Input, why: &str, progress: &mut Progress) -> Result<()> {
+    fn reject(&self, input: &Input, why: &str, progress: &mut JobStats) -> Result<()> {
         progress.rejected += 1;
-        if progress.rejections.len() < Progress::NAMED_REJECTIONS {
+        if progress.rejections.len() < JobStats::NAMED_REJECTIONS {
             progress
                 .rejections
                 .push((input.name.clone(), why.to_string()));
@@ -533,7 +533,7 @@ fn output_name(name: &str) -> String {
 }
 
 /// Counts the label rows that were learnt, and those whose event was predicted right.
-fn count_outcomes(out: &RecordBatch, progress: &mut Progress) {
+fn count_outcomes(out: &RecordBatch, progress: &mut JobStats) {
     if let Some(correct) = out.column_by_name("correct") {
         let correct = correct.as_boolean();
         progress.labelled += (correct.len() - correct.null_count()) as u64;
@@ -606,7 +606,7 @@ mod tests {
         car_job(input, dir.join("out"), &dir.join("m.parquet"), &[])
     }
 
-    fn run(job: &Job) -> Progress {
+    fn run(job: &Job) -> JobStats {
         job.run(&AtomicBool::new(false), &mut |_| {}).unwrap()
     }
 

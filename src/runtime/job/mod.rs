@@ -139,18 +139,18 @@ pub struct LabelInput {
 
 /// What a job has done so far (since this process started it).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Progress {
+pub struct JobStats {
     /// Files taken whole.
     pub files: u64,
     /// Rows taken.
     pub rows: u64,
     /// Files rejected.
     pub rejected: u64,
-    /// The first [`Progress::NAMED_REJECTIONS`] files rejected, each with its reason (the
+    /// The first [`JobStats::NAMED_REJECTIONS`] files rejected, each with its reason (the
     /// rest are counted in `rejected`).
     pub rejections: Vec<(String, String)>,
     /// Classes met in labels that the model does not know, in the order met (their rows are
-    /// scored, not learnt); at most [`Progress::NAMED_CLASSES`].
+    /// scored, not learnt); at most [`JobStats::NAMED_CLASSES`].
     pub unknown_classes: Vec<String>,
     /// Checkpoints written.
     pub commits: u64,
@@ -170,7 +170,7 @@ pub struct Progress {
     pub keys: Option<KeyMemory>,
 }
 
-impl Progress {
+impl JobStats {
     /// Rejected files named at most (a job that rejects more counts the rest).
     pub const NAMED_REJECTIONS: usize = 1000;
     /// Unknown classes named at most.
@@ -396,7 +396,7 @@ fn with_label_column(table: &Table, label: &str) -> Result<Table> {
 
 /// Counts labelled rows and correct predictions of a scored batch (the label is column
 /// `label`, the prediction the column after the input's).
-fn count_correct(out: &RecordBatch, label: Option<usize>, progress: &mut Progress) {
+fn count_correct(out: &RecordBatch, label: Option<usize>, progress: &mut JobStats) {
     let Some(label) = label else {
         return;
     };
@@ -411,7 +411,7 @@ fn count_correct(out: &RecordBatch, label: Option<usize>, progress: &mut Progres
     }
 }
 
-fn note_commit(live: &LiveModel, progress: &mut Progress) {
+fn note_commit(live: &LiveModel, progress: &mut JobStats) {
     let (commits, last) = live.commits();
     progress.commits = commits;
     progress.last_commit = last;

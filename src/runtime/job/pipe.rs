@@ -20,8 +20,8 @@ impl Job {
     pub fn run_pipe(
         &self, input: impl std::io::Read + Send + 'static,
         output: impl std::io::Write + Send + 'static, format: PipeFormat,
-        learn_once_by: Option<&str>, stop: &AtomicBool, report: &mut dyn FnMut(&Progress),
-    ) -> Result<Progress> {
+        learn_once_by: Option<&str>, stop: &AtomicBool, report: &mut dyn FnMut(&JobStats),
+    ) -> Result<JobStats> {
         self.validate_model()?;
         let _owner = OwnerLock::acquire(&self.policy.path, false)?;
         let source = PathBuf::from("<stdin>");
@@ -46,9 +46,9 @@ impl Job {
         let (mut held, _) = self.load()?;
         let mut live: Option<LiveModel> = None;
         let mut output = BatchWriter::pipe(Box::new(output), format);
-        let mut progress = Progress {
+        let mut progress = JobStats {
             file: Some(source.display().to_string()),
-            ..Progress::default()
+            ..JobStats::default()
         };
         loop {
             let batch = match batches.recv_timeout(Duration::from_millis(100)) {
@@ -73,7 +73,7 @@ impl Job {
                 progress.rows += batch.num_rows() as u64;
                 progress.keys = model.key_memory();
                 progress.unknown_classes = model.unknown_classes();
-                progress.unknown_classes.truncate(Progress::NAMED_CLASSES);
+                progress.unknown_classes.truncate(JobStats::NAMED_CLASSES);
                 output.write(&out)?;
             }
             let stopping = stop.load(Ordering::Relaxed);
@@ -152,7 +152,7 @@ mod tests {
         reader.map(|b| b.unwrap()).collect()
     }
 
-    fn run(job: &Job, input: Vec<u8>, once_by: Option<&str>) -> (Progress, Vec<RecordBatch>) {
+    fn run(job: &Job, input: Vec<u8>, once_by: Option<&str>) -> (JobStats, Vec<RecordBatch>) {
         let out = Shared::default();
         let stop = AtomicBool::new(false);
         let progress = job

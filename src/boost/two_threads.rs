@@ -1,5 +1,5 @@
 //! One model on the cores of rayon's pool: what decides it ([`Pace`]) and how two threads
-//! share one booster's learners ([`Progress`]).
+//! share one booster's learners ([`Watermarks`]).
 //!
 //! Two ways of spreading one model's rows over threads, each exact (the outputs and the
 //! model are the same byte for byte whatever the threads):
@@ -10,11 +10,11 @@
 //!   One thread makes every prediction, random draw and update of the booster, in the
 //!   order of one thread; the other has the trees learn, learner `i` learning row `t` as
 //!   soon as the first has its prediction and weight, and the first predicting row `t + 1`
-//!   with learner `i` once it has learnt row `t` ([`Progress`]). A tree learns a row in two
+//!   with learner `i` once it has learnt row `t` ([`Watermarks`]). A tree learns a row in two
 //!   calls for this (predict, then learn at the leaf it kept), and so does a bundle of trees
 //!   (AdaOVA's members). The first thread also has some learners learn, as many as keep the
 //!   two threads' waits even ([`rebalance`]), and, when it must wait for a learner, learns
-//!   rows the second thread has not begun ([`Progress::claim`]: each row of a learner is
+//!   rows the second thread has not begun ([`Watermarks::claim`]: each row of a learner is
 //!   learnt once, by the thread that claims it).
 //!
 //! Both only run on a thread of rayon's pool with more than one thread (`streamboost replay`
@@ -227,7 +227,7 @@ pub(crate) fn learn_predict_rows<B: LearnsBeside>(
 /// A learner predicts the next row once it has learnt this one. This thread, waiting for
 /// a learner, learns that learner's row itself if the other thread has not begun it, and
 /// the last learners' meanwhile; each learner's row is learnt once, by the thread that
-/// claims it ([`Progress::claim`]). So each learner meets its calls in the order of one
+/// claims it ([`Watermarks::claim`]). So each learner meets its calls in the order of one
 /// thread, and the outputs and the model are the same.
 ///
 /// Returns how long this thread waited for the other, and the other for this one.
@@ -240,7 +240,7 @@ pub(crate) fn learn_beside<L: Classifier>(
     // Per learner, the rows of the run it has predicted to learn, those it has learnt (or
     // that had nothing to learn), and those whose learning a thread has taken on; its
     // weights for the last two rows.
-    let (ready, learnt, claimed) = (Progress::new(n), Progress::new(n), Progress::new(n));
+    let (ready, learnt, claimed) = (Watermarks::new(n), Watermarks::new(n), Watermarks::new(n));
     let weights: Vec<AtomicU64> = (0..2 * n).map(|_| AtomicU64::new(0)).collect();
     let (members, ready, learnt, claimed, weights) =
         (&members, &ready, &learnt, &claimed, &weights);
@@ -317,16 +317,16 @@ pub(crate) fn lock<'a, T>(member: &'a Mutex<T>) -> MutexGuard<'a, T> {
 
 /// Per member, how many rows of a run have passed a step, for another thread to wait on;
 /// or stopped, when the thread that moves it unwinds.
-pub(crate) struct Progress {
+pub(crate) struct Watermarks {
     rows: Vec<AtomicUsize>,
     stopped: AtomicBool,
-    /// Nanoseconds spent in [`Progress::wait`] before the rows were reached.
+    /// Nanoseconds spent in [`Watermarks::wait`] before the rows were reached.
     waited: AtomicU64,
 }
 
-impl Progress {
+impl Watermarks {
     pub(crate) fn new(members: usize) -> Self {
-        Progress {
+        Watermarks {
             rows: (0..members).map(|_| AtomicUsize::new(0)).collect(),
             stopped: AtomicBool::new(false),
             waited: AtomicU64::new(0),
@@ -396,9 +396,9 @@ pub(crate) fn rebalance(own: usize, n: usize, predicting: Duration, learning: Du
     }
 }
 
-/// Stops a [`Progress`] when dropped while its thread unwinds: that thread never leaves
+/// Stops a [`Watermarks`] when dropped while its thread unwinds: that thread never leaves
 /// another waiting on it, and its panic reaches the caller when the threads are joined.
-pub(crate) struct Stops<'a>(pub(crate) &'a Progress);
+pub(crate) struct Stops<'a>(pub(crate) &'a Watermarks);
 
 impl Drop for Stops<'_> {
     fn drop(&mut self) {
@@ -416,13 +416,12 @@ pub(crate) mod tests {
     /// Two threads against one, row by row, for the model `config` builds: the same
     /// predictions, probabilities and model (as JSON), with random tie-breaks (fresh trees
     /// and zero weights tie on the first rows), unlabelled rows, runs of every length from 1
-    /// to 40 and three row weights. `pace` gives the model's [`Pace`], set before each run so
-    /// that every run of two rows or more goes to two threads.
-    pub(crate) fn two_threads_match_one<C>(
-        config: C, pace: impl Fn(&mut C::Model) -> &mut Pace + Send + Sync + 'static,
-    ) where
+    /// to 40 and three row weights. The model's [`Pace`] is set before each run so that
+    /// every run of two rows or more goes to two threads.
+    pub(crate) fn two_threads_match_one<C>(config: C)
+    where
         C: Config,
-        C::Model: serde::Serialize + Send + 'static,
+        C::Model: LearnsBeside + serde::Serialize + Send + 'static,
     {
         let data = crate::synth::mixed(600, 0.05, 0.1, 8);
         let k = data.spec().n_classes();
@@ -462,7 +461,7 @@ pub(crate) mod tests {
                 for (r, rows) in runs.iter().enumerate() {
                     // Not timed (rows is not a multiple of EVERY): on two threads wherever
                     // two rows come together.
-                    *pace(&mut two) = Pace {
+                    two.threads().pace = Pace {
                         rows: 1,
                         split: true,
                         per_row: Duration::from_secs(3600),
@@ -503,7 +502,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_waiter_sees_the_progress_or_the_stop() {
-        let progress = Progress::new(2);
+        let progress = Watermarks::new(2);
         std::thread::scope(|scope| {
             scope.spawn(|| (1..=3).for_each(|rows| progress.set(1, rows)));
             assert!(progress.wait(1, 3));

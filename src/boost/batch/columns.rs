@@ -1,7 +1,7 @@
 //! The training table of a batch booster: the labelled rows of a logged table, laid out by
 //! column once so that every round's trees find their splits without sorting.
 //!
-//! Memory ([`Table::bytes`]): besides the [`Dataset`] it reads (8 bytes a value, row-major,
+//! Memory ([`SortedColumns::bytes`]): besides the [`Dataset`] it reads (8 bytes a value, row-major,
 //! which predictions need), 16 bytes per present numeric value (the value and its row, in
 //! value order), 4 bytes per missing numeric value, 4 bytes per nominal value (its code) and
 //! 16 bytes per labelled row (its position and label). Training adds a few matrices of
@@ -16,7 +16,7 @@ pub(crate) const MISSING: u32 = u32::MAX;
 /// One feature's values over the labelled rows, by column.
 #[derive(Debug, Clone)]
 pub(crate) enum Column {
-    /// The present values with their positions (indices into [`Table::rows`]), in value
+    /// The present values with their positions (indices into [`SortedColumns::rows`]), in value
     /// order (ties in position order); and the positions whose value is missing.
     Numeric {
         sorted: Vec<(f64, u32)>,
@@ -28,14 +28,14 @@ pub(crate) enum Column {
 
 /// The labelled rows of a data set, their labels and their columns.
 #[derive(Debug, Clone)]
-pub struct Table<'a> {
+pub struct SortedColumns<'a> {
     data: &'a Dataset,
     rows: Vec<usize>,
     labels: Vec<ClassId>,
     columns: Vec<Column>,
 }
 
-impl<'a> Table<'a> {
+impl<'a> SortedColumns<'a> {
     /// The labelled rows of `data`, by column. Errors if there are none or fewer than two
     /// classes.
     pub fn new(data: &'a Dataset) -> Result<Self> {
@@ -98,7 +98,7 @@ impl<'a> Table<'a> {
                 }
             })
             .collect();
-        Ok(Table {
+        Ok(SortedColumns {
             data,
             rows,
             labels,
@@ -116,7 +116,7 @@ impl<'a> Table<'a> {
         self.rows.len()
     }
 
-    /// Whether there are no labelled rows (never: [`Table::new`] refuses that).
+    /// Whether there are no labelled rows (never: [`SortedColumns::new`] refuses that).
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
