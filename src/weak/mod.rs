@@ -8,6 +8,7 @@ pub mod hoeffding;
 pub mod naive_bayes;
 pub mod perceptron;
 pub mod resampling;
+pub mod stump;
 
 use std::any::Any;
 use std::fmt;
@@ -18,6 +19,7 @@ pub use hoeffding::{HoeffdingTree, HoeffdingTreeConfig, Numerics};
 pub use naive_bayes::{NaiveBayes, NaiveBayesConfig};
 pub use perceptron::{Perceptron, PerceptronConfig};
 pub use resampling::{ResampleMode, Resampled, ResamplingConfig};
+pub use stump::{Stump, StumpConfig};
 
 use crate::Result;
 use crate::core::{ClassId, Rng, StreamSpec};
@@ -172,6 +174,8 @@ weak_learners! {
     NaiveBayes("naive-bayes"): NaiveBayesConfig => NaiveBayes, defaults NaiveBayesConfig::default();
     /// A perceptron (§3).
     Perceptron("perceptron"): PerceptronConfig => Perceptron, defaults PerceptronConfig::default();
+    /// An online decision stump: one split, chosen again every grace period (`stump.rs`).
+    Stump("stump"): StumpConfig => Stump, defaults StumpConfig::default();
 }
 
 impl Default for WeakLearnerConfig {
