@@ -77,25 +77,11 @@ pub trait Classifier: Send + Sync {
         predicted
     }
 
-    /// Whether [`Classifier::predict_to_learn`] then [`Classifier::learn_predicted`] on a row
-    /// are [`Classifier::learn_predict`] on it in two calls, with its outputs and its model
-    /// (Hoeffding trees, which keep the row's leaf between the two). A booster can then make
-    /// all its members' predictions on a row, and the random draws that follow them, before
-    /// any member learns it.
-    fn learns_in_two_calls(&self) -> bool {
-        false
-    }
-
-    /// The first of [`Classifier::learn_predict`]'s two calls (where
-    /// [`Classifier::learns_in_two_calls`]): the probabilities of row `x` into `out`.
-    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
-        self.predict_proba(x, out);
-    }
-
-    /// The second call: learns the row the last [`Classifier::predict_to_learn`] predicted,
-    /// with label `y` and weight `weight`. Nothing else may happen to the model in between.
-    fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        self.learn(x, y, weight);
+    /// This learner as one that learns a row in two calls ([`TwoCalls`]), where it can
+    /// (Hoeffding trees, and bundles of them): what lets a booster spread its members over
+    /// two threads (`boost::two_threads`). `None` by default.
+    fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
+        None
     }
 
     /// [`Classifier::learn_predict`] on rows `xs` in turn, row `j` with label `ys[j]` (`None`
@@ -111,6 +97,20 @@ pub trait Classifier: Send + Sync {
     ) {
         learn_predict_each(self, xs, ys, weight, proba, predicted);
     }
+}
+
+/// [`Classifier::learn_predict`] in two calls, with its outputs and its model: a booster can
+/// then make all its members' predictions on a row, and the random draws that follow them,
+/// before any member learns it (a Hoeffding tree keeps the row's leaf between the two). Only
+/// the pipelining of one booster over two threads needs it
+/// ([`Classifier::two_calls`]).
+pub trait TwoCalls {
+    /// The first call: the probabilities of row `x` into `out`.
+    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]);
+
+    /// The second call: learns the row the last [`TwoCalls::predict_to_learn`] predicted,
+    /// with label `y` and weight `weight`. Nothing else may happen to the model in between.
+    fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64);
 }
 
 /// [`Classifier::learn_predict`] on rows `xs` in turn: what

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use crate::boost::learnable;
 use crate::core::ClassId;
-use crate::learner::{Classifier, Ensemble, learn_predict_each};
+use crate::learner::{Classifier, Ensemble, TwoCalls, learn_predict_each};
 
 /// How long a model's row takes on one thread, timed now and then: a row costing more than
 /// a threshold is spread over rayon's threads, where a hand-off costs a few microseconds.
@@ -189,10 +189,11 @@ pub(crate) fn learn_predict_rows<B: LearnsBeside>(
     model: &mut B, xs: &[&[f64]], ys: &[Option<ClassId>], weight: f64, proba: &mut [f64],
     predicted: &mut [ClassId],
 ) {
-    let (k, members) = (model.n_classes(), model.members());
+    let k = model.n_classes();
+    let members = model.members_mut();
     let (n, two_calls) = (
         members.len(),
-        members.iter().all(|m| m.learns_in_two_calls()),
+        members.iter_mut().all(|m| m.two_calls().is_some()),
     );
     let mut threads = std::mem::take(model.threads());
     threads.rows(xs.len(), n, two_calls, |rows, own| {
@@ -222,7 +223,7 @@ pub(crate) fn learn_predict_rows<B: LearnsBeside>(
 /// draws and updates on this thread, in the order of one thread, calling `member(i, w, p)`
 /// for each learner in turn: learner `i`'s probabilities into `p`, and, given its weight `w`,
 /// its learning of the row with label `labels[j]`. Learners `..own` learn it there and then;
-/// learners `own..` predict in the first of two calls ([`Classifier::learns_in_two_calls`],
+/// learners `own..` predict in the first of two calls ([`Classifier::two_calls`],
 /// which they must) and learn on the other thread, learner `i` as soon as it has predicted.
 /// A learner predicts the next row once it has learnt this one. This thread, waiting for
 /// a learner, learns that learner's row itself if the other thread has not begun it, and
@@ -248,7 +249,7 @@ pub(crate) fn learn_beside<L: Classifier>(
     let learn = |i: usize, j: usize, y: ClassId| {
         if claimed.claim(i, j) {
             let w = f64::from_bits(weights[(j % 2) * n + i].load(Ordering::Relaxed));
-            lock(&members[i]).learn_predicted(xs[j], y, w);
+            in_two_calls(&mut **lock(&members[i])).learn_predicted(xs[j], y, w);
             learnt.set(i, j + 1);
         }
     };
@@ -293,7 +294,7 @@ pub(crate) fn learn_beside<L: Classifier>(
                 let mut member = lock(&members[i]);
                 match w {
                     Some(w) => {
-                        member.predict_to_learn(x, p);
+                        in_two_calls(&mut **member).predict_to_learn(x, p);
                         weights[(j % 2) * n + i].store(w.to_bits(), Ordering::Relaxed);
                         ready.set(i, j + 1);
                     }
@@ -307,6 +308,14 @@ pub(crate) fn learn_beside<L: Classifier>(
         }
     });
     (learnt.waited(), ready.waited())
+}
+
+/// A member in its two-call form, which every member of a run on two threads has
+/// ([`TwoThreads::rows`] is told whether they do).
+fn in_two_calls<L: Classifier>(member: &mut L) -> &mut dyn TwoCalls {
+    member
+        .two_calls()
+        .expect("a run goes to two threads only when its members learn in two calls")
 }
 
 /// A member's lock; a thread that panicked holding it leaves the member as it was, and the

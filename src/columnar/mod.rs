@@ -8,6 +8,7 @@ mod operator;
 #[cfg(test)]
 pub(crate) use operator::tests as operator_tests;
 mod output;
+mod ranking;
 mod rows;
 
 pub use crate::core::{Encodings, Ordinal};
@@ -19,9 +20,9 @@ pub use encode::{
 pub(crate) use input::nominal_type;
 pub use input::{Batches, FileFormat, Table, open_table, read_csv_bytes, read_table};
 pub use label_sets::{LabelSetLayout, LabelSetReader, flag_column, label_set_layout};
-pub use operator::{BoostOperator, CLASSES_KEY};
+pub use operator::BoostOperator;
 pub use output::{
-    BatchRows, BatchWriter, PipeFormat, RowsWriter, ScoredRows, output_schema,
+    BatchRows, BatchWriter, CLASSES_KEY, PipeFormat, RowsWriter, ScoredRows, output_schema,
     ranking_output_schema, write_batch,
 };
 pub use rows::RowEncoder;

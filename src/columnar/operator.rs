@@ -3,7 +3,7 @@
 //!
 //! For a label column `y` the operator appends `predicted_y` (the label's type) and
 //! `predicted_y_probs` (a fixed-size list of per-class probabilities; the class names are in
-//! that field's metadata under [`CLASSES_KEY`], as a JSON array). A row whose label is
+//! that field's metadata under [`super::CLASSES_KEY`], as a JSON array). A row whose label is
 //! present and in the class set is predicted, then learnt; a row whose label is null, or
 //! absent from the input's schema, is only scored; a row whose label is not in the class set
 //! is only scored and counted in [`OperatorStats::unknown_labels`] of the batch. Every input row gets
@@ -27,9 +27,6 @@ use crate::learner::{Classifier, Ranker};
 use crate::runtime::cursor::{OperatorStats, Waiting};
 use crate::weak::Structure;
 use crate::{Error, Result};
-
-/// Key of the class names in the metadata of the probabilities field.
-pub const CLASSES_KEY: &str = "streamboost.classes";
 
 /// Where the rows' targets come from and how predictions are written.
 pub(super) enum Targets {

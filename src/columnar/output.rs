@@ -14,7 +14,6 @@ use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::arrow::ArrowWriter;
 
 use super::input::FileFormat;
-use super::operator::CLASSES_KEY;
 use crate::{Error, Result};
 
 /// One output row per replayed row: the row's index in the input, its truth as the input
@@ -393,6 +392,9 @@ pub(crate) fn fixed_list(values: Vec<f64>, k: usize) -> FixedSizeListArray {
     let item = Arc::new(Field::new("item", DataType::Float64, false));
     FixedSizeListArray::new(item, k as i32, Arc::new(Float64Array::from(values)), None)
 }
+
+/// Key of the class names in the metadata of the probabilities field.
+pub const CLASSES_KEY: &str = "streamboost.classes";
 
 /// Column `name` of one number per class (or label) a row, the classes' names in its
 /// metadata under [`CLASSES_KEY`].

@@ -12,7 +12,7 @@
 //!
 //! [`DelayedStream`] does the same for events and labels that arrive apart: two input
 //! streams, merged by their time column ([`TimeMerge`]), events scored and labels learnt
-//! ([`crate::columnar::Cursor::labels`]); it yields the scored events and, for each
+//! ([`crate::runtime::Cursor::labels`]); it yields the scored events and, for each
 //! label batch, its outcomes. The same cancel safety holds: the model has learnt exactly
 //! the label batches whose outcomes were returned.
 //!
@@ -43,8 +43,8 @@ where
     type Error = E;
 }
 
-/// The output of a [`BatchOperator`] (a [`crate::columnar::Cursor`], or a
-/// [`crate::columnar::KeyedOperator`]) applied to each batch of `input`, in order.
+/// The output of a [`BatchOperator`] (a [`crate::runtime::Cursor`], or a
+/// [`crate::runtime::KeyedOperator`]) applied to each batch of `input`, in order.
 pub struct ScoredStream<S, O> {
     input: S,
     operator: O,
@@ -122,7 +122,7 @@ impl<S: BatchInput, O: BatchOperator + Unpin> Stream for ScoredStream<S, O> {
 pub enum DelayedBatch {
     /// Events, with their predictions appended.
     Scored(RecordBatch),
-    /// Labels, with what each did ([`crate::columnar::outcome_schema`]).
+    /// Labels, with what each did ([`crate::runtime::outcome_schema`]).
     Outcomes(RecordBatch),
 }
 
@@ -139,7 +139,7 @@ pub struct DelayedStream<S, L, O> {
 
 impl<S, L, O> DelayedStream<S, L, O> {
     /// Scores the `events` and learns the `labels` with `operator` (whose delayed labels
-    /// are set, [`crate::columnar::Cursor::delay_labels`]), in the order of their
+    /// are set, [`crate::runtime::Cursor::delay_labels`]), in the order of their
     /// column `time`.
     pub fn new(events: S, labels: L, operator: O, time: &str) -> Self {
         DelayedStream {

@@ -4,8 +4,8 @@
 //!
 //! The events are scored when they arrive, in `ts` order; the labels (columns `id`, `label`
 //! and `ts`) are learnt when they arrive, also in `ts` order, each for the event of its id
-//! ([`crate::columnar::Cursor::labels`]); a label at `ts` is learnt before the events
-//! after `ts` and before an event at the same `ts` ([`crate::columnar::TimeMerge`]). The
+//! ([`crate::runtime::Cursor::labels`]); a label at `ts` is learnt before the events
+//! after `ts` and before an event at the same `ts` ([`crate::runtime::TimeMerge`]). The
 //! result is the events with `predicted_<label>` and `predicted_<label>_probs` appended; with
 //! `'outcomes'`, it is instead the labels with the class predicted for each one's event,
 //! what the label did and whether the prediction was right. An event row that carries its
@@ -217,7 +217,7 @@ impl UserDefinedLogicalNodeCore for BoostScoreDelayedNode {
 }
 
 /// The physical node: the events and the labels through one
-/// [`crate::columnar::Cursor`] under delayed labels, merged by time.
+/// [`crate::runtime::Cursor`] under delayed labels, merged by time.
 #[derive(Debug)]
 pub struct BoostScoreDelayedExec {
     events: Arc<dyn ExecutionPlan>,

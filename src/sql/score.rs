@@ -397,7 +397,7 @@ impl QueryPlanner for BoostQueryPlanner {
 }
 
 /// The physical node: scores and learns each partition's rows in order through a
-/// [`crate::columnar::Cursor`] (or one per key), appending the prediction columns.
+/// [`crate::runtime::Cursor`] (or one per key), appending the prediction columns.
 #[derive(Debug)]
 pub struct BoostScoreExec {
     input: Arc<dyn ExecutionPlan>,

@@ -23,7 +23,7 @@ pub use stump::{Stump, StumpConfig};
 
 use crate::Result;
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::learner::{Classifier, Config, Ensemble, EnsembleSummary};
+use crate::learner::{Classifier, Config, Ensemble, EnsembleSummary, TwoCalls};
 
 /// This family's rows of the model catalogue, handed on to the next family's macro (see
 /// [`crate::model`], which invokes the chain and sees each family's module by name): a new
@@ -217,25 +217,15 @@ impl Classifier for WeakLearner {
         dispatch!(self, m => m.learn_predict(x, y, weight, out))
     }
 
-    fn learns_in_two_calls(&self) -> bool {
-        dispatch!(self, m => m.learns_in_two_calls())
-    }
-
-    #[inline]
-    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
-        dispatch!(self, m => m.predict_to_learn(x, out))
-    }
-
-    #[inline]
-    fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        dispatch!(self, m => m.learn_predicted(x, y, weight))
+    fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
+        dispatch!(self, m => m.two_calls())
     }
 }
 
 /// What any model is made of, as checkpoints and `inspect` read it: its learners of any one
 /// type in member order (a booster's members in turn, one-vs-all's class by class) and, for
 /// a booster, its ensemble in brief, and its size in memory. Every [`Ensemble`] whose
-/// members have a structure has one; every learner of the [`weak_learners!`] rows holds
+/// members have a structure has one; every learner of the rows of `weak_learners!` holds
 /// itself.
 pub trait Structure {
     /// Bytes the model holds on the heap, by its buffers' capacities: what a keyed model's

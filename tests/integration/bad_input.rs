@@ -6,7 +6,7 @@ use predicates::prelude::*;
 use streamboost::Error;
 use streamboost::columnar::{Encodings, load_stream};
 
-use crate::cli::{Flag, fails_saying, replay_loaded, streamboost};
+use crate::cli::{Flag, fails_saying, replay_loaded, replay_report, streamboost};
 
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
     let path = dir.path().join(name);
@@ -130,15 +130,7 @@ fn single_class_and_missing_values() {
     assert_eq!(data.len(), 4);
     assert!(data.row(0)[1].is_nan() && data.row(1)[0].is_nan());
     assert_eq!(data.label(2), None);
-    let report = dir.path().join("r.json");
-    streamboost()
-        .args(["replay", "--learners", "3", "-q"])
-        .flag("--input", &gaps)
-        .flag("--report", &report)
-        .assert()
-        .success();
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let (r, _) = replay_report(&["--learners", "3", "--input", gaps.to_str().unwrap()]);
     assert_eq!(r["rows"], 4);
     assert_eq!(r["cumulative"]["rows"], 3);
 }

@@ -54,7 +54,7 @@ fn replay(model: &mut Model, data: &Dataset, rows: &[usize]) -> Vec<(usize, Vec<
 }
 
 /// Uninterrupted, saved-and-continued and saved-loaded-and-continued runs agree bit for bit.
-fn assert_resume_is_exact(config: &ModelConfig, data: &Dataset, dir: &Path) {
+fn assert_resume_is_exact(config: &ModelConfig, data: &Dataset) {
     let order: Vec<usize> = (0..data.len()).collect();
     let half = data.len() / 2;
     let mut uninterrupted = crate::contract::ready(config, data, 5);
@@ -62,7 +62,8 @@ fn assert_resume_is_exact(config: &ModelConfig, data: &Dataset, dir: &Path) {
 
     let mut model = crate::contract::ready(config, data, 5);
     let mut got = replay(&mut model, data, &order[..half]);
-    let path = dir.join("model.parquet");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.parquet");
     let meta = checkpoint::save(&path, &mut model, &state(config, data, half as u64)).unwrap();
     assert_eq!(meta.rows_seen, half as u64);
     let (mut loaded, stream) = checkpoint::load(&path).unwrap();
@@ -82,23 +83,17 @@ fn assert_resume_is_exact(config: &ModelConfig, data: &Dataset, dir: &Path) {
 #[test]
 fn resume_is_bit_identical_on_car() {
     let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    assert_resume_is_exact(
-        &booster(20, HoeffdingTreeConfig::jgt_paper()),
-        &data,
-        dir.path(),
-    );
+    assert_resume_is_exact(&booster(20, HoeffdingTreeConfig::jgt_paper()), &data);
 }
 
 #[test]
 fn resume_is_bit_identical_under_unit_mean_weight_scales() {
     let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
     for name in ["ada-olm", "mbbm"] {
-        let dir = tempfile::tempdir().unwrap();
         let json = serde_json::json!({"algorithm": name, "n_learners": 8,
             "weight_scale": "unit-mean"});
         let config = ModelConfig::from_json(json).unwrap();
-        assert_resume_is_exact(&config, &data, dir.path());
+        assert_resume_is_exact(&config, &data);
     }
 }
 
@@ -106,7 +101,6 @@ fn resume_is_bit_identical_under_unit_mean_weight_scales() {
 fn resume_is_bit_identical_for_online_mbbm() {
     let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
     for vote_rule in [VoteRule::Argmax, VoteRule::ExpectedCost] {
-        let dir = tempfile::tempdir().unwrap();
         let config = ModelConfig::Mbbm(streamboost::boost::multiclass::OnlineMbbmConfig {
             n_learners: 12,
             vote_rule,
@@ -114,7 +108,7 @@ fn resume_is_bit_identical_for_online_mbbm() {
                 HoeffdingTreeConfig::jgt_paper().into(),
             )
         });
-        assert_resume_is_exact(&config, &data, dir.path());
+        assert_resume_is_exact(&config, &data);
     }
 }
 
@@ -122,22 +116,27 @@ fn resume_is_bit_identical_for_online_mbbm() {
 fn resume_is_bit_identical_with_numeric_missing_and_naive_bayes_leaves() {
     // Gaussian observers, missing values, NB-adaptive leaves and their bookkeeping.
     let data = synth::mixed(3000, 0.1, 0.05, 9);
-    let dir = tempfile::tempdir().unwrap();
     let tree = HoeffdingTreeConfig {
         grace_period: 50.0,
         ..HoeffdingTreeConfig::default()
     };
-    assert_resume_is_exact(&ModelConfig::Hoeffding(tree.clone()), &data, dir.path());
-    assert_resume_is_exact(&booster(10, tree), &data, dir.path());
+    assert_resume_is_exact(&ModelConfig::Hoeffding(tree.clone()), &data);
+    assert_resume_is_exact(&booster(10, tree), &data);
+}
+
+/// A booster of `trees` trees (built with seed 1) after the first `rows` rows of car, with its
+/// config and the stream.
+fn trained_on_car(trees: usize, rows: usize) -> (ModelConfig, Dataset, Model) {
+    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
+    let config = booster(trees, HoeffdingTreeConfig::jgt_paper());
+    let mut model = config.build(data.spec(), 1).unwrap();
+    replay(&mut model, &data, &(0..rows).collect::<Vec<_>>());
+    (config, data, model)
 }
 
 #[test]
 fn a_checkpoint_is_a_queryable_node_table_with_its_metadata() {
-    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
-    let config = booster(5, HoeffdingTreeConfig::jgt_paper());
-    let mut model = config.build(data.spec(), 1).unwrap();
-    let order: Vec<usize> = (0..data.len()).collect();
-    replay(&mut model, &data, &order);
+    let (config, data, mut model) = trained_on_car(5, 1728);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.parquet");
     let meta = checkpoint::save(&path, &mut model, &state(&config, &data, 1728)).unwrap();
@@ -156,21 +155,19 @@ fn a_checkpoint_is_a_queryable_node_table_with_its_metadata() {
     assert_eq!(&names[..4], ["tree", "node", "depth", "kind"]);
 }
 
-/// A saved checkpoint of a small model on car.
-fn saved_checkpoint(dir: &Path) -> PathBuf {
-    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
-    let config = booster(5, HoeffdingTreeConfig::jgt_paper());
-    let mut model = config.build(data.spec(), 1).unwrap();
-    replay(&mut model, &data, &(0..500).collect::<Vec<_>>());
-    let path = dir.join("good.parquet");
+/// A saved checkpoint of a small model on car, in a temporary directory of its own: the
+/// directory (removed when dropped) and the checkpoint's path.
+fn saved_checkpoint() -> (tempfile::TempDir, PathBuf) {
+    let (config, data, mut model) = trained_on_car(5, 500);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("good.parquet");
     checkpoint::save(&path, &mut model, &state(&config, &data, 500)).unwrap();
-    path
+    (dir, path)
 }
 
 #[test]
 fn truncated_files_are_refused_as_truncated() {
-    let dir = tempfile::tempdir().unwrap();
-    let good = saved_checkpoint(dir.path());
+    let (dir, good) = saved_checkpoint();
     let bytes = std::fs::read(&good).unwrap();
     for keep in [0, 7, 100, bytes.len() / 2, bytes.len() - 1] {
         let cut = dir.path().join(format!("cut{keep}.parquet"));
@@ -185,8 +182,7 @@ fn truncated_files_are_refused_as_truncated() {
 
 #[test]
 fn damaged_bytes_are_refused_as_corrupt() {
-    let dir = tempfile::tempdir().unwrap();
-    let good = saved_checkpoint(dir.path());
+    let (dir, good) = saved_checkpoint();
     let bytes = std::fs::read(&good).unwrap();
     let as_json = |m: &Model| serde_json::to_string(m).unwrap();
     let original = as_json(&checkpoint::load(&good).unwrap().0);
@@ -273,8 +269,7 @@ fn rewrite(
 fn a_node_table_of_other_columns_is_refused_as_corrupt() {
     use arrow::compute::cast;
     use arrow::datatypes::{DataType, Field};
-    let dir = tempfile::tempdir().unwrap();
-    let good = saved_checkpoint(dir.path());
+    let (dir, good) = saved_checkpoint();
     let path = dir.path().join("retyped.parquet");
     rewrite(
         &good,
@@ -295,8 +290,7 @@ fn a_node_table_of_other_columns_is_refused_as_corrupt() {
 
 #[test]
 fn future_versions_and_edited_metadata_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let good = saved_checkpoint(dir.path());
+    let (dir, good) = saved_checkpoint();
     let path = dir.path().join("edited.parquet");
 
     // A newer writer that older readers can still read is accepted.
@@ -424,8 +418,7 @@ mod process {
 
     #[test]
     fn inspect_prints_metadata_and_summary_without_touching_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let good = saved_checkpoint(dir.path());
+        let (_dir, good) = saved_checkpoint();
         let before = std::fs::read(&good).unwrap();
         let out = streamboost()
             .args(["inspect"])
@@ -452,8 +445,7 @@ mod process {
 
     #[test]
     fn an_input_that_does_not_fit_the_checkpoint_is_refused_by_name() {
-        let dir = tempfile::tempdir().unwrap();
-        let good = saved_checkpoint(dir.path());
+        let (dir, good) = saved_checkpoint();
         // Without the `safety` column the model cannot read these rows.
         let other = dir.path().join("other.csv");
         std::fs::write(
@@ -545,9 +537,9 @@ mod process {
     #[test]
     #[cfg(unix)]
     fn a_save_the_disk_refuses_leaves_the_previous_checkpoint() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, good) = saved_checkpoint();
         let path = dir.path().join("live.parquet");
-        std::fs::copy(saved_checkpoint(dir.path()), &path).unwrap();
+        std::fs::copy(&good, &path).unwrap();
         let before = std::fs::read(&path).unwrap();
         let binary = assert_cmd::cargo::cargo_bin("streamboost");
         // `ulimit -f 16`: no file of the process may grow past 16 KiB; with SIGXFSZ ignored,
@@ -575,11 +567,11 @@ mod process {
 
     #[test]
     fn killing_a_writer_mid_checkpoint_never_loses_the_last_checkpoint() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, good) = saved_checkpoint();
         let path = dir.path().join("live.parquet");
         // A first good checkpoint, then writers that save after every row and die at
         // random moments; every time, the file at `path` must load.
-        std::fs::copy(saved_checkpoint(dir.path()), &path).unwrap();
+        std::fs::copy(&good, &path).unwrap();
         let binary = assert_cmd::cargo::cargo_bin("streamboost");
         let mut rng = Rng::new(2026);
         // Kill until enough kills have come mid-write: how many of them land inside a write
@@ -637,7 +629,6 @@ fn resume_is_bit_identical_for_oza_ova_ada_ova_and_non_tree_learners() {
     use streamboost::weak::{NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
 
     let data = synth::mixed(1500, 0.1, 0.05, 9);
-    let dir = tempfile::tempdir().unwrap();
     let tree: WeakLearnerConfig = HoeffdingTreeConfig::jgt_paper().into();
     let adaptive = |weak: WeakLearnerConfig| AdaBoostOlmConfig {
         n_learners: 6,
@@ -667,7 +658,7 @@ fn resume_is_bit_identical_for_oza_ova_ada_ova_and_non_tree_learners() {
             ))),
         }),
     ] {
-        assert_resume_is_exact(&config, &data, dir.path());
+        assert_resume_is_exact(&config, &data);
     }
 }
 
@@ -678,7 +669,6 @@ fn resume_is_bit_identical_for_binary_boosters_behind_scaling() {
     use streamboost::weak::{PerceptronConfig, ResampleMode, ResamplingConfig, WeakLearnerConfig};
 
     let data = synth::mixed_binary(1500, 0.1, 0.05, 9);
-    let dir = tempfile::tempdir().unwrap();
     let perceptron: WeakLearnerConfig = PerceptronConfig::default().into();
     let tree: WeakLearnerConfig = HoeffdingTreeConfig::jgt_paper().into();
     let scaled = |model| {
@@ -713,7 +703,7 @@ fn resume_is_bit_identical_for_binary_boosters_behind_scaling() {
             }))
         }),
     ] {
-        assert_resume_is_exact(&config, &data, dir.path());
+        assert_resume_is_exact(&config, &data);
     }
 }
 
@@ -766,8 +756,7 @@ fn every_algorithm_of_the_catalogue_resumes_exactly() {
             Learns::Binary => &binary,
             Learns::Multiclass | Learns::Ranking => &car,
         };
-        let dir = tempfile::tempdir().unwrap();
-        assert_resume_is_exact(&config, data, dir.path());
+        assert_resume_is_exact(&config, data);
     }
 }
 
@@ -885,8 +874,7 @@ fn every_algorithm_grows_its_classes_and_resumes_exactly_at_any_row() {
 #[test]
 fn a_damaged_embedded_arrow_schema_never_panics() {
     use parquet::file::reader::{FileReader, SerializedFileReader};
-    let dir = tempfile::tempdir().unwrap();
-    let good = saved_checkpoint(dir.path());
+    let (dir, good) = saved_checkpoint();
     let bytes = std::fs::read(&good).unwrap();
     let reader = SerializedFileReader::new(std::fs::File::open(&good).unwrap()).unwrap();
     let schema = reader
@@ -922,10 +910,7 @@ fn a_damaged_embedded_arrow_schema_never_panics() {
 /// and one writer's rename found the other's file gone.
 #[test]
 fn concurrent_writers_of_one_path_never_collide() {
-    let data = load_stream(&[bundled_car()], "label", &Encodings::default()).unwrap();
-    let config = booster(3, HoeffdingTreeConfig::jgt_paper());
-    let mut model = config.build(data.spec(), 1).unwrap();
-    replay(&mut model, &data, &(0..300).collect::<Vec<_>>());
+    let (config, data, model) = trained_on_car(3, 300);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("shared.parquet");
     let stream = state(&config, &data, 300);

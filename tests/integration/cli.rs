@@ -1,6 +1,6 @@
 //! The `streamboost` command line, end to end.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -38,6 +38,19 @@ pub fn replay_loaded(
         .flag("--load", model)
         .flag("--input", input);
     command
+}
+
+/// The file `streamboost replay -q ARGS` writes as `flag`'s output, `name` in `dir` (the replay
+/// must succeed).
+pub fn replay_output(dir: &Path, args: &[&str], flag: &str, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    streamboost()
+        .args(["replay", "-q"])
+        .args(args)
+        .flag(flag, &path)
+        .assert()
+        .success();
+    path
 }
 
 /// A command line's words, written as one string: `flags("replay --learners 8 -q")`.
@@ -180,12 +193,8 @@ fn several_inputs_replay_in_order_as_one_stream() {
 #[test]
 fn predictions_as_parquet() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("p.parquet");
-    streamboost()
-        .args(["replay", "--algo", "hoeffding", "-q"])
-        .flag("--predictions", &out)
-        .assert()
-        .success();
+    let args = ["--algo", "hoeffding"];
+    let out = replay_output(dir.path(), &args, "--predictions", "p.parquet");
     let table = streamboost::columnar::read_table(&out).unwrap();
     assert_eq!(table.n_rows(), 1728);
     let names = crate::common::field_names(&table.schema);
@@ -216,7 +225,7 @@ fn single_tree_and_nominal_override() {
 
 /// Runs `streamboost replay ARGS -q --report …`, which must succeed; returns the report and
 /// the standard error.
-fn replay_report(args: &[&str]) -> (Value, String) {
+pub fn replay_report(args: &[&str]) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("r.json");
     let out = streamboost()

@@ -46,6 +46,13 @@ pub fn oracle_csv(name: &str) -> Option<Vec<Vec<String>>> {
     )
 }
 
+/// The rows of a CSV oracle after its header, split into fields, which must number `count`.
+pub fn oracle_rows(name: &str, count: usize) -> Option<Vec<Vec<String>>> {
+    let rows = oracle_csv(name)?;
+    assert_eq!(rows.len(), count, "rows of {name}");
+    Some(rows)
+}
+
 /// Parses a JSON oracle.
 pub fn oracle_json(name: &str) -> Option<serde_json::Value> {
     let path = oracle(name)?;

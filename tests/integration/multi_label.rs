@@ -83,7 +83,6 @@ fn replay_with_a_test_split_reports_the_test_part_and_resumes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let (train, test) = fixture(dir.path());
     let (report, predictions) = (dir.path().join("r.json"), dir.path().join("p.csv"));
-    let checkpoint = dir.path().join("m.parquet");
     streamboost()
         .args(flags("replay --algo bmr --learners 8 --seed 2 -q"))
         .flag("--input", &train)
@@ -107,6 +106,7 @@ fn replay_with_a_test_split_reports_the_test_part_and_resumes_exactly() {
     assert!(p.schema.index_of("score_sky").is_ok());
 
     // The same run in two halves through a checkpoint gives the same test predictions.
+    let checkpoint = dir.path().join("m.parquet");
     streamboost()
         .args(flags("replay --algo bmr --learners 8 --seed 2 -q"))
         .flag("--input", &train)

@@ -73,14 +73,22 @@ pub fn scripted_learners(k: usize, n: usize) -> (Vec<Scripted>, Scripts) {
     (learners, Scripts { votes, trained })
 }
 
-fn scripted_booster(k: usize, n: usize, eta0: Option<f64>) -> (AdaBoostOlm<Scripted>, Scripts) {
+/// `config`'s booster (seed 0) over `n` scripted learners of `k` classes, and the handles that
+/// drive and read them.
+pub fn over_scripted<C: BoosterConfig>(
+    config: &C, k: usize, n: usize,
+) -> (C::Over<Scripted>, Scripts) {
     let (learners, scripts) = scripted_learners(k, n);
+    (config.assemble(learners, 0).unwrap(), scripts)
+}
+
+fn scripted_booster(k: usize, n: usize, eta0: Option<f64>) -> (AdaBoostOlm<Scripted>, Scripts) {
     let config = AdaBoostOlmConfig {
         tie_break: TieBreak::Lowest,
         eta0,
         ..AdaBoostOlmConfig::new(())
     };
-    (config.assemble(learners, 0).unwrap(), scripts)
+    over_scripted(&config, k, n)
 }
 
 pub fn floats(v: &Value) -> Vec<f64> {
@@ -89,6 +97,11 @@ pub fn floats(v: &Value) -> Vec<f64> {
         .iter()
         .map(|x| x.as_f64().unwrap())
         .collect()
+}
+
+/// An oracle's count, class or label, as an index.
+pub fn as_usize(v: &Value) -> usize {
+    v.as_u64().unwrap() as usize
 }
 
 pub fn close(a: f64, b: f64) -> bool {
@@ -100,13 +113,12 @@ fn adaboost_olm_trace() {
     let Some(trace) = oracle_json("trace_adaboost_olm.json") else {
         return;
     };
-    let k = trace["k"].as_u64().unwrap() as usize;
-    let n = trace["N"].as_u64().unwrap() as usize;
+    let (k, n) = (as_usize(&trace["k"]), as_usize(&trace["N"]));
     let (mut booster, scripts) = scripted_booster(k, n, None);
     let mut out = vec![0.0; k];
     for row in trace["rows"].as_array().unwrap() {
         let t = row["t"].as_u64().unwrap();
-        let y = row["true_label"].as_u64().unwrap() as usize;
+        let y = as_usize(&row["true_label"]);
         let votes: Vec<usize> = floats(&row["weak_predictions"])
             .iter()
             .map(|&v| v as usize)
@@ -188,17 +200,16 @@ fn oza_trace() {
     let Some(trace) = oracle_json("trace_oza.json") else {
         return;
     };
-    let m = trace["M"].as_u64().unwrap() as usize;
+    let m = as_usize(&trace["M"]);
     let (k, y) = (3, 1);
     // The same rows through River's policy and MOA's (which differ only in vote weights).
     let [river, moa] = [ZeroErrorPolicy::River, ZeroErrorPolicy::Stop].map(|zero_error| {
-        let (learners, scripts) = scripted_learners(k, m);
         let config = OzaBoostConfig {
             poisson: false,
             zero_error,
             ..OzaBoostConfig::river(())
         };
-        (config.assemble(learners, 0).unwrap(), scripts)
+        over_scripted(&config, k, m)
     });
     let (mut river, river_scripts) = river;
     let (mut moa, moa_scripts) = moa;
@@ -437,12 +448,11 @@ fn osboost_weights_trace() {
         .iter()
         .map(|m| if *m < 0.0 { -1.0 } else { 1.0 })
         .collect();
-    let (learners, scripts) = scripted_learners(2, signs.len());
     let config = OsBoostConfig {
         gamma,
         ..OsBoostConfig::new(())
     };
-    let mut booster = config.assemble(learners, 0).unwrap();
+    let (mut booster, scripts) = over_scripted(&config, 2, signs.len());
     // Label +1 (class 0): a learner voting class 0 has y·h = +1.
     let votes: Vec<usize> = signs.iter().map(|&s| usize::from(s < 0.0)).collect();
     scripts.set_votes(&votes);
@@ -539,14 +549,9 @@ fn adaboost_mm_trace() {
     let Some(o) = oracle_json("trace_adaboost_mm.json") else {
         return;
     };
-    let as_labels = |v: &Value| -> Vec<ClassId> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap() as usize)
-            .collect()
-    };
-    let k = o["k"].as_u64().unwrap() as usize;
+    let as_labels =
+        |v: &Value| -> Vec<ClassId> { v.as_array().unwrap().iter().map(as_usize).collect() };
+    let k = as_usize(&o["k"]);
     let labels = as_labels(&o["labels"]);
     let rounds = o["rounds"].as_array().unwrap();
     let spec = StreamSpec::new(

@@ -75,6 +75,15 @@ fn run_to_end(input: &Path, out: &Path, model: &Path, extra: &[&str]) {
         .success();
 }
 
+/// One input file of 300 rows in `dir` and the job over it run to its end: the input, the
+/// output directory and the checkpoint.
+fn finished_job(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let input = input_dir(dir, 1, 300);
+    let (out, model) = out_and_model(dir);
+    run_to_end(&input, &out, &model, &[]);
+    (input, out, model)
+}
+
 /// Asserts that two checkpoints hold the same model, by their digests.
 fn assert_same_digest(a: &Path, b: &Path) {
     let digest = |path| checkpoint::read_metadata(path).unwrap().digest;
@@ -402,9 +411,7 @@ fn an_unwritable_checkpoint_fails_first() {
 #[test]
 fn parts_left_beside_a_whole_output_are_removed_not_reassembled() {
     let dir = tempfile::tempdir().unwrap();
-    let input = input_dir(dir.path(), 1, 300);
-    let (out, model) = out_and_model(dir.path());
-    run_to_end(&input, &out, &model, &[]);
+    let (input, out, model) = finished_job(dir.path());
     let whole = outputs(&out);
     assert_eq!(ids(&whole), (0..300).collect::<Vec<i64>>());
     // The part of rows 120.. as the job wrote it, left behind.
@@ -426,9 +433,7 @@ fn parts_left_beside_a_whole_output_are_removed_not_reassembled() {
 #[test]
 fn a_failed_commit_ends_the_job_and_keeps_the_last_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
-    let input = input_dir(dir.path(), 1, 300);
-    let (out, model) = out_and_model(dir.path());
-    run_to_end(&input, &out, &model, &[]);
+    let (input, out, model) = finished_job(dir.path());
     let before = std::fs::read(&model).unwrap();
     let first_outputs = outputs(&out);
     // A second file arrives; the next commit would write a checkpoint past 16 KiB.

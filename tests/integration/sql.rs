@@ -16,7 +16,9 @@ use streamboost::eval::Prequential;
 use streamboost::model::ModelConfig;
 use streamboost::sql::{ModelRegistry, register_all};
 
-use crate::cli::{Flag, flags, predicted_labels, read_json, streamboost};
+use crate::cli::{
+    Flag, flags, predicted_labels, read_json, replay_output, replay_report, streamboost,
+};
 use crate::common::{count_true, strings};
 
 /// The bundled car sample with a `ts` column (1-based row number) to order by.
@@ -72,27 +74,14 @@ fn prequential_over_car() -> String {
 
 /// The checkpoint `streamboost replay -q ARGS` saves over the bundled sample, in `dir`.
 pub(crate) fn replay_saving(dir: &Path, args: &[&str]) -> PathBuf {
-    let ck = dir.join("car.parquet");
-    streamboost()
-        .args(["replay", "-q"])
-        .args(args)
-        .flag("--save", &ck)
-        .assert()
-        .success();
-    ck
+    replay_output(dir, args, "--save", "car.parquet")
 }
 
 /// The config and classes `streamboost replay --learners 10 --seed 3` uses.
 pub(crate) fn replay_config(dir: &Path) -> (ModelConfig, Vec<String>, Vec<String>) {
-    let report = dir.join("report.json");
     let predictions = dir.join("replay.csv");
-    streamboost()
-        .args(flags("replay --learners 10 --seed 3 -q --report"))
-        .arg(&report)
-        .flag("--predictions", &predictions)
-        .assert()
-        .success();
-    let report: serde_json::Value = read_json(&report);
+    let path = predictions.to_str().unwrap();
+    let (report, _) = replay_report(&["--learners", "10", "--seed", "3", "--predictions", path]);
     let config = serde_json::from_value(report["config"].clone()).unwrap();
     let classes = serde_json::from_value(report["classes"].clone()).unwrap();
     let replayed = predicted_labels(&predictions);

@@ -7,10 +7,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::{Duration, Instant};
 
-use crate::cli::{Flag, fails_saying, streamboost};
+use crate::cli::{Flag, fails_saying, replay_output, streamboost};
 
 fn car() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/car.csv")
+}
+
+/// `streamboost replay -q --learners 2`: a quick replay of the bundled data (the checks here
+/// are about files and flags, not the model).
+fn short_replay() -> assert_cmd::Command {
+    let mut command = streamboost();
+    command.args(["replay", "-q", "--learners", "2"]);
+    command
 }
 
 /// A copy of the bundled car data in `dir`, and its bytes.
@@ -37,10 +45,7 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
     let (input, bytes) = car_copy(dir.path());
     for flag in ["--save", "--report", "--curve", "--predictions"] {
         refused_keeping(
-            streamboost()
-                .args(["replay", "-q", "--learners", "2"])
-                .flag("--input", &input)
-                .flag(flag, &input),
+            short_replay().flag("--input", &input).flag(flag, &input),
             &[flag, "--input", "would overwrite"],
             &input,
             &bytes,
@@ -53,9 +58,9 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
     std::fs::hard_link(&input, &hard).unwrap();
     for other in [PathBuf::from("./car.csv"), symlink, hard] {
         refused_keeping(
-            streamboost()
+            short_replay()
                 .current_dir(dir.path())
-                .args(["replay", "-q", "--learners", "2", "--input", "car.csv"])
+                .args(["--input", "car.csv"])
                 .flag("--predictions", &other),
             &["--predictions", "--input"],
             &input,
@@ -65,29 +70,24 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
     // A chart over the input, and `train --save` over its table.
     let svg = dir.path().join("chart.svg");
     std::fs::copy(&input, &svg).unwrap();
-    refused_keeping(
-        streamboost()
-            .args(["replay", "-q", "--learners", "2"])
-            .flag("--input", &svg)
-            .flag("--plot", &svg),
-        &["--plot", "--input"],
-        &svg,
-        &bytes,
-    );
-    refused_keeping(
-        streamboost()
-            .args(["train", "-q", "--rounds", "2"])
-            .flag("--input", &input)
-            .flag("--save", &input),
-        &["--save", "--input"],
-        &input,
-        &bytes,
-    );
+    for (command, flag, path) in [
+        (["replay", "-q", "--learners", "2"], "--plot", &svg),
+        (["train", "-q", "--rounds", "2"], "--save", &input),
+    ] {
+        refused_keeping(
+            streamboost()
+                .args(command)
+                .flag("--input", path)
+                .flag(flag, path),
+            &[flag, "--input"],
+            path,
+            &bytes,
+        );
+    }
     // Two outputs on one path.
     let report = dir.path().join("r.json");
     fails_saying(
-        streamboost()
-            .args(["replay", "-q", "--learners", "2"])
+        short_replay()
             .flag("--report", &report)
             .flag("--curve", &report),
         &["--report", "--curve"],
@@ -99,12 +99,7 @@ fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
 #[test]
 fn a_loaded_checkpoint_may_be_saved_over() {
     let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("m.parquet");
-    streamboost()
-        .args(["replay", "-q", "--learners", "2"])
-        .flag("--save", &model)
-        .assert()
-        .success();
+    let model = replay_output(dir.path(), &["--learners", "2"], "--save", "m.parquet");
     streamboost()
         .args(["replay", "-q"])
         .flag("--load", &model)
@@ -128,8 +123,7 @@ fn a_failed_replay_leaves_an_existing_output_whole() {
     text.push_str("vhigh,vhigh,2,2,small\n");
     std::fs::write(&broken, text).unwrap();
     fails_saying(
-        streamboost()
-            .args(["replay", "-q", "--learners", "2"])
+        short_replay()
             .flag("--input", &broken)
             .flag("--predictions", &predictions),
         &["the row has 5 fields where the header has 7"],
@@ -142,12 +136,7 @@ fn a_failed_replay_leaves_an_existing_output_whole() {
 #[test]
 fn plot_refuses_to_draw_over_a_report() {
     let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
-    streamboost()
-        .args(["replay", "-q", "--learners", "2"])
-        .flag("--report", &report)
-        .assert()
-        .success();
+    let report = replay_output(dir.path(), &["--learners", "2"], "--report", "r.json");
     let bytes = std::fs::read(&report).unwrap();
     let as_svg = dir.path().join("r.svg");
     std::fs::hard_link(&report, &as_svg).unwrap();
@@ -429,12 +418,8 @@ fn a_job_names_the_files_it_rejects() {
 #[test]
 fn sql_refuses_a_config_that_is_not_the_live_checkpoints() {
     let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("ck.parquet");
-    streamboost()
-        .args(["replay", "-q", "--algo", "ada-olm", "--learners", "2"])
-        .flag("--save", &model)
-        .assert()
-        .success();
+    let args = ["--algo", "ada-olm", "--learners", "2"];
+    let model = replay_output(dir.path(), &args, "--save", "ck.parquet");
     let config = dir.path().join("mbbm.json");
     std::fs::write(
         &config,
@@ -495,15 +480,12 @@ fn a_label_longer_than_the_bound_is_refused_and_a_raised_bound_does_not_panic() 
     let input = dir.path().join("long.csv");
     std::fs::write(&input, edited).unwrap();
     fails_saying(
-        streamboost()
-            .args(["replay", "-q", "--learners", "2"])
-            .flag("--input", &input),
+        short_replay().flag("--input", &input),
         &["65536", "STREAMBOOST_MAX_LABEL_BYTES"],
     );
     let report = dir.path().join("r.json");
-    let output = streamboost()
+    let output = short_replay()
         .env("STREAMBOOST_MAX_LABEL_BYTES", "100000")
-        .args(["replay", "-q", "--learners", "2"])
         .flag("--input", &input)
         .flag("--report", &report)
         .assert()
@@ -577,8 +559,7 @@ fn charts_name_files_and_mark_each_final_fraction() {
     let input = deep.join("cars.csv");
     std::fs::copy(car(), &input).unwrap();
     let chart = dir.path().join("c.svg");
-    streamboost()
-        .args(["replay", "-q", "--learners", "2"])
+    short_replay()
         .flag("--input", &input)
         .flag("--plot", &chart)
         .assert()
@@ -593,8 +574,7 @@ fn charts_name_files_and_mark_each_final_fraction() {
     std::fs::write(&short, lines.join("\n") + "\n").unwrap();
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     for (input, report) in [(&input, &a), (&short, &b)] {
-        streamboost()
-            .args(["replay", "-q", "--learners", "2"])
+        short_replay()
             .flag("--input", input)
             .flag("--report", report)
             .assert()

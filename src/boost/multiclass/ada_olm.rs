@@ -144,7 +144,7 @@ struct Workspace {
     /// `l^i` of the current row.
     votes: Vec<ClassId>,
     /// Learner `i`'s weight on the current row, where its learning is put after the
-    /// predictions ([`Classifier::learn_predicted`]).
+    /// predictions ([`crate::learner::TwoCalls::learn_predicted`]).
     weights: Vec<f64>,
     /// `ŷ^i` of the current row.
     experts: Vec<ClassId>,
@@ -272,7 +272,7 @@ impl Rules {
     /// Given `learning` (the row's label `y`, its weight and the learners' scales), learner
     /// `i` is handed the row's weight for it, `w_i = −C[y][y]/(k−1)` at `s^{i−1}` (§3.4 step
     /// (a)) times its scale, as `Some(w_i)`, also kept in `work.weights`: the member learns
-    /// the row right after predicting it, or later ([`Classifier::learn_predicted`]). That
+    /// the row right after predicting it, or later ([`crate::learner::TwoCalls::learn_predicted`]). That
     /// weight depends only on the votes and pre-update `α` of learners `< i`, all known
     /// here, so each member routes the row once for both phases.
     fn forward(

@@ -30,7 +30,7 @@ use crate::boost::two_threads::Pace;
 use crate::boost::{Knob, LeadMember, Tune};
 use crate::core::math::{TieBreak, argmax_tie, normalize};
 use crate::core::{ClassId, ClassSet, Rng, StreamSpec};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, TwoCalls};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
@@ -273,20 +273,24 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
     }
 
     /// Where every member does: AdaOVA's bundles of trees.
-    fn learns_in_two_calls(&self) -> bool {
-        self.members.iter().all(L::learns_in_two_calls)
+    fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
+        let every = self.members.iter_mut().all(|m| m.two_calls().is_some());
+        every.then_some(self as &mut dyn TwoCalls)
     }
+}
 
+/// A bundle whose members all learn in two calls ([`Classifier::two_calls`]).
+impl<L: Classifier> TwoCalls for BinaryBundle<L> {
     /// Each member's first call, then the bundle's tie draw that `learn_predict` makes (its
     /// generator is its own, so the draw may come before the members learn). The members
     /// stay on this thread.
     fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
         if self.multiclass {
-            return self.members[0].predict_to_learn(x, out);
+            return in_two_calls(&mut self.members[0]).predict_to_learn(x, out);
         }
         let mut p = [0.0; 2];
         for (o, m) in out.iter_mut().zip(&mut self.members) {
-            m.predict_to_learn(x, &mut p);
+            in_two_calls(m).predict_to_learn(x, &mut p);
             *o = p[POSITIVE];
         }
         argmax_tie(out, self.tie_break, &mut self.rng);
@@ -295,12 +299,19 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
 
     fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64) {
         if self.multiclass {
-            return self.members[0].learn_predicted(x, y, weight);
+            return in_two_calls(&mut self.members[0]).learn_predicted(x, y, weight);
         }
         for (j, m) in self.members.iter_mut().enumerate() {
-            m.learn_predicted(x, binary_label(y, j), weight);
+            in_two_calls(m).learn_predicted(x, binary_label(y, j), weight);
         }
     }
+}
+
+/// A bundle's member in its two-call form, which a bundle in two calls has.
+fn in_two_calls<L: Classifier>(member: &mut L) -> &mut dyn TwoCalls {
+    member
+        .two_calls()
+        .expect("a bundle learns in two calls only when its members do")
 }
 
 #[cfg(test)]

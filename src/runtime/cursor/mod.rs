@@ -144,6 +144,7 @@ impl LearnOnce {
 
 /// A [`BoostOperator`] at its place in a stream: its counters, its position, learning once
 /// by an ordering column, and labels that arrive after their events (see the module doc).
+#[derive(Debug)]
 pub struct Cursor<M> {
     op: BoostOperator<M>,
     stats: OperatorStats,
@@ -428,15 +429,6 @@ impl Cursor<Model> {
             op.delay_labels(delayed.clone())?;
         }
         Ok(op)
-    }
-}
-
-impl<M> std::fmt::Debug for Cursor<M> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Cursor")
-            .field("stats", &self.stats)
-            .field("position", &self.position)
-            .finish_non_exhaustive()
     }
 }
 

@@ -26,7 +26,7 @@ use crate::core::math::{LogSums, argmax, normalize, softmax};
 /// Class counts up to which per-call scratch lives on the stack.
 pub(crate) const SMALL_K: usize = 32;
 use crate::core::{ClassId, Rng, StreamSpec, is_present, nominal_code, vec_bytes, with_scratch};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, TwoCalls};
 use crate::{Error, Result};
 use node::{Branch, Leaf, LeafState, Link, NO_CHILD, Node, NodeId, SplitNode};
 use observer::{Candidate, Observers, SearchSettings};
@@ -450,13 +450,13 @@ pub struct HoeffdingTree {
     /// Scratch: split candidates.
     #[serde(skip)]
     candidates: Vec<Candidate>,
-    /// Between [`Classifier::predict_to_learn`] and [`Classifier::learn_predicted`]: where
+    /// Between [`TwoCalls::predict_to_learn`] and [`TwoCalls::learn_predicted`]: where
     /// the row was routed (and whether learning reaches the same leaf) and naive Bayes' vote.
     #[serde(skip)]
     predicted: Option<Predicted>,
 }
 
-/// What [`Classifier::predict_to_learn`] keeps of a row for learning it.
+/// What [`TwoCalls::predict_to_learn`] keeps of a row for learning it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Predicted {
     routed: Option<(Reached, bool)>,
@@ -1125,11 +1125,13 @@ impl Classifier for HoeffdingTree {
         predicted
     }
 
-    fn learns_in_two_calls(&self) -> bool {
-        true
+    fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
+        Some(self)
     }
+}
 
-    /// Routes the row, keeping the path and the leaf for [`Classifier::learn_predicted`].
+impl TwoCalls for HoeffdingTree {
+    /// Routes the row, keeping the path and the leaf for [`TwoCalls::learn_predicted`].
     fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
         let mut path = std::mem::take(&mut self.path);
         path.clear();
@@ -1139,7 +1141,7 @@ impl Classifier for HoeffdingTree {
         self.predicted = Some(Predicted { routed, nb_vote });
     }
 
-    /// Learns at the leaf [`Classifier::predict_to_learn`] routed the row to, when learning
+    /// Learns at the leaf [`TwoCalls::predict_to_learn`] routed the row to, when learning
     /// reaches it; routes again otherwise.
     fn learn_predicted(&mut self, x: &[f64], y: ClassId, w: f64) {
         let predicted = self.predicted.take();
