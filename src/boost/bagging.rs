@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::boost::hedge::PrefixExperts;
 use crate::boost::{
-    BoosterConfig, ExpertSelection, Members, all_members, experts_note, lead_note, learnable,
+    BoosterConfig, ExpertSelection, LeadMember, Members, all_members, experts_note, lead_note,
+    learnable,
 };
 use crate::core::math::{TieBreak, argmax, normalize};
 use crate::core::{ClassId, Rng};
@@ -62,7 +63,7 @@ impl<W> OzaBagConfig<W> {
     }
 }
 
-impl<W: fmt::Display> fmt::Display for OzaBagConfig<W> {
+impl<W: LeadMember> fmt::Display for OzaBagConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -70,7 +71,7 @@ impl<W: fmt::Display> fmt::Display for OzaBagConfig<W> {
             self.n_learners,
             self.lambda,
             experts_note(self.expert_selection),
-            lead_note(self.lead),
+            lead_note(self.lead, &self.weak),
             self.weak
         )
     }

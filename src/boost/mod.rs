@@ -305,11 +305,13 @@ fn build_members<W: Config>(
 /// "A lead tree" and "Prefix experts").
 pub(crate) const LEAD: Preset = Preset::Moa;
 
-/// The model line's words for a lead (`", first member a moa tree"`), empty without one.
-pub(crate) fn lead_note(lead: Option<Preset>) -> String {
-    lead.map_or(String::new(), |p| {
-        format!(", first member a {} tree", p.name())
-    })
+/// The model line's words for a lead (`", first member a moa tree"`), empty without one or
+/// where `weak` is not a tree (then no member is one: [`LeadMember::with_tree_preset`]).
+pub(crate) fn lead_note<L: LeadMember>(lead: Option<Preset>, weak: &L) -> String {
+    lead.filter(|&p| weak.with_tree_preset(p).is_some())
+        .map_or(String::new(), |p| {
+            format!(", first member a {} tree", p.name())
+        })
 }
 
 /// The model line's words for a prefix selection other than all members (`", experts=Best"`).
@@ -655,8 +657,12 @@ mod tests {
         let bayes = NaiveBayesConfig::default();
         assert_eq!(
             predictions(led(bayes.clone().into(), Some(Preset::Moa))),
-            predictions(led(bayes.into(), None))
+            predictions(led(bayes.clone().into(), None))
         );
+        // The model line names a lead only where there is one.
+        assert!(trees.to_string().contains(", first member a moa tree"));
+        let bayes_led = led(bayes.into(), Some(Preset::Moa)).to_string();
+        assert!(!bayes_led.contains("first member"), "{bayes_led}");
         // AdaOVA's lead is one multiclass tree, its other members bundles of k binary ones.
         let ada_ova = AdaBoostOlmConfig {
             n_learners: 3,

@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 use crate::Result;
 use crate::boost::hedge::PrefixExperts;
 use crate::boost::{
-    BoosterConfig, ExpertSelection, Knob, Members, Tune, all_members, experts_note, lead_note,
-    learn_by, learnable,
+    BoosterConfig, ExpertSelection, Knob, LeadMember, Members, Tune, all_members, experts_note,
+    lead_note, learn_by, learnable,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
@@ -146,7 +146,7 @@ impl<W> OzaBoostConfig<W> {
     }
 }
 
-impl<W: fmt::Display> fmt::Display for OzaBoostConfig<W> {
+impl<W: LeadMember> fmt::Display for OzaBoostConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -157,7 +157,7 @@ impl<W: fmt::Display> fmt::Display for OzaBoostConfig<W> {
             self.vote,
             self.zero_error,
             experts_note(self.expert_selection),
-            lead_note(self.lead),
+            lead_note(self.lead, &self.weak),
             self.weak
         )
     }

@@ -22,7 +22,7 @@ use crate::boost::hedge::{Hedge, PrefixExperts};
 use crate::boost::ogd::Interval;
 use crate::boost::two_threads::{self, TwoThreads};
 use crate::boost::{
-    BoosterConfig, ExpertSelection, LearnerScales, Members, VoteRule, WeightScale,
+    BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, VoteRule, WeightScale,
     add_class_to_members, lead_note, learnable,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
@@ -111,7 +111,7 @@ fn ogd_steps(loss: Surrogate, b: f64, eta0: Option<f64>, k: usize, n: usize) -> 
         .collect()
 }
 
-impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
+impl<W: LeadMember> fmt::Display for AdaBoostOlmConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -123,7 +123,7 @@ impl<W: fmt::Display> fmt::Display for AdaBoostOlmConfig<W> {
             self.expert_selection,
             self.vote_rule,
             self.weight_scale,
-            lead_note(self.lead),
+            lead_note(self.lead, &self.weak),
             self.weak,
             b = self.bound(),
         )

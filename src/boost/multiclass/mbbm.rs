@@ -39,7 +39,7 @@ use super::potential::{PotentialEngine, WEIGHT_NOISE};
 use crate::boost::hedge::PrefixExperts;
 use crate::boost::two_threads::{self, TwoThreads};
 use crate::boost::{
-    BoosterConfig, ExpertSelection, LearnerScales, Members, VoteRule, WeightScale,
+    BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, VoteRule, WeightScale,
     add_class_to_members, all_members, check_gamma, experts_note, lead_note, learn_by, learnable,
 };
 use crate::core::math::{TieBreak, argmax_tie};
@@ -114,7 +114,7 @@ impl<W> OnlineMbbmConfig<W> {
     }
 }
 
-impl<W: fmt::Display> fmt::Display for OnlineMbbmConfig<W> {
+impl<W: LeadMember> fmt::Display for OnlineMbbmConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -126,7 +126,7 @@ impl<W: fmt::Display> fmt::Display for OnlineMbbmConfig<W> {
             self.weight_scale,
             self.epsilon_prune,
             experts_note(self.expert_selection),
-            lead_note(self.lead),
+            lead_note(self.lead, &self.weak),
             self.weak
         )
     }
