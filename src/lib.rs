@@ -10,7 +10,8 @@
 //! |---|---|---|
 //! | [`core`] | rows, feature schemas, class sets, encodings, the seeded RNG, numeric helpers | always |
 //! | [`learner`] | the contracts: [`Classifier`], [`Ranker`], [`Config`], [`learner::Ensemble`] | always |
-//! | [`weak`] | weak learners (Hoeffding tree, naive Bayes, perceptron) and [`weak::Structure`] | always |
+//! | [`drift`] | change detectors (ADWIN, Page–Hinkley, DDM, HDDM_A) over a stream of errors or losses | always |
+//! | [`weak`] | weak learners (Hoeffding tree, naive Bayes, perceptron, decision stump), one row each, and [`weak::Structure`] | always |
 //! | [`boost`] | boosters, generic over their weak learner; [`boost::BoosterConfig`], [`boost::Knob`]; batch boosting of \[MS\] over a cost-sensitive weak learner ([`boost::batch`]) | always |
 //! | [`scaling`] | online feature scaling in front of any model | always |
 //! | [`runtime::delay`] | delayed labels: the bounded store where scored rows wait for their labels | always |
@@ -20,6 +21,8 @@
 //! | `files` (private) | reading untrusted Parquet (no embedded Arrow schema, panics as errors); atomic file replacement; outputs checked against inputs; one process per model (lock files) | `columnar` |
 //! | `checkpoint` | a model's complete state in one Parquet file, written atomically | `columnar` |
 //! | `columnar` | CSV / Parquet through the Arrow readers, RecordBatch ⇄ rows, the operator | `columnar` |
+//! | `runtime::cursor` | a model's place in its stream around the Arrow operator: counters, position, learning once, labels that arrive later, save and resume | `columnar` |
+//! | `runtime::keyed` | one model per value of a key column within a memory budget, and its checkpoint directory | `columnar` |
 //! | `runtime::live` | a model (or one per key, in a keyed checkpoint directory, held within a memory budget) bound to a checkpoint and a commit policy (rows, seconds), with its input position | `columnar` |
 //! | `runtime::replay` | a logged stream replayed through a model, checkpointed by policy | `columnar` |
 //! | `runtime::job` | the `run` job: a live model over a watched directory (one output per input file, exactly once) or an Arrow IPC pipe | `columnar` |
@@ -93,6 +96,7 @@
 
 pub mod boost;
 pub mod core;
+pub mod drift;
 mod error;
 pub mod eval;
 pub mod learner;
