@@ -1,6 +1,8 @@
 //! Seeded synthetic streams for tests, examples and benchmarks: small, fast and with known
 //! structure, so that tests run anywhere without the shared data sets.
 
+pub mod drift;
+
 use crate::core::{ClassId, ClassSet, Dataset, Feature, Rng, StreamSpec};
 
 /// A stream with 3 numeric and 2 nominal features and 3 classes. The class is a fixed rule of

@@ -677,3 +677,38 @@ fn replay_under_a_per_row_label_delay_reports_what_became_of_the_rows() {
         &["--label-delay", "--checkpoint-every"],
     );
 }
+
+/// `--synth` replays a generated drifting stream without a file; the same spec gives the
+/// same report, and a bad spec is refused naming what is wrong.
+#[test]
+fn a_generated_drifting_stream_replays_without_a_file() {
+    let args = [
+        "--synth",
+        "sea:rows=4000:drift=gradual:seed=7",
+        "--algo",
+        "hoeffding",
+    ];
+    let (report, stderr) = replay_report(&args);
+    assert!(
+        stderr.contains("3 features (3 numeric, 0 nominal), 2 classes"),
+        "{stderr}"
+    );
+    assert_eq!(report["rows"], 4000);
+    assert_eq!(
+        report["inputs"][0],
+        "--synth sea:rows=4000:drift=gradual:seed=7"
+    );
+    let accuracy = report["cumulative"]["accuracy"].as_f64().unwrap();
+    assert!(accuracy > 0.75, "{accuracy}");
+    let (again, _) = replay_report(&args);
+    assert_eq!(again["cumulative"], report["cumulative"]);
+    let out = streamboost()
+        .args(["replay", "--synth", "sea:drift=sideways"])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("drift=sideways: expected abrupt, gradual or recurring"),
+        "{stderr}"
+    );
+}

@@ -17,6 +17,7 @@ use crate::learner::Classifier;
 use crate::model::Model;
 use crate::runtime::delay::LabelDelay;
 use crate::runtime::replay::{self, CheckpointPolicy, Checkpointer, Session};
+use crate::synth::drift::DriftSpec;
 
 /// The data set replayed when no `--input` is given: UCI Car Evaluation (1,728 rows,
 /// 6 nominal features, 4 classes), rows in a fixed random order (see `data/README.md`).
@@ -335,6 +336,12 @@ impl Ending<'_> {
 /// The input tables then the test tables, their names, and the row where the test part
 /// starts (the bundled data set without `--input`).
 fn read_inputs(args: &ReplayArgs) -> Result<(Vec<Table>, Vec<String>, Option<usize>)> {
+    if let Some(spec) = &args.synth {
+        let name = format!("--synth {spec}");
+        let data = spec.parse::<DriftSpec>()?.generate();
+        let table = read_csv_bytes(Path::new(&name), &csv(&data))?;
+        return Ok((vec![table], vec![name], None));
+    }
     if args.inputs.is_empty() {
         let table = read_csv_bytes(Path::new(BUNDLED_NAME), BUNDLED_CSV)?;
         return Ok((vec![table], vec![BUNDLED_NAME.to_string()], None));
@@ -349,4 +356,21 @@ fn read_inputs(args: &ReplayArgs) -> Result<(Vec<Table>, Vec<String>, Option<usi
     let test_start = (!args.tests.is_empty())
         .then(|| tables[..args.inputs.len()].iter().map(Table::n_rows).sum());
     Ok((tables, names, test_start))
+}
+
+/// `data` as CSV text with a header: its features, then `label` (class names).
+fn csv(data: &Dataset) -> Vec<u8> {
+    use std::fmt::Write;
+    let spec = data.spec();
+    let names: Vec<&str> = spec.features.iter().map(|f| f.name.as_str()).collect();
+    let mut out = format!("{},label\n", names.join(","));
+    let classes = spec.classes.names();
+    for i in 0..data.len() {
+        for v in data.row(i) {
+            write!(out, "{v},").expect("a String takes any text");
+        }
+        let label = data.label(i).map_or("", |y| classes[y].as_str());
+        writeln!(out, "{label}").expect("a String takes any text");
+    }
+    out.into_bytes()
 }

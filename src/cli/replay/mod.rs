@@ -22,6 +22,13 @@ pub struct ReplayArgs {
     /// Without it, a small bundled data set (UCI car) is replayed.
     #[arg(long = "input", value_name = "PATH")]
     pub inputs: Vec<PathBuf>,
+    /// A drifting stream generated in memory instead of an input file:
+    /// `sea[:drift=abrupt|gradual|recurring][:width=N][:noise=P]`,
+    /// `hyperplane[:features=N][:drift-features=N][:speed=S][:noise=P]` or
+    /// `rbf[:features=N][:classes=N][:centroids=N][:speed=S]`, each with `:rows=N` (100,000)
+    /// and `:seed=N` (1). Its label column is `label`.
+    #[arg(long, value_name = "SPEC", conflicts_with = "inputs")]
+    pub synth: Option<String>,
     /// Test file(s), replayed after the inputs: the model goes on learning test-then-train,
     /// and the report has these rows' metrics under `test` (the protocol of \[JT\]).
     #[arg(long = "test", value_name = "PATH", requires = "inputs")]
