@@ -34,3 +34,20 @@ pub fn write_text(path: &Path, text: &str) -> Result<()> {
         })
     })
 }
+
+/// `data` as CSV text with a header: its features, then `label` (class names).
+pub fn dataset_csv(data: &crate::core::Dataset) -> String {
+    use std::fmt::Write;
+    let spec = data.spec();
+    let names: Vec<&str> = spec.features.iter().map(|f| f.name.as_str()).collect();
+    let mut out = format!("{},label\n", names.join(","));
+    let classes = spec.classes.names();
+    for i in 0..data.len() {
+        for v in data.row(i) {
+            write!(out, "{v},").expect("a String takes any text");
+        }
+        let label = data.label(i).map_or("", |y| classes[y].as_str());
+        writeln!(out, "{label}").expect("a String takes any text");
+    }
+    out
+}

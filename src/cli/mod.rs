@@ -46,6 +46,9 @@ enum Command {
     Inspect(InspectArgs),
     /// Draw the learning curves of `replay --report` files on one chart (SVG or PNG).
     Plot(PlotArgs),
+    /// Write a generated drifting stream to a CSV file: the rows `replay --synth SPEC`
+    /// replays, for other tools to read.
+    Synth(SynthArgs),
     /// Run a SQL statement over files and models (boost_prequential, boost_predict, ...).
     #[cfg(feature = "sql")]
     Sql(SqlArgs),
@@ -84,6 +87,7 @@ pub fn main() -> ExitCode {
         Command::Train(args) => train::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Plot(args) => plot::run(&args),
+        Command::Synth(args) => write_synth(&args),
         #[cfg(feature = "sql")]
         Command::Sql(args) => sql::run(&args),
         #[cfg(not(feature = "sql"))]
@@ -313,4 +317,25 @@ mod tests {
         assert!(parse_memory_size("0").is_err());
         assert!(parse_memory_size("lots").unwrap_err().contains("lots"));
     }
+}
+
+/// Arguments of `streamboost synth`.
+#[derive(Debug, clap::Args)]
+pub struct SynthArgs {
+    /// The stream, as `replay --synth` takes it (`sea:drift=gradual:rows=200000`, …; see
+    /// `replay --help-all`).
+    #[arg(value_name = "SPEC")]
+    pub spec: String,
+    /// The CSV file to write (replaced atomically).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: std::path::PathBuf,
+}
+
+/// `streamboost synth`: the stream of `args.spec`, as CSV, to `args.output`.
+fn write_synth(args: &SynthArgs) -> crate::Result<()> {
+    let data = args
+        .spec
+        .parse::<crate::synth::drift::DriftSpec>()?
+        .generate();
+    files::write_text(&args.output, &files::dataset_csv(&data))
 }

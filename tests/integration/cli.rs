@@ -702,6 +702,17 @@ fn a_generated_drifting_stream_replays_without_a_file() {
     assert!(accuracy > 0.75, "{accuracy}");
     let (again, _) = replay_report(&args);
     assert_eq!(again["cumulative"], report["cumulative"]);
+    // `synth` writes the same rows to a file, for other tools: replayed, the same report.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sea.csv");
+    streamboost()
+        .args(["synth", "sea:rows=4000:drift=gradual:seed=7", "-o"])
+        .arg(&file)
+        .assert()
+        .success();
+    let from_file = ["--input", file.to_str().unwrap(), "--algo", "hoeffding"];
+    let (replayed, _) = replay_report(&from_file);
+    assert_eq!(replayed["cumulative"], report["cumulative"]);
     let out = streamboost()
         .args(["replay", "--synth", "sea:drift=sideways"])
         .assert()

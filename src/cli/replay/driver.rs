@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::ReplayArgs;
 use crate::Result;
+use crate::cli::files::dataset_csv;
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
@@ -339,7 +340,7 @@ fn read_inputs(args: &ReplayArgs) -> Result<(Vec<Table>, Vec<String>, Option<usi
     if let Some(spec) = &args.synth {
         let name = format!("--synth {spec}");
         let data = spec.parse::<DriftSpec>()?.generate();
-        let table = read_csv_bytes(Path::new(&name), &csv(&data))?;
+        let table = read_csv_bytes(Path::new(&name), dataset_csv(&data).as_bytes())?;
         return Ok((vec![table], vec![name], None));
     }
     if args.inputs.is_empty() {
@@ -356,21 +357,4 @@ fn read_inputs(args: &ReplayArgs) -> Result<(Vec<Table>, Vec<String>, Option<usi
     let test_start = (!args.tests.is_empty())
         .then(|| tables[..args.inputs.len()].iter().map(Table::n_rows).sum());
     Ok((tables, names, test_start))
-}
-
-/// `data` as CSV text with a header: its features, then `label` (class names).
-fn csv(data: &Dataset) -> Vec<u8> {
-    use std::fmt::Write;
-    let spec = data.spec();
-    let names: Vec<&str> = spec.features.iter().map(|f| f.name.as_str()).collect();
-    let mut out = format!("{},label\n", names.join(","));
-    let classes = spec.classes.names();
-    for i in 0..data.len() {
-        for v in data.row(i) {
-            write!(out, "{v},").expect("a String takes any text");
-        }
-        let label = data.label(i).map_or("", |y| classes[y].as_str());
-        writeln!(out, "{label}").expect("a String takes any text");
-    }
-    out.into_bytes()
 }
