@@ -1,0 +1,60 @@
+"""River's drift-aware models on the drifting streams `streamboost synth` generates (the rows
+`replay --synth` replays, so the tables of `drift_streams.sh` and this one are on the same
+data): whole-stream and final-20% accuracy, test-then-train, and rows per CPU-second.
+
+    python3 benchmarks/peers_drift.py [--binary target/release/streamboost] [SPEC ...]
+
+Needs River (`pip install river==0.22.0`)."""
+import argparse, csv, os, subprocess, tempfile, time
+
+from river import ensemble, forest, tree
+
+SPECS = ["sea:rows=100000:drift=abrupt", "hyperplane:rows=100000", "rbf:rows=100000"]
+MODELS = {
+    "River ARF-10": lambda: forest.ARFClassifier(n_models=10, seed=1),
+    "River LeveragingBagging-10": lambda: ensemble.LeveragingBaggingClassifier(
+        tree.HoeffdingTreeClassifier(), n_models=10, seed=1),
+    "River HoeffdingAdaptiveTree": lambda: tree.HoeffdingAdaptiveTreeClassifier(seed=1),
+}
+
+
+def rows(path):
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            y = r.pop("label")
+            yield {k: float(v) for k, v in r.items()}, y
+
+
+def prequential(make, data):
+    model, n, final_from = make(), len(data), int(len(data) * 0.8)
+    right = right_final = 0
+    start = time.process_time()
+    for i, (x, y) in enumerate(data):
+        hit = model.predict_one(x) == y
+        right += hit
+        right_final += hit and i >= final_from
+        model.learn_one(x, y)
+    cpu = time.process_time() - start
+    return right / n, right_final / (n - final_from), cpu
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default="target/release/streamboost")
+    ap.add_argument("specs", nargs="*", default=SPECS)
+    args = ap.parse_args()
+    print("| stream | model | whole stream | final 20% | CPU s | rows / CPU s |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in args.specs:
+            path = os.path.join(tmp, "stream.csv")
+            subprocess.run([args.binary, "synth", spec, "-o", path], check=True)
+            data = list(rows(path))
+            for name, make in MODELS.items():
+                whole, final, cpu = prequential(make, data)
+                print(f"| `{spec}` | {name} | {whole:.4f} | {final:.4f} | {cpu:.1f} | "
+                      f"{len(data) / cpu:,.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
