@@ -162,33 +162,24 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         &self.label
     }
 
-    /// The same model and stream on batches of another `input` schema
-    /// (the next file of a job), `source` naming it in errors. An input that does not fit
-    /// the model is refused, and the operator given back unchanged with the error.
-    pub fn rebind(
-        mut self, input: SchemaRef, source: impl Into<PathBuf>,
-    ) -> std::result::Result<Self, Box<(Self, Error)>> {
+    /// The same model and stream on batches of another `input` schema (the next file of a
+    /// job), `source` naming it in errors. An input that does not fit the model is refused,
+    /// and the operator left unchanged.
+    pub fn rebind(&mut self, input: SchemaRef, source: impl Into<PathBuf>) -> Result<()> {
         let source = source.into();
-        if input.fields() == self.input_schema.fields() {
-            // The same columns (the next file of a stream): the encoder and targets hold.
-            self.input_schema = input;
-            self.source = source;
-            return Ok(self);
+        if input.fields() != self.input_schema.fields() {
+            // Other columns: a new encoder, from the categories met so far.
+            let spec = self.spec();
+            let (encoder, targets, schema) =
+                bind(&spec, &input, &self.label, &self.encodings, &source)?;
+            self.spec = spec;
+            self.encoder = encoder;
+            self.targets = targets;
+            self.schema = schema;
         }
-        // The categories met so far, which the new encoder goes on from.
-        let spec = self.spec();
-        match bind(&spec, &input, &self.label, &self.encodings, &source) {
-            Ok((encoder, targets, schema)) => {
-                self.spec = spec;
-                self.encoder = encoder;
-                self.targets = targets;
-                self.schema = schema;
-                self.input_schema = input;
-                self.source = source;
-                Ok(self)
-            }
-            Err(e) => Err(Box::new((self, e))),
-        }
+        self.input_schema = input;
+        self.source = source;
+        Ok(())
     }
 
     /// Unknown labels named at most by [`BoostOperator::unknown_classes`].

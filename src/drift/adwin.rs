@@ -7,7 +7,7 @@
 //! its values' sum and their sum of squared deviations; at most `max_buckets` buckets of a
 //! size, the two oldest merged into one of twice the size when a row of sizes overflows
 //! (merging adds `n₁n₂(μ₁ − μ₂)²/(n₁ + n₂)` to the squared deviations). A window of `W`
-//! values so holds O(`max_buckets`·log `W`) buckets (the paper's Theorem 3.3).
+//! values so holds O(`max_buckets`·log `W`) buckets (a test checks the bound).
 //!
 //! **The cut** (§3.2, eq. for ε_cut): every `clock` values, each border between buckets
 //! splits the window into an older part `W₀` (`n₀` values, mean `μ₀`) and a newer `W₁`;

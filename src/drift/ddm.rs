@@ -127,8 +127,8 @@ mod tests {
             .find(|(_, c)| *c == Change::Drift)
             .map(|(i, _)| *i)
             .expect("a drift");
-        // The best level was set early, when `s` was large (p_min = 0.064, s_min = 0.036 at
-        // row 47 here): the threshold stays there, and the rise takes 735 rows to cross it.
+        // The best level was set early, when `s` was large (p_min = 0.064, s_min = 0.036
+        // here): the threshold stays there, and the rise takes 735 rows to cross it.
         assert!((3_000..4_000).contains(&drift), "{drift}");
         let warned = changes
             .iter()

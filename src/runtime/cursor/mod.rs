@@ -278,7 +278,7 @@ impl<M: Classifier + Ranker> Cursor<M> {
     /// (the next file of a job), `source` naming it in errors. An input that does not fit
     /// the model is refused, and the cursor given back unchanged with the error.
     pub fn rebind(
-        self, input: SchemaRef, source: impl Into<PathBuf>,
+        mut self, input: SchemaRef, source: impl Into<PathBuf>,
     ) -> std::result::Result<Self, Box<(Self, Error)>> {
         let source = source.into();
         let once_index = match &self.once {
@@ -291,33 +291,13 @@ impl<M: Classifier + Ranker> Cursor<M> {
             },
             None => None,
         };
-        let Cursor {
-            op,
-            stats,
-            position,
-            once,
-            delayed,
-        } = self;
-        let rebuilt = |op| Cursor {
-            op,
-            stats,
-            position,
-            once,
-            delayed,
-        };
-        match op.rebind(input, source) {
-            Ok(op) => {
-                let mut cursor = rebuilt(op);
-                if let (Some(once), Some(i)) = (&mut cursor.once, once_index) {
-                    once.index = i;
-                }
-                Ok(cursor)
-            }
-            Err(refused) => {
-                let (op, e) = *refused;
-                Err(Box::new((rebuilt(op), e)))
-            }
+        if let Err(e) = self.op.rebind(input, source) {
+            return Err(Box::new((self, e)));
         }
+        if let (Some(once), Some(i)) = (&mut self.once, once_index) {
+            once.index = i;
+        }
+        Ok(self)
     }
 
     /// Scores every row of `batch` in order, learning from those with a known label (once,
