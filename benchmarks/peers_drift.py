@@ -18,11 +18,20 @@ MODELS = {
 }
 
 
+def value(v):
+    """A number, or a nominal attribute's category as written (agrawal's elevel, car and
+    zipcode), which River's trees split on as categorical."""
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
 def rows(path):
     with open(path) as f:
         for r in csv.DictReader(f):
             y = r.pop("label")
-            yield {k: float(v) for k, v in r.items()}, y
+            yield {k: value(v) for k, v in r.items()}, y
 
 
 def prequential(make, data):

@@ -24,9 +24,11 @@ pub struct ReplayArgs {
     pub inputs: Vec<PathBuf>,
     /// A drifting stream generated in memory instead of an input file:
     /// `sea[:drift=abrupt|gradual|recurring][:width=N][:noise=P]`,
-    /// `hyperplane[:features=N][:drift-features=N][:speed=S][:noise=P]` or
-    /// `rbf[:features=N][:classes=N][:centroids=N][:speed=S]`, each with `:rows=N` (100,000)
-    /// and `:seed=N` (1). Its label column is `label`.
+    /// `hyperplane[:features=N][:drift-features=N][:speed=S][:noise=P]`,
+    /// `rbf[:features=N][:classes=N][:centroids=N][:speed=S]`,
+    /// `agrawal[:functions=F,F,…][:drift=abrupt|gradual][:width=N][:perturbation=P][:noise=P]`
+    /// or `led[:noise=P][:drift-features=N][:drift=abrupt|gradual][:width=N]`, each with
+    /// `:rows=N` (100,000) and `:seed=N` (1). Its label column is `label`.
     #[arg(long, value_name = "SPEC", conflicts_with = "inputs")]
     pub synth: Option<String>,
     /// Test file(s), replayed after the inputs: the model goes on learning test-then-train,
