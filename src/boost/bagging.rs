@@ -95,7 +95,9 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
         Ok(OzaBag {
             k: m.k,
             lambda: self.lambda,
-            prefixes: PrefixExperts::unless_last(m.len(), self.expert_selection),
+            prefixes: PrefixExperts::unless_last(m.len(), self.expert_selection)
+                .map(|p| p.watched(m.drift.as_ref()))
+                .transpose()?,
             steady_lead: m.led,
             learners: m.learners,
             rng: m.rng,

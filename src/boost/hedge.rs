@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use super::ExpertSelection;
 use crate::core::math::{TieBreak, argmax_tie, logsumexp};
+use crate::Result;
 use crate::core::{ClassId, Rng};
+use crate::drift::{Change, DriftConfig, Watch};
 
 /// Exponential weights over `n` experts: `λ_i ← λ_i − η·loss_i`, renormalised so that
 /// `max λ = 0`. The normalised probabilities are cached after each round.
@@ -120,6 +122,10 @@ impl Hedge {
 pub struct PrefixExperts {
     expert_selection: ExpertSelection,
     hedge: Hedge,
+    /// The detector on the ensemble's own error, where its members are replaced on a drift
+    /// ([`PrefixExperts::watched`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    watch: Option<Watch>,
 }
 
 impl PrefixExperts {
@@ -128,6 +134,48 @@ impl PrefixExperts {
         PrefixExperts {
             expert_selection: selection,
             hedge: Hedge::new(n, rate),
+            watch: None,
+        }
+    }
+
+    /// These experts, restarted when detector `drift` sees the ensemble's error drift
+    /// (`None`: never).
+    ///
+    /// Why a restart: Hedge's weights after `T` rows are `e^{−η·L_i}`, so after a change an
+    /// expert that was best for long keeps its lead for as many rows as its head start in
+    /// loss, whatever the new concept. Restarting the weights (all equal) when the
+    /// ensemble's error drifts makes the rows since the restart a fresh run of Hedge: its
+    /// bound (expected loss at most `(η·L* + ln N)/(1 − e^{−η})` against the best expert
+    /// `L*`, Freund & Schapire 1997, Thm. 2) then holds on each stretch between restarts
+    /// against that stretch's best expert, at the cost of `ln N/(1 − e^{−η})` per restart.
+    pub fn watched(mut self, drift: Option<&DriftConfig>) -> Result<Self> {
+        self.watch = drift.map(Watch::new).transpose()?;
+        Ok(self)
+    }
+
+    /// Restarts so far ([`PrefixExperts::watched`]).
+    pub fn restarts(&self) -> u64 {
+        self.watch.as_ref().map_or(0, |w| w.drifts)
+    }
+
+    /// The probability that the expert chosen for a row whose experts said `experts` is
+    /// wrong about label `y`: the ensemble's own error, as its watch sees it.
+    fn error(&self, experts: &[ClassId], y: ClassId) -> f64 {
+        let wrong = |e: &ClassId| f64::from(u8::from(*e != y));
+        match self.expert_selection {
+            ExpertSelection::Sample => experts
+                .iter()
+                .zip(self.hedge.probabilities())
+                .map(|(e, p)| p * wrong(e))
+                .sum(),
+            ExpertSelection::Best => {
+                let lw = self.hedge.log_weights();
+                let top = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let tied = experts.iter().zip(lw).filter(|&(_, &l)| l == top);
+                let (n, wrong_n) = tied.fold((0.0, 0.0), |(n, w), (e, _)| (n + 1.0, w + wrong(e)));
+                wrong_n / n
+            }
+            ExpertSelection::Last => wrong(&experts[experts.len() - 1]),
         }
     }
 
@@ -178,13 +226,26 @@ impl PrefixExperts {
     }
 
     /// Charges every expert whose label was not `y` the row's `weight`, and ends the round.
-    pub fn charge(&mut self, experts: &[ClassId], y: ClassId, weight: f64) {
+    /// Returns whether the experts restarted ([`PrefixExperts::watched`]).
+    pub fn charge(&mut self, experts: &[ClassId], y: ClassId, weight: f64) -> bool {
+        let drifted = match self.watch.is_some() {
+            true => {
+                let error = self.error(experts, y);
+                let watch = self.watch.as_mut().expect("checked");
+                watch.update(error) == Some(Change::Drift)
+            }
+            false => false,
+        };
         for (i, &e) in experts.iter().enumerate() {
             if e != y {
                 self.hedge.charge(i, weight);
             }
         }
         self.hedge.end_round();
+        if drifted {
+            self.hedge = Hedge::new(experts.len(), self.hedge.rate);
+        }
+        drifted
     }
 }
 

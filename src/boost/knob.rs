@@ -8,7 +8,8 @@ use super::multiclass::WeightNorm;
 use super::multiclass::cost::Surrogate;
 use super::oza::{OzaVariant, ZeroErrorPolicy};
 use super::ranking::RankingLoss;
-use super::{ExpertSelection, VoteRule, WeightScale};
+use super::{ExpertSelection, LeadMember, VoteRule, WeightScale};
+use crate::drift::DriftConfig;
 use crate::weak::hoeffding::Preset;
 use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
 
@@ -41,6 +42,9 @@ pub enum Knob {
     ZeroError(ZeroErrorPolicy),
     /// A booster's weak learner.
     Weak(WeakLearnerConfig),
+    /// The detector on a booster's learners' error, which replaces a learner when it
+    /// drifts (`None`: never).
+    Drift(Option<DriftConfig>),
     /// The tree preset of an ensemble's first member (`None`: as the rest).
     Lead(Option<Preset>),
     /// A single Hoeffding tree.
@@ -65,6 +69,7 @@ impl Knob {
             Knob::OzaVariant(_) => "oza-variant",
             Knob::ZeroError(_) => "oza-zero-error",
             Knob::Weak(_) => "weak",
+            Knob::Drift(_) => "drift-detector",
             Knob::Lead(_) => "lead",
             Knob::Tree(_) => "preset",
             Knob::Perceptron(_) => "perceptron-init",
@@ -95,7 +100,22 @@ macro_rules! replaced_by {
     )*};
 }
 
-replaced_by!(WeakLearnerConfig: Weak, HoeffdingTreeConfig: Tree, PerceptronConfig: Perceptron);
+replaced_by!(HoeffdingTreeConfig: Tree, PerceptronConfig: Perceptron);
+
+/// A booster's weak learner is replaced whole by [`Knob::Weak`], keeping its drift response
+/// (the detector is the booster's choice, not the learner's), and made adaptive or not by
+/// [`Knob::Drift`].
+impl Tune for WeakLearnerConfig {
+    fn tune(&mut self, knob: &Knob) -> bool {
+        let (weak, drift) = match knob {
+            Knob::Weak(weak) => (weak.clone(), weak.drift().or(self.drift()).cloned()),
+            Knob::Drift(drift) => (self.clone(), drift.clone()),
+            _ => return false,
+        };
+        *self = weak.adaptive(drift);
+        true
+    }
+}
 
 /// Naive Bayes has no shared knob.
 impl Tune for NaiveBayesConfig {

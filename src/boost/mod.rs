@@ -119,6 +119,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{ClassId, Rng, StreamSpec};
+use crate::drift::DriftConfig;
 use crate::learner::{Classifier, Config};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
@@ -214,13 +215,14 @@ pub trait BoosterConfig {
     /// member count is `members.len()`, whatever [`BoosterConfig::n_members`] says; no
     /// member is a lead.
     fn assemble<L: Classifier + Clone>(&self, members: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
-        self.assemble_led(members, seed, false)
+        self.assemble_led(members, seed, false, None)
     }
 
     /// [`BoosterConfig::assemble`], saying whether the first member is a lead (built by
-    /// [`LeadMember`]: resampling ensembles let it learn every row at its weight).
+    /// [`LeadMember`]: resampling ensembles let it learn every row at its weight) and which
+    /// detector, if any, watches the members' error ([`Members::drift`]).
     fn assemble_led<L: Classifier + Clone>(
-        &self, members: Vec<L>, seed: u64, led: bool,
+        &self, members: Vec<L>, seed: u64, led: bool, drift: Option<DriftConfig>,
     ) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         let k = members_classes(&members)?;
@@ -229,6 +231,7 @@ pub trait BoosterConfig {
             k,
             rng: Rng::new(seed),
             led,
+            drift,
         })
     }
 }
@@ -245,6 +248,10 @@ pub struct Members<L> {
     pub rng: Rng,
     /// Whether the first member is a lead ([`BoosterConfig::lead`]), built unlike the rest.
     pub led: bool,
+    /// The detector on the members' error where they are replaced on a drift
+    /// (`weak::adaptive`): a booster that predicts with Hedge over experts watches its own
+    /// error with it too, and restarts the experts on a drift (`hedge::PrefixExperts`).
+    pub drift: Option<DriftConfig>,
 }
 
 impl<L> Members<L> {
@@ -280,7 +287,7 @@ where
         let weak = self.member_config();
         let lead = self.lead().and_then(|preset| weak.with_tree_preset(preset));
         let (members, seed) = build_members(&weak, lead.as_ref(), self.n_members(), spec, rng)?;
-        self.assemble_led(members, seed, lead.is_some())
+        self.assemble_led(members, seed, lead.is_some(), weak.drift().cloned())
     }
 }
 
@@ -342,14 +349,31 @@ pub trait LeadMember: Config {
     fn with_tree_preset(&self, _preset: Preset) -> Option<Self> {
         None
     }
+
+    /// The detector on the learners' error, where they are replaced when it drifts
+    /// (`--drift-detector`, `weak::adaptive`); `None` by default.
+    fn drift(&self) -> Option<&DriftConfig> {
+        None
+    }
 }
 
 impl LeadMember for crate::weak::WeakLearnerConfig {
+    /// An adaptive tree's lead is an adaptive tree of `preset`.
     fn with_tree_preset(&self, preset: Preset) -> Option<Self> {
+        use crate::weak::WeakLearnerConfig as Weak;
         match self {
-            crate::weak::WeakLearnerConfig::Hoeffding(_) => {
-                Some(crate::weak::HoeffdingTreeConfig::preset(preset).into())
-            }
+            Weak::Hoeffding(_) => Some(crate::weak::HoeffdingTreeConfig::preset(preset).into()),
+            Weak::Adaptive(c) => c
+                .inner
+                .with_tree_preset(preset)
+                .map(|lead| lead.adaptive(Some(c.drift.clone()))),
+            _ => None,
+        }
+    }
+
+    fn drift(&self) -> Option<&DriftConfig> {
+        match self {
+            crate::weak::WeakLearnerConfig::Adaptive(c) => Some(&c.drift),
             _ => None,
         }
     }

@@ -183,7 +183,9 @@ impl<W> BoosterConfig for OzaBoostConfig<W> {
             vote: self.vote,
             zero_error: self.zero_error,
             tie_break: self.tie_break,
-            prefixes: PrefixExperts::unless_last(n, self.expert_selection),
+            prefixes: PrefixExperts::unless_last(n, self.expert_selection)
+                .map(|p| p.watched(m.drift.as_ref()))
+                .transpose()?,
             steady_lead: m.led,
             learners: m.learners,
             lambda_sc: vec![0.0; n],

@@ -20,6 +20,7 @@ use crate::weak::hoeffding::Preset;
 use crate::weak::{
     HoeffdingTreeConfig, PerceptronConfig, ResampleMode, ResamplingConfig, WeakLearnerConfig,
 };
+use crate::drift::DriftConfig;
 use crate::{Error, Result};
 
 /// `--weak`'s values: the weak learners' rows, with their help.
@@ -83,6 +84,18 @@ pub enum ScaleArg {
 /// first member as the rest).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lead(pub Option<Preset>);
+
+/// `--drift-detector`: a detector at its paper's defaults, or `none`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriftArg(pub Option<DriftConfig>);
+
+/// `--drift-detector`'s values: `none`, then the detectors.
+fn drift_parser() -> impl TypedValueParser<Value = DriftArg> {
+    let none = PossibleValue::new("none").help("Learners are never replaced");
+    let names = DriftConfig::NAMES.iter().map(|&n| PossibleValue::new(n));
+    PossibleValuesParser::new(std::iter::once(none).chain(names))
+        .map(|name| DriftArg(DriftConfig::named(&name)))
+}
 
 /// `--lead`'s values: `none`, then the tree presets with their help.
 fn lead_parser() -> impl TypedValueParser<Value = Lead> {
@@ -156,6 +169,10 @@ impl Protocol {
                     format!("{algo} is not among the algorithms of {}", self.name()),
                 ));
             }
+        }
+        // The papers assume a stationary stream: no learner is replaced.
+        if algo.is_booster() {
+            flags.drift_detector = flags.drift_detector.clone().or(Some(DriftArg(None)));
         }
         // The papers' OLB and Oza's boosting are MOA's OzaBoost, its stop rule included.
         if algo == Oza {
@@ -258,6 +275,12 @@ pub struct ModelFlags {
     /// `K ~ Poisson(w)` copies, or one copy with probability `min(1, w)` (ALGORITHMS.md §1.2).
     #[arg(long, value_enum)]
     pub resample: Option<ResampleArg>,
+    /// A change detector on each learner's error of a booster: a learner whose error drifts
+    /// is replaced by one started in the background at the detector's warning, and a booster
+    /// that predicts with Hedge over its prefixes restarts them when its own error drifts
+    /// (docs/drift.md). `none` under `--protocol`.
+    #[arg(long, value_name = "DETECTOR|none", value_parser = drift_parser())]
+    pub drift_detector: Option<DriftArg>,
     /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters; default logistic), or
     /// the loss of bmr's potentials (rank or hinge; default hinge).
     #[arg(long, value_enum)]
@@ -437,6 +460,7 @@ impl ModelFlags {
             self.weak_output.map(Knob::WeakOutput),
             self.oza_variant.map(Knob::OzaVariant),
             self.oza_zero_error.map(Knob::ZeroError),
+            self.drift_detector.clone().map(|DriftArg(d)| Knob::Drift(d)),
         ]
         .into_iter()
         .flatten()

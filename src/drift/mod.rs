@@ -167,6 +167,88 @@ impl DriftDetector for Detector {
     }
 }
 
+impl DriftConfig {
+    /// The detector that warns for this one where it gives no warning of its own: the same
+    /// detector at a looser level, whose drift is read as a warning. ADWIN warns at 10·δ, as
+    /// the adaptive random forest pairs ADWIN at δ = 0.01 (warning) with δ = 0.001 (drift)
+    /// (Gomes et al., Machine Learning 2017, §4); Page–Hinkley at half its threshold λ.
+    /// DDM and HDDM_A warn themselves.
+    pub fn warning_companion(&self) -> Option<DriftConfig> {
+        match self {
+            DriftConfig::Adwin(c) => Some(DriftConfig::Adwin(AdwinConfig {
+                delta: (c.delta * 10.0).min(0.5),
+                ..c.clone()
+            })),
+            DriftConfig::PageHinkley(c) => Some(DriftConfig::PageHinkley(PageHinkleyConfig {
+                threshold: c.threshold / 2.0,
+                ..c.clone()
+            })),
+            DriftConfig::Ddm(_) | DriftConfig::HddmA(_) => None,
+        }
+    }
+}
+
+/// A detector with its warnings: the detector a [`DriftConfig`] builds and, where it gives
+/// none of its own, its [`DriftConfig::warning_companion`]. What watches a learner's error
+/// (a member of an ensemble, or the ensemble itself) and counts what it saw.
+///
+/// Restart: its whole state is serde (a checkpoint resumes it bit for bit); it makes no
+/// random draw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Watch {
+    config: DriftConfig,
+    detector: Detector,
+    companion: Option<Detector>,
+    /// Warnings reported.
+    pub warnings: u64,
+    /// Drifts reported.
+    pub drifts: u64,
+}
+
+impl Watch {
+    /// A fresh watch of detector `config`.
+    pub fn new(config: &DriftConfig) -> Result<Watch> {
+        Ok(Watch {
+            detector: config.build()?,
+            companion: config.warning_companion().map(|c| c.build()).transpose()?,
+            config: config.clone(),
+            warnings: 0,
+            drifts: 0,
+        })
+    }
+
+    /// The detector's config.
+    pub fn config(&self) -> &DriftConfig {
+        &self.config
+    }
+
+    /// Adds error `x` (in `[0, 1]`): a drift from the detector, else a warning from it or its
+    /// companion. A drift also restarts the companion, so that warnings measure from the new
+    /// concept as the detector does.
+    pub fn update(&mut self, x: f64) -> Option<Change> {
+        let warned = self
+            .companion
+            .as_mut()
+            .is_some_and(|c| c.update(x) == Some(Change::Drift));
+        let change = match self.detector.update(x) {
+            Some(Change::Drift) => {
+                if let Some(c) = self.config.warning_companion() {
+                    self.companion = Some(c.build().expect("a valid config's companion is valid"));
+                }
+                Some(Change::Drift)
+            }
+            Some(Change::Warning) => Some(Change::Warning),
+            None => warned.then_some(Change::Warning),
+        };
+        match change {
+            Some(Change::Drift) => self.drifts += 1,
+            Some(Change::Warning) => self.warnings += 1,
+            None => {}
+        }
+        change
+    }
+}
+
 /// `value` checked to lie in the open interval (0, 1), for confidences and `δ`s.
 fn probability(name: &'static str, value: f64) -> Result<()> {
     if value > 0.0 && value < 1.0 {

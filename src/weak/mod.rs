@@ -4,6 +4,7 @@
 //! the run-time choice among the learners here (`--weak`), so that any learner works under
 //! any booster of [`crate::model::Model`].
 
+pub mod adaptive;
 pub mod hoeffding;
 pub mod naive_bayes;
 pub mod perceptron;
@@ -15,6 +16,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use adaptive::{Adaptive, AdaptiveConfig};
 pub use hoeffding::{HoeffdingTree, HoeffdingTreeConfig, Numerics};
 pub use naive_bayes::{NaiveBayes, NaiveBayesConfig};
 pub use perceptron::{Perceptron, PerceptronConfig};
@@ -22,6 +24,7 @@ pub use resampling::{ResampleMode, Resampled, ResamplingConfig};
 pub use stump::{Stump, StumpConfig};
 
 use crate::Result;
+use crate::drift::DriftConfig;
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::learner::{Classifier, Config, Ensemble, EnsembleSummary, TwoCalls};
 
@@ -65,6 +68,8 @@ macro_rules! weak_learners {
             $( $(#[doc = $doc])* #[serde(rename = $name)] $variant($config), )+
             /// Another learner fed unweighted copies of each row (ALGORITHMS.md §1.2).
             Resampled(ResamplingConfig),
+            /// Another learner, replaced when its error drifts (`adaptive.rs`).
+            Adaptive(AdaptiveConfig),
         }
 
         /// A weak learner built from a [`WeakLearnerConfig`].
@@ -77,6 +82,8 @@ macro_rules! weak_learners {
             $( $(#[doc = $doc])* #[serde(rename = $name)] $variant($model), )+
             /// A learner fed unweighted copies of each row.
             Resampled(Resampled),
+            /// A learner replaced when its error drifts.
+            Adaptive(Adaptive),
         }
 
         impl WeakLearnerConfig {
@@ -123,6 +130,7 @@ macro_rules! weak_learners {
                 match $self {
                     $(WeakLearnerConfig::$variant($c) => $body,)+
                     WeakLearnerConfig::Resampled($c) => $body,
+                    WeakLearnerConfig::Adaptive($c) => $body,
                 }
             };
         }
@@ -132,6 +140,7 @@ macro_rules! weak_learners {
                 match $self {
                     $(WeakLearner::$variant($m) => $body,)+
                     WeakLearner::Resampled($m) => $body,
+                    WeakLearner::Adaptive($m) => $body,
                 }
             };
         }
@@ -149,6 +158,9 @@ macro_rules! weak_learners {
                     WeakLearnerConfig::Resampled(c) => {
                         WeakLearnerConfig::Resampled(c.with_margin_output())
                     }
+                    WeakLearnerConfig::Adaptive(c) => {
+                        WeakLearnerConfig::Adaptive(c.with_margin_output())
+                    }
                 }
             }
 
@@ -159,6 +171,9 @@ macro_rules! weak_learners {
                     })+
                     WeakLearnerConfig::Resampled(c) => {
                         WeakLearner::Resampled(c.build_with_rng(spec, rng)?)
+                    }
+                    WeakLearnerConfig::Adaptive(c) => {
+                        WeakLearner::Adaptive(c.build_with_rng(spec, rng)?)
                     }
                 })
             }
@@ -312,3 +327,52 @@ macro_rules! structure_by_dispatch {
 pub(crate) use structure_by_dispatch;
 
 structure_by_dispatch!(WeakLearner);
+
+/// An adaptive learner holds itself, the learner in place and its background learner (the
+/// fresh learner it starts them from is a template, not a learner of the model).
+impl Structure for Adaptive {
+    fn heap_bytes(&self) -> usize {
+        3 * std::mem::size_of::<WeakLearner>()
+            + self.inner().heap_bytes()
+            + self.background().map_or(0, Structure::heap_bytes)
+    }
+
+    fn learners<'a, T: Any>(&'a self, out: &mut Vec<&'a T>) {
+        out.extend((self as &dyn Any).downcast_ref::<T>());
+        self.inner().learners(out);
+        if let Some(background) = self.background() {
+            background.learners(out);
+        }
+    }
+
+    fn learners_mut<'a, T: Any>(&'a mut self, out: &mut Vec<&'a mut T>) {
+        if (self as &dyn Any).is::<T>() {
+            out.extend((self as &mut dyn Any).downcast_mut::<T>());
+            return;
+        }
+        let (inner, background) = self.parts_mut();
+        inner.learners_mut(out);
+        if let Some(background) = background {
+            background.learners_mut(out);
+        }
+    }
+}
+
+impl WeakLearnerConfig {
+    /// This learner replaced when its error drifts (`Some`), or as it is (`None`): what
+    /// `--drift-detector` does to a booster's learners. An adaptive learner is re-wrapped,
+    /// never wrapped twice.
+    pub fn adaptive(self, drift: Option<DriftConfig>) -> WeakLearnerConfig {
+        let inner = match self {
+            WeakLearnerConfig::Adaptive(c) => *c.inner,
+            other => other,
+        };
+        match drift {
+            Some(drift) => WeakLearnerConfig::Adaptive(AdaptiveConfig {
+                drift,
+                inner: Box::new(inner),
+            }),
+            None => inner,
+        }
+    }
+}

@@ -204,8 +204,10 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
             scales: self.weight_scale.draw(n, &mut m.rng),
             learners: m.learners,
             alpha: vec![0.0; n],
-            prefixes: PrefixExperts::new(n, self.hedge_rate, self.expert_selection),
+            prefixes: PrefixExperts::new(n, self.hedge_rate, self.expert_selection)
+                .watched(m.drift.as_ref())?,
             rows: 0,
+            restarted_at: 0,
             rng: m.rng,
             work: Workspace::default(),
             threads: TwoThreads::default(),
@@ -254,8 +256,12 @@ pub struct AdaBoostOlm<L> {
     /// `expert_selection` and `hedge`).
     #[serde(flatten)]
     prefixes: PrefixExperts,
-    /// Rows learnt, `t` (ALGORITHMS.md §0: the first learnt row has `t = 1`).
+    /// Rows learnt (ALGORITHMS.md §0: the first learnt row has `t = 1`).
     rows: u64,
+    /// The row after which the experts last restarted (0: never): OGD's clock `t` counts
+    /// the rows since (see [`AdaBoostOlm::update`]).
+    #[serde(default)]
+    restarted_at: u64,
     rng: Rng,
     #[serde(skip)]
     work: Workspace,
@@ -366,12 +372,22 @@ impl<L: Classifier> AdaBoostOlm<L> {
 
     /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(d)) from the votes of [`Rules::forward`],
     /// whose members have already learnt the row (step (a)).
+    ///
+    /// Where the members are replaced on a drift, the experts restart when the booster's own
+    /// error drifts (`hedge::PrefixExperts::watched`), and so does OGD's clock: the steps
+    /// `η_t = steps/√t` count `t` from the restart, from the `α` reached. Zinkevich's bound
+    /// for OGD holds from any start in the feasible interval, so the rows since a restart
+    /// are a fresh run of the paper's α-learning (\[JGT\] §3.1), its regret term counted
+    /// from the restart, with steps large enough to move `α` after a change where `1/√t` at
+    /// a large `t` would barely move it.
     fn update(&mut self, y: ClassId, weight: f64, work: &mut Workspace) {
         self.rows += 1;
-        self.rules
-            .update(&mut self.alpha, self.rows, y, weight, work);
+        let t = self.rows - self.restarted_at;
+        self.rules.update(&mut self.alpha, t, y, weight, work);
         // (d) Hedge losses of the experts.
-        self.prefixes.charge(&work.experts, y, weight);
+        if self.prefixes.charge(&work.experts, y, weight) {
+            self.restarted_at = self.rows;
+        }
     }
 
     /// The row workspace for `n` learners.

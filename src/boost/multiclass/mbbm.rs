@@ -184,7 +184,9 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
             weight_norm: self.weight_norm,
             tie_break: self.tie_break,
             epsilon_prune: self.epsilon_prune,
-            prefixes: PrefixExperts::unless_last(m.len(), self.expert_selection),
+            prefixes: PrefixExperts::unless_last(m.len(), self.expert_selection)
+                .map(|p| p.watched(m.drift.as_ref()))
+                .transpose()?,
             scales: self.weight_scale.draw(m.len(), &mut m.rng),
             learners: m.learners,
             rng: m.rng,

@@ -107,6 +107,10 @@ impl<W: LeadMember> LeadMember for BinaryBundleConfig<W> {
             multiclass: true,
         })
     }
+
+    fn drift(&self) -> Option<&crate::drift::DriftConfig> {
+        self.binary.drift()
+    }
 }
 
 impl<W: Config> Config for BinaryBundleConfig<W> {

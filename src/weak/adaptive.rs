@@ -1,0 +1,310 @@
+//! A learner that replaces itself when its error drifts: the member rule of the adaptive
+//! random forest (Gomes et al., Machine Learning 2017, Algorithm 1, lines 10–16), for any
+//! weak learner under any booster.
+//!
+//! A [`Watch`] (a detector of [`crate::drift`] and its warning companion) watches the
+//! learner's 0/1 error on each row it learns, measured before it learns it (test-then-train,
+//! the booster's own prediction of the member reused). On a **warning** a *background*
+//! learner, fresh as the member was built, starts learning every row the member learns (a
+//! later warning starts it again, as ARF does: the newer start fits the newer concept). On a
+//! **drift** the background learner takes the member's place, or a fresh one where no warning
+//! came first; the detector has reset itself to the rows after the change.
+//!
+//! Why the unweighted error of the rows it learns: the detectors' bounds hold for values in
+//! `[0, 1]` drawn from one distribution while nothing changes. A row's weight `w` (a
+//! booster's, up to hundreds) would make `w·error` unbounded; the 0/1 error of the member's
+//! own prediction on the rows its booster hands it (`w > 0`) is what rises when the concept
+//! under the member changes. A row of weight 0 is not learnt and not counted (the contract of
+//! [`Classifier::learn`]: it changes nothing).
+//!
+//! What the booster keeps about the member (its α, its share of Hedge's weights) is the
+//! booster's; each booster says in its module what it does after its members are replaced
+//! (`crate::boost::hedge` watches the ensemble's own error and restarts its experts).
+//!
+//! Restart, cancel and crash: the member, its background learner, the fresh learner it starts
+//! from and the detector are all part of the model's state: a checkpoint resumes them bit for
+//! bit, and a job restarted from it replaces members at the same rows. The replacement log is
+//! bounded ([`Adaptive::LOGGED`] rows, the oldest dropped); the counts are not.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::{WeakLearner, WeakLearnerConfig};
+use crate::Result;
+use crate::core::math::argmax;
+use crate::core::{ClassId, Rng, StreamSpec};
+use crate::drift::{Change, DriftConfig, Watch};
+use crate::learner::{Classifier, Config, TwoCalls};
+
+/// A weak learner replaced on a drift of its error; see the module docs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdaptiveConfig {
+    /// The detector on the learner's error.
+    pub drift: DriftConfig,
+    /// The learner.
+    pub inner: Box<WeakLearnerConfig>,
+}
+
+impl fmt::Display for AdaptiveConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}, replaced on {}", self.inner, self.drift)
+    }
+}
+
+impl Config for AdaptiveConfig {
+    type Model = Adaptive;
+
+    fn validate(&self) -> Result<()> {
+        self.drift.validate()?;
+        self.inner.validate()
+    }
+
+    fn with_margin_output(&self) -> Self {
+        AdaptiveConfig {
+            drift: self.drift.clone(),
+            inner: Box::new(self.inner.with_margin_output()),
+        }
+    }
+
+    fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Adaptive> {
+        self.validate()?;
+        let learner = self.inner.build_with_rng(spec, rng)?;
+        Ok(Adaptive {
+            fresh: Box::new(learner.clone()),
+            learner: Box::new(learner),
+            background: None,
+            watch: Watch::new(&self.drift)?,
+            rows: 0,
+            replaced: 0,
+            replaced_at: Vec::new(),
+            scratch: Vec::new(),
+            predicted: None,
+        })
+    }
+}
+
+/// A weak learner that replaces itself when its error drifts; see the module docs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Adaptive {
+    learner: Box<WeakLearner>,
+    /// Started on a warning, learning beside the member until a drift or the next warning.
+    background: Option<Box<WeakLearner>>,
+    /// The learner as it was built (grown to the classes added since): what a background
+    /// learner starts from.
+    fresh: Box<WeakLearner>,
+    watch: Watch,
+    /// Rows learnt (with positive weight): the clock of the replacement log.
+    rows: u64,
+    /// Replacements so far.
+    replaced: u64,
+    /// The row (of [`Adaptive::rows`]) of each of the last [`Adaptive::LOGGED`] replacements.
+    replaced_at: Vec<u64>,
+    /// The probabilities of a row learnt through [`Classifier::learn`].
+    #[serde(skip)]
+    scratch: Vec<f64>,
+    /// Between the two calls of [`TwoCalls`]: the member's prediction of the row.
+    #[serde(skip)]
+    predicted: Option<ClassId>,
+}
+
+impl Adaptive {
+    /// Replacements kept in the log.
+    pub const LOGGED: usize = 64;
+
+    /// The learner in place now.
+    pub fn inner(&self) -> &WeakLearner {
+        &self.learner
+    }
+
+    /// The learner in place now, to change in place.
+    pub fn inner_mut(&mut self) -> &mut WeakLearner {
+        &mut self.learner
+    }
+
+    /// The background learner, while one learns.
+    pub fn background(&self) -> Option<&WeakLearner> {
+        self.background.as_deref()
+    }
+
+    /// The learner in place and the background learner, to change in place.
+    pub(crate) fn parts_mut(&mut self) -> (&mut WeakLearner, Option<&mut WeakLearner>) {
+        (&mut self.learner, self.background.as_deref_mut())
+    }
+
+    /// Times the learner was replaced.
+    pub fn replacements(&self) -> u64 {
+        self.replaced
+    }
+
+    /// Warnings its detector gave.
+    pub fn warnings(&self) -> u64 {
+        self.watch.warnings
+    }
+
+    /// The rows (counted over the rows this learner learnt) of its last replacements, oldest
+    /// first.
+    pub fn replaced_at(&self) -> &[u64] {
+        &self.replaced_at
+    }
+
+    /// The member predicted `predicted` for a row of label `y` it has just learnt with
+    /// weight `weight`: the background learner learns it too, and the error goes to the
+    /// watch, which may start a background learner or swap it in.
+    fn learnt(&mut self, x: &[f64], y: ClassId, weight: f64, predicted: ClassId) {
+        if let Some(background) = &mut self.background {
+            background.learn(x, y, weight);
+        }
+        self.rows += 1;
+        match self.watch.update(f64::from(u8::from(predicted != y))) {
+            Some(Change::Warning) => self.background = Some(self.fresh.clone()),
+            Some(Change::Drift) => {
+                self.learner = self.background.take().unwrap_or_else(|| self.fresh.clone());
+                self.replaced += 1;
+                if self.replaced_at.len() == Self::LOGGED {
+                    self.replaced_at.remove(0);
+                }
+                self.replaced_at.push(self.rows);
+            }
+            None => {}
+        }
+    }
+}
+
+impl Classifier for Adaptive {
+    fn n_classes(&self) -> usize {
+        self.learner.n_classes()
+    }
+
+    fn add_class(&mut self) -> Result<()> {
+        self.learner.add_class()?;
+        self.fresh.add_class()?;
+        if let Some(background) = &mut self.background {
+            background.add_class()?;
+        }
+        Ok(())
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.resize(self.n_classes(), 0.0);
+        self.learn_predict(x, Some(y), weight, &mut out);
+        self.scratch = out;
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        self.learner.predict_proba(x, out);
+    }
+
+    /// The member's own test-then-train pass; its prediction is the error the watch sees.
+    fn learn_predict(
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
+    ) -> ClassId {
+        let predicted = self.learner.learn_predict(x, y, weight, out);
+        if let Some(y) = y.filter(|_| weight > 0.0 && weight.is_finite()) {
+            self.learnt(x, y, weight, predicted);
+        }
+        predicted
+    }
+
+    fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
+        self.learner.two_calls()?;
+        Some(self)
+    }
+}
+
+impl TwoCalls for Adaptive {
+    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
+        self.learner
+            .two_calls()
+            .expect("two_calls checked the learner")
+            .predict_to_learn(x, out);
+        self.predicted = Some(argmax(out));
+    }
+
+    fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        self.learner
+            .two_calls()
+            .expect("two_calls checked the learner")
+            .learn_predicted(x, y, weight);
+        let predicted = self.predicted.take().expect("predict_to_learn came first");
+        if weight > 0.0 && weight.is_finite() {
+            self.learnt(x, y, weight, predicted);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drift::AdwinConfig;
+    use crate::weak::HoeffdingTreeConfig;
+
+    fn adaptive() -> Adaptive {
+        let config = AdaptiveConfig {
+            drift: DriftConfig::Adwin(AdwinConfig::default()),
+            inner: Box::new(HoeffdingTreeConfig::moa().into()),
+        };
+        config
+            .build(&StreamSpec::numeric(2, 2).unwrap(), 3)
+            .unwrap()
+    }
+
+    /// Rows of two features whose class is `x₀ > 0.5`, or its opposite after `flip`.
+    fn rows(n: usize, flip: usize, seed: u64) -> Vec<([f64; 2], ClassId)> {
+        let mut rng = Rng::new(seed);
+        (0..n)
+            .map(|t| {
+                let x = [rng.uniform(), rng.uniform()];
+                let y = usize::from(x[0] > 0.5) ^ usize::from(t >= flip);
+                (x, y)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_switched_concept_replaces_the_learner_and_a_stationary_one_does_not() {
+        let mut switched = adaptive();
+        let mut out = [0.0; 2];
+        for (x, y) in rows(20_000, 10_000, 5) {
+            switched.learn_predict(&x, Some(y), 1.0, &mut out);
+        }
+        assert!(switched.replacements() >= 1, "the switch went unseen");
+        let at = switched.replaced_at()[0];
+        assert!((10_000..11_000).contains(&at), "replaced at row {at}");
+        // The replacement learnt the new concept.
+        let late: Vec<_> = rows(1_000, 0, 9);
+        let right = late.iter().filter(|(x, y)| switched.predict(x) == *y).count();
+        assert!(right > 950, "{right} of 1000 after the switch");
+
+        let mut stationary = adaptive();
+        for (x, y) in rows(20_000, usize::MAX, 5) {
+            stationary.learn_predict(&x, Some(y), 1.0, &mut out);
+        }
+        assert_eq!(stationary.replacements(), 0);
+    }
+
+    #[test]
+    fn the_two_calls_replace_as_one_does_and_a_round_trip_goes_on_bit_for_bit() {
+        let (mut one, mut two) = (adaptive(), adaptive());
+        let data = rows(16_000, 8_000, 7);
+        let (mut a, mut b) = ([0.0; 2], [0.0; 2]);
+        for (x, y) in &data[..12_000] {
+            one.learn_predict(x, Some(*y), 1.0, &mut a);
+            let calls = two.two_calls().unwrap();
+            calls.predict_to_learn(x, &mut b);
+            calls.learn_predicted(x, *y, 1.0);
+            assert_eq!(a, b);
+        }
+        assert!(one.replacements() >= 1);
+        assert_eq!(one.replaced_at(), two.replaced_at());
+        let json = serde_json::to_string(&one).unwrap();
+        let mut back: Adaptive = serde_json::from_str(&json).unwrap();
+        for (x, y) in &data[12_000..] {
+            let p = one.learn_predict(x, Some(*y), 1.0, &mut a);
+            assert_eq!(back.learn_predict(x, Some(*y), 1.0, &mut b), p);
+            assert_eq!(a, b);
+        }
+        assert_eq!(serde_json::to_string(&back).unwrap(), serde_json::to_string(&one).unwrap());
+    }
+}
