@@ -1,31 +1,39 @@
 #!/usr/bin/env bash
 # Each algorithm's default (and the crate's default model) on drifting streams generated in
-# the crate (`replay --synth`, docs/drift.md): whole-stream and final-20% accuracy, CPU
-# seconds (user + system) and rows per CPU-second. One run each; seeded, so the accuracies
-# repeat exactly.
+# the crate (`replay --synth`, docs/drift.md), without and with the drift response
+# (`--drift-detector`): whole-stream and final-20% accuracy, learners replaced, CPU seconds
+# (user + system) and rows per CPU-second. One run each; seeded, so the accuracies repeat
+# exactly.
 #   B=target/release/streamboost benchmarks/drift_streams.sh [SPEC...]
+#   MODELS="default:adwin ada-olm:none" benchmarks/drift_streams.sh agrawal:rows=100000
 set -euo pipefail
 B=${B:-target/release/streamboost}
 specs=("$@")
 if [ ${#specs[@]} -eq 0 ]; then
-  specs=("sea:rows=100000:drift=abrupt" "hyperplane:rows=100000" "rbf:rows=100000")
+  specs=("agrawal:rows=100000" "sea:rows=100000:drift=abrupt" "hyperplane:rows=100000"
+    "rbf:rows=100000" "led:rows=100000")
 fi
+read -r -a models <<< "${MODELS:-hoeffding:none oza-bag:none oza-bag:adwin ada-olm:none ada-olm:adwin default:none default:adwin}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "| stream | model | whole stream | final 20% | CPU s | rows / CPU s |"
-echo "|---|---|---|---|---|---|"
+echo "| stream | model | drift detector | whole stream | final 20% | learners replaced | CPU s | rows / CPU s |"
+echo "|---|---|---|---|---|---|---|---|"
 for spec in "${specs[@]}"; do
-  for algo in hoeffding oza-bag ada-olm default; do
+  for model in "${models[@]}"; do
+    algo=${model%%:*}; detector=${model#*:}
     flags=(); [ "$algo" != default ] && flags=(--algo "$algo")
+    [ "$algo" != hoeffding ] && flags+=(--drift-detector "$detector")
     /usr/bin/time -f "%U %S" -o "$tmp/t" "$B" replay --synth "$spec" "${flags[@]}" --quiet \
       --report "$tmp/r.json" > /dev/null 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-    python3 - "$spec" "$algo" "$tmp" <<'PY'
+    python3 - "$spec" "$algo" "$detector" "$tmp" <<'PY'
 import json, sys
-spec, algo, tmp = sys.argv[1:]
+spec, algo, detector, tmp = sys.argv[1:]
 r = json.load(open(f"{tmp}/r.json"))
 user, system = map(float, open(f"{tmp}/t").read().split())
 cpu = user + system
-print(f"| `{spec}` | {algo} | {r['cumulative']['accuracy']:.4f} | "
-      f"{r['final_fraction']['accuracy']:.4f} | {cpu:.1f} | {r['rows'] / cpu:,.0f} |")
+replaced = r.get("drift", {}).get("replaced", "")
+print(f"| `{spec}` | {algo} | {detector} | {r['cumulative']['accuracy']:.4f} | "
+      f"{r['final_fraction']['accuracy']:.4f} | {replaced} | {cpu:.1f} | {r['rows'] / cpu:,.0f} |",
+      flush=True)
 PY
   done
 done

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::ExpertSelection;
-use crate::core::math::{TieBreak, argmax_tie, logsumexp};
 use crate::Result;
+use crate::core::math::{TieBreak, argmax_tie, logsumexp};
 use crate::core::{ClassId, Rng};
 use crate::drift::{Change, DriftConfig, Watch};
 

@@ -14,13 +14,13 @@ use crate::boost::multiclass::cost::Surrogate;
 use crate::boost::oza::{OzaVariant, ZeroErrorPolicy};
 use crate::boost::ranking::RankingLoss;
 use crate::boost::{ExpertSelection, Knob, Tune, VoteRule, WeightScale};
+use crate::drift::DriftConfig;
 use crate::model::{Algorithm, ModelConfig, member_preset};
 use crate::scaling::{ScaledConfig, Scaling};
 use crate::weak::hoeffding::Preset;
 use crate::weak::{
     HoeffdingTreeConfig, PerceptronConfig, ResampleMode, ResamplingConfig, WeakLearnerConfig,
 };
-use crate::drift::DriftConfig;
 use crate::{Error, Result};
 
 /// `--weak`'s values: the weak learners' rows, with their help.
@@ -460,7 +460,9 @@ impl ModelFlags {
             self.weak_output.map(Knob::WeakOutput),
             self.oza_variant.map(Knob::OzaVariant),
             self.oza_zero_error.map(Knob::ZeroError),
-            self.drift_detector.clone().map(|DriftArg(d)| Knob::Drift(d)),
+            self.drift_detector
+                .clone()
+                .map(|DriftArg(d)| Knob::Drift(d)),
         ]
         .into_iter()
         .flatten()

@@ -18,6 +18,8 @@ pub struct Curve {
     pub points: Vec<(u64, Option<f64>, Option<f64>)>,
     /// The first row of the final fraction, if there is one.
     pub final_from: Option<u64>,
+    /// Rows where a learner was replaced after a drift (drawn as ticks at the bottom).
+    pub replaced_at: Vec<u64>,
 }
 
 /// The image formats charts are written in, by the path's extension.
@@ -173,6 +175,22 @@ where
             ))?
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], colour));
+    }
+    // Each replacement of a learner: a tick in the curve's colour, rising from the bottom.
+    for (i, curve) in curves.iter().enumerate() {
+        if curve.replaced_at.is_empty() {
+            continue;
+        }
+        let (r, g, b) = COLOURS[i % COLOURS.len()];
+        let colour = RGBColor(r, g, b).mix(0.6);
+        let tick = (hi - lo) * 0.04;
+        let ticks = curve.replaced_at.iter().map(|&row| {
+            PathElement::new(vec![(row, lo), (row, lo + tick)], colour.stroke_width(1))
+        });
+        chart
+            .draw_series(ticks)?
+            .label(format!("{}: a learner replaced", curve.name))
+            .legend(move |(x, y)| PathElement::new(vec![(x + 12, y - 5), (x + 12, y + 5)], colour));
     }
     for (i, curve) in curves.iter().enumerate() {
         let (r, g, b) = COLOURS[i % COLOURS.len()];
@@ -331,6 +349,11 @@ fn read_report(path: &Path) -> Result<(String, &'static str, Curve)> {
             name,
             points,
             final_from,
+            replaced_at: report["drift"]["events"]
+                .as_array()
+                .map_or(Vec::new(), |events| {
+                    events.iter().filter_map(|e| e["row"].as_u64()).collect()
+                }),
         },
     ))
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::files::{write_json, write_text};
 use crate::Result;
 use crate::columnar::Encodings;
+use crate::eval::DriftEvents;
 use crate::model::{Algorithm, ModelConfig};
 
 /// The files a replay was asked to write.
@@ -29,6 +30,9 @@ struct RunReport<'a, R> {
     run: &'a RunInfo<'a>,
     #[serde(flatten)]
     metrics: &'a R,
+    /// The learners replaced after a drift, where the model's learners are adaptive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drift: Option<&'a DriftEvents>,
 }
 
 /// What ran.
@@ -53,15 +57,24 @@ pub struct RunInfo<'a> {
     pub unknown_labels: usize,
 }
 
-/// Writes the files a replay was asked for at its end: the JSON report (`run` and `metrics`),
-/// and the learning curve of `metric` as CSV and as a chart marking `final_from`, the first
-/// row of the final fraction (the predictions are written as the rows are scored).
+/// Writes the files a replay was asked for at its end: the JSON report (`run`, `metrics` and
+/// `drift`), and the learning curve of `metric` as CSV and as a chart marking `final_from`,
+/// the first row of the final fraction, and the rows where learners were replaced (the
+/// predictions are written as the rows are scored).
 pub fn write_outputs<R: Serialize>(
     outputs: &Outputs, run: &RunInfo, metrics: &R, metric: &str,
     curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>, final_from: u64,
+    drift: Option<&DriftEvents>,
 ) -> Result<()> {
     if let Some(path) = &outputs.report {
-        write_json(path, &RunReport { run, metrics })?;
+        write_json(
+            path,
+            &RunReport {
+                run,
+                metrics,
+                drift,
+            },
+        )?;
     }
     let points: Vec<_> = curve.collect();
     if let Some(path) = &outputs.curve {
@@ -72,6 +85,7 @@ pub fn write_outputs<R: Serialize>(
             name: run.algorithm.name().to_string(),
             points,
             final_from: Some(final_from),
+            replaced_at: drift.map_or(Vec::new(), |d| d.events.iter().map(|e| e.row).collect()),
         };
         // The files' names, not their paths: a title is one line.
         let names: Vec<_> = run

@@ -455,6 +455,7 @@ fn plot_rounds(path: &Path, report: &TrainReport) -> Result<()> {
             .map(|r| (r.round as u64, value(r), None))
             .collect(),
         final_from: None,
+        replaced_at: Vec::new(),
     };
     let mut curves = vec![curve("training error", &|r| {
         Some(r.round_report.train_error)

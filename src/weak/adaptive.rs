@@ -274,7 +274,10 @@ mod tests {
         assert!((10_000..11_000).contains(&at), "replaced at row {at}");
         // The replacement learnt the new concept.
         let late: Vec<_> = rows(1_000, 0, 9);
-        let right = late.iter().filter(|(x, y)| switched.predict(x) == *y).count();
+        let right = late
+            .iter()
+            .filter(|(x, y)| switched.predict(x) == *y)
+            .count();
         assert!(right > 950, "{right} of 1000 after the switch");
 
         let mut stationary = adaptive();
@@ -305,6 +308,9 @@ mod tests {
             assert_eq!(back.learn_predict(x, Some(*y), 1.0, &mut b), p);
             assert_eq!(a, b);
         }
-        assert_eq!(serde_json::to_string(&back).unwrap(), serde_json::to_string(&one).unwrap());
+        assert_eq!(
+            serde_json::to_string(&back).unwrap(),
+            serde_json::to_string(&one).unwrap()
+        );
     }
 }

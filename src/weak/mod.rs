@@ -24,8 +24,8 @@ pub use resampling::{ResampleMode, Resampled, ResamplingConfig};
 pub use stump::{Stump, StumpConfig};
 
 use crate::Result;
-use crate::drift::DriftConfig;
 use crate::core::{ClassId, Rng, StreamSpec};
+use crate::drift::DriftConfig;
 use crate::learner::{Classifier, Config, Ensemble, EnsembleSummary, TwoCalls};
 
 /// This family's rows of the model catalogue, handed on to the next family's macro (see

@@ -311,10 +311,14 @@ fn single_naive_bayes_and_perceptron() {
 /// learner works under any booster).
 /// Every weak learner of the catalogue's rows, by name, at the defaults a config naming it
 /// starts from.
+/// And a tree replaced when its error drifts (`--drift-detector`).
 fn weak_learners() -> Vec<(&'static str, WeakLearnerConfig)> {
+    let adwin = streamboost::drift::DriftConfig::named("adwin");
+    let adaptive = WeakLearnerConfig::named("hoeffding").unwrap().adaptive(adwin);
     WeakLearnerConfig::NAMES
         .iter()
         .map(|&name| (name, WeakLearnerConfig::named(name).expect("a row's name")))
+        .chain([("adaptive-hoeffding", adaptive)])
         .collect()
 }
 

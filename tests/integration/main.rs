@@ -30,6 +30,8 @@ mod ballista;
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]
+mod drift;
+#[cfg(feature = "cli")]
 mod multi_label;
 #[cfg(feature = "cli")]
 mod run_job;

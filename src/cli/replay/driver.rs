@@ -12,7 +12,7 @@ use crate::cli::files::dataset_csv;
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
-use crate::eval::{Prequential, RowOutcome};
+use crate::eval::{DriftEvents, DriftLog, Prequential, RowOutcome};
 use crate::files::{self, Named};
 use crate::learner::Classifier;
 use crate::model::Model;
@@ -162,9 +162,11 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     }
 
     let progress = report::ProgressMeter::rows(n as u64, args.quiet);
+    let mut drift_log = DriftLog::default();
     let mut after_row =
         |position: usize, row: usize, labelled: bool, current: bool, model: &mut Model| {
             progress.step(position as u64 + 1);
+            drift_log.observe(position as u64 + 1, model);
             checkpointer.after_row(position, row, labelled, current, model)
         };
     let encodings = stream.encodings.clone();
@@ -213,7 +215,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         let saved = checkpointer.finish(n, &mut model);
         let points = report.curve.iter();
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
-        return ending.write(saved, &report, "rank_loss", points);
+        return ending.write(saved, &report, "rank_loss", points, drift_log.finish());
     }
 
     let class_names = spec.classes.names();
@@ -256,7 +258,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let saved = checkpointer.finish(n, &mut model);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
-    ending.write(saved, &report, "accuracy", points)
+    ending.write(saved, &report, "accuracy", points, drift_log.finish())
 }
 
 /// Refuses an output that would overwrite an input or another output, before anything is
@@ -311,15 +313,30 @@ struct Ending<'a> {
 
 impl Ending<'_> {
     /// Ends the progress display, says where the model was saved, prints the summary and
-    /// writes the report and the curve of `metric`; a failed final save is reported after
-    /// them, so that it costs none of them.
+    /// writes the report (with the learners replaced after a drift, if any were adaptive)
+    /// and the curve of `metric`; a failed final save is reported after them, so that it
+    /// costs none of them.
     fn write<R: Serialize + Display>(
         self, saved: Result<Option<(&Path, u64)>>, report: &R, metric: &str,
-        curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>,
+        curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>, drift: Option<DriftEvents>,
     ) -> Result<()> {
         self.progress.finish();
         if let Ok(Some((path, seen))) = &saved {
             eprintln!("saved    {} ({seen} rows seen)", path.display());
+        }
+        if let Some(d) = &drift {
+            let first: Vec<String> = d.events.iter().take(8).map(|e| e.row.to_string()).collect();
+            let more = if d.replaced > 8 { ", …" } else { "" };
+            eprintln!(
+                "drift    {} of {} learners' replacements, {} warnings{}",
+                d.replaced,
+                d.learners,
+                d.warnings,
+                match first.is_empty() {
+                    true => String::new(),
+                    false => format!("; at rows {}{more}", first.join(", ")),
+                }
+            );
         }
         report::print(report);
         report::write_outputs(
@@ -329,6 +346,7 @@ impl Ending<'_> {
             metric,
             curve,
             self.final_from,
+            drift.as_ref(),
         )?;
         saved.map(|_| ())
     }

@@ -1,0 +1,84 @@
+//! Which of a model's learners were replaced after a drift of their error, and at which row:
+//! what the replay report, its curve and `--plot` say of a model whose learners are adaptive
+//! (`--drift-detector`, `weak::adaptive`).
+//!
+//! The log watches the model from outside, row by row, through its [`Structure`]: learners
+//! count their own replacements, and a replacement seen here after row `r` happened while
+//! the model learnt row `r`. A model resumed from a checkpoint is logged from where it
+//! resumed. The log keeps the first [`DriftLog::KEPT`] events and counts the rest.
+
+use serde::{Deserialize, Serialize};
+
+use crate::weak::{Adaptive, Structure};
+
+/// One learner replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Replacement {
+    /// Rows seen when it happened (the row that triggered it is the `row`-th).
+    pub row: u64,
+    /// The learner, in the model's member order (a booster's members in turn, one-vs-all's
+    /// class by class).
+    pub member: usize,
+}
+
+/// The drift events of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriftEvents {
+    /// Adaptive learners in the model.
+    pub learners: usize,
+    /// Replacements during the run.
+    pub replaced: u64,
+    /// Warnings during the run (a background learner started).
+    pub warnings: u64,
+    /// The first replacements, in order.
+    pub events: Vec<Replacement>,
+    /// Replacements beyond those kept.
+    pub not_kept: u64,
+}
+
+/// Follows a model's adaptive learners row by row; see the module docs.
+#[derive(Debug, Default)]
+pub struct DriftLog {
+    /// Each learner's replacements and warnings when last looked at (`None` before the
+    /// first look).
+    counts: Option<Vec<(u64, u64)>>,
+    /// What was seen since the first look.
+    events: DriftEvents,
+}
+
+impl DriftLog {
+    /// Replacements kept in [`DriftEvents::events`].
+    pub const KEPT: usize = 10_000;
+
+    /// Looks at `model` after it learnt the `row`-th row.
+    pub fn observe(&mut self, row: u64, model: &impl Structure) {
+        let mut learners: Vec<&Adaptive> = Vec::new();
+        model.learners(&mut learners);
+        let counts = self.counts.get_or_insert_with(|| {
+            learners
+                .iter()
+                .map(|a| (a.replacements(), a.warnings()))
+                .collect()
+        });
+        // A model that grew learners (it does not today) is followed from there.
+        counts.resize(learners.len(), (0, 0));
+        for (member, (learner, (replaced, warned))) in learners.iter().zip(counts).enumerate() {
+            let now = learner.replacements();
+            for _ in *replaced..now {
+                self.events.replaced += 1;
+                match self.events.events.len() < Self::KEPT {
+                    true => self.events.events.push(Replacement { row, member }),
+                    false => self.events.not_kept += 1,
+                }
+            }
+            self.events.warnings += learner.warnings() - *warned;
+            (*replaced, *warned) = (now, learner.warnings());
+        }
+        self.events.learners = learners.len();
+    }
+
+    /// What was seen; `None` for a model without adaptive learners.
+    pub fn finish(self) -> Option<DriftEvents> {
+        (self.events.learners > 0).then_some(self.events)
+    }
+}

@@ -1,0 +1,192 @@
+//! `--drift-detector`: every booster's learners replaced after an abrupt change, and not on a
+//! stationary stream; the replacements in the report, the chart and a checkpoint.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::cli::{Flag, read_json, replay_report, streamboost};
+
+/// Agrawal's stream (two classes), 6,000 rows, through labelling functions 1, 4 and 7 with
+/// changes at rows 2,000 and 4,000, or function 1 alone.
+const SWITCHING: &str = "agrawal:rows=6000:seed=3";
+const STATIONARY: &str = "agrawal:rows=6000:functions=1:seed=3";
+
+fn drift_report(spec: &str, algo: &str) -> Value {
+    let args = [
+        "--synth",
+        spec,
+        "--algo",
+        algo,
+        "--learners",
+        "3",
+        "--drift-detector",
+        "adwin",
+    ];
+    replay_report(&args).0
+}
+
+#[test]
+fn every_booster_replaces_a_learner_after_an_abrupt_change_and_none_on_a_stationary_stream() {
+    let boosters = [
+        "ada-olm",
+        "ova",
+        "ada-ova",
+        "mbbm",
+        "oza",
+        "oza-bag",
+        "osboost",
+        "osboost-ocp",
+        "osboost-exp",
+        "ogboost",
+        "bbm",
+    ];
+    for algo in boosters {
+        let report = drift_report(SWITCHING, algo);
+        let drift = &report["drift"];
+        let events = drift["events"].as_array().unwrap();
+        let after_change = events
+            .iter()
+            .filter(|e| e["row"].as_u64() > Some(2_000))
+            .count();
+        assert!(
+            after_change > 0,
+            "{algo}: none replaced after the change; {drift}"
+        );
+        assert_eq!(drift["replaced"].as_u64(), Some(events.len() as u64));
+        let stationary = drift_report(STATIONARY, algo);
+        assert_eq!(
+            stationary["drift"]["replaced"], 0,
+            "{algo}: {}",
+            stationary["drift"]
+        );
+    }
+}
+
+#[test]
+fn without_a_detector_the_report_has_no_drift_and_protocols_keep_the_papers() {
+    let (report, _) =
+        replay_report(&["--synth", SWITCHING, "--algo", "ada-olm", "--learners", "3"]);
+    assert!(report.get("drift").is_none(), "{report}");
+    let (report, _) = replay_report(&[
+        "--synth",
+        SWITCHING,
+        "--algo",
+        "ada-olm",
+        "--learners",
+        "3",
+        "--protocol",
+        "jgt17",
+    ]);
+    assert!(report.get("drift").is_none(), "{report}");
+    // A single tree has no learners to replace: the flag is refused, naming it.
+    let out = streamboost()
+        .args([
+            "replay",
+            "--synth",
+            SWITCHING,
+            "--algo",
+            "hoeffding",
+            "--drift-detector",
+            "adwin",
+        ])
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("--drift-detector does not apply to hoeffding"),
+        "{stderr}"
+    );
+}
+
+/// A model whose learners were replaced, saved and resumed, predicts as the one that was not
+/// saved: the detectors, the background learners and the fresh learners they start from are
+/// in the checkpoint.
+#[test]
+fn replaced_learners_and_their_detectors_resume_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |name: &str| dir.path().join(name);
+    streamboost()
+        .args(["synth", SWITCHING, "-o"])
+        .arg(out("all.csv"))
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(out("all.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let part = |name: &str, rows: &[&str]| {
+        std::fs::write(out(name), format!("{}\n{}\n", lines[0], rows.join("\n"))).unwrap();
+    };
+    part("first.csv", &lines[1..3_001]);
+    part("second.csv", &lines[3_001..]);
+    let model = [
+        "--algo",
+        "ada-olm",
+        "--learners",
+        "3",
+        "--drift-detector",
+        "adwin",
+    ];
+    let run = |input: &str, predictions: &str, more: &[&str]| {
+        streamboost()
+            .args(["replay", "-q"])
+            .args(model)
+            .args(more)
+            .flag("--input", out(input))
+            .flag("--predictions", out(predictions))
+            .assert()
+            .success();
+    };
+    run("all.csv", "whole.csv", &[]);
+    let ck = out("ck.parquet");
+    run(
+        "first.csv",
+        "first_p.csv",
+        &["--save", ck.to_str().unwrap()],
+    );
+    streamboost()
+        .args(["replay", "-q"])
+        .flag("--load", &ck)
+        .flag("--input", out("second.csv"))
+        .flag("--predictions", out("second_p.csv"))
+        .flag("--report", out("second.json"))
+        .assert()
+        .success();
+    let read = |name: &str| std::fs::read_to_string(out(name)).unwrap();
+    let split: Vec<String> = read("first_p.csv")
+        .lines()
+        .skip(1)
+        .chain(read("second_p.csv").lines().skip(1))
+        .map(String::from)
+        .collect();
+    let whole: Vec<String> = read("whole.csv")
+        .lines()
+        .skip(1)
+        .map(String::from)
+        .collect();
+    assert_eq!(split.len(), 6_000);
+    assert_eq!(split.iter().zip(&whole).position(|(a, b)| a != b), None);
+    // The resumed run replaced learners after the change at row 4,000 (row 1,000 of its own).
+    let resumed = read_json(&out("second.json"));
+    assert!(
+        resumed["drift"]["replaced"].as_u64() > Some(0),
+        "{}",
+        resumed["drift"]
+    );
+    chart_marks_replacements(dir.path(), &out("second.json"));
+}
+
+/// `plot` draws a report's replacements as ticks in the curve's colour, with a legend entry.
+fn chart_marks_replacements(dir: &Path, report: &Path) {
+    let svg = dir.join("curve.svg");
+    streamboost()
+        .arg("plot")
+        .arg(report)
+        .flag("-o", &svg)
+        .assert()
+        .success();
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        drawn.contains("a learner replaced"),
+        "no legend for the ticks"
+    );
+}
