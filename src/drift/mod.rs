@@ -223,8 +223,14 @@ impl Watch {
     }
 
     /// Adds error `x` (in `[0, 1]`): a drift from the detector, else a warning from it or its
-    /// companion. A drift also restarts the companion, so that warnings measure from the new
-    /// concept as the detector does.
+    /// companion.
+    ///
+    /// A drift restarts the detector and its companion, empty: whoever watches replaces what
+    /// was watched (a learner, an ensemble's experts), whose errors are a new stream. A
+    /// detector that kept the values after the change (ADWIN's window suffix) would compare
+    /// the replacement's first, high errors with its predecessor's last, low ones, and see a
+    /// rise that is only a new learner learning: on shuffled pendigits, one tree was replaced
+    /// three times in a row that way.
     pub fn update(&mut self, x: f64) -> Option<Change> {
         let warned = self
             .companion
@@ -232,9 +238,8 @@ impl Watch {
             .is_some_and(|c| c.update(x) == Some(Change::Drift));
         let change = match self.detector.update(x) {
             Some(Change::Drift) => {
-                if let Some(c) = self.config.warning_companion() {
-                    self.companion = Some(c.build().expect("a valid config's companion is valid"));
-                }
+                let fresh = Watch::new(&self.config).expect("a valid config builds again");
+                (self.detector, self.companion) = (fresh.detector, fresh.companion);
                 Some(Change::Drift)
             }
             Some(Change::Warning) => Some(Change::Warning),

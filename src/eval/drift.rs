@@ -2,10 +2,12 @@
 //! what the replay report, its curve and `--plot` say of a model whose learners are adaptive
 //! (`--drift-detector`, `weak::adaptive`).
 //!
-//! The log watches the model from outside, row by row, through its [`Structure`]: learners
-//! count their own replacements, and a replacement seen here after row `r` happened while
-//! the model learnt row `r`. A model resumed from a checkpoint is logged from where it
-//! resumed. The log keeps the first [`DriftLog::KEPT`] events and counts the rest.
+//! The log watches the model from outside, through its [`Structure`], after each row whose
+//! learning the model has finished: learners count their own replacements, and a replacement
+//! seen after row `r` happened while the model learnt row `r`, or, where rows are learnt
+//! several at a time (a booster's learners on two threads), one of the rows of that batch.
+//! A model resumed from a checkpoint is logged from where it resumed. The log keeps the
+//! first [`DriftLog::KEPT`] events and counts the rest.
 
 use serde::{Deserialize, Serialize};
 

@@ -314,7 +314,9 @@ fn single_naive_bayes_and_perceptron() {
 /// And a tree replaced when its error drifts (`--drift-detector`).
 fn weak_learners() -> Vec<(&'static str, WeakLearnerConfig)> {
     let adwin = streamboost::drift::DriftConfig::named("adwin");
-    let adaptive = WeakLearnerConfig::named("hoeffding").unwrap().adaptive(adwin);
+    let adaptive = WeakLearnerConfig::named("hoeffding")
+        .unwrap()
+        .adaptive(adwin);
     WeakLearnerConfig::NAMES
         .iter()
         .map(|&name| (name, WeakLearnerConfig::named(name).expect("a row's name")))

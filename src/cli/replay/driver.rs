@@ -166,7 +166,9 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let mut after_row =
         |position: usize, row: usize, labelled: bool, current: bool, model: &mut Model| {
             progress.step(position as u64 + 1);
-            drift_log.observe(position as u64 + 1, model);
+            if current {
+                drift_log.observe(position as u64 + 1, model);
+            }
             checkpointer.after_row(position, row, labelled, current, model)
         };
     let encodings = stream.encodings.clone();
@@ -328,7 +330,7 @@ impl Ending<'_> {
             let first: Vec<String> = d.events.iter().take(8).map(|e| e.row.to_string()).collect();
             let more = if d.replaced > 8 { ", …" } else { "" };
             eprintln!(
-                "drift    {} of {} learners' replacements, {} warnings{}",
+                "drift    {} learners replaced ({} watched), {} warnings{}",
                 d.replaced,
                 d.learners,
                 d.warnings,
