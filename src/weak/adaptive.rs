@@ -11,13 +11,18 @@
 //!
 //! **A due swap waits for the background learner to be better**, as the Hoeffding adaptive
 //! tree swaps an alternate subtree in only once it is more accurate (Bifet & Gavaldà, IDA
-//! 2009): from [`Adaptive::TRIAL`] rows after it started, at the first row where its errors
-//! since it started are fewer than the member's on the same rows. ARF swaps at once. The
-//! trial is why not: a detector also fires where a stationary learner's error rises for a
-//! while (fresh leaves after a split), and a grown tree swapped for a young one loses what it
-//! took thousands of rows to learn (measured: one tree on shuffled pendigits fell from 0.907
-//! to 0.829 on the final 20% by two such swaps). After a real change the member's errors are
-//! those of the old concept and the background learner wins within a few hundred rows.
+//! 2009), and a background learner that is worse is dropped. Better and worse are decided by
+//! a sign test on the rows since the background learner started where exactly one of the two
+//! was wrong: of `n` such rows, `b` were the member's errors alone and `a` the background
+//! learner's alone; under "equally good" `b − a` is a sum of `n` signs, and Hoeffding's bound
+//! puts `b − a > √(2n·ln(1/δ))` at probability below `δ` = [`Adaptive::SWAP_CONFIDENCE`]
+//! (the same bound for `a − b` drops the background learner). ARF swaps at once, without a
+//! test. The test is why not: a detector also fires where a stationary learner's error rises
+//! for a while (fresh leaves after a split), and a grown tree swapped for a young one loses
+//! what it took thousands of rows to learn (measured: one tree on shuffled pendigits fell
+//! from 0.907 to 0.829 on the final 20% by two such swaps). After a real change the member
+//! is wrong where the background learner is right on most rows, and the test passes within
+//! a few dozen rows of disagreement.
 //!
 //! Why the unweighted error of the rows it learns: the detectors' bounds hold for values in
 //! `[0, 1]` drawn from one distribution while nothing changes. A row's weight `w` (a
@@ -108,11 +113,11 @@ pub struct Adaptive {
     watch: Watch,
     /// Rows learnt (with positive weight): the clock of the replacement log.
     rows: u64,
-    /// Whether a drift has made a swap due ([`Adaptive::TRIAL`]).
+    /// Whether a drift has made a swap due (once the background learner is better).
     #[serde(default)]
     due: bool,
-    /// Errors of the member and of the background learner since the background started, and
-    /// the rows they were counted on.
+    /// The rows where only one of the member and the background learner was wrong, since
+    /// the background started.
     #[serde(default)]
     trial: Trial,
     /// Replacements so far.
@@ -127,20 +132,38 @@ pub struct Adaptive {
     predicted: Option<ClassId>,
 }
 
-/// The member's and the background learner's errors on the rows since the background started.
+/// The rows since the background learner started where only one of the two was wrong.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 struct Trial {
-    rows: u64,
-    member_errors: u64,
-    background_errors: u64,
+    /// Rows where the member alone was wrong.
+    member_alone: u64,
+    /// Rows where the background learner alone was wrong.
+    background_alone: u64,
+}
+
+impl Trial {
+    /// Which of the two is better by the sign test of the module docs at confidence `δ`:
+    /// `Some(true)` the background learner, `Some(false)` the member, `None` not yet known.
+    fn verdict(&self, delta: f64) -> Option<bool> {
+        let (b, a) = (self.member_alone as f64, self.background_alone as f64);
+        let bound = (2.0 * (a + b) * (1.0 / delta).ln()).sqrt();
+        if b - a > bound {
+            Some(true)
+        } else if a - b > bound {
+            Some(false)
+        } else {
+            None
+        }
+    }
 }
 
 impl Adaptive {
     /// Replacements kept in the log.
     pub const LOGGED: usize = 64;
 
-    /// Rows a background learner learns before it may take the member's place.
-    pub const TRIAL: u64 = 50;
+    /// The probability `δ` that the sign test swaps in (or drops) a background learner that
+    /// is as good as the member.
+    pub const SWAP_CONFIDENCE: f64 = 0.001;
 
     /// The learner in place now.
     pub fn inner(&self) -> &WeakLearner {
@@ -190,9 +213,11 @@ impl Adaptive {
             out.resize(background.n_classes(), 0.0);
             let its = background.learn_predict(x, Some(y), weight, &mut out);
             self.scratch = out;
-            self.trial.rows += 1;
-            self.trial.member_errors += u64::from(wrong);
-            self.trial.background_errors += u64::from(its != y);
+            match (wrong, its != y) {
+                (true, false) => self.trial.member_alone += 1,
+                (false, true) => self.trial.background_alone += 1,
+                _ => {}
+            }
         }
         match self.watch.update(f64::from(u8::from(wrong))) {
             Some(Change::Warning) if !self.due => self.start_background(),
@@ -204,20 +229,24 @@ impl Adaptive {
             }
             _ => {}
         }
-        let trial = self.trial;
-        if self.due && trial.rows >= Self::TRIAL && trial.background_errors < trial.member_errors {
-            self.member = self
-                .background
-                .take()
-                .expect("a due swap has a background learner");
-            self.due = false;
-            self.trial = Trial::default();
-            self.replaced += 1;
-            if self.replaced_at.len() == Self::LOGGED {
-                self.replaced_at.remove(0);
-            }
-            self.replaced_at.push(self.rows);
+        if self.background.is_none() {
+            return;
         }
+        match self.trial.verdict(Self::SWAP_CONFIDENCE) {
+            Some(true) if self.due => {
+                self.member = self.background.take().expect("checked");
+                self.replaced += 1;
+                if self.replaced_at.len() == Self::LOGGED {
+                    self.replaced_at.remove(0);
+                }
+                self.replaced_at.push(self.rows);
+            }
+            // The member is the better: the drift was its own, not the stream's.
+            Some(false) => self.background = None,
+            _ => return,
+        }
+        self.due = false;
+        self.trial = Trial::default();
     }
 
     /// A background learner starts, fresh, from the next row.
