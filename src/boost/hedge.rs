@@ -55,6 +55,12 @@ impl Hedge {
         })
     }
 
+    /// Every expert at equal weight again, as at the start (the rate stays).
+    pub fn restart(&mut self) {
+        self.log_weights.iter_mut().for_each(|l| *l = 0.0);
+        self.refresh();
+    }
+
     /// Charges expert `i` a loss (call [`Hedge::end_round`] once all are charged).
     #[inline]
     pub fn charge(&mut self, i: usize, loss: f64) {
@@ -243,7 +249,7 @@ impl PrefixExperts {
         }
         self.hedge.end_round();
         if drifted {
-            self.hedge = Hedge::new(experts.len(), self.hedge.rate);
+            self.hedge.restart();
         }
         drifted
     }

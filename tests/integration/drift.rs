@@ -190,3 +190,45 @@ fn chart_marks_replacements(dir: &Path, report: &Path) {
         "no legend for the ticks"
     );
 }
+
+/// Ada.OLMR over adaptive trees: when every label's relevance flips, its learners are
+/// replaced and its Hedge restarts; on the same stream without the flip, neither.
+#[test]
+fn a_ranker_restarts_its_experts_when_the_label_sets_flip() {
+    use streamboost::boost::ranking::AdaOlmrConfig;
+    use streamboost::drift::DriftConfig;
+    use streamboost::weak::{Adaptive, Structure, WeakLearnerConfig};
+    use streamboost::{Config, Ranker, synth};
+
+    let data = synth::mixed_multi_label(8_000, 0.0, 0.0, 5);
+    let weak = WeakLearnerConfig::named("hoeffding")
+        .unwrap()
+        .adaptive(DriftConfig::named("adwin"));
+    let config = AdaOlmrConfig {
+        n_learners: 4,
+        ..AdaOlmrConfig::new(weak)
+    };
+    for flip in [true, false] {
+        let mut model = config.build(data.spec(), 1).unwrap();
+        let mut scores = vec![0.0; 5];
+        for i in 0..data.len() {
+            let set: Vec<bool> = data.label_set(i).unwrap().to_vec();
+            let set: Vec<bool> = match flip && i >= 4_000 {
+                true => set.iter().map(|r| !r).collect(),
+                false => set,
+            };
+            model.learn_predict_scores(data.row(i), Some(&set), 1.0, &mut scores);
+        }
+        let mut learners: Vec<&Adaptive> = Vec::new();
+        model.learners(&mut learners);
+        let replaced: u64 = learners.iter().map(|a| a.replacements()).sum();
+        match flip {
+            true => assert!(
+                replaced > 0 && model.restarts() > 0,
+                "{replaced}, {}",
+                model.restarts()
+            ),
+            false => assert_eq!((replaced, model.restarts()), (0, 0)),
+        }
+    }
+}

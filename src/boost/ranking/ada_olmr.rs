@@ -19,6 +19,7 @@ use crate::boost::ogd::Interval;
 use crate::boost::{BoosterConfig, ExpertSelection, Members, WeightScale};
 use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
 use crate::core::{Rng, zeroed};
+use crate::drift::{Change, Watch};
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
@@ -116,7 +117,9 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
             learners: m.learners,
             alpha: vec![0.0; n],
             hedge: Hedge::new(n, self.hedge_rate),
+            watch: m.drift.as_ref().map(Watch::new).transpose()?,
             rows: 0,
+            restarted_at: 0,
             rng: m.rng,
         })
     }
@@ -145,8 +148,16 @@ pub struct AdaOlmr<L> {
     alpha: Vec<f64>,
     /// Hedge over the experts, on the rank loss.
     hedge: Hedge,
-    /// Labelled rows seen, `t`.
+    /// The detector on the ranker's own rank loss, where its learners are replaced on a
+    /// drift: a drift restarts Hedge and the clock of the α steps, as Adaboost.OLM's
+    /// (`crate::boost::hedge::PrefixExperts::watched`, `multiclass::ada_olm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    watch: Option<Watch>,
+    /// Labelled rows seen.
     rows: u64,
+    /// The row after which Hedge last restarted (0: never): the steps' `t` counts from it.
+    #[serde(default)]
+    restarted_at: u64,
     rng: Rng,
 }
 
@@ -170,6 +181,11 @@ impl<L: Classifier> AdaOlmr<L> {
     /// Learner weights `α^i`.
     pub fn alphas(&self) -> &[f64] {
         &self.alpha
+    }
+
+    /// Times Hedge restarted on a drift of the ranker's own rank loss.
+    pub fn restarts(&self) -> u64 {
+        self.watch.as_ref().map_or(0, |w| w.drifts)
     }
 
     /// Hedge's weights over the experts.
@@ -215,7 +231,10 @@ impl<L: Classifier> AdaOlmr<L> {
         if labelled {
             self.rows += 1;
         }
-        let eta = self.eta0 / (self.rows.max(1) as f64).sqrt();
+        let eta = self.eta0 / ((self.rows - self.restarted_at).max(1) as f64).sqrt();
+        // The ensemble's own rank loss on this row, as its choice of expert makes it.
+        let mut own_loss = 0.0;
+        let leader = argmax(self.hedge.log_weights());
         let Workspace {
             s,
             h,
@@ -248,12 +267,25 @@ impl<L: Classifier> AdaOlmr<L> {
                 logistic_cost(s, split, c_next);
                 let slope: f64 = c_next.iter().zip(h.iter()).map(|(c, h)| c * h).sum();
                 self.alpha[i] = self.feasible.step(alpha_old, weight * slope, eta);
-                self.hedge.charge(i, weight * split.rank_loss(s));
+                let loss = split.rank_loss(s);
+                self.hedge.charge(i, weight * loss);
+                let p = match self.expert_selection {
+                    ExpertSelection::Sample => self.hedge.probabilities()[i],
+                    ExpertSelection::Best => f64::from(u8::from(i == leader)),
+                    ExpertSelection::Last => f64::from(u8::from(i == n - 1)),
+                };
+                own_loss += p * loss;
                 std::mem::swap(c, c_next);
             }
         }
         if learning {
             self.hedge.end_round();
+            if let Some(watch) = &mut self.watch
+                && watch.update(own_loss.clamp(0.0, 1.0)) == Some(Change::Drift)
+            {
+                self.hedge.restart();
+                self.restarted_at = self.rows;
+            }
         }
         self.work = work;
     }
