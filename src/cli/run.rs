@@ -430,6 +430,9 @@ fn event(p: &JobStats, rows: u64, elapsed: Duration, message: &str) {
             "{message}"
         ),
     }
+    if let Some(learners_replaced) = p.learners_replaced {
+        tracing::info!(learners_replaced, "drift");
+    }
     if let Some(k) = p.keys {
         let resident_mb = k.resident_bytes as f64 / 1e6;
         let (resident_keys, loads, spills, drops) = (k.resident_keys, k.loads, k.spills, k.drops);

@@ -469,6 +469,18 @@ impl LiveModel {
         }
     }
 
+    /// Learners replaced after a drift of their error over the model's life (checkpoints
+    /// keep the count), where its learners are adaptive (`--drift-detector`); `None` for a
+    /// model without them, and for a keyed model, whose keys each hold their own.
+    pub fn learners_replaced(&self) -> Option<u64> {
+        let Scorer::One(cursor) = &self.scorer else {
+            return None;
+        };
+        let mut learners: Vec<&crate::weak::Adaptive> = Vec::new();
+        crate::weak::Structure::learners(cursor.model(), &mut learners);
+        (!learners.is_empty()).then(|| learners.iter().map(|a| a.replacements()).sum())
+    }
+
     /// Commits so far, and how long the last one took.
     pub fn commits(&self) -> (u64, Duration) {
         (self.commits, self.last_commit_time)

@@ -232,3 +232,32 @@ fn a_ranker_restarts_its_experts_when_the_label_sets_flip() {
         }
     }
 }
+
+/// `run` says how many learners were replaced, in its progress events.
+#[test]
+fn a_live_job_reports_its_replaced_learners() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, output) = (dir.path().join("in"), dir.path().join("out"));
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::create_dir_all(&output).unwrap();
+    streamboost()
+        .args(["synth", SWITCHING, "-o"])
+        .arg(input.join("a.csv"))
+        .assert()
+        .success();
+    let out = streamboost()
+        .args(["run", "--once", "--algo", "oza-bag", "--learners", "3"])
+        .args(["--drift-detector", "adwin"])
+        .flag("--input-dir", &input)
+        .flag("--output-dir", &output)
+        .flag("--model", dir.path().join("m.parquet"))
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    let replaced = stderr
+        .split("learners_replaced=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse::<u64>().ok());
+    assert!(replaced.is_some_and(|n| n > 0), "{stderr}");
+}

@@ -168,6 +168,9 @@ pub struct JobStats {
     pub stopped: bool,
     /// A keyed model's keys in memory, and its loads and spills so far.
     pub keys: Option<KeyMemory>,
+    /// Learners replaced after a drift over the model's life, where they are adaptive
+    /// ([`crate::runtime::LiveModel::learners_replaced`]).
+    pub learners_replaced: Option<u64>,
 }
 
 impl JobStats {
