@@ -35,3 +35,10 @@ def run_cached(path, jobs, fields, tasks, run):
             cache.write(json.dumps(done[key]) + "\n")
             cache.flush()
     return done
+
+
+def accuracies(hits):
+    """Accuracy over the whole stream and over its final 20%, from whether each row (in
+    order) was predicted right."""
+    final_from = int(len(hits) * 0.8)
+    return sum(hits) / len(hits), sum(hits[final_from:]) / (len(hits) - final_from)

@@ -8,7 +8,9 @@ the accuracy of the 1,000 rows before it; and whole-stream and final-20% accurac
     python3 benchmarks/drift_recovery.py [--binary target/release/streamboost] [--river] \
         agrawal:rows=100000 --changes 33333,66666
 """
-import argparse, csv, os, subprocess, tempfile, time
+import argparse, csv, os, subprocess, tempfile
+
+from bench_common import accuracies
 
 WINDOW, LEAST, TOLERANCE = 1000, 100, 0.01
 MODELS = {
@@ -36,24 +38,19 @@ def recovery(hits, change, end):
 
 def ours(binary, spec, flags, tmp):
     path = os.path.join(tmp, "p.csv")
-    start = time.time()
     subprocess.run([binary, "replay", "-q", "--synth", spec, *flags, "--predictions", path],
                    check=True, capture_output=True)
     with open(path) as f:
-        return [r["label"] == r["prediction"] for r in csv.DictReader(f)], time.time() - start
+        return [r["label"] == r["prediction"] for r in csv.DictReader(f)]
 
 
 def river_hits(binary, spec, tmp):
-    from peers_drift import MODELS as RIVER, rows
+    from peers_drift import MODELS as RIVER, prequential, rows
     path = os.path.join(tmp, "stream.csv")
     subprocess.run([binary, "synth", spec, "-o", path], check=True)
     data = list(rows(path))
     for name, make in RIVER.items():
-        model, hits = make(), []
-        for x, y in data:
-            hits.append(model.predict_one(x) == y)
-            model.learn_one(x, y)
-        yield name, hits
+        yield name, prequential(make, data)[0]
 
 
 def main():
@@ -68,7 +65,7 @@ def main():
           + " | ".join(f"rows to recover after {c:,}" for c in changes) + " |")
     print("|---|---|---|---|" + "---|" * len(changes))
     with tempfile.TemporaryDirectory() as tmp:
-        runs = ((name, ours(args.binary, args.spec, flags, tmp)[0]) for name, flags in MODELS.items())
+        runs = ((name, ours(args.binary, args.spec, flags, tmp)) for name, flags in MODELS.items())
         if args.river:
             import itertools
             runs = itertools.chain(runs, river_hits(args.binary, args.spec, tmp))
@@ -76,8 +73,7 @@ def main():
             ends = changes[1:] + [len(hits)]
             cells = [recovery(hits, c, e) for c, e in zip(changes, ends)]
             cells = [f"{r:,}" if r is not None else "not before the next" for r in cells]
-            final_from = int(len(hits) * 0.8)
-            whole, final = sum(hits) / len(hits), sum(hits[final_from:]) / (len(hits) - final_from)
+            whole, final = accuracies(hits)
             print(f"| `{args.spec}` | {name} | {whole:.4f} | {final:.4f} | " + " | ".join(cells)
                   + " |", flush=True)
 

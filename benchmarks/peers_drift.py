@@ -9,6 +9,8 @@ import argparse, csv, os, subprocess, tempfile, time
 
 from river import ensemble, forest, tree
 
+from bench_common import accuracies
+
 SPECS = ["sea:rows=100000:drift=abrupt", "hyperplane:rows=100000", "rbf:rows=100000"]
 MODELS = {
     "River ARF-10": lambda: forest.ARFClassifier(n_models=10, seed=1),
@@ -35,16 +37,14 @@ def rows(path):
 
 
 def prequential(make, data):
-    model, n, final_from = make(), len(data), int(len(data) * 0.8)
-    right = right_final = 0
+    """Test-then-train: whether each row was predicted right, and the CPU seconds."""
+    model, hits = make(), []
     start = time.process_time()
-    for i, (x, y) in enumerate(data):
-        hit = model.predict_one(x) == y
-        right += hit
-        right_final += hit and i >= final_from
+    for x, y in data:
+        hits.append(model.predict_one(x) == y)
         model.learn_one(x, y)
-    cpu = time.process_time() - start
-    return right / n, right_final / (n - final_from), cpu
+    return hits, time.process_time() - start
+
 
 
 def main():
@@ -60,7 +60,8 @@ def main():
             subprocess.run([args.binary, "synth", spec, "-o", path], check=True)
             data = list(rows(path))
             for name, make in MODELS.items():
-                whole, final, cpu = prequential(make, data)
+                hits, cpu = prequential(make, data)
+                whole, final = accuracies(hits)
                 print(f"| `{spec}` | {name} | {whole:.4f} | {final:.4f} | {cpu:.1f} | "
                       f"{len(data) / cpu:,.0f} |", flush=True)
 

@@ -159,29 +159,27 @@ impl PrefixExperts {
         Ok(self)
     }
 
-    /// Restarts so far ([`PrefixExperts::watched`]).
-    pub fn restarts(&self) -> u64 {
-        self.watch.as_ref().map_or(0, |w| w.drifts)
-    }
-
-    /// The probability that the expert chosen for a row whose experts said `experts` is
-    /// wrong about label `y`: the ensemble's own error, as its watch sees it.
-    fn error(&self, experts: &[ClassId], y: ClassId) -> f64 {
-        let wrong = |e: &ClassId| f64::from(u8::from(*e != y));
+    /// Calls `f(i, p)` for each expert `i` the choice may fall on, `p` the probability that
+    /// it does: Hedge's distribution (`Sample`), the experts tied at the top, equally
+    /// (`Best`), or the last one.
+    fn for_each_chosen(&self, mut f: impl FnMut(usize, f64)) {
         match self.expert_selection {
-            ExpertSelection::Sample => experts
-                .iter()
-                .zip(self.hedge.probabilities())
-                .map(|(e, p)| p * wrong(e))
-                .sum(),
+            ExpertSelection::Sample => {
+                for (i, &p) in self.hedge.probabilities().iter().enumerate() {
+                    f(i, p);
+                }
+            }
             ExpertSelection::Best => {
                 let lw = self.hedge.log_weights();
                 let top = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let tied = experts.iter().zip(lw).filter(|&(_, &l)| l == top);
-                let (n, wrong_n) = tied.fold((0.0, 0.0), |(n, w), (e, _)| (n + 1.0, w + wrong(e)));
-                wrong_n / n
+                let tied = lw.iter().filter(|&&l| l == top).count() as f64;
+                for (i, &l) in lw.iter().enumerate() {
+                    if l == top {
+                        f(i, 1.0 / tied);
+                    }
+                }
             }
-            ExpertSelection::Last => wrong(&experts[experts.len() - 1]),
+            ExpertSelection::Last => f(self.hedge.log_weights().len() - 1, 1.0),
         }
     }
 
@@ -211,36 +209,18 @@ impl PrefixExperts {
     /// weighted by the probability that expert `i` is the one chosen.
     pub fn mixture(&self, experts: &[ClassId], out: &mut [f64]) {
         out.fill(0.0);
-        match self.expert_selection {
-            ExpertSelection::Sample => {
-                for (&e, &p) in experts.iter().zip(self.hedge.probabilities()) {
-                    out[e] += p;
-                }
-            }
-            ExpertSelection::Best => {
-                let lw = self.hedge.log_weights();
-                let top = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let tied = lw.iter().filter(|&&l| l == top).count() as f64;
-                for (&e, &l) in experts.iter().zip(lw) {
-                    if l == top {
-                        out[e] += 1.0 / tied;
-                    }
-                }
-            }
-            ExpertSelection::Last => out[experts[experts.len() - 1]] = 1.0,
-        }
+        self.for_each_chosen(|i, p| out[experts[i]] += p);
     }
 
     /// Charges every expert whose label was not `y` the row's `weight`, and ends the round.
     /// Returns whether the experts restarted ([`PrefixExperts::watched`]).
     pub fn charge(&mut self, experts: &[ClassId], y: ClassId, weight: f64) -> bool {
-        let drifted = match self.watch.is_some() {
-            true => {
-                let error = self.error(experts, y);
-                let watch = self.watch.as_mut().expect("checked");
-                watch.update(error) == Some(Change::Drift)
-            }
-            false => false,
+        // The ensemble's own error: the mass its choice of expert puts off label `y`.
+        let drifted = self.watch.is_some() && {
+            let mut error = 0.0;
+            self.for_each_chosen(|i, p| error += p * f64::from(u8::from(experts[i] != y)));
+            let watch = self.watch.as_mut().expect("checked");
+            watch.update(error) == Some(Change::Drift)
         };
         for (i, &e) in experts.iter().enumerate() {
             if e != y {

@@ -208,18 +208,20 @@ pub struct Watch {
 impl Watch {
     /// A fresh watch of detector `config`.
     pub fn new(config: &DriftConfig) -> Result<Watch> {
+        let (detector, companion) = Watch::detectors(config)?;
         Ok(Watch {
-            detector: config.build()?,
-            companion: config.warning_companion().map(|c| c.build()).transpose()?,
+            detector,
+            companion,
             config: config.clone(),
             warnings: 0,
             drifts: 0,
         })
     }
 
-    /// The detector's config.
-    pub fn config(&self) -> &DriftConfig {
-        &self.config
+    /// The detector `config` builds, and its warning companion, both empty.
+    fn detectors(config: &DriftConfig) -> Result<(Detector, Option<Detector>)> {
+        let companion = config.warning_companion().map(|c| c.build()).transpose()?;
+        Ok((config.build()?, companion))
     }
 
     /// Adds error `x` (in `[0, 1]`): a drift from the detector, else a warning from it or its
@@ -238,8 +240,8 @@ impl Watch {
             .is_some_and(|c| c.update(x) == Some(Change::Drift));
         let change = match self.detector.update(x) {
             Some(Change::Drift) => {
-                let fresh = Watch::new(&self.config).expect("a valid config builds again");
-                (self.detector, self.companion) = (fresh.detector, fresh.companion);
+                (self.detector, self.companion) =
+                    Watch::detectors(&self.config).expect("a valid config builds again");
                 Some(Change::Drift)
             }
             Some(Change::Warning) => Some(Change::Warning),

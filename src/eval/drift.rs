@@ -54,6 +54,11 @@ impl DriftLog {
 
     /// Looks at `model` after it learnt the `row`-th row.
     pub fn observe(&mut self, row: u64, model: &impl Structure) {
+        // A model without adaptive learners at the first look never has any (the drift
+        // response is its config's): nothing to walk on every row after.
+        if self.counts.as_ref().is_some_and(Vec::is_empty) {
+            return;
+        }
         let mut learners: Vec<&Adaptive> = Vec::new();
         model.learners(&mut learners);
         let counts = self.counts.get_or_insert_with(|| {
@@ -62,7 +67,8 @@ impl DriftLog {
                 .map(|a| (a.replacements(), a.warnings()))
                 .collect()
         });
-        // A model that grew learners (it does not today) is followed from there.
+        // A model that grows learners (one-vs-all's booster for a class met mid-stream) is
+        // followed from there.
         counts.resize(learners.len(), (0, 0));
         for (member, (learner, (replaced, warned))) in learners.iter().zip(counts).enumerate() {
             let now = learner.replacements();

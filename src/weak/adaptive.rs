@@ -46,6 +46,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{WeakLearner, WeakLearnerConfig};
 use crate::Result;
+use crate::boost::learnable;
 use crate::core::math::argmax;
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::drift::{Change, DriftConfig, Watch};
@@ -124,7 +125,8 @@ pub struct Adaptive {
     replaced: u64,
     /// The row (of [`Adaptive::rows`]) of each of the last [`Adaptive::LOGGED`] replacements.
     replaced_at: Vec<u64>,
-    /// The probabilities of a row learnt through [`Classifier::learn`].
+    /// The member's probabilities of a row learnt through [`Classifier::learn`], then the
+    /// background learner's of each row.
     #[serde(skip)]
     scratch: Vec<f64>,
     /// Between the two calls of [`TwoCalls`]: the member's prediction of the row.
@@ -170,11 +172,6 @@ impl Adaptive {
         &self.member
     }
 
-    /// The learner in place now, to change in place.
-    pub fn inner_mut(&mut self) -> &mut WeakLearner {
-        &mut self.member
-    }
-
     /// The background learner, while one learns.
     pub fn background(&self) -> Option<&WeakLearner> {
         self.background.as_deref()
@@ -202,9 +199,13 @@ impl Adaptive {
     }
 
     /// The member predicted `predicted` for a row of label `y` it has just learnt with
-    /// weight `weight`: the background learner learns it too, and the error goes to the
-    /// watch, which may start a background learner or swap it in.
+    /// weight `weight`: unless the row is not learnable (weight 0: nothing changes), the
+    /// background learner learns it too, and the error goes to the watch, which may start a
+    /// background learner or swap it in.
     fn learnt(&mut self, x: &[f64], y: ClassId, weight: f64, predicted: ClassId) {
+        let Some((y, weight)) = learnable(Some(y), weight, self.n_classes()) else {
+            return;
+        };
         self.rows += 1;
         let wrong = predicted != y;
         if let Some(background) = &mut self.background {
@@ -270,11 +271,14 @@ impl Classifier for Adaptive {
         Ok(())
     }
 
+    /// The member's test-then-train pass into the scratch buffer, which is back in place
+    /// before the background learner uses it.
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
         let mut out = std::mem::take(&mut self.scratch);
         out.resize(self.n_classes(), 0.0);
-        self.learn_predict(x, Some(y), weight, &mut out);
+        let predicted = self.member.learn_predict(x, Some(y), weight, &mut out);
         self.scratch = out;
+        self.learnt(x, y, weight, predicted);
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
@@ -286,7 +290,7 @@ impl Classifier for Adaptive {
         &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
         let predicted = self.member.learn_predict(x, y, weight, out);
-        if let Some(y) = y.filter(|_| weight > 0.0 && weight.is_finite()) {
+        if let Some(y) = y {
             self.learnt(x, y, weight, predicted);
         }
         predicted
@@ -313,9 +317,7 @@ impl TwoCalls for Adaptive {
             .expect("two_calls checked the learner")
             .learn_predicted(x, y, weight);
         let predicted = self.predicted.take().expect("predict_to_learn came first");
-        if weight > 0.0 && weight.is_finite() {
-            self.learnt(x, y, weight, predicted);
-        }
+        self.learnt(x, y, weight, predicted);
     }
 }
 

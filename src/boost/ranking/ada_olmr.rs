@@ -232,9 +232,10 @@ impl<L: Classifier> AdaOlmr<L> {
             self.rows += 1;
         }
         let eta = self.eta0 / ((self.rows - self.restarted_at).max(1) as f64).sqrt();
-        // The ensemble's own rank loss on this row, as its choice of expert makes it.
+        // The ensemble's own rank loss on this row, as its choice of expert makes it: the
+        // experts' losses weighted as the deterministic scores weigh them (watched only).
+        let chosen_weights = (learning && self.watch.is_some()).then(|| self.expert_weights());
         let mut own_loss = 0.0;
-        let leader = argmax(self.hedge.log_weights());
         let Workspace {
             s,
             h,
@@ -269,12 +270,9 @@ impl<L: Classifier> AdaOlmr<L> {
                 self.alpha[i] = self.feasible.step(alpha_old, weight * slope, eta);
                 let loss = split.rank_loss(s);
                 self.hedge.charge(i, weight * loss);
-                let p = match self.expert_selection {
-                    ExpertSelection::Sample => self.hedge.probabilities()[i],
-                    ExpertSelection::Best => f64::from(u8::from(i == leader)),
-                    ExpertSelection::Last => f64::from(u8::from(i == n - 1)),
-                };
-                own_loss += p * loss;
+                if let Some(w) = &chosen_weights {
+                    own_loss += w[i] * loss;
+                }
                 std::mem::swap(c, c_next);
             }
         }
