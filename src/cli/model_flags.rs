@@ -276,7 +276,8 @@ pub struct ModelFlags {
     #[arg(long, value_enum)]
     pub resample: Option<ResampleArg>,
     /// A change detector on each learner's error of a booster: a learner whose error drifts
-    /// is replaced by one started in the background at the detector's warning, and a booster
+    /// is replaced by one grown in the background since the warning, once a test shows it
+    /// the better, and a booster
     /// that predicts with Hedge over its prefixes restarts them when its own error drifts
     /// (docs/drift.md). `none` under `--protocol`.
     #[arg(long, value_name = "DETECTOR|none", value_parser = drift_parser())]
