@@ -11,7 +11,9 @@ use super::ranking::RankingLoss;
 use super::{ExpertSelection, LeadMember, VoteRule, WeightScale};
 use crate::drift::DriftConfig;
 use crate::weak::hoeffding::Preset;
-use crate::weak::{HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig};
+use crate::weak::{
+    HatConfig, HoeffdingTreeConfig, NaiveBayesConfig, PerceptronConfig, WeakLearnerConfig,
+};
 
 /// One shared hyper-parameter and its value.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +115,17 @@ impl Tune for WeakLearnerConfig {
             _ => return false,
         };
         *self = weak.adaptive(drift);
+        true
+    }
+}
+
+/// A Hoeffding adaptive tree grows its trees as [`Knob::Tree`] says.
+impl Tune for HatConfig {
+    fn tune(&mut self, knob: &Knob) -> bool {
+        let Knob::Tree(tree) = knob else {
+            return false;
+        };
+        self.tree = tree.clone();
         true
     }
 }

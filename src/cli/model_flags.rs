@@ -19,7 +19,8 @@ use crate::model::{Algorithm, ModelConfig, member_preset};
 use crate::scaling::{ScaledConfig, Scaling};
 use crate::weak::hoeffding::Preset;
 use crate::weak::{
-    HoeffdingTreeConfig, PerceptronConfig, ResampleMode, ResamplingConfig, WeakLearnerConfig,
+    HatConfig, HoeffdingTreeConfig, PerceptronConfig, ResampleMode, ResamplingConfig,
+    WeakLearnerConfig,
 };
 use crate::{Error, Result};
 
@@ -475,6 +476,11 @@ impl ModelFlags {
         // The learners with flags of their own take them; any other is at its row's defaults.
         let weak = match self.weak.as_deref().unwrap_or("hoeffding") {
             "hoeffding" => self.tree().into(),
+            "hat" => HatConfig {
+                tree: self.tree(),
+                ..HatConfig::default()
+            }
+            .into(),
             "perceptron" => self.perceptron().into(),
             other => WeakLearnerConfig::named(other).expect("--weak takes the rows' names"),
         };

@@ -113,6 +113,12 @@ impl Adwin {
         self.rows.iter().map(Vec::len).sum()
     }
 
+    /// Bytes the window holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        crate::core::vec_bytes(&self.rows)
+            + self.rows.iter().map(crate::core::vec_bytes).sum::<usize>()
+    }
+
     /// The window's variance.
     fn variance(&self) -> f64 {
         if self.width == 0 {

@@ -1,6 +1,9 @@
 //! Which of a model's learners were replaced after a drift of their error, and at which row:
 //! what the replay report, its curve and `--plot` say of a model whose learners are adaptive
-//! (`--drift-detector`, `weak::adaptive`).
+//! (`--drift-detector`, `weak::adaptive`). A model of Hoeffding adaptive trees (`--weak
+//! hat`, `weak::hat`) without a detector of its own is followed the same way, a subtree
+//! swapped in counting as a replacement of its tree and an alternate started as a warning;
+//! under `--drift-detector`, the adaptive learners around the trees are followed instead.
 //!
 //! The log watches the model from outside, through its [`Structure`], after each row whose
 //! learning the model has finished: learners count their own replacements, and a replacement
@@ -11,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::weak::{Adaptive, Structure};
+use crate::weak::{Adaptive, HoeffdingAdaptiveTree, Structure};
 
 /// One learner replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,10 +26,24 @@ pub struct Replacement {
     pub member: usize,
 }
 
+/// What a replacement replaces.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Replaced {
+    /// A whole learner (`--drift-detector`).
+    #[default]
+    Learners,
+    /// A subtree of a Hoeffding adaptive tree.
+    Subtrees,
+}
+
 /// The drift events of a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DriftEvents {
-    /// Adaptive learners in the model.
+    /// What the replacements replace.
+    #[serde(default)]
+    pub what: Replaced,
+    /// Adaptive learners (or Hoeffding adaptive trees) in the model.
     pub learners: usize,
     /// Replacements during the run.
     pub replaced: u64,
@@ -59,30 +76,47 @@ impl DriftLog {
         if self.counts.as_ref().is_some_and(Vec::is_empty) {
             return;
         }
-        let mut learners: Vec<&Adaptive> = Vec::new();
-        model.learners(&mut learners);
-        let counts = self.counts.get_or_insert_with(|| {
-            learners
-                .iter()
-                .map(|a| (a.replacements(), a.warnings()))
-                .collect()
-        });
+        let now = self.counts_of(model);
+        let counts = self.counts.get_or_insert_with(|| now.clone());
         // A model that grows learners (one-vs-all's booster for a class met mid-stream) is
         // followed from there.
-        counts.resize(learners.len(), (0, 0));
-        for (member, (learner, (replaced, warned))) in learners.iter().zip(counts).enumerate() {
-            let now = learner.replacements();
-            for _ in *replaced..now {
+        counts.resize(now.len(), (0, 0));
+        for (member, (&(replaced, warned), before)) in now.iter().zip(counts).enumerate() {
+            for _ in before.0..replaced {
                 self.events.replaced += 1;
                 match self.events.events.len() < Self::KEPT {
                     true => self.events.events.push(Replacement { row, member }),
                     false => self.events.not_kept += 1,
                 }
             }
-            self.events.warnings += learner.warnings() - *warned;
-            (*replaced, *warned) = (now, learner.warnings());
+            self.events.warnings += warned - before.1;
+            *before = (replaced, warned);
         }
-        self.events.learners = learners.len();
+        self.events.learners = now.len();
+    }
+
+    /// Each followed learner's replacements and warnings: the adaptive learners', or, in a
+    /// model without them, the Hoeffding adaptive trees' swaps and alternates started.
+    fn counts_of(&mut self, model: &impl Structure) -> Vec<(u64, u64)> {
+        if self.events.what == Replaced::Learners {
+            let mut learners: Vec<&Adaptive> = Vec::new();
+            model.learners(&mut learners);
+            if !learners.is_empty() || self.counts.is_some() {
+                return learners
+                    .iter()
+                    .map(|a| (a.replacements(), a.warnings()))
+                    .collect();
+            }
+        }
+        let mut trees: Vec<&HoeffdingAdaptiveTree> = Vec::new();
+        model.learners(&mut trees);
+        if !trees.is_empty() {
+            self.events.what = Replaced::Subtrees;
+        }
+        trees
+            .iter()
+            .map(|t| (t.counts().swapped, t.counts().started))
+            .collect()
     }
 
     /// What was seen; `None` for a model without adaptive learners.

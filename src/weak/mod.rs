@@ -5,6 +5,7 @@
 //! any booster of [`crate::model::Model`].
 
 pub mod adaptive;
+pub mod hat;
 pub mod hoeffding;
 pub mod naive_bayes;
 pub mod perceptron;
@@ -17,6 +18,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use adaptive::{Adaptive, AdaptiveConfig};
+pub use hat::{HatConfig, HoeffdingAdaptiveTree};
 pub use hoeffding::{HoeffdingTree, HoeffdingTreeConfig, Numerics};
 pub use naive_bayes::{NaiveBayes, NaiveBayesConfig};
 pub use perceptron::{Perceptron, PerceptronConfig};
@@ -47,6 +49,11 @@ macro_rules! weak_rows {
             /// A single perceptron (WEAK_LEARNERS.md §3).
             Perceptron = "perceptron" (Single, Multiclass) => weak::PerceptronConfig::default(),
         }
+        HoeffdingAdaptive("hat"): weak::HatConfig => weak::HoeffdingAdaptiveTree, classifier {
+            /// A single Hoeffding adaptive tree (HAT-ADWIN, Bifet & Gavaldà 2009), at MOA's
+            /// settings: alternate subtrees where a node's error rises (`weak::hat`).
+            HoeffdingAdaptive = "hat" (Single, Multiclass) => weak::HatConfig::default(),
+        }
     } };
 }
 pub(crate) use weak_rows;
@@ -54,8 +61,8 @@ pub(crate) use weak_rows;
 /// The weak learners, one row each: its variant and name (`--weak`, and the `learner` tag of
 /// a config), its config and model types, and the config a partial JSON config that names it
 /// starts from. The row derives [`WeakLearnerConfig`], [`WeakLearner`], their conversions,
-/// `Display`, [`Config`], dispatch and [`Structure`]: a new learner is its file, its `mod`
-/// line and its row.
+/// `Display`, [`Config`] and dispatch: a new learner is its file, its `mod` line, its row
+/// and its [`Structure`] (`holds_itself!` for a learner without parts).
 macro_rules! weak_learners {
     ($(
         $(#[doc = $doc:literal])*
@@ -106,21 +113,6 @@ macro_rules! weak_learners {
             impl From<$config> for WeakLearnerConfig {
                 fn from(c: $config) -> Self {
                     WeakLearnerConfig::$variant(c)
-                }
-            }
-
-            /// A learner on its own holds itself.
-            impl Structure for $model {
-                fn heap_bytes(&self) -> usize {
-                    <$model>::heap_bytes(self)
-                }
-
-                fn learners<'a, T: Any>(&'a self, out: &mut Vec<&'a T>) {
-                    out.extend((self as &dyn Any).downcast_ref::<T>());
-                }
-
-                fn learners_mut<'a, T: Any>(&'a mut self, out: &mut Vec<&'a mut T>) {
-                    out.extend((self as &mut dyn Any).downcast_mut::<T>());
                 }
             }
         )+
@@ -191,7 +183,30 @@ weak_learners! {
     Perceptron("perceptron"): PerceptronConfig => Perceptron, defaults PerceptronConfig::default();
     /// An online decision stump: one split, chosen again every grace period (`stump.rs`).
     Stump("stump"): StumpConfig => Stump, defaults StumpConfig::default();
+    /// A Hoeffding adaptive tree: alternate subtrees where a node's error rises (`hat.rs`).
+    HoeffdingAdaptive("hat"): HatConfig => HoeffdingAdaptiveTree, defaults HatConfig::default();
 }
+
+/// A learner without parts holds itself.
+macro_rules! holds_itself {
+    ($($model:ty),*) => {$(
+        impl Structure for $model {
+            fn heap_bytes(&self) -> usize {
+                <$model>::heap_bytes(self)
+            }
+
+            fn learners<'a, T: Any>(&'a self, out: &mut Vec<&'a T>) {
+                out.extend((self as &dyn Any).downcast_ref::<T>());
+            }
+
+            fn learners_mut<'a, T: Any>(&'a mut self, out: &mut Vec<&'a mut T>) {
+                out.extend((self as &mut dyn Any).downcast_mut::<T>());
+            }
+        }
+    )*};
+}
+
+holds_itself!(HoeffdingTree, NaiveBayes, Perceptron, Stump);
 
 impl Default for WeakLearnerConfig {
     fn default() -> Self {

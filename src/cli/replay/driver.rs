@@ -12,7 +12,7 @@ use crate::cli::files::dataset_csv;
 use crate::cli::report::{self, Outputs, RunInfo};
 use crate::columnar::{BatchRows, RowsWriter, ScoredRows, Table, open_table, read_csv_bytes};
 use crate::core::Dataset;
-use crate::eval::{DriftEvents, DriftLog, Prequential, RowOutcome};
+use crate::eval::{DriftEvents, DriftLog, Prequential, Replaced, RowOutcome};
 use crate::files::{self, Named};
 use crate::learner::Classifier;
 use crate::model::Model;
@@ -329,8 +329,12 @@ impl Ending<'_> {
         if let Some(d) = &drift {
             let first: Vec<String> = d.events.iter().take(8).map(|e| e.row.to_string()).collect();
             let more = if d.replaced > 8 { ", …" } else { "" };
+            let (replaced, watched, warnings) = match d.what {
+                Replaced::Learners => ("learners replaced", "watched", "warnings"),
+                Replaced::Subtrees => ("subtrees swapped", "adaptive trees", "alternates started"),
+            };
             eprintln!(
-                "drift    {} learners replaced ({} watched), {} warnings{}",
+                "drift    {} {replaced} ({} {watched}), {} {warnings}{}",
                 d.replaced,
                 d.learners,
                 d.warnings,

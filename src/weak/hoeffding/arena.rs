@@ -1,7 +1,8 @@
 //! The tree's node arena taken out and put back whole, for storage outside the tree
 //! (checkpoints keep it as one table row per node). Putting an arena back checks that it
 //! describes a tree this tree's parameters could have grown, so a damaged store is refused
-//! rather than routed through.
+//! rather than routed through. A Hoeffding adaptive tree grafts an alternate subtree in
+//! place of a node's subtree the same way: the arena taken out, rebuilt, put back.
 
 use super::HoeffdingTree;
 use super::node::{Link, NO_CHILD, Node, NodeId, SplitTest};
@@ -72,6 +73,110 @@ impl HoeffdingTree {
         self.links = links;
         self.slots = slots;
         Ok(())
+    }
+
+    /// Grafts `scion` (a tree of this tree's classes and features, grown from
+    /// [`HoeffdingTree::sprout`]) in place of the subtree rooted at node `at`, its nodes
+    /// moved to `at`'s depth. The arena is renumbered from the root, breadth first: returns
+    /// the new id of each of this tree's nodes (`None` for the replaced subtree's) and of
+    /// each of `scion`'s. The split nodes above `at` count the graft's weight for the most
+    /// common path. An empty `scion` replaces nothing (both maps are then the identity on
+    /// this tree and empty).
+    pub(crate) fn graft(
+        &mut self, at: NodeId, mut scion: HoeffdingTree,
+    ) -> (Vec<Option<NodeId>>, Vec<Option<NodeId>>) {
+        let (Some(root), Some(scion_root)) = (self.root, scion.root) else {
+            return (
+                (0..self.nodes.len() as NodeId).map(Some).collect(),
+                Vec::new(),
+            );
+        };
+        let depth_at = match &self.nodes[at as usize] {
+            Node::Leaf(l) => l.depth,
+            Node::Split(s) => s.depth,
+        };
+        // The split nodes above `at` lose the replaced subtree's weight and gain the graft's.
+        let delta = scion.subtree_weight(scion_root) - self.subtree_weight(at);
+        let mut parent = vec![None; self.nodes.len()];
+        for id in 0..self.nodes.len() as NodeId {
+            if self.links[id as usize].test.is_some() {
+                for child in self.children(id) {
+                    parent[child as usize] = Some(id);
+                }
+            }
+        }
+        let mut above = parent[at as usize];
+        while let Some(id) = above {
+            if let Node::Split(s) = &mut self.nodes[id as usize] {
+                s.weight = (s.weight + delta).max(0.0);
+            }
+            above = parent[id as usize];
+        }
+
+        let mine = self.take_nodes();
+        let theirs = scion.take_nodes();
+        let mut new_mine = vec![None; mine.len()];
+        let mut new_theirs = vec![None; theirs.len()];
+        // Breadth first from the root, `at` read as the scion's root: the order ids are given.
+        let mut order: Vec<(bool, NodeId)> = Vec::with_capacity(mine.len() + theirs.len());
+        let first = if root == at {
+            (true, scion_root)
+        } else {
+            (false, root)
+        };
+        order.push(first);
+        let mut next = 0;
+        while next < order.len() {
+            let (grafted, id) = order[next];
+            let new = next as NodeId;
+            next += 1;
+            let record = if grafted {
+                new_theirs[id as usize] = Some(new);
+                &theirs[id as usize]
+            } else {
+                new_mine[id as usize] = Some(new);
+                &mine[id as usize]
+            };
+            for &child in record.children.iter().flatten() {
+                order.push(if !grafted && child == at {
+                    (true, scion_root)
+                } else {
+                    (grafted, child)
+                });
+            }
+        }
+        let graft_root = new_theirs[scion_root as usize].expect("the scion's root is reached");
+        let new_id = |grafted: bool, c: NodeId| match (grafted, c == at) {
+            (true, _) => new_theirs[c as usize],
+            (false, true) => Some(graft_root),
+            (false, false) => new_mine[c as usize],
+        };
+        let mut mine: Vec<Option<NodeRecord>> = mine.into_iter().map(Some).collect();
+        let mut theirs: Vec<Option<NodeRecord>> = theirs.into_iter().map(Some).collect();
+        let records = order
+            .into_iter()
+            .map(|(grafted, id)| {
+                let side = if grafted { &mut theirs } else { &mut mine };
+                let mut record = side[id as usize].take().expect("each node is reached once");
+                for child in record.children.iter_mut().flatten() {
+                    *child = new_id(grafted, *child).expect("children are reached");
+                }
+                if grafted {
+                    match &mut record.node {
+                        Node::Leaf(l) => l.depth += depth_at,
+                        Node::Split(s) => s.depth += depth_at,
+                    }
+                }
+                record
+            })
+            .collect();
+        self.root = Some(0);
+        self.put_nodes(records)
+            .expect("a graft of two trees of the same features is a tree");
+        self.path.clear();
+        self.predicted = None;
+        self.enforce_leaf_budget();
+        (new_mine, new_theirs)
     }
 
     fn check_records(&self, records: &[NodeRecord]) -> std::result::Result<(), String> {

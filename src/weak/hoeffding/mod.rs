@@ -541,6 +541,31 @@ impl HoeffdingTree {
         &self.nodes
     }
 
+    /// The split nodes, root first, that the row last predicted or learnt passed on its way
+    /// down (a Hoeffding adaptive tree's nodes watch the error of the rows through them).
+    pub(crate) fn path(&self) -> &[NodeId] {
+        &self.path
+    }
+
+    /// An empty tree of this tree's concrete parameters, classes and features: what a
+    /// Hoeffding adaptive tree grows an alternate subtree from, to graft in its place later.
+    pub(crate) fn sprout(&self) -> HoeffdingTree {
+        HoeffdingTree {
+            params: self.params.clone(),
+            k: self.k,
+            nominal: self.nominal.clone(),
+            features: self.features.clone(),
+            nodes: Vec::new(),
+            links: Vec::new(),
+            slots: Vec::new(),
+            root: None,
+            path: Vec::new(),
+            scratch: Vec::new(),
+            candidates: Vec::new(),
+            predicted: None,
+        }
+    }
+
     /// Routes `x` from the root for learning: a branch with no child yet (an unseen category)
     /// gets a new leaf (§1.4.2), and split nodes on the way are recorded in `self.path`.
     fn route(&mut self, x: &[f64]) -> Option<Reached> {
