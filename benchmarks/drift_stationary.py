@@ -7,7 +7,10 @@ standard error.
 
     cargo build --release
     python3 benchmarks/drift_stationary.py [--shuffles 5] [--algos oza-bag ada-olm]
-        [--sets car balance_scale ...] [--detector adwin]
+        [--sets car balance_scale ...] [--detector adwin | --detector hat]
+
+`--detector hat` compares each algorithm's default members with Hoeffding adaptive trees
+(`--weak hat`, no detector around them) instead.
 """
 import json, os, statistics, subprocess, tempfile
 
@@ -31,7 +34,9 @@ def main():
             report = os.path.join(tmp, "r.json")
             cmd = [args.binary, "replay", "-q", "--input",
                    os.path.join(args.datasets, data, "data.csv"), "--shuffle", str(s),
-                   "--seed", str(s), "--drift-detector", detector, "--report", report, *flags]
+                   "--seed", str(s), "--report", report, *flags]
+            cmd += (["--drift-detector", "none", "--weak", "hat"] if detector == "hat"
+                    else ["--drift-detector", detector])
             if algo != "default":
                 cmd += ["--algo", algo]
             subprocess.run(cmd, check=True, capture_output=True)

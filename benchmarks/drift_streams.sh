@@ -5,7 +5,9 @@
 # (user + system) and rows per CPU-second. One run each; seeded, so the accuracies repeat
 # exactly.
 #   B=target/release/streamboost benchmarks/drift_streams.sh [SPEC...]
-#   MODELS="default:adwin ada-olm:none" benchmarks/drift_streams.sh agrawal:rows=100000
+#   MODELS="default:adwin ada-olm:none oza-bag:none:hat hat:none" \
+#     benchmarks/drift_streams.sh agrawal:rows=100000
+# A model is algorithm:detector[:weak learner]; `hat` alone is one Hoeffding adaptive tree.
 set -euo pipefail
 B=${B:-target/release/streamboost}
 specs=("$@")
@@ -19,12 +21,13 @@ echo "| stream | model | drift detector | whole stream | final 20% | learners re
 echo "|---|---|---|---|---|---|---|---|"
 for spec in "${specs[@]}"; do
   for model in "${models[@]}"; do
-    algo=${model%%:*}; detector=${model#*:}
+    IFS=: read -r algo detector weak <<< "$model"
     flags=(); [ "$algo" != default ] && flags=(--algo "$algo")
-    [ "$algo" != hoeffding ] && flags+=(--drift-detector "$detector")
+    case $algo in hoeffding|hat) ;; *) flags+=(--drift-detector "$detector") ;; esac
+    [ -n "$weak" ] && flags+=(--weak "$weak")
     /usr/bin/time -f "%U %S" -o "$tmp/t" "$B" replay --synth "$spec" "${flags[@]}" --quiet \
       --report "$tmp/r.json" > /dev/null 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-    python3 - "$spec" "$algo" "$detector" "$tmp" <<'PY'
+    python3 - "$spec" "$algo${weak:+ --weak $weak}" "$detector" "$tmp" <<'PY'
 import json, sys
 spec, algo, detector, tmp = sys.argv[1:]
 r = json.load(open(f"{tmp}/r.json"))

@@ -104,8 +104,45 @@ fn without_a_detector_the_report_has_no_drift_and_protocols_keep_the_papers() {
 /// in the checkpoint.
 #[test]
 fn replaced_learners_and_their_detectors_resume_bit_for_bit() {
+    let model = [
+        "--algo",
+        "ada-olm",
+        "--learners",
+        "3",
+        "--drift-detector",
+        "adwin",
+    ];
     let dir = tempfile::tempdir().unwrap();
-    let out = |name: &str| dir.path().join(name);
+    let resumed = resume_matches_one_run(dir.path(), &model);
+    assert!(
+        resumed["drift"]["replaced"].as_u64() > Some(0),
+        "{}",
+        resumed["drift"]
+    );
+    chart_marks_replacements(dir.path(), &dir.path().join("second.json"));
+}
+
+/// Hoeffding adaptive trees likewise: their windows and alternate subtrees (whose nodes go
+/// to the checkpoint's node table) resume bit for bit, and swap after the change at row
+/// 4,000 as the run that was not saved does.
+#[test]
+fn hoeffding_adaptive_trees_resume_bit_for_bit() {
+    let model = ["--algo", "ada-olm", "--learners", "3", "--weak", "hat"];
+    let dir = tempfile::tempdir().unwrap();
+    let resumed = resume_matches_one_run(dir.path(), &model);
+    assert_eq!(resumed["drift"]["what"], "subtrees", "{}", resumed["drift"]);
+    assert!(
+        resumed["drift"]["replaced"].as_u64() > Some(0),
+        "{}",
+        resumed["drift"]
+    );
+}
+
+/// Replays [`SWITCHING`] with `model` in one run, and in two with a checkpoint between them
+/// after row 3,000; asserts the predictions are the same row for row and returns the
+/// second run's report.
+fn resume_matches_one_run(dir: &Path, model: &[&str]) -> Value {
+    let out = |name: &str| dir.join(name);
     streamboost()
         .args(["synth", SWITCHING, "-o"])
         .arg(out("all.csv"))
@@ -118,14 +155,6 @@ fn replaced_learners_and_their_detectors_resume_bit_for_bit() {
     };
     part("first.csv", &lines[1..3_001]);
     part("second.csv", &lines[3_001..]);
-    let model = [
-        "--algo",
-        "ada-olm",
-        "--learners",
-        "3",
-        "--drift-detector",
-        "adwin",
-    ];
     let run = |input: &str, predictions: &str, more: &[&str]| {
         streamboost()
             .args(["replay", "-q"])
@@ -165,14 +194,38 @@ fn replaced_learners_and_their_detectors_resume_bit_for_bit() {
         .collect();
     assert_eq!(split.len(), 6_000);
     assert_eq!(split.iter().zip(&whole).position(|(a, b)| a != b), None);
-    // The resumed run replaced learners after the change at row 4,000 (row 1,000 of its own).
-    let resumed = read_json(&out("second.json"));
-    assert!(
-        resumed["drift"]["replaced"].as_u64() > Some(0),
-        "{}",
-        resumed["drift"]
-    );
-    chart_marks_replacements(dir.path(), &out("second.json"));
+    read_json(&out("second.json"))
+}
+
+/// One Hoeffding adaptive tree, and three under a booster, swap subtrees after Agrawal's
+/// changes and none on function 1 alone; the report says what was replaced.
+#[test]
+fn hoeffding_adaptive_trees_swap_subtrees_after_a_change_and_not_on_a_stationary_stream() {
+    for model in [
+        &["--algo", "hat"][..],
+        &["--algo", "ada-olm", "--learners", "3", "--weak", "hat"],
+    ] {
+        let report = |spec: &str| {
+            let args: Vec<&str> = ["--synth", spec].iter().chain(model).copied().collect();
+            replay_report(&args).0
+        };
+        let switching = report(SWITCHING);
+        let drift = &switching["drift"];
+        assert_eq!(drift["what"], "subtrees", "{model:?}: {drift}");
+        let after_change = drift["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["row"].as_u64() > Some(2_000))
+            .count();
+        assert!(after_change > 0, "{model:?}: {drift}");
+        let stationary = report(STATIONARY);
+        assert_eq!(
+            stationary["drift"]["replaced"], 0,
+            "{model:?}: {}",
+            stationary["drift"]
+        );
+    }
 }
 
 /// `plot` draws a report's replacements as ticks in the curve's colour, with a legend entry.
