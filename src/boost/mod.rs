@@ -358,11 +358,19 @@ pub trait LeadMember: Config {
 }
 
 impl LeadMember for crate::weak::WeakLearnerConfig {
-    /// An adaptive tree's lead is an adaptive tree of `preset`.
+    /// An adaptive learner's lead is an adaptive tree of `preset`, a Hoeffding adaptive
+    /// tree's a Hoeffding adaptive tree of that preset.
     fn with_tree_preset(&self, preset: Preset) -> Option<Self> {
         use crate::weak::WeakLearnerConfig as Weak;
         match self {
             Weak::Hoeffding(_) => Some(crate::weak::HoeffdingTreeConfig::preset(preset).into()),
+            Weak::HoeffdingAdaptive(c) => Some(
+                crate::weak::HatConfig {
+                    tree: crate::weak::HoeffdingTreeConfig::preset(preset),
+                    ..c.clone()
+                }
+                .into(),
+            ),
             Weak::Adaptive(c) => c
                 .inner
                 .with_tree_preset(preset)

@@ -189,14 +189,27 @@ impl Adwin {
 
     /// `ε_cut` for parts of `n0` and `n1` values (module doc).
     fn epsilon(&self, n0: u64, n1: u64) -> f64 {
+        self.cut_bound().epsilon(n0, n1)
+    }
+
+    /// What `ε_cut` reads of the whole window, computed once for every border a check
+    /// tries.
+    fn cut_bound(&self) -> CutBound {
         let w = self.width as f64;
-        let ln = (2.0 * w.ln() / self.config.delta).ln();
-        let m = 1.0 / (n0 - MIN_PART + 1) as f64 + 1.0 / (n1 - MIN_PART + 1) as f64;
-        (2.0 * m * self.variance() * ln).sqrt() + 2.0 / 3.0 * m * ln
+        CutBound {
+            ln: (2.0 * w.ln() / self.config.delta).ln(),
+            variance: self.variance(),
+        }
     }
 
     /// Whether some border between buckets cuts the window.
     fn cuts(&self) -> bool {
+        // Values are in [0, 1]: a sum of 0 is a window of zeros (a learner never wrong), where
+        // no border has a gap.
+        if self.total <= 0.0 {
+            return false;
+        }
+        let bound = self.cut_bound();
         let (mut n0, mut t0) = (0u64, 0.0);
         // Oldest first: the highest row, each row oldest first.
         for (level, row) in self.rows.iter().enumerate().rev() {
@@ -206,13 +219,29 @@ impl Adwin {
                 let n1 = self.width - n0;
                 if n0 > MIN_PART + 1 && n1 > MIN_PART + 1 {
                     let gap = t0 / n0 as f64 - (self.total - t0) / n1 as f64;
-                    if gap.abs() > self.epsilon(n0, n1) {
+                    if gap.abs() > bound.epsilon(n0, n1) {
                         return true;
                     }
                 }
             }
         }
         false
+    }
+}
+
+/// The parts of `ε_cut` that depend on the window alone.
+struct CutBound {
+    /// `ln(2 ln W / δ)`.
+    ln: f64,
+    /// The window's variance.
+    variance: f64,
+}
+
+impl CutBound {
+    /// `ε_cut` for parts of `n0` and `n1` values (module doc).
+    fn epsilon(&self, n0: u64, n1: u64) -> f64 {
+        let m = 1.0 / (n0 - MIN_PART + 1) as f64 + 1.0 / (n1 - MIN_PART + 1) as f64;
+        (2.0 * m * self.variance * self.ln).sqrt() + 2.0 / 3.0 * m * self.ln
     }
 }
 
