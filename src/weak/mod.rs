@@ -18,7 +18,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use adaptive::{Adaptive, AdaptiveConfig};
-pub use hat::{HatConfig, HoeffdingAdaptiveTree};
+pub use hat::{HatConfig, HoeffdingAdaptiveTree, SwapTest};
 pub use hoeffding::{HoeffdingTree, HoeffdingTreeConfig, Numerics};
 pub use naive_bayes::{NaiveBayes, NaiveBayesConfig};
 pub use perceptron::{Perceptron, PerceptronConfig};
