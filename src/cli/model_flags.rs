@@ -434,10 +434,13 @@ impl ModelFlags {
     fn knobs(&self) -> Vec<Knob> {
         let tree_given = self.preset.is_some() || self.features_per_tree.is_some();
         let kind_given = self.weak.is_some() || self.resample.is_some();
-        // A single learner takes its own kind of knob; a booster takes its weak learner whole.
+        // A single learner takes its own kind of knob; a booster takes its weak learner whole
+        // when `--weak` names one, and otherwise its tree or resampling set in the learner
+        // it has.
+        let booster_weak_given = self.weak.is_some() || self.perceptron_init.is_some();
         let single = match self.algo {
-            a if a.is_booster() => (kind_given || tree_given || self.perceptron_init.is_some())
-                .then(|| Knob::Weak(self.weak())),
+            a if a.is_booster() && booster_weak_given => Some(Knob::Weak(self.weak())),
+            a if a.is_booster() => tree_given.then(|| Knob::Tree(self.tree())),
             Algorithm::Hoeffding if tree_given => Some(Knob::Tree(self.tree())),
             Algorithm::Perceptron if self.perceptron_init.is_some() => {
                 Some(Knob::Perceptron(self.perceptron()))
@@ -448,8 +451,23 @@ impl ModelFlags {
                 .perceptron_init
                 .map(|_| Knob::Perceptron(self.perceptron())),
         };
+        // A booster's resampling without `--weak` wraps the learner it has.
+        let resample = match (self.algo.is_booster() && !booster_weak_given, self.resample) {
+            (true, Some(ResampleArg::Poisson)) => Some(Knob::Resample(ResampleMode::Poisson)),
+            (true, Some(ResampleArg::Bernoulli)) => {
+                Some(Knob::Resample(ResampleMode::Bernoulli { w_max: 1.0 }))
+            }
+            _ => None,
+        };
         [
+            // The drift response first: it takes away the one the learner has, and the
+            // learner the flags name after it keeps the detector (`--weak hat
+            // --drift-detector none` is Hoeffding adaptive trees alone).
+            self.drift_detector
+                .clone()
+                .map(|DriftArg(d)| Knob::Drift(d)),
             single,
+            resample,
             self.learners.map(Knob::Learners),
             self.lead.map(|Lead(preset)| Knob::Lead(preset)),
             self.gamma.map(Knob::Gamma),
@@ -462,9 +480,6 @@ impl ModelFlags {
             self.weak_output.map(Knob::WeakOutput),
             self.oza_variant.map(Knob::OzaVariant),
             self.oza_zero_error.map(Knob::ZeroError),
-            self.drift_detector
-                .clone()
-                .map(|DriftArg(d)| Knob::Drift(d)),
         ]
         .into_iter()
         .flatten()

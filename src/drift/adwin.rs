@@ -188,6 +188,7 @@ impl Adwin {
     }
 
     /// `ε_cut` for parts of `n0` and `n1` values (module doc).
+    #[cfg(test)]
     fn epsilon(&self, n0: u64, n1: u64) -> f64 {
         self.cut_bound().epsilon(n0, n1)
     }
