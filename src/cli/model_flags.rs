@@ -648,6 +648,39 @@ mod tests {
         assert!(config(&["--algo", "naive-bayes", "--learners", "3"]).is_err());
     }
 
+    /// `--drift-detector` comes first whatever the order of the flags: the learner that
+    /// `--weak` names keeps its detector, and `none` beside `--weak hat` leaves the adaptive
+    /// trees alone; `--preset` and `--resample` reach the learner a booster has.
+    #[test]
+    fn the_drift_response_and_the_learner_combine_in_any_order() {
+        let weak = |flags: &[&str]| {
+            let flags = ["replay", "--algo", "ada-olm"].iter().chain(flags).copied();
+            let config = Flags::parse_from(flags).model.model_config().unwrap();
+            serde_json::to_value(config).unwrap()["weak"].clone()
+        };
+        let hat = weak(&["--weak", "hat", "--drift-detector", "none"]);
+        assert_eq!(hat, weak(&["--drift-detector", "none", "--weak", "hat"]));
+        assert_eq!(hat["learner"], "hat", "{hat}");
+        let both = weak(&["--weak", "hat", "--drift-detector", "adwin"]);
+        assert_eq!(both["learner"], "adaptive", "{both}");
+        assert_eq!(both["inner"]["learner"], "hat", "{both}");
+        let moa = weak(&["--drift-detector", "adwin", "--preset", "moa"]);
+        assert_eq!(moa["inner"]["learner"], "hoeffding", "{moa}");
+        assert_eq!(moa["inner"]["variance"], "unbiased", "{moa}");
+        let copies = weak(&[
+            "--weak",
+            "hat",
+            "--drift-detector",
+            "none",
+            "--resample",
+            "poisson",
+        ]);
+        assert_eq!(copies["learner"], "resampled", "{copies}");
+        assert_eq!(copies["inner"]["learner"], "hat", "{copies}");
+        let resampled = weak(&["--drift-detector", "adwin", "--resample", "poisson"]);
+        assert_eq!(resampled["inner"]["learner"], "resampled", "{resampled}");
+    }
+
     /// Each protocol is the flag set of its paper's table in RESULTS.md (the scripts
     /// `reproduce_jgt17.py`, `multiclass_table.py`, `cll_table.py`, `jt18_table.py`), so those
     /// tables hold for `--protocol` by construction: same config, same predictions.
