@@ -407,20 +407,12 @@ impl Config for HoeffdingTreeConfig {
             Some(m) => rng.sample_indices(d, m),
             None => (0..d).collect(),
         };
-        Ok(HoeffdingTree {
+        Ok(HoeffdingTree::empty(
             params,
-            k: spec.n_classes(),
-            nominal: spec.nominal_mask(),
+            spec.n_classes(),
+            spec.nominal_mask(),
             features,
-            nodes: Vec::new(),
-            links: Vec::new(),
-            slots: Vec::new(),
-            root: None,
-            path: Vec::new(),
-            scratch: Vec::new(),
-            candidates: Vec::new(),
-            predicted: None,
-        })
+        ))
     }
 }
 
@@ -550,11 +542,24 @@ impl HoeffdingTree {
     /// An empty tree of this tree's concrete parameters, classes and features: what a
     /// Hoeffding adaptive tree grows an alternate subtree from, to graft in its place later.
     pub(crate) fn sprout(&self) -> HoeffdingTree {
+        HoeffdingTree::empty(
+            self.params.clone(),
+            self.k,
+            self.nominal.clone(),
+            self.features.clone(),
+        )
+    }
+
+    /// A tree without nodes of concrete parameters `params`, `k` classes, columns of kinds
+    /// `nominal`, observing `features`.
+    fn empty(
+        params: HoeffdingTreeConfig, k: usize, nominal: Vec<bool>, features: Vec<usize>,
+    ) -> HoeffdingTree {
         HoeffdingTree {
-            params: self.params.clone(),
-            k: self.k,
-            nominal: self.nominal.clone(),
-            features: self.features.clone(),
+            params,
+            k,
+            nominal,
+            features,
             nodes: Vec::new(),
             links: Vec::new(),
             slots: Vec::new(),
