@@ -28,8 +28,8 @@
 //! weights); the windows see each learnt row's 0/1 error once, whatever its weight, as
 //! [`crate::weak::adaptive`] explains for any learner: ADWIN's bound needs values in `[0, 1]`.
 //! The tree predicts with its main tree only: an alternate is unproven until its test says
-//! it is better (MOA sums the alternates' leaves' votes into the main leaf's; the paper
-//! predicts with the tree). MOA's per-leaf Poisson(1) resampling is not done: under a
+//! it is better (MOA also adds the alternates' leaves' votes to the main leaf's). MOA's
+//! per-leaf Poisson(1) resampling is not done: under a
 //! booster the row's weight is the booster's, and bagging has its own `--resample`.
 //!
 //! Restart, cancel and crash: the windows, the alternates (whole trees, with their own
