@@ -113,6 +113,15 @@ pub trait TwoCalls {
     fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64);
 }
 
+/// The label and weight of a row a learner of `k` classes learns from: a known label below
+/// `k` and a positive, finite weight; `None` means the row is only scored (the contract of
+/// [`Classifier::learn`]: a row of weight 0 changes nothing).
+#[inline]
+pub(crate) fn learnable(y: Option<ClassId>, weight: f64, k: usize) -> Option<(ClassId, f64)> {
+    y.filter(|&y| weight > 0.0 && weight.is_finite() && y < k)
+        .map(|y| (y, weight))
+}
+
 /// [`Classifier::learn_predict`] on rows `xs` in turn: what
 /// [`Classifier::learn_predict_rows`] does unless a model does better.
 pub(crate) fn learn_predict_each<M: Classifier + ?Sized>(

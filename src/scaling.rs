@@ -13,9 +13,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::boost::{Knob, Tune, learnable};
+use crate::boost::{Knob, Tune};
 use crate::core::{ClassId, Rng, StreamSpec, is_present};
-use crate::learner::{Classifier, Config, EnsembleSummary, Ranker};
+use crate::learner::{Classifier, Config, EnsembleSummary, Ranker, learnable};
 use crate::weak::Structure;
 
 /// How numeric features are rescaled.

@@ -19,11 +19,10 @@ use serde::{Deserialize, Serialize};
 use crate::boost::hedge::PrefixExperts;
 use crate::boost::{
     BoosterConfig, ExpertSelection, LeadMember, Members, all_members, experts_note, lead_note,
-    learnable,
 };
 use crate::core::math::{TieBreak, argmax, normalize};
 use crate::core::{ClassId, Rng};
-use crate::learner::Classifier;
+use crate::learner::{Classifier, learnable};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 

@@ -120,7 +120,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::drift::DriftConfig;
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, learnable};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
@@ -423,14 +423,6 @@ pub(crate) fn add_class_to_members<L: Classifier>(k: &mut usize, members: &mut [
     }
     *k += 1;
     Ok(())
-}
-
-/// The label and weight of a row a booster of `k` classes learns from: a known label below
-/// `k` and a positive, finite weight; `None` means the row is only scored.
-#[inline]
-pub(crate) fn learnable(y: Option<ClassId>, weight: f64, k: usize) -> Option<(ClassId, f64)> {
-    y.filter(|&y| weight > 0.0 && weight.is_finite() && y < k)
-        .map(|y| (y, weight))
 }
 
 /// `Classifier::learn` through a booster's test-then-train pass: `pass` gets the row's

@@ -23,11 +23,11 @@ use crate::Result;
 use crate::boost::hedge::PrefixExperts;
 use crate::boost::{
     BoosterConfig, ExpertSelection, Knob, LeadMember, Members, Tune, all_members, experts_note,
-    lead_note, learn_by, learnable,
+    lead_note, learn_by,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
-use crate::learner::Classifier;
+use crate::learner::{Classifier, learnable};
 use crate::weak::hoeffding::Preset;
 
 /// The normaliser of OzaBoost's `λ` update.

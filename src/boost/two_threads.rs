@@ -34,8 +34,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::boost::learnable;
 use crate::core::ClassId;
+use crate::learner::learnable;
 use crate::learner::{Classifier, Ensemble, TwoCalls, learn_predict_each};
 
 /// How long a model's row takes on one thread, timed now and then: a row costing more than

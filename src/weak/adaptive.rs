@@ -46,10 +46,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{WeakLearner, WeakLearnerConfig};
 use crate::Result;
-use crate::boost::learnable;
 use crate::core::math::argmax;
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::drift::{Change, DriftConfig, Watch};
+use crate::learner::learnable;
 use crate::learner::{Classifier, Config, TwoCalls};
 
 /// A weak learner replaced on a drift of its error; see the module docs.

@@ -46,10 +46,10 @@ use serde::{Deserialize, Serialize};
 use super::Structure;
 use super::hoeffding::node::NodeId;
 use super::{HoeffdingTree, HoeffdingTreeConfig};
-use crate::boost::learnable;
 use crate::core::math::argmax;
 use crate::core::{ClassId, Rng, StreamSpec, vec_bytes};
 use crate::drift::{Adwin, AdwinConfig, Change, DriftDetector};
+use crate::learner::learnable;
 use crate::learner::{Classifier, Config, TwoCalls};
 use crate::{Error, Result};
 

@@ -27,10 +27,10 @@ use serde::{Deserialize, Serialize};
 use super::{require_binary, sign_of, write_proba};
 use crate::Result;
 use crate::boost::multiclass::potential::WEIGHT_NOISE;
-use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale, check_gamma, learnable};
+use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale, check_gamma};
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
-use crate::learner::Classifier;
+use crate::learner::{Classifier, learnable};
 
 /// Hyper-parameters of [`OnlineBbm`], generic over the weak learner's config.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -12,10 +12,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, write_proba};
-use crate::boost::{BoosterConfig, Members, learnable};
+use crate::boost::{BoosterConfig, Members};
 use crate::core::ClassId;
 use crate::core::math::sigmoid;
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, learnable};
 use crate::{Error, Result};
 
 /// The margin loss `ℓ(z)` of OGBoost.

@@ -17,9 +17,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, smooth_weight, write_proba};
 use crate::boost::ogd::project_to_simplex;
-use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale, learnable};
+use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale};
 use crate::core::{ClassId, Rng};
-use crate::learner::{Classifier, Config};
+use crate::learner::{Classifier, Config, learnable};
 use crate::{Error, Result};
 
 /// How OSBoost combines its learners' hypotheses.

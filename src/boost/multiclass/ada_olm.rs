@@ -23,11 +23,11 @@ use crate::boost::ogd::Interval;
 use crate::boost::two_threads::{self, TwoThreads};
 use crate::boost::{
     BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, VoteRule, WeightScale,
-    add_class_to_members, lead_note, learnable,
+    add_class_to_members, lead_note,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
-use crate::learner::Classifier;
+use crate::learner::{Classifier, learnable};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 

@@ -40,11 +40,11 @@ use crate::boost::hedge::PrefixExperts;
 use crate::boost::two_threads::{self, TwoThreads};
 use crate::boost::{
     BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, VoteRule, WeightScale,
-    add_class_to_members, all_members, check_gamma, experts_note, lead_note, learn_by, learnable,
+    add_class_to_members, all_members, check_gamma, experts_note, lead_note, learn_by,
 };
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
-use crate::learner::Classifier;
+use crate::learner::{Classifier, learnable};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
