@@ -44,13 +44,12 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::watched::Watching;
 use super::{WeakLearner, WeakLearnerConfig};
 use crate::Result;
-use crate::core::math::argmax;
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::drift::{Change, DriftConfig, Watch};
-use crate::learner::learnable;
-use crate::learner::{Classifier, Config, TwoCalls};
+use crate::learner::{Classifier, Config, TwoCalls, learnable};
 
 /// A weak learner replaced on a drift of its error; see the module docs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -198,6 +197,64 @@ impl Adaptive {
         &self.replaced_at
     }
 
+    /// A background learner starts, fresh, from the next row.
+    fn start_background(&mut self) {
+        self.background = Some(self.fresh.clone());
+        self.trial = Trial::default();
+    }
+}
+
+impl Classifier for Adaptive {
+    fn n_classes(&self) -> usize {
+        self.member.n_classes()
+    }
+
+    fn add_class(&mut self) -> Result<()> {
+        self.member.add_class()?;
+        self.fresh.add_class()?;
+        if let Some(background) = &mut self.background {
+            background.add_class()?;
+        }
+        Ok(())
+    }
+
+    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
+        self.learn_watched(x, y, weight);
+    }
+
+    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
+        self.member.predict_proba(x, out);
+    }
+
+    /// The member's own test-then-train pass; its prediction is the error the watch sees.
+    fn learn_predict(
+        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
+    ) -> ClassId {
+        self.learn_predict_watched(x, y, weight, out)
+    }
+
+    fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
+        self.member.two_calls()?;
+        Some(self)
+    }
+}
+
+/// The member is the learner watched.
+impl Watching for Adaptive {
+    type Inner = WeakLearner;
+
+    fn watched(&mut self) -> &mut WeakLearner {
+        &mut self.member
+    }
+
+    fn scratch(&mut self) -> &mut Vec<f64> {
+        &mut self.scratch
+    }
+
+    fn predicted(&mut self) -> &mut Option<ClassId> {
+        &mut self.predicted
+    }
+
     /// The member predicted `predicted` for a row of label `y` it has just learnt with
     /// weight `weight`: unless the row is not learnable (weight 0: nothing changes), the
     /// background learner learns it too, and the error goes to the watch, which may start a
@@ -248,76 +305,6 @@ impl Adaptive {
         }
         self.due = false;
         self.trial = Trial::default();
-    }
-
-    /// A background learner starts, fresh, from the next row.
-    fn start_background(&mut self) {
-        self.background = Some(self.fresh.clone());
-        self.trial = Trial::default();
-    }
-}
-
-impl Classifier for Adaptive {
-    fn n_classes(&self) -> usize {
-        self.member.n_classes()
-    }
-
-    fn add_class(&mut self) -> Result<()> {
-        self.member.add_class()?;
-        self.fresh.add_class()?;
-        if let Some(background) = &mut self.background {
-            background.add_class()?;
-        }
-        Ok(())
-    }
-
-    /// The member's test-then-train pass into the scratch buffer, which is back in place
-    /// before the background learner uses it.
-    fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        let mut out = std::mem::take(&mut self.scratch);
-        out.resize(self.n_classes(), 0.0);
-        let predicted = self.member.learn_predict(x, Some(y), weight, &mut out);
-        self.scratch = out;
-        self.learnt(x, y, weight, predicted);
-    }
-
-    fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        self.member.predict_proba(x, out);
-    }
-
-    /// The member's own test-then-train pass; its prediction is the error the watch sees.
-    fn learn_predict(
-        &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
-    ) -> ClassId {
-        let predicted = self.member.learn_predict(x, y, weight, out);
-        if let Some(y) = y {
-            self.learnt(x, y, weight, predicted);
-        }
-        predicted
-    }
-
-    fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
-        self.member.two_calls()?;
-        Some(self)
-    }
-}
-
-impl TwoCalls for Adaptive {
-    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
-        self.member
-            .two_calls()
-            .expect("two_calls checked the learner")
-            .predict_to_learn(x, out);
-        self.predicted = Some(argmax(out));
-    }
-
-    fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        self.member
-            .two_calls()
-            .expect("two_calls checked the learner")
-            .learn_predicted(x, y, weight);
-        let predicted = self.predicted.take().expect("predict_to_learn came first");
-        self.learnt(x, y, weight, predicted);
     }
 }
 

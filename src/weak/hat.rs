@@ -45,12 +45,11 @@ use serde::{Deserialize, Serialize};
 
 use super::Structure;
 use super::hoeffding::node::NodeId;
+use super::watched::Watching;
 use super::{HoeffdingTree, HoeffdingTreeConfig};
-use crate::core::math::argmax;
 use crate::core::{ClassId, Rng, StreamSpec, vec_bytes};
 use crate::drift::{Adwin, AdwinConfig, Change, DriftDetector};
-use crate::learner::learnable;
-use crate::learner::{Classifier, Config, TwoCalls};
+use crate::learner::{Classifier, Config, TwoCalls, learnable};
 use crate::{Error, Result};
 
 /// Parameters of a [`HoeffdingAdaptiveTree`].
@@ -245,56 +244,6 @@ impl HoeffdingAdaptiveTree {
             + vec_bytes(&self.scratch)
     }
 
-    /// The tree predicted `predicted` for a row it has just learnt (label `y`, weight
-    /// `weight`): steps 2–5 of the module docs.
-    fn learnt(&mut self, x: &[f64], y: ClassId, weight: f64, predicted: ClassId) {
-        let Some((y, weight)) = learnable(Some(y), weight, self.n_classes()) else {
-            return;
-        };
-        let wrong = f64::from(u8::from(predicted != y));
-        self.error.update(wrong);
-        let mut path = std::mem::take(&mut self.path);
-        path.clear();
-        path.extend_from_slice(self.tree.path());
-        for &node in &path {
-            let at = node as usize;
-            if self.windows.len() <= at {
-                self.windows.resize(at + 1, None);
-            }
-            let window =
-                self.windows[at].get_or_insert_with(|| Adwin::new(self.rule.adwin.clone()));
-            let rose = window.update(wrong) == Some(Change::Drift);
-            let slot = self.alternates.binary_search_by_key(&node, |(n, _)| *n);
-            if rose {
-                let alternate = Self::grown_from(self.tree.sprout(), self.rule.clone());
-                match slot {
-                    Ok(j) => self.alternates[j].1 = alternate,
-                    Err(j) => self.alternates.insert(j, (node, alternate)),
-                }
-                self.counts.started += 1;
-            } else if let Ok(j) = slot {
-                match self.verdict(at, j) {
-                    Some(true) => {
-                        let (_, mut alternate) = self.alternates.remove(j);
-                        alternate.learn(x, y, weight);
-                        self.swap(node, alternate);
-                        // The rest of the path was in the subtree swapped out.
-                        break;
-                    }
-                    Some(false) => {
-                        self.alternates.remove(j);
-                        self.counts.dropped += 1;
-                    }
-                    None => {}
-                }
-            }
-            if let Ok(j) = self.alternates.binary_search_by_key(&node, |(n, _)| *n) {
-                self.alternates[j].1.learn(x, y, weight);
-            }
-        }
-        self.path = path;
-    }
-
     /// Whether alternate `j` is better than the subtree at node `at` (`Some(true)`), worse
     /// (`Some(false)`) or not yet known, by the bound of the module docs.
     fn verdict(&mut self, at: usize, j: usize) -> Option<bool> {
@@ -381,11 +330,7 @@ impl Classifier for HoeffdingAdaptiveTree {
     }
 
     fn learn(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        let mut out = std::mem::take(&mut self.scratch);
-        out.resize(self.n_classes(), 0.0);
-        let predicted = self.tree.learn_predict(x, Some(y), weight, &mut out);
-        self.scratch = out;
-        self.learnt(x, y, weight, predicted);
+        self.learn_watched(x, y, weight);
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
@@ -395,11 +340,7 @@ impl Classifier for HoeffdingAdaptiveTree {
     fn learn_predict(
         &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {
-        let predicted = self.tree.learn_predict(x, y, weight, out);
-        if let Some(y) = y {
-            self.learnt(x, y, weight, predicted);
-        }
-        predicted
+        self.learn_predict_watched(x, y, weight, out)
     }
 
     fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
@@ -407,16 +348,71 @@ impl Classifier for HoeffdingAdaptiveTree {
     }
 }
 
-impl TwoCalls for HoeffdingAdaptiveTree {
-    fn predict_to_learn(&mut self, x: &[f64], out: &mut [f64]) {
-        self.tree.predict_to_learn(x, out);
-        self.predicted = Some(argmax(out));
+/// The main tree is the learner watched: its prediction of each row is the error its
+/// nodes' windows see.
+impl Watching for HoeffdingAdaptiveTree {
+    type Inner = HoeffdingTree;
+
+    fn watched(&mut self) -> &mut HoeffdingTree {
+        &mut self.tree
     }
 
-    fn learn_predicted(&mut self, x: &[f64], y: ClassId, weight: f64) {
-        self.tree.learn_predicted(x, y, weight);
-        let predicted = self.predicted.take().expect("predict_to_learn came first");
-        self.learnt(x, y, weight, predicted);
+    fn scratch(&mut self) -> &mut Vec<f64> {
+        &mut self.scratch
+    }
+
+    fn predicted(&mut self) -> &mut Option<ClassId> {
+        &mut self.predicted
+    }
+
+    /// The tree predicted `predicted` for a row it has just learnt (label `y`, weight
+    /// `weight`): steps 2–5 of the module docs.
+    fn learnt(&mut self, x: &[f64], y: ClassId, weight: f64, predicted: ClassId) {
+        let Some((y, weight)) = learnable(Some(y), weight, self.n_classes()) else {
+            return;
+        };
+        let wrong = f64::from(u8::from(predicted != y));
+        self.error.update(wrong);
+        let mut path = std::mem::take(&mut self.path);
+        path.clear();
+        path.extend_from_slice(self.tree.path());
+        for &node in &path {
+            let at = node as usize;
+            if self.windows.len() <= at {
+                self.windows.resize(at + 1, None);
+            }
+            let window =
+                self.windows[at].get_or_insert_with(|| Adwin::new(self.rule.adwin.clone()));
+            let rose = window.update(wrong) == Some(Change::Drift);
+            let slot = self.alternates.binary_search_by_key(&node, |(n, _)| *n);
+            if rose {
+                let alternate = Self::grown_from(self.tree.sprout(), self.rule.clone());
+                match slot {
+                    Ok(j) => self.alternates[j].1 = alternate,
+                    Err(j) => self.alternates.insert(j, (node, alternate)),
+                }
+                self.counts.started += 1;
+            } else if let Ok(j) = slot {
+                match self.verdict(at, j) {
+                    Some(true) => {
+                        let (_, mut alternate) = self.alternates.remove(j);
+                        alternate.learn(x, y, weight);
+                        self.swap(node, alternate);
+                        // The rest of the path was in the subtree swapped out.
+                        break;
+                    }
+                    Some(false) => {
+                        self.alternates.remove(j);
+                        self.counts.dropped += 1;
+                    }
+                    None => {}
+                }
+            }
+            if let Ok(j) = self.alternates.binary_search_by_key(&node, |(n, _)| *n) {
+                self.alternates[j].1.learn(x, y, weight);
+            }
+        }
+        self.path = path;
     }
 }
 

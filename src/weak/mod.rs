@@ -11,6 +11,7 @@ pub mod naive_bayes;
 pub mod perceptron;
 pub mod resampling;
 pub mod stump;
+mod watched;
 
 use std::any::Any;
 use std::fmt;
