@@ -47,6 +47,12 @@ pub struct OzaBagConfig<W> {
     /// alone" is an expert. Only construction reads the preset.
     #[serde(default)]
     pub lead: Option<Preset>,
+    /// The lead as a Hoeffding adaptive tree of its preset (`weak::hat`), where the lead is
+    /// a plain tree: its split nodes watch their error and swap in subtrees grown after a
+    /// change ([`crate::boost::LeadMember::as_lead`]). `false` in a config written without
+    /// it; a named `--drift-detector` clears it.
+    #[serde(default)]
+    pub lead_adapts: bool,
 }
 
 impl<W> OzaBagConfig<W> {
@@ -58,6 +64,7 @@ impl<W> OzaBagConfig<W> {
             weak,
             expert_selection: ExpertSelection::Last,
             lead: None,
+            lead_adapts: false,
         }
     }
 }
@@ -70,7 +77,7 @@ impl<W: LeadMember> fmt::Display for OzaBagConfig<W> {
             self.n_learners,
             self.lambda,
             experts_note(self.expert_selection),
-            lead_note(self.lead, &self.weak),
+            lead_note(self.lead, self.lead_adapts, &self.weak),
             self.weak
         )
     }
@@ -81,6 +88,10 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
 
     fn lead(&self) -> Option<Preset> {
         self.lead
+    }
+
+    fn lead_adapts(&self) -> bool {
+        self.lead_adapts
     }
 
     fn validate_booster(&self) -> Result<()> {
@@ -110,7 +121,7 @@ tune!(OzaBagConfig {
     Learners => n_learners,
     Expert => expert_selection,
     Lead => lead,
-});
+} lead adapts: lead_adapts);
 
 /// Oza's online bagging over members `L`. Build it from an [`OzaBagConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -68,13 +68,19 @@ macro_rules! member_classes {
 }
 
 /// [`Tune`] for a booster config `$t<W>` from a table of the [`Knob`]s it takes and the
-/// fields they set; any other knob goes to its weak learner's config (field `weak`).
+/// fields they set; any other knob goes to its weak learner's config (field `weak`). A
+/// config whose lead may adapt names that field after `lead adapts:`: a named drift
+/// response ([`Knob::Drift`], `none` included) replaces the lead's too.
 macro_rules! tune {
-    ($t:ident { $($knob:ident => $field:ident),* $(,)? }) => {
+    ($t:ident { $($knob:ident => $field:ident),* $(,)? } $(lead adapts: $adapts:ident)?) => {
         impl<W: $crate::boost::Tune> $crate::boost::Tune for $t<W> {
             fn tune(&mut self, knob: &$crate::boost::Knob) -> bool {
                 match knob {
                     $($crate::boost::Knob::$knob(value) => self.$field = value.clone(),)*
+                    $($crate::boost::Knob::Drift(_) => {
+                        self.$adapts = false;
+                        return self.weak.tune(knob);
+                    })?
                     _ => return self.weak.tune(knob),
                 }
                 true
@@ -140,6 +146,7 @@ macro_rules! ensemble_rows {
                 zero_error: oza::ZeroErrorPolicy::Skip,
                 expert_selection: boost::ExpertSelection::Sample,
                 lead: Some(boost::LEAD),
+                lead_adapts: true,
                 ..oza::OzaBoostConfig::new(boost::member_tree())
             },
         }
@@ -150,6 +157,7 @@ macro_rules! ensemble_rows {
             OzaBag = "oza-bag" (Booster, Multiclass) => bagging::OzaBagConfig {
                 expert_selection: boost::ExpertSelection::Sample,
                 lead: Some(boost::LEAD),
+                lead_adapts: true,
                 ..bagging::OzaBagConfig::new(boost::member_tree())
             },
         }
@@ -201,6 +209,12 @@ pub trait BoosterConfig {
     /// [`LeadMember`]); `None` for most boosters.
     fn lead(&self) -> Option<Preset> {
         None
+    }
+
+    /// Whether a tree lead is a Hoeffding adaptive tree of its preset (see
+    /// [`LeadMember::as_lead`]); `false` for most boosters.
+    fn lead_adapts(&self) -> bool {
+        false
     }
 
     /// Checks the booster's own parameters (not the weak learner's; the member count is
@@ -285,7 +299,9 @@ where
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
         let weak = self.member_config();
-        let lead = self.lead().and_then(|preset| weak.with_tree_preset(preset));
+        let lead = self
+            .lead()
+            .and_then(|preset| weak.as_lead(preset, self.lead_adapts()));
         let (members, seed) = build_members(&weak, lead.as_ref(), self.n_members(), spec, rng)?;
         self.assemble_led(members, seed, lead.is_some(), weak.drift().cloned())
     }
@@ -312,13 +328,17 @@ fn build_members<W: Config>(
 /// "A lead tree" and "Prefix experts").
 pub(crate) const LEAD: Preset = Preset::Moa;
 
-/// The model line's words for a lead (`", first member a moa tree"`), empty without one or
-/// where `weak` is not a tree (then no member is one: [`LeadMember::with_tree_preset`]).
-pub(crate) fn lead_note<L: LeadMember>(lead: Option<Preset>, weak: &L) -> String {
-    lead.filter(|&p| weak.with_tree_preset(p).is_some())
-        .map_or(String::new(), |p| {
-            format!(", first member a {} tree", p.name())
-        })
+/// The model line's words for a lead (`", first member a moa tree"`, `", first member an
+/// adaptive moa tree"`), empty without one or where `weak` is not a tree (then no member is
+/// one: [`LeadMember::as_lead`]).
+pub(crate) fn lead_note<L: LeadMember>(lead: Option<Preset>, adapts: bool, weak: &L) -> String {
+    let Some(preset) = lead.filter(|&p| weak.as_lead(p, adapts).is_some()) else {
+        return String::new();
+    };
+    match adapts {
+        true => format!(", first member an adaptive {} tree", preset.name()),
+        false => format!(", first member a {} tree", preset.name()),
+    }
 }
 
 /// The model line's words for a prefix selection other than all members (`", experts=Best"`).
@@ -342,11 +362,18 @@ pub(crate) fn all_members() -> ExpertSelection {
 /// is the library's best single tree makes "one tree" one of its experts, and the booster's
 /// loss tracks that tree's where the ensemble does no better (balance_scale, RESULTS.md,
 /// "A lead tree").
+///
+/// A lead that *adapts* is a Hoeffding adaptive tree (`weak::hat`): the one member that
+/// learns every row at a steady weight (the first of a boosting chain sees no earlier
+/// member's loss; a resampling ensemble's lead is not resampled), so its nodes' error
+/// windows move only when the stream does. On a stationary stream it swaps nothing and
+/// predicts as the plain tree; after a change, the expert "lead alone" recovers within the
+/// subtree's window and Hedge follows it (RESULTS.md, "An adaptive lead").
 pub trait LeadMember: Config {
-    /// This config's learner as a Hoeffding tree of `preset`, or `None` where it is not a
-    /// tree (naive Bayes, perceptrons, resampled learners): then every member is as the
-    /// config says.
-    fn with_tree_preset(&self, _preset: Preset) -> Option<Self> {
+    /// This config's learner as a Hoeffding tree of `preset` (an adaptive one if `adapts`),
+    /// or `None` where it is not a tree (naive Bayes, perceptrons, resampled learners): then
+    /// every member is as the config says.
+    fn as_lead(&self, _preset: Preset, _adapts: bool) -> Option<Self> {
         None
     }
 
@@ -358,22 +385,25 @@ pub trait LeadMember: Config {
 }
 
 impl LeadMember for crate::weak::WeakLearnerConfig {
-    /// An adaptive learner's lead is an adaptive tree of `preset`, a Hoeffding adaptive
-    /// tree's a Hoeffding adaptive tree of that preset.
-    fn with_tree_preset(&self, preset: Preset) -> Option<Self> {
-        use crate::weak::WeakLearnerConfig as Weak;
+    /// A tree's lead is a tree of `preset`, adaptive (at MOA's window and swap test) if
+    /// `adapts`; a Hoeffding adaptive tree's a Hoeffding adaptive tree of that preset; an
+    /// adaptive learner's an adaptive tree of `preset` (its detector is its response).
+    fn as_lead(&self, preset: Preset, adapts: bool) -> Option<Self> {
+        use crate::weak::{HatConfig, HoeffdingTreeConfig, WeakLearnerConfig as Weak};
+        let tree = HoeffdingTreeConfig::preset(preset);
         match self {
-            Weak::Hoeffding(_) => Some(crate::weak::HoeffdingTreeConfig::preset(preset).into()),
-            Weak::HoeffdingAdaptive(c) => Some(
-                crate::weak::HatConfig {
-                    tree: crate::weak::HoeffdingTreeConfig::preset(preset),
-                    ..c.clone()
+            Weak::Hoeffding(_) if adapts => Some(
+                HatConfig {
+                    tree,
+                    ..HatConfig::default()
                 }
                 .into(),
             ),
+            Weak::Hoeffding(_) => Some(tree.into()),
+            Weak::HoeffdingAdaptive(c) => Some(HatConfig { tree, ..c.clone() }.into()),
             Weak::Adaptive(c) => c
                 .inner
-                .with_tree_preset(preset)
+                .as_lead(preset, false)
                 .map(|lead| lead.adaptive(Some(c.drift.clone()))),
             _ => None,
         }
@@ -388,7 +418,7 @@ impl LeadMember for crate::weak::WeakLearnerConfig {
 }
 
 impl LeadMember for crate::weak::HoeffdingTreeConfig {
-    fn with_tree_preset(&self, preset: Preset) -> Option<Self> {
+    fn as_lead(&self, preset: Preset, _adapts: bool) -> Option<Self> {
         Some(crate::weak::HoeffdingTreeConfig::preset(preset))
     }
 }
@@ -769,6 +799,89 @@ mod tests {
             .build(data.spec(), 3)
             .unwrap();
         assert!(unled.expert_probabilities().is_none());
+    }
+
+    /// An adaptive lead is a Hoeffding adaptive tree of the lead's preset. On a stationary
+    /// stream it swaps nothing and every led booster predicts as with the plain lead, row
+    /// for row; a named drift response (`none` included) makes the lead plain again.
+    #[test]
+    fn an_adaptive_lead_that_swaps_nothing_predicts_as_the_plain_one() {
+        use crate::boost::Knob;
+        use crate::boost::bagging::OzaBagConfig;
+        use crate::boost::multiclass::{AdaBoostOlmConfig, OnlineMbbmConfig};
+        use crate::boost::oza::OzaBoostConfig;
+        use crate::learner::Ensemble;
+        use crate::weak::hoeffding::Preset;
+        use crate::weak::{HoeffdingTreeConfig, WeakLearner, WeakLearnerConfig};
+        let data = crate::synth::mixed(3_000, 0.05, 0.1, 6);
+        let weak: WeakLearnerConfig = HoeffdingTreeConfig::jgt_paper().into();
+        fn run<C: Config>(config: &C, data: &crate::core::Dataset) -> (Vec<ClassId>, C::Model)
+        where
+            C::Model: Classifier,
+        {
+            let mut model = config.build(data.spec(), 9).unwrap();
+            let mut out = vec![0.0; data.spec().n_classes()];
+            let predicted = (0..data.len())
+                .map(|i| model.learn_predict(data.row(i), data.label(i), 1.0, &mut out))
+                .collect();
+            (predicted, model)
+        }
+        fn lead_swaps(first: &WeakLearner) -> u64 {
+            match first {
+                WeakLearner::HoeffdingAdaptive(hat) => hat.counts().swapped,
+                other => panic!("the lead is not adaptive: {other:?}"),
+            }
+        }
+        macro_rules! compare {
+            ($config:expr) => {{
+                let mut adapting = $config;
+                adapting.lead = Some(Preset::Moa);
+                adapting.lead_adapts = true;
+                assert!(BoosterConfig::lead_adapts(&adapting));
+                let mut plain = adapting.clone();
+                plain.lead_adapts = false;
+                let (with_lead, model) = run(&adapting, &data);
+                assert_eq!(lead_swaps(&model.members()[0]), 0);
+                assert_eq!(with_lead, run(&plain, &data).0, "{adapting}");
+                assert!(
+                    adapting
+                        .to_string()
+                        .contains("first member an adaptive moa tree")
+                );
+                // `--drift-detector none` takes the lead's response away too.
+                let mut none = adapting.clone();
+                assert!(none.tune(&Knob::Drift(None)));
+                assert!(!none.lead_adapts && none.lead == Some(Preset::Moa));
+            }};
+        }
+        compare!(AdaBoostOlmConfig {
+            n_learners: 4,
+            ..AdaBoostOlmConfig::new(weak.clone())
+        });
+        compare!(OnlineMbbmConfig {
+            n_learners: 4,
+            ..OnlineMbbmConfig::new(weak.clone())
+        });
+        compare!(OzaBoostConfig {
+            n_learners: 4,
+            expert_selection: ExpertSelection::Sample,
+            ..OzaBoostConfig::new(weak.clone())
+        });
+        compare!(OzaBagConfig {
+            n_learners: 4,
+            expert_selection: ExpertSelection::Sample,
+            ..OzaBagConfig::new(weak.clone())
+        });
+        // A config written before the field reads as a plain lead.
+        let mut json = serde_json::to_value(OzaBagConfig {
+            lead: Some(Preset::Moa),
+            lead_adapts: true,
+            ..OzaBagConfig::new(weak)
+        })
+        .unwrap();
+        json.as_object_mut().unwrap().remove("lead_adapts");
+        let old: OzaBagConfig<WeakLearnerConfig> = serde_json::from_value(json).unwrap();
+        assert!(!old.lead_adapts);
     }
 
     #[test]

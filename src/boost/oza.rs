@@ -118,6 +118,12 @@ pub struct OzaBoostConfig<W> {
     /// experts "that tree alone" is an expert. Only construction reads the preset.
     #[serde(default)]
     pub lead: Option<Preset>,
+    /// The lead as a Hoeffding adaptive tree of its preset (`weak::hat`), where the lead is
+    /// a plain tree: its split nodes watch their error and swap in subtrees grown after a
+    /// change ([`crate::boost::LeadMember::as_lead`]). `false` in a config written without
+    /// it; a named `--drift-detector` clears it.
+    #[serde(default)]
+    pub lead_adapts: bool,
 }
 
 impl<W> OzaBoostConfig<W> {
@@ -134,6 +140,7 @@ impl<W> OzaBoostConfig<W> {
             weak,
             expert_selection: ExpertSelection::Last,
             lead: None,
+            lead_adapts: false,
         }
     }
 
@@ -157,7 +164,7 @@ impl<W: LeadMember> fmt::Display for OzaBoostConfig<W> {
             self.vote,
             self.zero_error,
             experts_note(self.expert_selection),
-            lead_note(self.lead, &self.weak),
+            lead_note(self.lead, self.lead_adapts, &self.weak),
             self.weak
         )
     }
@@ -168,6 +175,10 @@ impl<W> BoosterConfig for OzaBoostConfig<W> {
 
     fn lead(&self) -> Option<Preset> {
         self.lead
+    }
+
+    fn lead_adapts(&self) -> bool {
+        self.lead_adapts
     }
 
     fn validate_booster(&self) -> Result<()> {
@@ -204,6 +215,10 @@ impl<W: Tune> Tune for OzaBoostConfig<W> {
             Knob::ZeroError(z) => self.zero_error = *z,
             Knob::Expert(e) => self.expert_selection = *e,
             Knob::Lead(lead) => self.lead = *lead,
+            Knob::Drift(_) => {
+                self.lead_adapts = false;
+                return self.weak.tune(knob);
+            }
             _ => return self.weak.tune(knob),
         }
         true

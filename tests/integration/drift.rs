@@ -63,22 +63,58 @@ fn every_booster_replaces_a_learner_after_an_abrupt_change_and_none_on_a_station
     }
 }
 
+/// The led boosters' defaults answer drift with their lead: a Hoeffding adaptive tree that
+/// swaps subtrees after Agrawal's changes and none on function 1 alone.
 #[test]
-fn without_a_detector_the_report_has_no_drift_and_protocols_keep_the_papers() {
-    let (report, _) =
-        replay_report(&["--synth", SWITCHING, "--algo", "ada-olm", "--learners", "3"]);
+fn the_defaults_adaptive_lead_swaps_after_a_change_and_not_on_a_stationary_stream() {
+    for algo in ["ova", "ada-olm", "ada-ova", "mbbm", "oza", "oza-bag"] {
+        let report =
+            |spec: &str| replay_report(&["--synth", spec, "--algo", algo, "--learners", "3"]).0;
+        let switching = report(SWITCHING);
+        let drift = &switching["drift"];
+        assert_eq!(drift["what"], "subtrees", "{algo}: {drift}");
+        let after_change = drift["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["row"].as_u64() > Some(2_000))
+            .count();
+        assert!(after_change > 0, "{algo}: {drift}");
+        let stationary = report(STATIONARY);
+        assert_eq!(
+            stationary["drift"]["replaced"], 0,
+            "{algo}: {}",
+            stationary["drift"]
+        );
+    }
+}
+
+#[test]
+fn without_a_drift_response_the_report_has_no_drift_and_protocols_keep_the_papers() {
+    let ada_olm = ["--synth", SWITCHING, "--algo", "ada-olm", "--learners", "3"];
+    let none: Vec<&str> = ada_olm
+        .iter()
+        .chain(&["--drift-detector", "none"])
+        .copied()
+        .collect();
+    let (report, _) = replay_report(&none);
     assert!(report.get("drift").is_none(), "{report}");
-    let (report, _) = replay_report(&[
-        "--synth",
-        SWITCHING,
-        "--algo",
-        "ada-olm",
-        "--learners",
-        "3",
-        "--protocol",
-        "jgt17",
-    ]);
+    let model = report["model"].as_str().unwrap();
+    assert!(model.contains("first member a moa tree"), "{model}");
+    let jgt17: Vec<&str> = ada_olm
+        .iter()
+        .chain(&["--protocol", "jgt17"])
+        .copied()
+        .collect();
+    let (report, _) = replay_report(&jgt17);
     assert!(report.get("drift").is_none(), "{report}");
+    // A booster whose members are not trees has no lead, adaptive or not.
+    let bayes: Vec<&str> = ada_olm
+        .iter()
+        .chain(&["--weak", "naive-bayes"])
+        .copied()
+        .collect();
+    assert!(replay_report(&bayes).0.get("drift").is_none());
     // A single tree has no learners to replace: the flag is refused, naming it.
     let out = streamboost()
         .args([
@@ -127,15 +163,19 @@ fn replaced_learners_and_their_detectors_resume_bit_for_bit() {
 /// 4,000 as the run that was not saved does.
 #[test]
 fn hoeffding_adaptive_trees_resume_bit_for_bit() {
-    let model = ["--algo", "ada-olm", "--learners", "3", "--weak", "hat"];
-    let dir = tempfile::tempdir().unwrap();
-    let resumed = resume_matches_one_run(dir.path(), &model);
-    assert_eq!(resumed["drift"]["what"], "subtrees", "{}", resumed["drift"]);
-    assert!(
-        resumed["drift"]["replaced"].as_u64() > Some(0),
-        "{}",
-        resumed["drift"]
-    );
+    let all = ["--algo", "ada-olm", "--learners", "3", "--weak", "hat"];
+    // The default's adaptive lead, one per class.
+    let lead = ["--learners", "3"];
+    for model in [&all[..], &lead] {
+        let dir = tempfile::tempdir().unwrap();
+        let resumed = resume_matches_one_run(dir.path(), model);
+        assert_eq!(resumed["drift"]["what"], "subtrees", "{}", resumed["drift"]);
+        assert!(
+            resumed["drift"]["replaced"].as_u64() > Some(0),
+            "{model:?}: {}",
+            resumed["drift"]
+        );
+    }
 }
 
 /// Replays [`SWITCHING`] with `model` in one run, and in two with a checkpoint between them

@@ -69,6 +69,12 @@ pub struct AdaBoostOlmConfig<W> {
     /// Only construction reads it: a checkpoint's members are as they were built.
     #[serde(default)]
     pub lead: Option<Preset>,
+    /// The lead as a Hoeffding adaptive tree of its preset (`weak::hat`), where the lead is
+    /// a plain tree: its split nodes watch their error and swap in subtrees grown after a
+    /// change ([`crate::boost::LeadMember::as_lead`]). `false` in a config written without
+    /// it; a named `--drift-detector` clears it.
+    #[serde(default)]
+    pub lead_adapts: bool,
 }
 
 impl<W> AdaBoostOlmConfig<W> {
@@ -86,6 +92,7 @@ impl<W> AdaBoostOlmConfig<W> {
             tie_break: TieBreak::Random,
             weak,
             lead: None,
+            lead_adapts: false,
         }
     }
 
@@ -123,7 +130,7 @@ impl<W: LeadMember> fmt::Display for AdaBoostOlmConfig<W> {
             self.expert_selection,
             self.vote_rule,
             self.weight_scale,
-            lead_note(self.lead, &self.weak),
+            lead_note(self.lead, self.lead_adapts, &self.weak),
             self.weak,
             b = self.bound(),
         )
@@ -169,6 +176,10 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
 
     fn lead(&self) -> Option<Preset> {
         self.lead
+    }
+
+    fn lead_adapts(&self) -> bool {
+        self.lead_adapts
     }
 
     fn validate_booster(&self) -> Result<()> {
@@ -222,7 +233,7 @@ tune!(AdaBoostOlmConfig {
     Expert => expert_selection,
     Vote => vote_rule,
     Lead => lead,
-});
+} lead adapts: lead_adapts);
 
 /// What the forward and learn passes read of an [`AdaBoostOlm`] and never change (its
 /// fields are the booster's own in a checkpoint).

@@ -94,6 +94,12 @@ pub struct OnlineMbbmConfig<W> {
     /// Only construction reads it.
     #[serde(default)]
     pub lead: Option<Preset>,
+    /// The lead as a Hoeffding adaptive tree of its preset (`weak::hat`), where the lead is
+    /// a plain tree: its split nodes watch their error and swap in subtrees grown after a
+    /// change ([`crate::boost::LeadMember::as_lead`]). `false` in a config written without
+    /// it; a named `--drift-detector` clears it.
+    #[serde(default)]
+    pub lead_adapts: bool,
 }
 
 impl<W> OnlineMbbmConfig<W> {
@@ -110,6 +116,7 @@ impl<W> OnlineMbbmConfig<W> {
             weak,
             expert_selection: ExpertSelection::Last,
             lead: None,
+            lead_adapts: false,
         }
     }
 }
@@ -126,7 +133,7 @@ impl<W: LeadMember> fmt::Display for OnlineMbbmConfig<W> {
             self.weight_scale,
             self.epsilon_prune,
             experts_note(self.expert_selection),
-            lead_note(self.lead, &self.weak),
+            lead_note(self.lead, self.lead_adapts, &self.weak),
             self.weak
         )
     }
@@ -168,6 +175,10 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
         self.lead
     }
 
+    fn lead_adapts(&self) -> bool {
+        self.lead_adapts
+    }
+
     fn validate_booster(&self) -> Result<()> {
         check_gamma(self.gamma)?;
         if !(self.epsilon_prune >= 0.0 && self.epsilon_prune < 1.0) {
@@ -206,7 +217,7 @@ tune!(OnlineMbbmConfig {
     EpsilonPrune => epsilon_prune,
     Expert => expert_selection,
     Lead => lead,
-});
+} lead adapts: lead_adapts);
 
 /// The OnlineMBBM booster over weak learners `L`. Build it from an [`OnlineMbbmConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

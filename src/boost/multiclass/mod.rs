@@ -39,6 +39,7 @@ macro_rules! multiclass_rows {
                 weight_scale: boost::WeightScale::UniformRandom(0.5, 20.0),
                 expert_selection: boost::ExpertSelection::Sample,
                 lead: Some(boost::LEAD),
+                lead_adapts: true,
                 ..multiclass::OnlineMbbmConfig::new(boost::member_tree())
             },
         }
@@ -79,6 +80,7 @@ pub(crate) fn unit_mean<W>(config: AdaBoostOlmConfig<W>) -> AdaBoostOlmConfig<W>
 pub(crate) fn led_by_one_tree<W>(config: AdaBoostOlmConfig<W>) -> AdaBoostOlmConfig<W> {
     AdaBoostOlmConfig {
         lead: Some(crate::boost::LEAD),
+        lead_adapts: true,
         ..config
     }
 }

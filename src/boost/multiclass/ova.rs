@@ -100,9 +100,9 @@ impl<W: Tune> Tune for BinaryBundleConfig<W> {
 
 /// A bundle leads with one multiclass lead learner: the single tree.
 impl<W: LeadMember> LeadMember for BinaryBundleConfig<W> {
-    fn with_tree_preset(&self, preset: Preset) -> Option<Self> {
+    fn as_lead(&self, preset: Preset, adapts: bool) -> Option<Self> {
         Some(BinaryBundleConfig {
-            binary: self.binary.with_tree_preset(preset)?,
+            binary: self.binary.as_lead(preset, adapts)?,
             tie_break: self.tie_break,
             multiclass: true,
         })
