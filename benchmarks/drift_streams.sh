@@ -7,7 +7,9 @@
 #   B=target/release/streamboost benchmarks/drift_streams.sh [SPEC...]
 #   MODELS="default:adwin ada-olm:none oza-bag:none:hat hat:none" \
 #     benchmarks/drift_streams.sh agrawal:rows=100000
-# A model is algorithm:detector[:weak learner]; `hat` alone is one Hoeffding adaptive tree.
+# A model is algorithm:detector[:weak learner]; `hat` alone is one Hoeffding adaptive tree;
+# the detector `default` passes no `--drift-detector` (the algorithm's own response: the led
+# boosters' adaptive lead).
 set -euo pipefail
 B=${B:-target/release/streamboost}
 specs=("$@")
@@ -23,7 +25,7 @@ for spec in "${specs[@]}"; do
   for model in "${models[@]}"; do
     IFS=: read -r algo detector weak <<< "$model"
     flags=(); [ "$algo" != default ] && flags=(--algo "$algo")
-    case $algo in hoeffding|hat) ;; *) flags+=(--drift-detector "$detector") ;; esac
+    case $algo:$detector in hoeffding:*|hat:*|*:default) ;; *) flags+=(--drift-detector "$detector") ;; esac
     [ -n "$weak" ] && flags+=(--weak "$weak")
     /usr/bin/time -f "%U %S" -o "$tmp/t" "$B" replay --synth "$spec" "${flags[@]}" --quiet \
       --report "$tmp/r.json" > /dev/null 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }

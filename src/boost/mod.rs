@@ -141,7 +141,8 @@ macro_rules! ensemble_rows {
             // skipping on 7 of 9 shared sets and ties on 2 (RESULTS.md, "Oza: where its vote
             // collapses"); `--oza-variant moa` is MOA's OzaBoost whole.
             // Predicting with the prefix Hedge picks, led by one `moa` tree: balance_scale
-            // 0.808 → 0.902, no set lower by more than 0.003 (RESULTS.md, "Prefix experts").
+            // 0.808 → 0.902, no set lower by more than 0.003 (RESULTS.md, "Prefix experts");
+            // the tree adapts (RESULTS.md, "An adaptive lead").
             Oza = "oza" (Booster, Multiclass) => oza::OzaBoostConfig {
                 zero_error: oza::ZeroErrorPolicy::Skip,
                 expert_selection: boost::ExpertSelection::Sample,
@@ -153,7 +154,8 @@ macro_rules! ensemble_rows {
         OzaBag("oza-bag"): bagging::OzaBagConfig<WeakLearnerConfig> => bagging::OzaBag<WeakLearner>, classifier {
             /// Oza's online bagging (MOA's OzaBag): the ensemble boosting is measured against.
             // MOA's ten members, predicting with the prefix Hedge picks, led by one `moa` tree:
-            // balance_scale 0.850 → 0.901 (RESULTS.md, "Prefix experts").
+            // balance_scale 0.850 → 0.901 (RESULTS.md, "Prefix experts"); the tree adapts
+            // (RESULTS.md, "An adaptive lead").
             OzaBag = "oza-bag" (Booster, Multiclass) => bagging::OzaBagConfig {
                 expert_selection: boost::ExpertSelection::Sample,
                 lead: Some(boost::LEAD),

@@ -214,9 +214,10 @@ pub struct ModelFlags {
     /// The first member of ada-olm, ova's boosters, ada-ova (one multiclass tree in place of
     /// a bundle), mbbm, oza and oza-bag when their members are trees: a tree of this preset,
     /// or `none` (as the rest). A booster that predicts with the best of its prefixes keeps
-    /// near that one tree where the ensemble adds nothing. Default: moa (RESULTS.md, "A lead
-    /// tree" and "Prefix experts"); none under `--protocol`. `--weak`/`--preset` set the
-    /// others.
+    /// near that one tree where the ensemble adds nothing. Default: moa, as a Hoeffding
+    /// adaptive tree unless `--drift-detector` is given (RESULTS.md, "A lead tree", "Prefix
+    /// experts" and "An adaptive lead"); none under `--protocol`. `--weak`/`--preset` set
+    /// the others.
     #[arg(long, value_name = "PRESET|none", value_parser = lead_parser())]
     pub lead: Option<Lead>,
     /// Weak learner of a booster (default: a tree of the jgt-paper-nba preset for the
@@ -278,9 +279,11 @@ pub struct ModelFlags {
     pub resample: Option<ResampleArg>,
     /// A change detector on each learner's error of a booster: a learner whose error drifts
     /// is replaced by one grown in the background since the warning, once a test shows it
-    /// the better, and a booster
-    /// that predicts with Hedge over its prefixes restarts them when its own error drifts
-    /// (docs/drift.md). `none` under `--protocol`.
+    /// the better, and a booster that predicts with Hedge over its prefixes restarts them
+    /// when its own error drifts (docs/drift.md). Without it, the boosters led by one tree
+    /// (ova, ada-olm, ada-ova, mbbm, oza, oza-bag) answer drift with that tree alone, a
+    /// Hoeffding adaptive tree; any value given here replaces that, and `none` takes every
+    /// response away (as `--protocol` does).
     #[arg(long, value_name = "DETECTOR|none", value_parser = drift_parser())]
     pub drift_detector: Option<DriftArg>,
     /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters; default logistic), or
