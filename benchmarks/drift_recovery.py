@@ -6,7 +6,7 @@ the accuracy of the 1,000 rows before it; and whole-stream and final-20% accurac
 (`peers_drift.py`'s), test-then-train in file order.
 
     python3 benchmarks/drift_recovery.py [--binary target/release/streamboost] [--river] \
-        agrawal:rows=100000 --changes 33333,66666
+        agrawal:rows=100000 --changes 33333,66666 [--models "oza-bag, adaptive lead" ...]
 """
 import argparse, csv, os, subprocess, tempfile
 
@@ -18,6 +18,8 @@ MODELS = {
     "oza-bag, adwin": ["--algo", "oza-bag", "--drift-detector", "adwin"],
     "ada-olm": ["--algo", "ada-olm", "--drift-detector", "none"],
     "ada-olm, adwin": ["--algo", "ada-olm", "--drift-detector", "adwin"],
+    "oza-bag, adaptive lead": ["--algo", "oza-bag"],
+    "ada-olm, adaptive lead": ["--algo", "ada-olm"],
 }
 
 
@@ -58,6 +60,7 @@ def main():
     ap.add_argument("--binary", default="target/release/streamboost")
     ap.add_argument("--river", action="store_true")
     ap.add_argument("--changes", required=True, help="rows of the abrupt changes, e.g. 33333,66666")
+    ap.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     ap.add_argument("spec")
     args = ap.parse_args()
     changes = [int(c) for c in args.changes.split(",")]
@@ -65,7 +68,8 @@ def main():
           + " | ".join(f"rows to recover after {c:,}" for c in changes) + " |")
     print("|---|---|---|---|" + "---|" * len(changes))
     with tempfile.TemporaryDirectory() as tmp:
-        runs = ((name, ours(args.binary, args.spec, flags, tmp)) for name, flags in MODELS.items())
+        runs = ((name, ours(args.binary, args.spec, flags, tmp)) for name, flags in MODELS.items()
+                if name in args.models)
         if args.river:
             import itertools
             runs = itertools.chain(runs, river_hits(args.binary, args.spec, tmp))

@@ -120,8 +120,7 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
 tune!(OzaBagConfig {
     Learners => n_learners,
     Expert => expert_selection,
-    Lead => lead,
-} lead adapts: lead_adapts);
+} lead: lead, lead_adapts);
 
 /// Oza's online bagging over members `L`. Build it from an [`OzaBagConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -69,17 +69,17 @@ macro_rules! member_classes {
 
 /// [`Tune`] for a booster config `$t<W>` from a table of the [`Knob`]s it takes and the
 /// fields they set; any other knob goes to its weak learner's config (field `weak`). A
-/// config whose lead may adapt names that field after `lead adapts:`: a named drift
-/// response ([`Knob::Drift`], `none` included) replaces the lead's too.
+/// config with a lead names its two fields after `lead:` ([`lead_knob`]).
 macro_rules! tune {
-    ($t:ident { $($knob:ident => $field:ident),* $(,)? } $(lead adapts: $adapts:ident)?) => {
+    ($t:ident { $($knob:ident => $field:ident),* $(,)? } $(lead: $lead:ident, $adapts:ident)?) => {
         impl<W: $crate::boost::Tune> $crate::boost::Tune for $t<W> {
             fn tune(&mut self, knob: &$crate::boost::Knob) -> bool {
                 match knob {
                     $($crate::boost::Knob::$knob(value) => self.$field = value.clone(),)*
-                    $($crate::boost::Knob::Drift(_) => {
-                        self.$adapts = false;
-                        return self.weak.tune(knob);
+                    $($crate::boost::Knob::Lead(_) | $crate::boost::Knob::Drift(_) => {
+                        return $crate::boost::lead_knob(
+                            knob, &mut self.$lead, &mut self.$adapts, &mut self.weak,
+                        );
                     })?
                     _ => return self.weak.tune(knob),
                 }
@@ -329,6 +329,26 @@ fn build_members<W: Config>(
 /// `--algo hoeffding` runs, so that "that tree alone" is one of their experts (RESULTS.md,
 /// "A lead tree" and "Prefix experts").
 pub(crate) const LEAD: Preset = Preset::Moa;
+
+/// What [`Knob::Lead`] and [`Knob::Drift`] do to a booster with a lead: `--lead` sets its
+/// preset (`none`: no lead, so nothing of it adapts); a named drift response (`none`
+/// included) replaces the lead's too, and goes on to the weak learners.
+pub(crate) fn lead_knob<W: Tune>(
+    knob: &Knob, lead: &mut Option<Preset>, adapts: &mut bool, weak: &mut W,
+) -> bool {
+    match knob {
+        Knob::Lead(preset) => {
+            *lead = *preset;
+            *adapts &= preset.is_some();
+            true
+        }
+        Knob::Drift(_) => {
+            *adapts = false;
+            weak.tune(knob)
+        }
+        _ => false,
+    }
+}
 
 /// The model line's words for a lead (`", first member a moa tree"`, `", first member an
 /// adaptive moa tree"`), empty without one or where `weak` is not a tree (then no member is

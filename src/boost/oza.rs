@@ -23,7 +23,7 @@ use crate::Result;
 use crate::boost::hedge::PrefixExperts;
 use crate::boost::{
     BoosterConfig, ExpertSelection, Knob, LeadMember, Members, Tune, all_members, experts_note,
-    lead_note, learn_by,
+    lead_knob, lead_note, learn_by,
 };
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
@@ -214,10 +214,8 @@ impl<W: Tune> Tune for OzaBoostConfig<W> {
             Knob::OzaVariant(variant) => variant.apply(self),
             Knob::ZeroError(z) => self.zero_error = *z,
             Knob::Expert(e) => self.expert_selection = *e,
-            Knob::Lead(lead) => self.lead = *lead,
-            Knob::Drift(_) => {
-                self.lead_adapts = false;
-                return self.weak.tune(knob);
+            Knob::Lead(_) | Knob::Drift(_) => {
+                return lead_knob(knob, &mut self.lead, &mut self.lead_adapts, &mut self.weak);
             }
             _ => return self.weak.tune(knob),
         }

@@ -693,7 +693,15 @@ mod tests {
             let flags = ["replay"].iter().chain(flags).copied();
             Flags::parse_from(flags).model.model_config()
         };
-        let paper = ["--learners", "100", "--preset", "jgt-paper"];
+        // The papers' streams are stationary: no drift response, the lead's neither.
+        let paper = [
+            "--learners",
+            "100",
+            "--preset",
+            "jgt-paper",
+            "--drift-detector",
+            "none",
+        ];
         let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
             (
                 vec!["--algo", "ada-olm", "--protocol", "jgt17"],
@@ -769,6 +777,8 @@ mod tests {
                     "--expert",
                     "last",
                     "--lead",
+                    "none",
+                    "--drift-detector",
                     "none",
                 ],
             ),

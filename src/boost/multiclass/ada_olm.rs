@@ -232,8 +232,7 @@ tune!(AdaBoostOlmConfig {
     Surrogate => loss,
     Expert => expert_selection,
     Vote => vote_rule,
-    Lead => lead,
-} lead adapts: lead_adapts);
+} lead: lead, lead_adapts);
 
 /// What the forward and learn passes read of an [`AdaBoostOlm`] and never change (its
 /// fields are the booster's own in a checkpoint).

@@ -216,8 +216,7 @@ tune!(OnlineMbbmConfig {
     WeightNorm => weight_norm,
     EpsilonPrune => epsilon_prune,
     Expert => expert_selection,
-    Lead => lead,
-} lead adapts: lead_adapts);
+} lead: lead, lead_adapts);
 
 /// The OnlineMBBM booster over weak learners `L`. Build it from an [`OnlineMbbmConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
