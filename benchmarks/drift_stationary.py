@@ -67,7 +67,8 @@ def main():
         return done.get((a, d, "none", s)) or done[(a, d, args.detector, s)]
 
     print(f"| algorithm | data | none | {args.detector} | difference ± SE | "
-          f"learners replaced (mean) | within one SE |")
+          f"{'subtrees swapped' if args.detector in ('hat', 'lead') else 'learners replaced'} "
+          f"(mean) | within one SE |")
     print("|---|---|---|---|---|---|---|")
     for a in args.algos:
         for d in args.sets:

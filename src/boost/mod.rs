@@ -142,7 +142,7 @@ macro_rules! ensemble_rows {
             // collapses"); `--oza-variant moa` is MOA's OzaBoost whole.
             // Predicting with the prefix Hedge picks, led by one `moa` tree: balance_scale
             // 0.808 → 0.902, no set lower by more than 0.003 (RESULTS.md, "Prefix experts");
-            // the tree adapts (RESULTS.md, "An adaptive lead").
+            // the tree adapts (RESULTS.md, "The default response: an adaptive lead").
             Oza = "oza" (Booster, Multiclass) => oza::OzaBoostConfig {
                 zero_error: oza::ZeroErrorPolicy::Skip,
                 expert_selection: boost::ExpertSelection::Sample,
@@ -155,7 +155,7 @@ macro_rules! ensemble_rows {
             /// Oza's online bagging (MOA's OzaBag): the ensemble boosting is measured against.
             // MOA's ten members, predicting with the prefix Hedge picks, led by one `moa` tree:
             // balance_scale 0.850 → 0.901 (RESULTS.md, "Prefix experts"); the tree adapts
-            // (RESULTS.md, "An adaptive lead").
+            // (RESULTS.md, "The default response: an adaptive lead").
             OzaBag = "oza-bag" (Booster, Multiclass) => bagging::OzaBagConfig {
                 expert_selection: boost::ExpertSelection::Sample,
                 lead: Some(boost::LEAD),
@@ -390,7 +390,7 @@ pub(crate) fn all_members() -> ExpertSelection {
 /// member's loss; a resampling ensemble's lead is not resampled), so its nodes' error
 /// windows move only when the stream does. On a stationary stream it swaps nothing and
 /// predicts as the plain tree; after a change, the expert "lead alone" recovers within the
-/// subtree's window and Hedge follows it (RESULTS.md, "An adaptive lead").
+/// subtree's window and Hedge follows it (RESULTS.md, "The default response: an adaptive lead").
 pub trait LeadMember: Config {
     /// This config's learner as a Hoeffding tree of `preset` (an adaptive one if `adapts`),
     /// or `None` where it is not a tree (naive Bayes, perceptrons, resampled learners): then

@@ -216,8 +216,8 @@ pub struct ModelFlags {
     /// or `none` (as the rest). A booster that predicts with the best of its prefixes keeps
     /// near that one tree where the ensemble adds nothing. Default: moa, as a Hoeffding
     /// adaptive tree unless `--drift-detector` is given (RESULTS.md, "A lead tree", "Prefix
-    /// experts" and "An adaptive lead"); none under `--protocol`. `--weak`/`--preset` set
-    /// the others.
+    /// experts" and "The default response: an adaptive lead"); none under `--protocol`.
+    /// `--weak`/`--preset` set the others.
     #[arg(long, value_name = "PRESET|none", value_parser = lead_parser())]
     pub lead: Option<Lead>,
     /// Weak learner of a booster (default: a tree of the jgt-paper-nba preset for the

@@ -34,7 +34,7 @@ macro_rules! multiclass_rows {
             // `w/(k − 1)` at scale 1 on all 9 shared sets (RESULTS.md, "OnlineMBBM's defaults").
             // Predicting with the prefix Hedge picks, led by one `moa` tree: balance_scale
             // 0.869 → 0.899, no set lower (RESULTS.md, "Prefix experts"); the tree adapts
-            // (RESULTS.md, "An adaptive lead").
+            // (RESULTS.md, "The default response: an adaptive lead").
             Mbbm = "mbbm" (Booster, Multiclass) => multiclass::OnlineMbbmConfig {
                 weight_norm: multiclass::WeightNorm::Raw,
                 weight_scale: boost::WeightScale::UniformRandom(0.5, 20.0),
@@ -79,7 +79,7 @@ pub(crate) fn unit_mean<W>(config: AdaBoostOlmConfig<W>) -> AdaBoostOlmConfig<W>
 /// beats every ensemble, Adaboost.OLM 0.848 → 0.898, OvA 0.848 → 0.893 and AdaOVA 0.856 →
 /// 0.902 against the tree's 0.902 (RESULTS.md, "A lead tree" and "Prefix experts"). The
 /// tree adapts (a Hoeffding adaptive tree): the booster's drift response that leaves the
-/// stationary sets as they were (RESULTS.md, "An adaptive lead").
+/// stationary sets as they were (RESULTS.md, "The default response: an adaptive lead").
 pub(crate) fn led_by_one_tree<W>(config: AdaBoostOlmConfig<W>) -> AdaBoostOlmConfig<W> {
     AdaBoostOlmConfig {
         lead: Some(crate::boost::LEAD),
