@@ -33,6 +33,33 @@ struct RunReport<'a, R> {
     /// The learners replaced after a drift, where the model's learners are adaptive.
     #[serde(skip_serializing_if = "Option::is_none")]
     drift: Option<&'a DriftEvents>,
+    /// The process's memory when the report was written.
+    memory: ProcessMemory,
+}
+
+/// The memory a run's process took.
+#[derive(Serialize)]
+pub struct ProcessMemory {
+    /// Its peak resident set so far (`VmHWM`), model, input buffers and all; `null` where
+    /// the platform does not say (Linux does).
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl ProcessMemory {
+    /// The process's memory now.
+    pub fn now() -> Self {
+        ProcessMemory {
+            peak_rss_bytes: peak_rss(),
+        }
+    }
+}
+
+/// The process's peak resident set (`VmHWM`), on Linux.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 /// What ran.
@@ -57,8 +84,8 @@ pub struct RunInfo<'a> {
     pub unknown_labels: usize,
 }
 
-/// Writes the files a replay was asked for at its end: the JSON report (`run`, `metrics` and
-/// `drift`), and the learning curve of `metric` as CSV and as a chart marking `final_from`,
+/// Writes the files a replay was asked for at its end: the JSON report (`run`, `metrics`,
+/// `drift` and the process's peak memory), and the learning curve of `metric` as CSV and as a chart marking `final_from`,
 /// the first row of the final fraction, and the rows where learners were replaced (the
 /// predictions are written as the rows are scored).
 pub fn write_outputs<R: Serialize>(
@@ -73,6 +100,7 @@ pub fn write_outputs<R: Serialize>(
                 run,
                 metrics,
                 drift,
+                memory: ProcessMemory::now(),
             },
         )?;
     }

@@ -409,19 +409,11 @@ fn report(
         memory: Memory {
             rows_bytes: std::mem::size_of_val(training.rows()),
             table_bytes,
-            peak_rss_bytes: peak_rss(),
+            peak_rss_bytes: super::report::ProcessMemory::now().peak_rss_bytes,
         },
         note: NOTE,
         rounds,
     }
-}
-
-/// The process's peak resident set (`VmHWM`), on Linux.
-fn peak_rss() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 fn write_rounds_csv(path: &Path, rounds: &[RoundRow]) -> Result<()> {

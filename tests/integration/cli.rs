@@ -239,6 +239,20 @@ pub fn replay_report(args: &[&str]) -> (Value, String) {
     (read_json(&report), stderr)
 }
 
+/// The report says how much memory the process took at its peak (Linux reports it; the
+/// field is `null` elsewhere).
+#[test]
+fn the_report_has_the_peak_memory() {
+    let (r, _) = replay_report(&["--algo", "hoeffding"]);
+    let peak = &r["memory"]["peak_rss_bytes"];
+    if cfg!(target_os = "linux") {
+        let bytes = peak.as_u64().unwrap_or_else(|| panic!("{}", r["memory"]));
+        assert!(bytes > 1 << 20, "{bytes}");
+    } else {
+        assert!(peak.is_null() || peak.is_u64(), "{peak}");
+    }
+}
+
 #[test]
 fn ordinal_override_is_reported() {
     let (r, stderr) = replay_report(&["--algo", "hoeffding", "--ordinal", "safety=low,med,high"]);
