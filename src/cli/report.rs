@@ -55,7 +55,7 @@ impl ProcessMemory {
 }
 
 /// The process's peak resident set (`VmHWM`), on Linux.
-fn peak_rss() -> Option<u64> {
+pub(super) fn peak_rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -409,7 +409,7 @@ fn report(
         memory: Memory {
             rows_bytes: std::mem::size_of_val(training.rows()),
             table_bytes,
-            peak_rss_bytes: super::report::ProcessMemory::now().peak_rss_bytes,
+            peak_rss_bytes: super::report::peak_rss(),
         },
         note: NOTE,
         rounds,

@@ -65,30 +65,19 @@ fn every_booster_replaces_a_learner_after_an_abrupt_change_and_none_on_a_station
 
 #[test]
 fn without_a_drift_response_the_report_has_no_drift_and_protocols_keep_the_papers() {
-    let ada_olm = ["--synth", SWITCHING, "--algo", "ada-olm", "--learners", "3"];
-    let none: Vec<&str> = ada_olm
-        .iter()
-        .chain(&["--drift-detector", "none"])
-        .copied()
-        .collect();
-    let (report, _) = replay_report(&none);
+    let ada_olm = |flags: &[&str]| {
+        let base = ["--synth", SWITCHING, "--algo", "ada-olm", "--learners", "3"];
+        let args: Vec<&str> = base.iter().chain(flags).copied().collect();
+        replay_report(&args).0
+    };
+    let report = ada_olm(&["--drift-detector", "none"]);
     assert!(report.get("drift").is_none(), "{report}");
     let model = report["model"].as_str().unwrap();
     assert!(model.contains("first member a moa tree"), "{model}");
-    let jgt17: Vec<&str> = ada_olm
-        .iter()
-        .chain(&["--protocol", "jgt17"])
-        .copied()
-        .collect();
-    let (report, _) = replay_report(&jgt17);
+    let report = ada_olm(&["--protocol", "jgt17"]);
     assert!(report.get("drift").is_none(), "{report}");
     // A booster whose members are not trees has no lead, adaptive or not.
-    let bayes: Vec<&str> = ada_olm
-        .iter()
-        .chain(&["--weak", "naive-bayes"])
-        .copied()
-        .collect();
-    assert!(replay_report(&bayes).0.get("drift").is_none());
+    assert!(ada_olm(&["--weak", "naive-bayes"]).get("drift").is_none());
     // A single tree has no learners to replace: the flag is refused, naming it.
     let out = streamboost()
         .args([
