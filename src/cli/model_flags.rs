@@ -19,7 +19,7 @@ use crate::model::{Algorithm, ModelConfig, member_preset};
 use crate::scaling::{ScaledConfig, Scaling};
 use crate::weak::hoeffding::Preset;
 use crate::weak::{
-    HatConfig, HoeffdingTreeConfig, PerceptronConfig, ResampleMode, ResamplingConfig,
+    HatConfig, HoeffdingTreeConfig, Numerics, PerceptronConfig, ResampleMode, ResamplingConfig,
     WeakLearnerConfig,
 };
 use crate::{Error, Result};
@@ -236,6 +236,13 @@ pub struct ModelFlags {
     /// experiments; all features otherwise, as in \[JGT\]'s.
     #[arg(long, value_name = "M")]
     pub features_per_tree: Option<usize>,
+    /// How the trees evaluate their numeric features' Gaussians: `exact`, as the spec writes
+    /// them, or `fast`, from an interpolated table and per-leaf reciprocal variances (the
+    /// same quantities within 10⁻⁹). Default: exact. Fast pays for multiclass trees
+    /// (ada-olm, mbbm, oza: 1.3–1.7× on the numeric shared sets), not for the one-vs-rest
+    /// trees of ova and ada-ova (RESULTS.md, "Fast numerics and the default model").
+    #[arg(long, value_enum)]
+    pub numerics: Option<Numerics>,
     /// Per-learner weight scale of a booster: a constant `C`, `LO:HI` for U[LO, HI] per
     /// learner (the papers' experiments used 5:200), or `unit-mean`: each learner's weights
     /// divided by their running mean, so it sees weight 1 per row on average as it would
@@ -435,7 +442,9 @@ impl ModelFlags {
     /// The knobs of the flags given, in an order where later ones refine earlier ones (the
     /// Oza variant before its zero-error policy).
     fn knobs(&self) -> Vec<Knob> {
-        let tree_given = self.preset.is_some() || self.features_per_tree.is_some();
+        let tree_given = self.preset.is_some()
+            || self.features_per_tree.is_some()
+            || self.numerics.is_some();
         let kind_given = self.weak.is_some() || self.resample.is_some();
         // A single learner takes its own kind of knob; a booster takes its weak learner whole
         // when `--weak` names one, and otherwise its tree or resampling set in the learner
@@ -511,14 +520,17 @@ impl ModelFlags {
         WeakLearnerConfig::Resampled(ResamplingConfig { mode, inner })
     }
 
-    /// The tree of `--preset` (or of the algorithm's default members); the rankers' trees
-    /// see 20 random features under the papers' preset, as in \[JT\]'s experiments.
+    /// The tree of `--preset` (or of the algorithm's default members) with `--numerics`; the
+    /// rankers' trees see 20 random features under the papers' preset, as in \[JT\]'s
+    /// experiments.
     fn tree(&self) -> HoeffdingTreeConfig {
         let preset = self.preset.unwrap_or(member_preset(self.algo));
         let paper_ranker = self.algo.is_ranker() && preset == Preset::JgtPaper;
+        let tree = HoeffdingTreeConfig::preset(preset);
         HoeffdingTreeConfig {
             feature_subset: self.features_per_tree.or(paper_ranker.then_some(20)),
-            ..HoeffdingTreeConfig::preset(preset)
+            numerics: self.numerics.unwrap_or(tree.numerics),
+            ..tree
         }
     }
 

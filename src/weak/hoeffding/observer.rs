@@ -41,6 +41,7 @@ pub enum GaussianLikelihood {
 
 /// How a tree evaluates the Gaussians of its numeric features (WEAK_LEARNERS.md §1.8–1.9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Numerics {
     /// As the spec writes them: `Φ` through libm's `erfc`, each `a·log2 a` of a split's
@@ -58,7 +59,10 @@ pub enum Numerics {
     /// likelihoods, on rows with every feature present) multiplies by each class's
     /// reciprocal variances and adds its log-normaliser, both kept per leaf and refreshed
     /// when the class learns there, instead of two divisions per feature and class: the same
-    /// terms up to rounding. Not bit-identical to `Exact`, so not the default.
+    /// terms up to rounding. Not the default: it pays for trees of many classes (a leaf
+    /// refreshes one class's terms per row and saves the divisions of every class), not for
+    /// the default model's one-vs-rest trees of two (RESULTS.md, "Fast numerics and the
+    /// default model").
     Fast,
 }
 
