@@ -422,12 +422,24 @@ impl ModelFlags {
         let mut config = self.algo.default_config();
         for knob in self.knobs() {
             if !config.tune(&knob) {
-                let mut reason = format!("--{} does not apply to {}", knob.name(), self.algo);
+                // The tree knob gathers three flags: name the one given.
+                let name = match knob {
+                    Knob::Tree(_) if self.preset.is_none() => [
+                        self.features_per_tree.map(|_| "features-per-tree"),
+                        self.numerics.map(|_| "numerics"),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .next()
+                    .unwrap_or(knob.name()),
+                    _ => knob.name(),
+                };
+                let mut reason = format!("--{name} does not apply to {}", self.algo);
                 if let Knob::Surrogate(_) | Knob::RankingLoss(_) = knob {
                     reason += " (ada-olm, ova and ada-ova take logistic, exp or square-hinge; \
                                bmr takes rank or hinge)";
                 }
-                return Err(Error::config(knob.name(), reason));
+                return Err(Error::config(name, reason));
             }
         }
         let scaling = match self.scale.unwrap_or(ScaleArg::None) {
@@ -442,9 +454,8 @@ impl ModelFlags {
     /// The knobs of the flags given, in an order where later ones refine earlier ones (the
     /// Oza variant before its zero-error policy).
     fn knobs(&self) -> Vec<Knob> {
-        let tree_given = self.preset.is_some()
-            || self.features_per_tree.is_some()
-            || self.numerics.is_some();
+        let tree_given =
+            self.preset.is_some() || self.features_per_tree.is_some() || self.numerics.is_some();
         let kind_given = self.weak.is_some() || self.resample.is_some();
         // A single learner takes its own kind of knob; a booster takes its weak learner whole
         // when `--weak` names one, and otherwise its tree or resampling set in the learner
@@ -694,6 +705,34 @@ mod tests {
         assert_eq!(copies["inner"]["learner"], "hat", "{copies}");
         let resampled = weak(&["--drift-detector", "adwin", "--resample", "poisson"]);
         assert_eq!(resampled["inner"]["learner"], "resampled", "{resampled}");
+    }
+
+    /// `--numerics` sets the members' trees and keeps their preset (the default's or the one
+    /// named); a learner with no tree refuses it.
+    #[test]
+    fn numerics_reach_the_trees_of_the_preset_in_use() {
+        let config = |flags: &[&str]| {
+            let flags = ["replay"].iter().chain(flags).copied();
+            Flags::parse_from(flags).model.model_config()
+        };
+        let weak =
+            |flags: &[&str]| serde_json::to_value(config(flags).unwrap()).unwrap()["weak"].clone();
+        let plain = weak(&["--algo", "ada-olm"]);
+        assert_eq!(plain["numerics"], "exact", "{plain}");
+        let mut fast = weak(&["--algo", "ada-olm", "--numerics", "fast"]);
+        assert_eq!(fast["numerics"], "fast", "{fast}");
+        fast["numerics"] = plain["numerics"].clone();
+        assert_eq!(fast, plain, "only the numerics differ");
+        let moa = weak(&["--algo", "oza", "--preset", "moa", "--numerics", "fast"]);
+        assert_eq!(
+            (&moa["numerics"], &moa["variance"]),
+            (&"fast".into(), &"unbiased".into())
+        );
+        let err = config(&["--algo", "perceptron", "--numerics", "fast"]).unwrap_err();
+        assert!(
+            err.to_string().contains("--numerics does not apply"),
+            "{err}"
+        );
     }
 
     /// Each protocol is the flag set of its paper's table in RESULTS.md (the scripts
