@@ -243,6 +243,12 @@ pub struct ModelFlags {
     /// trees of ova and ada-ova (RESULTS.md, "Fast numerics and the default model").
     #[arg(long, value_enum)]
     pub numerics: Option<Numerics>,
+    /// Each tree's heap memory limit (`1MiB`, `512KB`, or bytes), as MOA's `maxByteSize`:
+    /// past it the tree parks its least promising leaves' observers (they keep predicting
+    /// and counting their classes, and stop growing), as many as MOA's estimate of a leaf's
+    /// bytes asks. Default: none (RESULTS.md, "A memory limit per tree").
+    #[arg(long, value_name = "SIZE", value_parser = super::parse_memory_size)]
+    pub tree_memory_limit: Option<u64>,
     /// Per-learner weight scale of a booster: a constant `C`, `LO:HI` for U[LO, HI] per
     /// learner (the papers' experiments used 5:200), or `unit-mean`: each learner's weights
     /// divided by their running mean, so it sees weight 1 per row on average as it would
@@ -427,6 +433,7 @@ impl ModelFlags {
                     Knob::Tree(_) if self.preset.is_none() => [
                         self.features_per_tree.map(|_| "features-per-tree"),
                         self.numerics.map(|_| "numerics"),
+                        self.tree_memory_limit.map(|_| "tree-memory-limit"),
                     ]
                     .into_iter()
                     .flatten()
@@ -454,8 +461,10 @@ impl ModelFlags {
     /// The knobs of the flags given, in an order where later ones refine earlier ones (the
     /// Oza variant before its zero-error policy).
     fn knobs(&self) -> Vec<Knob> {
-        let tree_given =
-            self.preset.is_some() || self.features_per_tree.is_some() || self.numerics.is_some();
+        let tree_given = self.preset.is_some()
+            || self.features_per_tree.is_some()
+            || self.numerics.is_some()
+            || self.tree_memory_limit.is_some();
         let kind_given = self.weak.is_some() || self.resample.is_some();
         // A single learner takes its own kind of knob; a booster takes its weak learner whole
         // when `--weak` names one, and otherwise its tree or resampling set in the learner
@@ -531,7 +540,8 @@ impl ModelFlags {
         WeakLearnerConfig::Resampled(ResamplingConfig { mode, inner })
     }
 
-    /// The tree of `--preset` (or of the algorithm's default members) with `--numerics`; the
+    /// The tree of `--preset` (or of the algorithm's default members) with `--numerics` and
+    /// `--tree-memory-limit`; the
     /// rankers' trees see 20 random features under the papers' preset, as in \[JT\]'s
     /// experiments.
     fn tree(&self) -> HoeffdingTreeConfig {
@@ -541,6 +551,10 @@ impl ModelFlags {
         HoeffdingTreeConfig {
             feature_subset: self.features_per_tree.or(paper_ranker.then_some(20)),
             numerics: self.numerics.unwrap_or(tree.numerics),
+            max_bytes: self
+                .tree_memory_limit
+                .map(|b| usize::try_from(b).unwrap_or(usize::MAX))
+                .or(tree.max_bytes),
             ..tree
         }
     }

@@ -175,7 +175,7 @@ impl HoeffdingTree {
             .expect("a graft of two trees of the same features is a tree");
         self.path.clear();
         self.predicted = None;
-        self.enforce_leaf_budget();
+        self.enforce_leaf_budget(true);
         (new_mine, new_theirs)
     }
 

@@ -123,8 +123,13 @@ pub struct HoeffdingTreeConfig {
     pub remove_poor_attrs: bool,
     /// At most this many active leaves; the least promising are parked (§1.11).
     pub max_active_leaves: Option<usize>,
-    /// With `max_active_leaves`: freeze all growth at the limit instead of parking.
+    /// With `max_active_leaves` or `max_bytes`: freeze all growth at the limit instead of
+    /// parking.
     pub stop_growth_at_limit: bool,
+    /// At most about this many heap bytes per tree (MOA's `maxByteSize`, River's
+    /// `max_size`): past it, the least promising leaves are parked as under
+    /// `max_active_leaves`, as many as MOA's estimate asks (§1.11).
+    pub max_bytes: Option<usize>,
     /// `≥` or `>` in the grace-period test.
     pub grace_comparison: GraceComparison,
     /// Variance of the Gaussian observers.
@@ -166,6 +171,7 @@ impl Default for HoeffdingTreeConfig {
             remove_poor_attrs: false,
             max_active_leaves: None,
             stop_growth_at_limit: false,
+            max_bytes: None,
             grace_comparison: GraceComparison::AtLeast,
             variance: VarianceMode::Population,
             gaussian_likelihood: GaussianLikelihood::Floored,
@@ -372,6 +378,7 @@ impl Config for HoeffdingTreeConfig {
             "max_active_leaves",
             "must be >= 1",
         )?;
+        check(c.max_bytes != Some(0), "max_bytes", "must be >= 1")?;
         if let Some(r) = &c.randomized {
             let (g, d, t) = (r.grace_period, r.split_confidence, r.tie_threshold);
             check(
@@ -454,6 +461,10 @@ struct Predicted {
     routed: Option<(Reached, bool)>,
     nb_vote: Option<ClassId>,
 }
+
+/// Under `max_bytes`, the tree's bytes are estimated each time its node count passes a
+/// multiple of this (a walk of every node, so not at every split).
+const BYTES_CHECK_NODES: usize = 16;
 
 /// The outcome of a split attempt.
 enum SplitDecision {
@@ -706,7 +717,7 @@ impl HoeffdingTree {
         }
         let first = self.links[parent as usize].first as usize;
         self.slots[first + slot] = id;
-        self.enforce_leaf_budget();
+        self.enforce_leaf_budget(self.nodes.len() % BYTES_CHECK_NODES == 0);
         id
     }
 
@@ -1013,6 +1024,7 @@ impl HoeffdingTree {
         let branches = obs.branch_weights(&test, self.k, self.params.variance);
         let (class_weights, depth) = (leaf.class_weights.clone(), leaf.depth);
         let multiway = matches!(test, node::SplitTest::Multiway { .. });
+        let nodes_before = self.nodes.len();
         let first = self.slots.len();
         let len = branches.len();
         self.slots.resize(first + len, NO_CHILD);
@@ -1036,21 +1048,73 @@ impl HoeffdingTree {
             first: first as u32,
             len: len as u32,
         };
-        self.enforce_leaf_budget();
+        let by_bytes = nodes_before / BYTES_CHECK_NODES != self.nodes.len() / BYTES_CHECK_NODES;
+        self.enforce_leaf_budget(by_bytes);
     }
 
     fn deactivate(&mut self, id: NodeId, state: LeafState) {
         if let Node::Leaf(leaf) = &mut self.nodes[id as usize] {
             leaf.deactivate(state);
         }
-        self.enforce_leaf_budget();
+        self.enforce_leaf_budget(false);
     }
 
-    /// Keeps at most `max_active_leaves` active: the most promising leaves (active or parked)
-    /// are active, the rest parked (MOA's `enforceTrackerLimit`, §1.11).
-    fn enforce_leaf_budget(&mut self) {
-        let Some(budget) = self.params.max_active_leaves else {
-            return;
+    /// How many leaves may be active within `limit` bytes, by MOA's estimate
+    /// (`HoeffdingTree.enforceTrackerLimit`): the largest `m` with `(m·a + (n − m)·i)·f ≤
+    /// limit`, `n` the leaves, `a` the mean bytes of an active leaf that has statistics, `i`
+    /// of a leaf without, and `f` the tree's bytes over its leaves' (split nodes, routing).
+    /// Bytes are counted from the state's lengths ([`Node::state_bytes`]), so a restored
+    /// tree estimates as the original does. `None` while the tree is within the limit with
+    /// no leaf parked; 0 when no active leaf is left to estimate `a` from.
+    fn active_leaves_within(&self, limit: usize) -> Option<usize> {
+        let (mut grown, mut grown_bytes, mut bare, mut bare_bytes) = (0usize, 0, 0usize, 0);
+        let (mut parked, mut total) = (false, 0);
+        for node in &self.nodes {
+            let bytes = node.state_bytes();
+            total += bytes;
+            let Node::Leaf(leaf) = node else { continue };
+            parked |= leaf.state == LeafState::Parked;
+            if leaf.state == LeafState::Active && leaf.observers.has_statistics() {
+                (grown, grown_bytes) = (grown + 1, grown_bytes + bytes);
+            } else {
+                (bare, bare_bytes) = (bare + 1, bare_bytes + bytes);
+            }
+        }
+        total += self.links.len() * std::mem::size_of::<Link>()
+            + self.slots.len() * std::mem::size_of::<NodeId>();
+        if total <= limit && !parked {
+            return None;
+        }
+        if grown == 0 {
+            return Some(0);
+        }
+        let leaves = grown + bare;
+        let overhead = total as f64 / (grown_bytes + bare_bytes) as f64;
+        let bare_mean = if bare > 0 {
+            bare_bytes as f64 / bare as f64
+        } else {
+            (std::mem::size_of::<Node>() + self.k * std::mem::size_of::<f64>()) as f64
+        };
+        let grown_mean = grown_bytes as f64 / grown as f64;
+        let room = limit as f64 / overhead - leaves as f64 * bare_mean;
+        let active = (room / (grown_mean - bare_mean).max(1.0)).floor();
+        Some(active.clamp(0.0, leaves as f64) as usize)
+    }
+
+    /// Keeps at most `max_active_leaves` active, and (when `by_bytes`) as many as fit in
+    /// `max_bytes`: the most promising leaves (active or parked) are active, the rest parked
+    /// (MOA's `enforceTrackerLimit`, §1.11). The byte estimate walks the tree, so it is made
+    /// only when a split takes the node count past a multiple of [`BYTES_CHECK_NODES`]: a
+    /// point the tree's own state fixes, so a tree restored from a checkpoint checks where
+    /// the uninterrupted one does.
+    fn enforce_leaf_budget(&mut self, by_bytes: bool) {
+        let bytes_budget = match self.params.max_bytes {
+            Some(limit) if by_bytes => self.active_leaves_within(limit),
+            _ => None,
+        };
+        let budget = match (self.params.max_active_leaves, bytes_budget) {
+            (None, None) => return,
+            (a, b) => a.unwrap_or(usize::MAX).min(b.unwrap_or(usize::MAX)),
         };
         if self.params.stop_growth_at_limit {
             if self.n_active_leaves() >= budget {
@@ -1417,5 +1481,63 @@ mod tests {
             t.learn(&[a, b], usize::from((a > 0.5) ^ (b > 0.5)), 1.0);
         }
         assert!(t.n_active_leaves() <= 2);
+    }
+
+    /// Under `max_bytes` a tree that would grow far past the limit parks leaves and stays
+    /// near it, still predicting better than chance; a limit it never reaches changes
+    /// nothing; and a tree restored mid-stream parks where the uninterrupted one does.
+    #[test]
+    fn a_memory_limit_bounds_the_tree_and_resumes_exactly() {
+        let spec = StreamSpec::numeric(8, 3).unwrap();
+        let rows: Vec<(Vec<f64>, usize)> = {
+            let mut rng = Rng::new(11);
+            (0..20_000)
+                .map(|_| {
+                    let x: Vec<f64> = (0..8).map(|_| rng.uniform()).collect();
+                    let y = ((x[0] * 3.0) as usize + usize::from(x[1] > 0.5)) % 3;
+                    (x, if rng.uniform() < 0.1 { (y + 1) % 3 } else { y })
+                })
+                .collect()
+        };
+        let config = |max_bytes| HoeffdingTreeConfig {
+            grace_period: 20.0,
+            tie_threshold: 0.5,
+            max_bytes,
+            ..Default::default()
+        };
+        // Test-then-train over `rows`, from `tree`: the probabilities' bits and the hits.
+        let run = |tree: &mut HoeffdingTree, rows: &[(Vec<f64>, usize)]| {
+            let (mut bits, mut hits, mut out) = (Vec::new(), 0, [0.0; 3]);
+            for (x, y) in rows {
+                tree.predict_proba(x, &mut out);
+                bits.extend(out.iter().map(|p| p.to_bits()));
+                hits += usize::from(argmax(&out) == *y);
+                tree.learn(x, *y, 1.0);
+            }
+            (bits, hits)
+        };
+        let mut free = config(None).build(&spec, 0).unwrap();
+        let (free_bits, _) = run(&mut free, &rows);
+        let unbounded = free.heap_bytes();
+        let mut roomy = config(Some(4 * unbounded)).build(&spec, 0).unwrap();
+        assert_eq!(run(&mut roomy, &rows).0, free_bits, "a limit never reached");
+
+        let limit = unbounded / 8;
+        let mut bounded = config(Some(limit)).build(&spec, 0).unwrap();
+        let (bits, hits) = run(&mut bounded, &rows);
+        assert!(
+            bounded.heap_bytes() <= limit + limit / 4,
+            "{} bytes against a limit of {limit} ({unbounded} unbounded)",
+            bounded.heap_bytes()
+        );
+        assert!(bounded.n_active_leaves() < bounded.n_leaves());
+        assert!(hits > rows.len() / 2, "{hits} of {} right", rows.len());
+
+        let mut first = config(Some(limit)).build(&spec, 0).unwrap();
+        let (mut resumed_bits, _) = run(&mut first, &rows[..7_000]);
+        let mut restored: HoeffdingTree =
+            serde_json::from_str(&serde_json::to_string(&first).unwrap()).unwrap();
+        resumed_bits.extend(run(&mut restored, &rows[7_000..]).0);
+        assert_eq!(resumed_bits, bits, "restored mid-stream");
     }
 }

@@ -94,6 +94,20 @@ impl Node {
             Node::Leaf(l) => vec_bytes(&l.class_weights) + l.observers.heap_bytes(),
         }
     }
+
+    /// Bytes this node takes, counted from its statistics' lengths
+    /// ([`Observers::state_bytes`]).
+    pub fn state_bytes(&self) -> usize {
+        std::mem::size_of::<Node>()
+            + 8 * match self {
+                Node::Split(s) => s.class_weights.len(),
+                Node::Leaf(l) => l.class_weights.len(),
+            }
+            + match self {
+                Node::Split(_) => 0,
+                Node::Leaf(l) => l.observers.state_bytes(),
+            }
+    }
 }
 
 impl Leaf {

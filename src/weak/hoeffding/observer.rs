@@ -331,6 +331,11 @@ impl Observers {
         self.slots.is_empty()
     }
 
+    /// Whether any value has reached these observers (their statistics exist).
+    pub fn has_statistics(&self) -> bool {
+        self.stats.is_some()
+    }
+
     /// Feature `j`'s estimators (the numeric block must exist).
     #[inline]
     fn per_class(&self, j: usize) -> PerClass<'_> {
@@ -633,6 +638,26 @@ impl Observers {
                 .map(NominalObserver::heap_bytes)
                 .sum::<usize>()
             + naive_bayes
+    }
+}
+
+impl Observers {
+    /// The bytes these observers' statistics take, counted from their lengths: what a
+    /// memory limit reads, the same for a leaf and its copy restored from a checkpoint
+    /// (whose buffers' capacities and cached naive Bayes terms differ).
+    pub fn state_bytes(&self) -> usize {
+        let slots = self.slots.len() * std::mem::size_of::<Slot>();
+        let Some(stats) = &self.stats else {
+            return slots;
+        };
+        slots
+            + std::mem::size_of::<Stats>()
+            + stats.numeric.len() * std::mem::size_of::<GaussianEstimator>()
+            + stats
+                .nominal
+                .iter()
+                .map(|o| std::mem::size_of::<NominalObserver>() + o.cells.len() * 8)
+                .sum::<usize>()
     }
 }
 
