@@ -29,6 +29,9 @@ CANDIDATES = {
     "ada-olm": ["--algo", "ada-olm"],
     "ada-olm, fast numerics": ["--algo", "ada-olm", "--numerics", "fast"],
     "oza-bag": ["--algo", "oza-bag"],
+    # Each member tree within a memory limit (`--tree-memory-limit`, MOA's maxByteSize).
+    "default, 256 KiB trees": ["--tree-memory-limit", "256KiB"],
+    "default, 1 MiB trees": ["--tree-memory-limit", "1MiB"],
 }
 
 

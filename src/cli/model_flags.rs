@@ -721,10 +721,10 @@ mod tests {
         assert_eq!(resampled["inner"]["learner"], "resampled", "{resampled}");
     }
 
-    /// `--numerics` sets the members' trees and keeps their preset (the default's or the one
-    /// named); a learner with no tree refuses it.
+    /// `--numerics` and `--tree-memory-limit` set the members' trees and keep their preset
+    /// (the default's or the one named); a learner with no tree refuses them.
     #[test]
-    fn numerics_reach_the_trees_of_the_preset_in_use() {
+    fn numerics_and_memory_limits_reach_the_trees_of_the_preset_in_use() {
         let config = |flags: &[&str]| {
             let flags = ["replay"].iter().chain(flags).copied();
             Flags::parse_from(flags).model.model_config()
@@ -745,6 +745,15 @@ mod tests {
         let err = config(&["--algo", "perceptron", "--numerics", "fast"]).unwrap_err();
         assert!(
             err.to_string().contains("--numerics does not apply"),
+            "{err}"
+        );
+        let limited = weak(&["--algo", "ada-olm", "--tree-memory-limit", "256KiB"]);
+        assert_eq!(limited["max_bytes"], 256 * 1024, "{limited}");
+        assert_eq!(plain["max_bytes"], serde_json::Value::Null, "{plain}");
+        let err = config(&["--algo", "naive-bayes", "--tree-memory-limit", "1MB"]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("--tree-memory-limit does not apply"),
             "{err}"
         );
     }
