@@ -409,10 +409,19 @@ pub trait LeadMember: Config {
 impl LeadMember for crate::weak::WeakLearnerConfig {
     /// A tree's lead is a tree of `preset`, adaptive (at MOA's window and swap test) if
     /// `adapts`; a Hoeffding adaptive tree's a Hoeffding adaptive tree of that preset; an
-    /// adaptive learner's an adaptive tree of `preset` (its detector is its response).
+    /// adaptive learner's an adaptive tree of `preset` (its detector is its response). The
+    /// lead keeps the members' memory limit per tree.
     fn as_lead(&self, preset: Preset, adapts: bool) -> Option<Self> {
         use crate::weak::{HatConfig, HoeffdingTreeConfig, WeakLearnerConfig as Weak};
-        let tree = HoeffdingTreeConfig::preset(preset);
+        let max_bytes = match self {
+            Weak::Hoeffding(t) => t.max_bytes,
+            Weak::HoeffdingAdaptive(c) => c.tree.max_bytes,
+            _ => None,
+        };
+        let tree = HoeffdingTreeConfig {
+            max_bytes,
+            ..HoeffdingTreeConfig::preset(preset)
+        };
         match self {
             Weak::Hoeffding(_) if adapts => Some(
                 HatConfig {
