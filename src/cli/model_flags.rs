@@ -238,9 +238,10 @@ pub struct ModelFlags {
     pub features_per_tree: Option<usize>,
     /// How the trees evaluate their numeric features' Gaussians: `exact`, as the spec writes
     /// them, or `fast`, from an interpolated table and per-leaf reciprocal variances (the
-    /// same quantities within 10⁻⁹). Default: exact. Fast pays for multiclass trees
-    /// (ada-olm, mbbm, oza: 1.3–1.7× on the numeric shared sets), not for the one-vs-rest
-    /// trees of ova and ada-ova (RESULTS.md, "Fast numerics and the default model").
+    /// same quantities within 10⁻⁹). Default: exact. Fast pays for trees of many classes
+    /// and features (ada-olm on optdigits: 1.32× fewer CPU-seconds), not for the
+    /// one-vs-rest trees of the default model, which it makes no faster and 20–30% larger
+    /// (RESULTS.md, "Fast numerics and the default model").
     #[arg(long, value_enum)]
     pub numerics: Option<Numerics>,
     /// Each tree's heap memory limit (`1MiB`, `512KB`, or bytes), as MOA's `maxByteSize`:
