@@ -717,7 +717,7 @@ impl HoeffdingTree {
         }
         let first = self.links[parent as usize].first as usize;
         self.slots[first + slot] = id;
-        self.enforce_leaf_budget(self.nodes.len() % BYTES_CHECK_NODES == 0);
+        self.enforce_leaf_budget(self.nodes.len().is_multiple_of(BYTES_CHECK_NODES));
         id
     }
 
