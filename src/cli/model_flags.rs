@@ -240,7 +240,7 @@ pub struct ModelFlags {
     /// them, or `fast`, from an interpolated table and per-leaf reciprocal variances (the
     /// same quantities within 10⁻⁹). Default: exact. Fast pays for trees of many classes
     /// and features (ada-olm on optdigits: 1.32× fewer CPU-seconds), not for the
-    /// one-vs-rest trees of the default model, which it makes no faster and 20–30% larger
+    /// one-vs-rest trees of the default model, which it makes no faster and 13–30% larger
     /// (RESULTS.md, "Fast numerics and the default model").
     #[arg(long, value_enum)]
     pub numerics: Option<Numerics>,
