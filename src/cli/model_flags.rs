@@ -244,7 +244,8 @@ pub struct ModelFlags {
     /// (RESULTS.md, "Fast numerics and the default model").
     #[arg(long, value_enum)]
     pub numerics: Option<Numerics>,
-    /// Each tree's heap memory limit (`1MiB`, `512KB`, or bytes), as MOA's `maxByteSize`:
+    /// Each tree's memory limit (`1MiB`, `512KB`, or bytes: its state's size, to which the
+    /// allocator adds), as MOA's `maxByteSize`:
     /// past it the tree parks its least promising leaves' observers (they keep predicting
     /// and counting their classes, and stop growing), as many as MOA's estimate of a leaf's
     /// bytes asks. Default: none (RESULTS.md, "A memory limit per tree").

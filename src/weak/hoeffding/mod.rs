@@ -126,9 +126,10 @@ pub struct HoeffdingTreeConfig {
     /// With `max_active_leaves` or `max_bytes`: freeze all growth at the limit instead of
     /// parking.
     pub stop_growth_at_limit: bool,
-    /// At most about this many heap bytes per tree (MOA's `maxByteSize`, River's
-    /// `max_size`): past it, the least promising leaves are parked as under
-    /// `max_active_leaves`, as many as MOA's estimate asks (§1.11).
+    /// About this many bytes of state per tree at most (MOA's `maxByteSize`, River's
+    /// `max_size`; counted from the state's lengths, to which the allocator adds): past
+    /// it, the least promising leaves are parked as under `max_active_leaves`, as many as
+    /// MOA's estimate asks (§1.11).
     pub max_bytes: Option<usize>,
     /// `≥` or `>` in the grace-period test.
     pub grace_comparison: GraceComparison,
