@@ -169,7 +169,7 @@ pub struct JobStats {
     /// A keyed model's keys in memory, and its loads and spills so far.
     pub keys: Option<KeyMemory>,
     /// Learners replaced after a drift over the model's life, where they are adaptive
-    /// ([`crate::runtime::LiveModel::learners_replaced`]).
+    /// ([`crate::runtime::live::LiveModel::learners_replaced`]).
     pub learners_replaced: Option<u64>,
 }
 
