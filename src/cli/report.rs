@@ -11,7 +11,7 @@ use super::files::{write_json, write_text};
 use crate::Result;
 use crate::columnar::Encodings;
 use crate::eval::DriftEvents;
-use crate::model::{Algorithm, ModelConfig};
+use crate::model::{Algorithm, Model, ModelConfig};
 
 /// The files a replay was asked to write.
 pub struct Outputs {
@@ -37,19 +37,23 @@ struct RunReport<'a, R> {
     memory: ProcessMemory,
 }
 
-/// The memory a run's process took.
+/// The memory a run's process took, and what the trees' limits held back.
 #[derive(Serialize)]
 pub struct ProcessMemory {
     /// Its peak resident set so far (`VmHWM`), model, input buffers and all; `null` where
     /// the platform does not say (Linux does).
     pub peak_rss_bytes: Option<u64>,
+    /// Leaves the trees' limits (`--tree-memory-limit`, `max_active_leaves`) have parked:
+    /// they predict and count classes, and no longer grow. 0 where no limit bound.
+    pub parked_leaves: usize,
 }
 
 impl ProcessMemory {
-    /// The process's memory now.
-    pub fn now() -> Self {
+    /// The process's memory now, beside the leaves `model`'s limits have parked.
+    pub fn now(model: &Model) -> Self {
         ProcessMemory {
             peak_rss_bytes: peak_rss(),
+            parked_leaves: model.parked_leaves(),
         }
     }
 }
@@ -91,7 +95,7 @@ pub struct RunInfo<'a> {
 pub fn write_outputs<R: Serialize>(
     outputs: &Outputs, run: &RunInfo, metrics: &R, metric: &str,
     curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>, final_from: u64,
-    drift: Option<&DriftEvents>,
+    drift: Option<&DriftEvents>, model: &Model,
 ) -> Result<()> {
     if let Some(path) = &outputs.report {
         write_json(
@@ -100,7 +104,7 @@ pub fn write_outputs<R: Serialize>(
                 run,
                 metrics,
                 drift,
-                memory: ProcessMemory::now(),
+                memory: ProcessMemory::now(model),
             },
         )?;
     }

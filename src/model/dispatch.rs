@@ -48,6 +48,11 @@ impl Model {
         out
     }
 
+    /// Leaves its trees' limits (`max_bytes`, `max_active_leaves`) have parked.
+    pub fn parked_leaves(&self) -> usize {
+        self.trees().iter().map(|t| t.n_parked_leaves()).sum()
+    }
+
     /// The model's Hoeffding trees, in member order, to change in place.
     pub fn trees_mut(&mut self) -> Vec<&mut HoeffdingTree> {
         let mut out = Vec::new();

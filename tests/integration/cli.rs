@@ -251,6 +251,29 @@ fn the_report_has_the_peak_memory() {
     } else {
         assert!(peak.is_null() || peak.is_u64(), "{peak}");
     }
+    assert_eq!(r["memory"]["parked_leaves"], 0, "no limit, nothing parked");
+}
+
+/// A memory limit that binds is counted: the report gives the leaves it parked, and the
+/// run says so on stderr.
+#[test]
+fn the_report_counts_the_leaves_a_memory_limit_parked() {
+    let flags = [
+        "--algo",
+        "ada-olm",
+        "--learners",
+        "5",
+        "--tree-memory-limit",
+        "2KiB",
+    ];
+    let (r, stderr) = replay_report(&flags);
+    let parked = r["memory"]["parked_leaves"].as_u64().unwrap();
+    assert!(parked > 0, "{}", r["memory"]);
+    assert!(
+        stderr.contains(&format!("{parked} leaves parked")),
+        "{stderr}"
+    );
+    assert_eq!(r["config"]["weak"]["max_bytes"], 2048, "{}", r["config"]);
 }
 
 #[test]

@@ -217,7 +217,8 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         let saved = checkpointer.finish(n, &mut model);
         let points = report.curve.iter();
         let points = points.map(|p| (p.rows, p.cumulative_rank_loss, p.window_rank_loss));
-        return ending.write(saved, &report, "rank_loss", points, drift_log.finish());
+        let drift = drift_log.finish();
+        return ending.write(saved, &report, "rank_loss", points, drift, &model);
     }
 
     let class_names = spec.classes.names();
@@ -260,7 +261,14 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let saved = checkpointer.finish(n, &mut model);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
-    ending.write(saved, &report, "accuracy", points, drift_log.finish())
+    ending.write(
+        saved,
+        &report,
+        "accuracy",
+        points,
+        drift_log.finish(),
+        &model,
+    )
 }
 
 /// Refuses an output that would overwrite an input or another output, before anything is
@@ -321,10 +329,15 @@ impl Ending<'_> {
     fn write<R: Serialize + Display>(
         self, saved: Result<Option<(&Path, u64)>>, report: &R, metric: &str,
         curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>, drift: Option<DriftEvents>,
+        model: &Model,
     ) -> Result<()> {
         self.progress.finish();
         if let Ok(Some((path, seen))) = &saved {
             eprintln!("saved    {} ({seen} rows seen)", path.display());
+        }
+        let parked = model.parked_leaves();
+        if parked > 0 {
+            eprintln!("limits   {parked} leaves parked by the trees' memory or leaf limits");
         }
         if let Some(d) = &drift {
             let first: Vec<String> = d.events.iter().take(8).map(|e| e.row.to_string()).collect();
@@ -353,6 +366,7 @@ impl Ending<'_> {
             curve,
             self.final_from,
             drift.as_ref(),
+            model,
         )?;
         saved.map(|_| ())
     }

@@ -528,6 +528,14 @@ impl HoeffdingTree {
             .count()
     }
 
+    /// Number of leaves parked by `max_active_leaves` or `max_bytes` (§1.11).
+    pub fn n_parked_leaves(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| matches!(n, Node::Leaf(l) if l.state == LeafState::Parked))
+            .count()
+    }
+
     /// Depth of the deepest node (0 for a single leaf or an empty tree).
     pub fn depth(&self) -> u32 {
         self.nodes
