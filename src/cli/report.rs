@@ -58,6 +58,13 @@ impl ProcessMemory {
     }
 }
 
+/// What a run's model ended with, for its report and chart: the learners replaced after a
+/// drift (where its learners are adaptive) and its memory.
+pub struct ModelEnd<'a> {
+    pub drift: Option<&'a DriftEvents>,
+    pub memory: ProcessMemory,
+}
+
 /// The process's peak resident set (`VmHWM`), on Linux.
 pub(super) fn peak_rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -95,7 +102,7 @@ pub struct RunInfo<'a> {
 pub fn write_outputs<R: Serialize>(
     outputs: &Outputs, run: &RunInfo, metrics: &R, metric: &str,
     curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>, final_from: u64,
-    drift: Option<&DriftEvents>, model: &Model,
+    ModelEnd { drift, memory }: ModelEnd,
 ) -> Result<()> {
     if let Some(path) = &outputs.report {
         write_json(
@@ -104,7 +111,7 @@ pub fn write_outputs<R: Serialize>(
                 run,
                 metrics,
                 drift,
-                memory: ProcessMemory::now(model),
+                memory,
             },
         )?;
     }

@@ -365,8 +365,10 @@ impl Ending<'_> {
             metric,
             curve,
             self.final_from,
-            drift.as_ref(),
-            model,
+            report::ModelEnd {
+                drift: drift.as_ref(),
+                memory: report::ProcessMemory::now(model),
+            },
         )?;
         saved.map(|_| ())
     }
