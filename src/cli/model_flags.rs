@@ -245,10 +245,10 @@ pub struct ModelFlags {
     #[arg(long, value_enum)]
     pub numerics: Option<Numerics>,
     /// Each tree's memory limit (`1MiB`, `512KB`, or bytes: its state's size, to which the
-    /// allocator adds), as MOA's `maxByteSize`:
-    /// past it the tree parks its least promising leaves' observers (they keep predicting
-    /// and counting their classes, and stop growing), as many as MOA's estimate of a leaf's
-    /// bytes asks. Default: none (RESULTS.md, "A memory limit per tree").
+    /// allocator adds), as MOA's `maxByteSize`: past it the tree parks its least promising
+    /// leaves' observers (they keep predicting and counting their classes, and stop
+    /// growing), as many as MOA's estimate of a leaf's bytes asks. Default: none
+    /// (RESULTS.md, "A memory limit per tree").
     #[arg(long, value_name = "SIZE", value_parser = super::parse_memory_size)]
     pub tree_memory_limit: Option<u64>,
     /// Per-learner weight scale of a booster: a constant `C`, `LO:HI` for U[LO, HI] per
@@ -543,9 +543,8 @@ impl ModelFlags {
     }
 
     /// The tree of `--preset` (or of the algorithm's default members) with `--numerics` and
-    /// `--tree-memory-limit`; the
-    /// rankers' trees see 20 random features under the papers' preset, as in \[JT\]'s
-    /// experiments.
+    /// `--tree-memory-limit`; the rankers' trees see 20 random features under the papers'
+    /// preset, as in \[JT\]'s experiments.
     fn tree(&self) -> HoeffdingTreeConfig {
         let preset = self.preset.unwrap_or(member_preset(self.algo));
         let paper_ranker = self.algo.is_ranker() && preset == Preset::JgtPaper;

@@ -96,9 +96,9 @@ pub struct RunInfo<'a> {
 }
 
 /// Writes the files a replay was asked for at its end: the JSON report (`run`, `metrics`,
-/// `drift` and the process's peak memory), and the learning curve of `metric` as CSV and as a chart marking `final_from`,
-/// the first row of the final fraction, and the rows where learners were replaced (the
-/// predictions are written as the rows are scored).
+/// and the model's end: `drift` and `memory`), and the learning curve of `metric` as CSV
+/// and as a chart marking `final_from`, the first row of the final fraction, and the rows
+/// where learners were replaced (the predictions are written as the rows are scored).
 pub fn write_outputs<R: Serialize>(
     outputs: &Outputs, run: &RunInfo, metrics: &R, metric: &str,
     curve: impl Iterator<Item = (u64, Option<f64>, Option<f64>)>, final_from: u64,

@@ -261,14 +261,8 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     let saved = checkpointer.finish(n, &mut model);
     let points = report.curve.iter();
     let points = points.map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy));
-    ending.write(
-        saved,
-        &report,
-        "accuracy",
-        points,
-        drift_log.finish(),
-        &model,
-    )
+    let drift = drift_log.finish();
+    ending.write(saved, &report, "accuracy", points, drift, &model)
 }
 
 /// Refuses an output that would overwrite an input or another output, before anything is
@@ -335,9 +329,12 @@ impl Ending<'_> {
         if let Ok(Some((path, seen))) = &saved {
             eprintln!("saved    {} ({seen} rows seen)", path.display());
         }
-        let parked = model.parked_leaves();
-        if parked > 0 {
-            eprintln!("limits   {parked} leaves parked by the trees' memory or leaf limits");
+        let memory = report::ProcessMemory::now(model);
+        if memory.parked_leaves > 0 {
+            eprintln!(
+                "limits   {} leaves parked by the trees' memory or leaf limits",
+                memory.parked_leaves
+            );
         }
         if let Some(d) = &drift {
             let first: Vec<String> = d.events.iter().take(8).map(|e| e.row.to_string()).collect();
@@ -367,7 +364,7 @@ impl Ending<'_> {
             self.final_from,
             report::ModelEnd {
                 drift: drift.as_ref(),
-                memory: report::ProcessMemory::now(model),
+                memory,
             },
         )?;
         saved.map(|_| ())

@@ -522,17 +522,18 @@ impl HoeffdingTree {
 
     /// Number of active leaves.
     pub fn n_active_leaves(&self) -> usize {
-        self.nodes
-            .iter()
-            .filter(|n| matches!(n, Node::Leaf(l) if l.state == LeafState::Active))
-            .count()
+        self.n_leaves_in(LeafState::Active)
     }
 
     /// Number of leaves parked by `max_active_leaves` or `max_bytes` (§1.11).
     pub fn n_parked_leaves(&self) -> usize {
+        self.n_leaves_in(LeafState::Parked)
+    }
+
+    fn n_leaves_in(&self, state: LeafState) -> usize {
         self.nodes
             .iter()
-            .filter(|n| matches!(n, Node::Leaf(l) if l.state == LeafState::Parked))
+            .filter(|n| matches!(n, Node::Leaf(l) if l.state == state))
             .count()
     }
 
@@ -713,6 +714,7 @@ impl HoeffdingTree {
         };
         let depth = split.depth + 1;
         let leaf = Leaf::new(vec![0.0; self.k], depth, self.features.len());
+        let nodes_before = self.nodes.len();
         let id = self.push_node(Node::Leaf(leaf), Link::LEAF);
         let link = self.links[parent as usize];
         if slot >= link.len as usize {
@@ -726,7 +728,7 @@ impl HoeffdingTree {
         }
         let first = self.links[parent as usize].first as usize;
         self.slots[first + slot] = id;
-        self.enforce_leaf_budget(self.nodes.len().is_multiple_of(BYTES_CHECK_NODES));
+        self.enforce_leaf_budget(self.passed_a_bytes_check(nodes_before));
         id
     }
 
@@ -1057,8 +1059,13 @@ impl HoeffdingTree {
             first: first as u32,
             len: len as u32,
         };
-        let by_bytes = nodes_before / BYTES_CHECK_NODES != self.nodes.len() / BYTES_CHECK_NODES;
-        self.enforce_leaf_budget(by_bytes);
+        self.enforce_leaf_budget(self.passed_a_bytes_check(nodes_before));
+    }
+
+    /// Whether growing from `nodes_before` nodes took the count past a multiple of
+    /// [`BYTES_CHECK_NODES`], where the byte estimate is taken.
+    fn passed_a_bytes_check(&self, nodes_before: usize) -> bool {
+        nodes_before / BYTES_CHECK_NODES != self.nodes.len() / BYTES_CHECK_NODES
     }
 
     fn deactivate(&mut self, id: NodeId, state: LeafState) {

@@ -98,15 +98,11 @@ impl Node {
     /// Bytes this node takes, counted from its statistics' lengths
     /// ([`Observers::state_bytes`]).
     pub fn state_bytes(&self) -> usize {
-        std::mem::size_of::<Node>()
-            + 8 * match self {
-                Node::Split(s) => s.class_weights.len(),
-                Node::Leaf(l) => l.class_weights.len(),
-            }
-            + match self {
-                Node::Split(_) => 0,
-                Node::Leaf(l) => l.observers.state_bytes(),
-            }
+        let (weights, observers) = match self {
+            Node::Split(s) => (s.class_weights.len(), 0),
+            Node::Leaf(l) => (l.class_weights.len(), l.observers.state_bytes()),
+        };
+        std::mem::size_of::<Node>() + weights * std::mem::size_of::<f64>() + observers
     }
 }
 

@@ -618,6 +618,27 @@ impl Observers {
         }
     }
 
+    /// The bytes these observers' statistics take, counted from their lengths: what a
+    /// memory limit reads, the same for a leaf and its copy restored from a checkpoint
+    /// (whose buffers' capacities and cached naive Bayes terms differ).
+    pub fn state_bytes(&self) -> usize {
+        let slots = self.slots.len() * std::mem::size_of::<Slot>();
+        let Some(stats) = &self.stats else {
+            return slots;
+        };
+        slots
+            + std::mem::size_of::<Stats>()
+            + stats.numeric.len() * std::mem::size_of::<GaussianEstimator>()
+            + stats
+                .nominal
+                .iter()
+                .map(|o| {
+                    std::mem::size_of::<NominalObserver>()
+                        + o.cells.len() * std::mem::size_of::<f64>()
+                })
+                .sum::<usize>()
+    }
+
     /// Bytes held on the heap (by capacity).
     pub fn heap_bytes(&self) -> usize {
         let Some(stats) = &self.stats else {
@@ -638,26 +659,6 @@ impl Observers {
                 .map(NominalObserver::heap_bytes)
                 .sum::<usize>()
             + naive_bayes
-    }
-}
-
-impl Observers {
-    /// The bytes these observers' statistics take, counted from their lengths: what a
-    /// memory limit reads, the same for a leaf and its copy restored from a checkpoint
-    /// (whose buffers' capacities and cached naive Bayes terms differ).
-    pub fn state_bytes(&self) -> usize {
-        let slots = self.slots.len() * std::mem::size_of::<Slot>();
-        let Some(stats) = &self.stats else {
-            return slots;
-        };
-        slots
-            + std::mem::size_of::<Stats>()
-            + stats.numeric.len() * std::mem::size_of::<GaussianEstimator>()
-            + stats
-                .nominal
-                .iter()
-                .map(|o| std::mem::size_of::<NominalObserver>() + o.cells.len() * 8)
-                .sum::<usize>()
     }
 }
 
