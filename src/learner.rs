@@ -84,6 +84,17 @@ pub trait Classifier: Send + Sync {
         None
     }
 
+    /// Whether this learner has answered a change of its stream by changing itself (a
+    /// Hoeffding adaptive tree that swapped a subtree in, a learner replaced on a drift):
+    /// what a booster's adaptive lead tells the booster (`boost::Turn`). `false` by default.
+    fn adapted(&self) -> bool {
+        false
+    }
+
+    /// Wakes a drift response that sleeps until its booster's lead adapts
+    /// (`weak::adaptive`); nothing for a learner without one.
+    fn wake(&mut self) {}
+
     /// [`Classifier::learn_predict`] on rows `xs` in turn, row `j` with label `ys[j]` (`None`
     /// or a class the model knows) and importance weight `weight`: its probabilities go to
     /// `proba[j·k..(j+1)·k]` (`k = n_classes()`) and its prediction to `predicted[j]`.

@@ -18,8 +18,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::boost::hedge::PrefixExperts;
 use crate::boost::{
-    BoosterConfig, ExpertSelection, LeadMember, Members, all_members, experts_note, lead_note,
+    BoosterConfig, ExpertSelection, LeadMember, Members, Waking, all_members, experts_note,
+    lead_note, wake_experts,
 };
+use crate::drift::{DriftConfig, Watch};
 use crate::core::math::{TieBreak, argmax, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::{Classifier, learnable};
@@ -53,6 +55,11 @@ pub struct OzaBagConfig<W> {
     /// it; a named `--drift-detector` clears it.
     #[serde(default)]
     pub lead_adapts: bool,
+    /// The detector an adaptive lead wakes on every other member when it first swaps a
+    /// subtree in, and on the experts' own error (`crate::boost::Turn`); `None` in a config
+    /// written without it. A named `--drift-detector` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_wakes: Option<DriftConfig>,
 }
 
 impl<W> OzaBagConfig<W> {
@@ -65,6 +72,7 @@ impl<W> OzaBagConfig<W> {
             expert_selection: ExpertSelection::Last,
             lead: None,
             lead_adapts: false,
+            lead_wakes: None,
         }
     }
 }
@@ -77,7 +85,7 @@ impl<W: LeadMember> fmt::Display for OzaBagConfig<W> {
             self.n_learners,
             self.lambda,
             experts_note(self.expert_selection),
-            lead_note(self.lead, self.lead_adapts, &self.weak),
+            lead_note(self.lead, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
             self.weak
         )
     }
@@ -94,6 +102,10 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
         self.lead_adapts
     }
 
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        self.lead_wakes.as_ref()
+    }
+
     fn validate_booster(&self) -> Result<()> {
         if !(self.lambda > 0.0 && self.lambda.is_finite()) {
             return Err(Error::config("lambda", "must be > 0"));
@@ -102,12 +114,13 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
     }
 
     fn assemble_over<L: Classifier + Clone>(&self, m: Members<L>) -> Result<Self::Over<L>> {
+        let (watch, sleeping) = m.experts_watch()?;
         Ok(OzaBag {
             k: m.k,
             lambda: self.lambda,
             prefixes: PrefixExperts::unless_last(m.len(), self.expert_selection)
-                .map(|p| p.watched(m.drift.as_ref()))
-                .transpose()?,
+                .map(|p| p.watching(watch)),
+            sleeping,
             steady_lead: m.led,
             learners: m.learners,
             rng: m.rng,
@@ -120,7 +133,7 @@ impl<W> BoosterConfig for OzaBagConfig<W> {
 tune!(OzaBagConfig {
     Learners => n_learners,
     Expert => expert_selection,
-} lead: lead, lead_adapts);
+} lead: lead, lead_adapts, lead_wakes);
 
 /// Oza's online bagging over members `L`. Build it from an [`OzaBagConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -130,6 +143,10 @@ pub struct OzaBag<L> {
     /// Hedge over the prefixes, where they predict (`None`: the mean of all members).
     #[serde(default)]
     prefixes: Option<PrefixExperts>,
+    /// The experts' detector while the members' response sleeps until the lead adapts
+    /// (`crate::boost::Turn`); `None` once woken, or where no response sleeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sleeping: Option<Watch>,
     /// Member 1 is a lead: it learns each row at its weight, without resampling.
     #[serde(default)]
     steady_lead: bool,
@@ -176,8 +193,9 @@ impl<L: Classifier> Classifier for OzaBag<L> {
         let Some((y, w)) = learnable(Some(y), weight, self.k) else {
             return;
         };
-        if self.prefixes.is_some() {
-            // The prefixes' losses are their votes before the row is learnt.
+        if self.prefixes.is_some() || self.sleeping.is_some() {
+            // The prefixes' losses are their votes before the row is learnt; a sleeping
+            // response asks the lead before it learns (`crate::boost::Turn`).
             let mut out = vec![0.0; self.k];
             self.learn_predict(x, Some(y), w, &mut out);
             return;
@@ -219,11 +237,14 @@ impl<L: Classifier> Classifier for OzaBag<L> {
         p.resize(self.k, 0.0);
         self.experts.clear();
         out.fill(0.0);
+        let mut waking = Waking::new(self.sleeping.is_some());
         for i in 0..self.learners.len() {
             match target {
                 Some((y, w)) => {
                     let copies = self.copies(i);
-                    self.learners[i].learn_predict(x, Some(y), w * copies, &mut p);
+                    let turn = waking.turn(i, w * copies);
+                    let adapted = turn.take(&mut self.learners[i], x, Some(y), &mut p);
+                    waking.after(i, adapted);
                 }
                 None => self.learners[i].predict_proba(x, &mut p),
             }
@@ -234,6 +255,9 @@ impl<L: Classifier> Classifier for OzaBag<L> {
             }
         }
         self.member_proba = p;
+        if waking.woke() {
+            wake_experts(&mut self.sleeping, self.prefixes.as_mut());
+        }
         let Some(prefixes) = &mut self.prefixes else {
             return self.mean(out);
         };

@@ -3,10 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::ExpertSelection;
-use crate::Result;
 use crate::core::math::{TieBreak, argmax_tie, logsumexp};
 use crate::core::{ClassId, Rng};
-use crate::drift::{Change, DriftConfig, Watch};
+use crate::drift::{Change, Watch};
 
 /// Exponential weights over `n` experts: `λ_i ← λ_i − η·loss_i`, renormalised so that
 /// `max λ = 0`. The normalised probabilities are cached after each round.
@@ -129,7 +128,7 @@ pub struct PrefixExperts {
     expert_selection: ExpertSelection,
     hedge: Hedge,
     /// The detector on the ensemble's own error, where its members are replaced on a drift
-    /// ([`PrefixExperts::watched`]).
+    /// ([`PrefixExperts::watching`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     watch: Option<Watch>,
 }
@@ -144,7 +143,7 @@ impl PrefixExperts {
         }
     }
 
-    /// These experts, restarted when detector `drift` sees the ensemble's error drift
+    /// These experts, restarted when detector `watch` sees the ensemble's error drift
     /// (`None`: never).
     ///
     /// Why a restart: Hedge's weights after `T` rows are `e^{−η·L_i}`, so after a change an
@@ -154,9 +153,17 @@ impl PrefixExperts {
     /// bound (expected loss at most `(η·L* + ln N)/(1 − e^{−η})` against the best expert
     /// `L*`, Freund & Schapire 1997, Thm. 2) then holds on each stretch between restarts
     /// against that stretch's best expert, at the cost of `ln N/(1 − e^{−η})` per restart.
-    pub fn watched(mut self, drift: Option<&DriftConfig>) -> Result<Self> {
-        self.watch = drift.map(Watch::new).transpose()?;
-        Ok(self)
+    ///
+    /// A response that sleeps until the booster's lead adapts (`crate::boost::Turn`) starts
+    /// its detector at the wake ([`PrefixExperts::wake`]); the bound then holds from there.
+    pub fn watching(mut self, watch: Option<Watch>) -> Self {
+        self.watch = watch;
+        self
+    }
+
+    /// Starts watching with `watch` (a response the lead woke).
+    pub fn wake(&mut self, watch: Watch) {
+        self.watch = Some(watch);
     }
 
     /// Calls `f(i, p)` for each expert `i` the choice may fall on, `p` the probability that
@@ -213,7 +220,7 @@ impl PrefixExperts {
     }
 
     /// Charges every expert whose label was not `y` the row's `weight`, and ends the round.
-    /// Returns whether the experts restarted ([`PrefixExperts::watched`]).
+    /// Returns whether the experts restarted ([`PrefixExperts::watching`]).
     pub fn charge(&mut self, experts: &[ClassId], y: ClassId, weight: f64) -> bool {
         // The ensemble's own error: the mass its choice of expert puts off label `y`.
         let drifted = self.watch.is_some() && {

@@ -69,16 +69,17 @@ macro_rules! member_classes {
 
 /// [`Tune`] for a booster config `$t<W>` from a table of the [`Knob`]s it takes and the
 /// fields they set; any other knob goes to its weak learner's config (field `weak`). A
-/// config with a lead names its two fields after `lead:` ([`lead_knob`]).
+/// config with a lead names its three fields after `lead:` ([`lead_knob`]).
 macro_rules! tune {
-    ($t:ident { $($knob:ident => $field:ident),* $(,)? } $(lead: $lead:ident, $adapts:ident)?) => {
+    ($t:ident { $($knob:ident => $field:ident),* $(,)? } $(lead: $lead:ident, $adapts:ident, $wakes:ident)?) => {
         impl<W: $crate::boost::Tune> $crate::boost::Tune for $t<W> {
             fn tune(&mut self, knob: &$crate::boost::Knob) -> bool {
                 match knob {
                     $($crate::boost::Knob::$knob(value) => self.$field = value.clone(),)*
                     $($crate::boost::Knob::Lead(_) | $crate::boost::Knob::Drift(_) => {
                         return $crate::boost::lead_knob(
-                            knob, &mut self.$lead, &mut self.$adapts, &mut self.weak,
+                            knob, &mut self.$lead, &mut self.$adapts, &mut self.$wakes,
+                            &mut self.weak,
                         );
                     })?
                     _ => return self.weak.tune(knob),
@@ -125,7 +126,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{ClassId, Rng, StreamSpec};
-use crate::drift::DriftConfig;
+use crate::drift::{DriftConfig, Watch};
+use hedge::PrefixExperts;
 use crate::learner::{Classifier, Config, learnable};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
@@ -148,6 +150,7 @@ macro_rules! ensemble_rows {
                 expert_selection: boost::ExpertSelection::Sample,
                 lead: Some(boost::LEAD),
                 lead_adapts: true,
+                lead_wakes: boost::lead_wakes(),
                 ..oza::OzaBoostConfig::new(boost::member_tree())
             },
         }
@@ -160,6 +163,7 @@ macro_rules! ensemble_rows {
                 expert_selection: boost::ExpertSelection::Sample,
                 lead: Some(boost::LEAD),
                 lead_adapts: true,
+                lead_wakes: boost::lead_wakes(),
                 ..bagging::OzaBagConfig::new(boost::member_tree())
             },
         }
@@ -219,6 +223,12 @@ pub trait BoosterConfig {
         false
     }
 
+    /// The detector that watches every other member once an adaptive lead has swapped a
+    /// subtree in ([`Turn`]); `None` for most boosters.
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        None
+    }
+
     /// Checks the booster's own parameters (not the weak learner's; the member count is
     /// checked for every booster by [`Config::validate`]).
     fn validate_booster(&self) -> Result<()>;
@@ -231,14 +241,15 @@ pub trait BoosterConfig {
     /// member count is `members.len()`, whatever [`BoosterConfig::n_members`] says; no
     /// member is a lead.
     fn assemble<L: Classifier + Clone>(&self, members: Vec<L>, seed: u64) -> Result<Self::Over<L>> {
-        self.assemble_led(members, seed, false, None)
+        self.assemble_led(members, seed, false, None, false)
     }
 
     /// [`BoosterConfig::assemble`], saying whether the first member is a lead (built by
-    /// [`LeadMember`]: resampling ensembles let it learn every row at its weight) and which
-    /// detector, if any, watches the members' error ([`Members::drift`]).
+    /// [`LeadMember`]: resampling ensembles let it learn every row at its weight), which
+    /// detector, if any, watches the members' error ([`Members::drift`]) and whether that
+    /// response sleeps until the lead adapts ([`Members::asleep`]).
     fn assemble_led<L: Classifier + Clone>(
-        &self, members: Vec<L>, seed: u64, led: bool, drift: Option<DriftConfig>,
+        &self, members: Vec<L>, seed: u64, led: bool, drift: Option<DriftConfig>, asleep: bool,
     ) -> Result<Self::Over<L>> {
         self.validate_booster()?;
         let k = members_classes(&members)?;
@@ -248,6 +259,7 @@ pub trait BoosterConfig {
             rng: Rng::new(seed),
             led,
             drift,
+            asleep,
         })
     }
 }
@@ -268,6 +280,9 @@ pub struct Members<L> {
     /// (`weak::adaptive`): a booster that predicts with Hedge over experts watches its own
     /// error with it too, and restarts the experts on a drift (`hedge::PrefixExperts`).
     pub drift: Option<DriftConfig>,
+    /// Whether that response sleeps until the lead adapts ([`Turn`]): the members are built
+    /// asleep, and the booster wakes them and starts its experts' detector.
+    pub asleep: bool,
 }
 
 impl<L> Members<L> {
@@ -279,6 +294,17 @@ impl<L> Members<L> {
     /// Whether there are none (never, once assembled).
     pub fn is_empty(&self) -> bool {
         self.learners.is_empty()
+    }
+
+    /// The detector on the ensemble's own error ([`Members::drift`]), built: the first
+    /// watches from the start, the second sleeps until the lead adapts
+    /// ([`Members::asleep`]); at most one is `Some`.
+    pub(crate) fn experts_watch(&self) -> Result<(Option<Watch>, Option<Watch>)> {
+        let watch = self.drift.as_ref().map(Watch::new).transpose()?;
+        Ok(match self.asleep {
+            true => (None, watch),
+            false => (watch, None),
+        })
     }
 }
 
@@ -304,8 +330,19 @@ where
         let lead = self
             .lead()
             .and_then(|preset| weak.as_lead(preset, self.lead_adapts()));
-        let (members, seed) = build_members(&weak, lead.as_ref(), self.n_members(), spec, rng)?;
-        self.assemble_led(members, seed, lead.is_some(), weak.drift().cloned())
+        // The response an adaptive lead wakes, around members with none of their own.
+        let asleep = self
+            .lead_wakes()
+            .filter(|_| lead.is_some() && self.lead_adapts())
+            .and_then(|drift| Some((weak.asleep(drift)?, drift.clone())));
+        let (members, seed) = match &asleep {
+            Some((members, _)) => build_members(members, lead.as_ref(), self.n_members(), spec, rng)?,
+            None => build_members(&weak, lead.as_ref(), self.n_members(), spec, rng)?,
+        };
+        match asleep {
+            Some((_, drift)) => self.assemble_led(members, seed, true, Some(drift), true),
+            None => self.assemble_led(members, seed, lead.is_some(), weak.drift().cloned(), false),
+        }
     }
 }
 
@@ -325,25 +362,152 @@ fn build_members<W: Config>(
     Ok((members, seed))
 }
 
+/// A member's turn on a row: what a booster asks of member `i` (learn at a weight, or only
+/// predict) and, under a drift response that sleeps until the lead adapts, whether it is
+/// woken first and whether it is asked if it has adapted.
+///
+/// **A response the lead wakes.** Replacing members whose error drifts (`weak::adaptive`)
+/// answers a concept that moves everywhere (moving RBF clusters: the default model 0.626 →
+/// 0.805 on the final 20%), but on a stationary stream a booster's members see weights that
+/// move as the members before them learn, their detectors fire, and replaced members cost
+/// more than one standard error (RESULTS.md, "The drift response on stationary streams").
+/// The adaptive lead sees a steady weight, and on the stationary shared sets it swapped
+/// nothing in 270 runs. So the members' response may sleep until the lead has swapped a
+/// subtree: before, the booster is row for row the booster without the response; from the
+/// row after the lead's first swap, every other member watches its error and the experts
+/// their own, as under `--drift-detector`. The guarantee of each stretch is the one the
+/// response states (`hedge::PrefixExperts::watching`), counted from the wake.
+///
+/// The lead is asked *before* it learns row `t` whether it has adapted, so the answer is
+/// its state after row `t − 1` on one thread as on two (`two_threads::learn_beside`, where
+/// a member is reached only once it has learnt the rows before), and a member is woken
+/// before it predicts row `t`: the wake falls on the same row however rows are spread.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Turn {
+    /// The member's weight on the row, if it learns it (`None`: it only predicts).
+    pub(crate) weight: Option<f64>,
+    /// Whether the member is woken before the row.
+    pub(crate) wake: bool,
+    /// Whether the member is asked if it has adapted (the lead of a sleeping response).
+    pub(crate) ask: bool,
+}
+
+impl Turn {
+    /// Only predicts.
+    pub(crate) const PREDICT: Turn = Turn {
+        weight: None,
+        wake: false,
+        ask: false,
+    };
+
+    /// Learns at `weight`, nothing else.
+    pub(crate) fn learn(weight: f64) -> Turn {
+        Turn {
+            weight: Some(weight),
+            ..Turn::PREDICT
+        }
+    }
+
+    /// The part of the turn before the member predicts: whether it had adapted (if asked),
+    /// then its wake (if due).
+    pub(crate) fn begin<L: Classifier + ?Sized>(self, member: &mut L) -> bool {
+        let adapted = self.ask && member.adapted();
+        if self.wake {
+            member.wake();
+        }
+        adapted
+    }
+
+    /// The whole turn of `member` on row `x` (label `y`, learnt if the turn has a weight),
+    /// its probabilities into `p`: whether it had adapted before the row (if asked).
+    pub(crate) fn take<L: Classifier + ?Sized>(
+        self, member: &mut L, x: &[f64], y: Option<ClassId>, p: &mut [f64],
+    ) -> bool {
+        let adapted = self.begin(member);
+        match self.weight {
+            Some(w) => _ = member.learn_predict(x, y, w, p),
+            None => member.predict_proba(x, p),
+        }
+        adapted
+    }
+}
+
+/// One row's turns under a response the lead wakes ([`Turn`]): the lead (member 0) is
+/// asked, and if it has adapted every later member is woken on this row.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Waking {
+    asleep: bool,
+    now: bool,
+}
+
+impl Waking {
+    /// A row of a booster whose response sleeps (`asleep`) or not.
+    pub(crate) fn new(asleep: bool) -> Self {
+        Waking { asleep, now: false }
+    }
+
+    /// Member `i`'s turn to learn at `weight` on this row.
+    pub(crate) fn turn(&self, i: usize, weight: f64) -> Turn {
+        Turn {
+            weight: Some(weight),
+            wake: self.now && i > 0,
+            ask: self.asleep && i == 0,
+        }
+    }
+
+    /// Member `i` has had its turn and said `adapted`.
+    pub(crate) fn after(&mut self, i: usize, adapted: bool) {
+        if i == 0 {
+            self.now = self.asleep && adapted;
+        }
+    }
+
+    /// Whether this row woke the response: the booster then starts its experts' detector.
+    pub(crate) fn woke(&self) -> bool {
+        self.now
+    }
+}
+
+/// The response an adaptive lead wakes in the led boosters' defaults: each other member
+/// watched by ADWIN at its default δ, as `--drift-detector adwin` watches them from the start
+/// (RESULTS.md, "A response the lead wakes").
+pub(crate) fn lead_wakes() -> Option<DriftConfig> {
+    Some(DriftConfig::Adwin(crate::drift::AdwinConfig::default()))
+}
+
+/// A booster's side of a row that woke its response ([`Waking::woke`]): the detector on its
+/// experts' error, asleep until now, starts (a booster without experts drops it).
+pub(crate) fn wake_experts(sleeping: &mut Option<Watch>, experts: Option<&mut PrefixExperts>) {
+    if let (Some(watch), Some(experts)) = (sleeping.take(), experts) {
+        experts.wake(watch);
+    }
+}
+
 /// The lead of the ensembles that have one by default: one tree of the preset
 /// `--algo hoeffding` runs, so that "that tree alone" is one of their experts (RESULTS.md,
 /// "A lead tree" and "Prefix experts").
 pub(crate) const LEAD: Preset = Preset::Moa;
 
 /// What [`Knob::Lead`] and [`Knob::Drift`] do to a booster with a lead: `--lead` sets its
-/// preset (`none`: no lead, so nothing of it adapts); a named drift response (`none`
-/// included) replaces the lead's too, and goes on to the weak learners.
+/// preset (`none`: no lead, so nothing of it adapts or wakes); a named drift response
+/// (`none` included) replaces the lead's and the one it wakes too, and goes on to the weak
+/// learners.
 pub(crate) fn lead_knob<W: Tune>(
-    knob: &Knob, lead: &mut Option<Preset>, adapts: &mut bool, weak: &mut W,
+    knob: &Knob, lead: &mut Option<Preset>, adapts: &mut bool, wakes: &mut Option<DriftConfig>,
+    weak: &mut W,
 ) -> bool {
     match knob {
         Knob::Lead(preset) => {
             *lead = *preset;
             *adapts &= preset.is_some();
+            if !*adapts {
+                *wakes = None;
+            }
             true
         }
         Knob::Drift(_) => {
             *adapts = false;
+            *wakes = None;
             weak.tune(knob)
         }
         _ => false,
@@ -351,15 +515,21 @@ pub(crate) fn lead_knob<W: Tune>(
 }
 
 /// The model line's words for a lead (`", first member a moa tree"`, `", first member an
-/// adaptive moa tree"`), empty without one or where `weak` is not a tree (then no member is
-/// one: [`LeadMember::as_lead`]).
-pub(crate) fn lead_note<L: LeadMember>(lead: Option<Preset>, adapts: bool, weak: &L) -> String {
+/// adaptive moa tree"`, and what it wakes), empty without one or where `weak` is not a tree
+/// (then no member is one: [`LeadMember::as_lead`]).
+pub(crate) fn lead_note<L: LeadMember>(
+    lead: Option<Preset>, adapts: bool, wakes: Option<&DriftConfig>, weak: &L,
+) -> String {
     let Some(preset) = lead.filter(|&p| weak.as_lead(p, adapts).is_some()) else {
         return String::new();
     };
-    match adapts {
-        true => format!(", first member an adaptive {} tree", preset.name()),
-        false => format!(", first member a {} tree", preset.name()),
+    match (adapts, wakes.filter(|&d| weak.asleep(d).is_some())) {
+        (true, Some(drift)) => format!(
+            ", first member an adaptive {} tree that wakes {drift} on the others",
+            preset.name()
+        ),
+        (true, None) => format!(", first member an adaptive {} tree", preset.name()),
+        (false, _) => format!(", first member a {} tree", preset.name()),
     }
 }
 
@@ -404,6 +574,14 @@ pub trait LeadMember: Config {
     fn drift(&self) -> Option<&DriftConfig> {
         None
     }
+
+    /// This config's learner replaced on a drift of its error seen by `drift`, asleep until
+    /// its booster's lead adapts ([`Turn`]); `None` for a learner that has a response of its
+    /// own (a detector, or Hoeffding adaptive trees), or where the booster's members are not
+    /// weak learners.
+    fn asleep(&self, _drift: &DriftConfig) -> Option<Self> {
+        None
+    }
 }
 
 impl LeadMember for crate::weak::WeakLearnerConfig {
@@ -444,6 +622,18 @@ impl LeadMember for crate::weak::WeakLearnerConfig {
         match self {
             crate::weak::WeakLearnerConfig::Adaptive(c) => Some(&c.drift),
             _ => None,
+        }
+    }
+
+    fn asleep(&self, drift: &DriftConfig) -> Option<Self> {
+        use crate::weak::{AdaptiveConfig, WeakLearnerConfig as Weak};
+        match self {
+            Weak::Adaptive(_) | Weak::HoeffdingAdaptive(_) => None,
+            inner => Some(Weak::Adaptive(AdaptiveConfig {
+                drift: drift.clone(),
+                inner: Box::new(inner.clone()),
+                asleep: true,
+            })),
         }
     }
 }
@@ -665,7 +855,7 @@ impl std::fmt::Display for WeightScale {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -879,10 +1069,23 @@ mod tests {
                         .to_string()
                         .contains("first member an adaptive moa tree")
                 );
-                // `--drift-detector none` takes the lead's response away too.
-                let mut none = adapting.clone();
+                // The response the lead wakes sleeps all along: the members, wrapped and
+                // asleep, predict and learn as the plain ones.
+                let mut waking = adapting.clone();
+                waking.lead_wakes = lead_wakes();
+                let (with_wakes, model) = run(&waking, &data);
+                assert_eq!(with_wakes, with_lead, "{waking}");
+                assert!(model.members()[1..].iter().all(|m| match m {
+                    WeakLearner::Adaptive(a) => a.asleep(),
+                    _ => false,
+                }));
+                assert!(waking.to_string().contains("that wakes ADWIN"), "{waking}");
+                // `--drift-detector none` takes the lead's response away too, and the one
+                // it wakes.
+                let mut none = waking.clone();
                 assert!(none.tune(&Knob::Drift(None)));
                 assert!(!none.lead_adapts && none.lead == Some(Preset::Moa));
+                assert_eq!(none.lead_wakes, None);
             }};
         }
         compare!(AdaBoostOlmConfig {
@@ -913,6 +1116,101 @@ mod tests {
         json.as_object_mut().unwrap().remove("lead_adapts");
         let old: OzaBagConfig<WeakLearnerConfig> = serde_json::from_value(json).unwrap();
         assert!(!old.lead_adapts);
+    }
+
+    /// Agrawal's function 1 over `rows` rows, its labels flipped from row `flip` on.
+    pub(crate) fn flipped_at(rows: usize, flip: usize) -> crate::core::Dataset {
+        let data = format!("agrawal:rows={rows}:functions=1:seed=3")
+            .parse::<crate::synth::drift::DriftSpec>()
+            .unwrap()
+            .generate();
+        let mut flipped = crate::core::Dataset::new(data.spec().clone());
+        for i in 0..data.len() {
+            let y = data.label(i).map(|y| if i >= flip { 1 - y } else { y });
+            flipped.push(data.row(i), y);
+        }
+        flipped
+    }
+
+    /// A response the lead wakes ([`Turn`]): asleep until the lead's first swap, the booster
+    /// predicts row for row as with the lead's response alone; the row after that swap wakes
+    /// every member, each with a challenger that replaces it once better (here after the
+    /// labels flip).
+    #[test]
+    fn the_lead_wakes_the_members_on_the_row_after_its_first_swap() {
+        use crate::boost::bagging::OzaBagConfig;
+        use crate::boost::multiclass::{AdaBoostOlmConfig, OnlineMbbmConfig};
+        use crate::boost::oza::OzaBoostConfig;
+        use crate::learner::Ensemble;
+        use crate::weak::hoeffding::Preset;
+        use crate::weak::{HoeffdingTreeConfig, WeakLearner, WeakLearnerConfig};
+        let data = flipped_at(8_000, 4_000);
+        let label = |i: usize| data.label(i);
+        let weak: WeakLearnerConfig = HoeffdingTreeConfig::jgt_paper().into();
+        fn awake(m: &WeakLearner) -> bool {
+            matches!(m, WeakLearner::Adaptive(a) if !a.asleep())
+        }
+        macro_rules! check {
+            ($config:expr) => {{
+                let mut lead_only = $config;
+                lead_only.lead = Some(Preset::Moa);
+                lead_only.lead_adapts = true;
+                let mut waking = lead_only.clone();
+                waking.lead_wakes = lead_wakes();
+                let spec = data.spec();
+                let (mut a, mut b) = (
+                    lead_only.build(spec, 4).unwrap(),
+                    waking.build(spec, 4).unwrap(),
+                );
+                let mut out = vec![0.0; spec.n_classes()];
+                let (mut first_swap, mut woken) = (None, None);
+                for i in 0..data.len() {
+                    let expected = a.learn_predict(data.row(i), label(i), 1.0, &mut out);
+                    let got = b.learn_predict(data.row(i), label(i), 1.0, &mut out);
+                    if woken.is_none() {
+                        assert_eq!(got, expected, "{waking}: row {i}, before the wake");
+                    }
+                    let members = b.members();
+                    if first_swap.is_none() && members[0].adapted() {
+                        first_swap = Some(i);
+                    }
+                    match (woken, members[1..].iter().all(awake)) {
+                        (None, true) => woken = Some(i),
+                        (None, false) => assert!(members[1..].iter().all(|m| !awake(m))),
+                        (Some(_), all) => assert!(all, "{waking}: asleep again at row {i}"),
+                    }
+                }
+                let (swap, woke) = (first_swap.unwrap(), woken.unwrap());
+                assert_eq!(woke, swap + 1, "{waking}");
+                assert!(swap > 4_000, "{waking}: the lead swapped before the change");
+                let replaced: u64 = b.members()[1..]
+                    .iter()
+                    .map(|m| match m {
+                        WeakLearner::Adaptive(a) => a.replacements(),
+                        _ => 0,
+                    })
+                    .sum();
+                assert!(replaced > 0, "{waking}: no member replaced");
+            }};
+        }
+        check!(AdaBoostOlmConfig {
+            n_learners: 4,
+            ..AdaBoostOlmConfig::new(weak.clone())
+        });
+        check!(OnlineMbbmConfig {
+            n_learners: 4,
+            expert_selection: ExpertSelection::Sample,
+            ..OnlineMbbmConfig::new(weak.clone())
+        });
+        check!(OzaBoostConfig {
+            n_learners: 4,
+            expert_selection: ExpertSelection::Sample,
+            ..OzaBoostConfig::new(weak.clone())
+        });
+        check!(OzaBagConfig {
+            n_learners: 4,
+            ..OzaBagConfig::new(weak)
+        });
     }
 
     #[test]

@@ -22,9 +22,10 @@ use serde::{Deserialize, Serialize};
 use crate::Result;
 use crate::boost::hedge::PrefixExperts;
 use crate::boost::{
-    BoosterConfig, ExpertSelection, Knob, LeadMember, Members, Tune, all_members, experts_note,
-    lead_knob, lead_note, learn_by,
+    BoosterConfig, ExpertSelection, Knob, LeadMember, Members, Tune, Turn, Waking, all_members,
+    experts_note, lead_knob, lead_note, learn_by, wake_experts,
 };
+use crate::drift::{DriftConfig, Watch};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
 use crate::learner::{Classifier, learnable};
@@ -124,6 +125,11 @@ pub struct OzaBoostConfig<W> {
     /// it; a named `--drift-detector` clears it.
     #[serde(default)]
     pub lead_adapts: bool,
+    /// The detector an adaptive lead wakes on every other model when it first swaps a
+    /// subtree in, and on the experts' own error (`crate::boost::Turn`); `None` in a config
+    /// written without it. A named `--drift-detector` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_wakes: Option<DriftConfig>,
 }
 
 impl<W> OzaBoostConfig<W> {
@@ -141,6 +147,7 @@ impl<W> OzaBoostConfig<W> {
             expert_selection: ExpertSelection::Last,
             lead: None,
             lead_adapts: false,
+            lead_wakes: None,
         }
     }
 
@@ -164,7 +171,7 @@ impl<W: LeadMember> fmt::Display for OzaBoostConfig<W> {
             self.vote,
             self.zero_error,
             experts_note(self.expert_selection),
-            lead_note(self.lead, self.lead_adapts, &self.weak),
+            lead_note(self.lead, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
             self.weak
         )
     }
@@ -181,12 +188,17 @@ impl<W> BoosterConfig for OzaBoostConfig<W> {
         self.lead_adapts
     }
 
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        self.lead_wakes.as_ref()
+    }
+
     fn validate_booster(&self) -> Result<()> {
         Ok(())
     }
 
     fn assemble_over<L: Classifier + Clone>(&self, m: Members<L>) -> Result<Self::Over<L>> {
         let n = m.len();
+        let (watch, sleeping) = m.experts_watch()?;
         Ok(OzaBoost {
             k: m.k,
             poisson: self.poisson,
@@ -195,8 +207,8 @@ impl<W> BoosterConfig for OzaBoostConfig<W> {
             zero_error: self.zero_error,
             tie_break: self.tie_break,
             prefixes: PrefixExperts::unless_last(n, self.expert_selection)
-                .map(|p| p.watched(m.drift.as_ref()))
-                .transpose()?,
+                .map(|p| p.watching(watch)),
+            sleeping,
             steady_lead: m.led,
             learners: m.learners,
             lambda_sc: vec![0.0; n],
@@ -215,7 +227,13 @@ impl<W: Tune> Tune for OzaBoostConfig<W> {
             Knob::ZeroError(z) => self.zero_error = *z,
             Knob::Expert(e) => self.expert_selection = *e,
             Knob::Lead(_) | Knob::Drift(_) => {
-                return lead_knob(knob, &mut self.lead, &mut self.lead_adapts, &mut self.weak);
+                return lead_knob(
+                    knob,
+                    &mut self.lead,
+                    &mut self.lead_adapts,
+                    &mut self.lead_wakes,
+                    &mut self.weak,
+                );
             }
             _ => return self.weak.tune(knob),
         }
@@ -235,6 +253,10 @@ pub struct OzaBoost<L> {
     /// Hedge over the prefixes, where they predict (`None`: the vote of all models).
     #[serde(default)]
     prefixes: Option<PrefixExperts>,
+    /// The experts' detector while the models' response sleeps until the lead adapts
+    /// (`crate::boost::Turn`); `None` once woken, or where no response sleeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sleeping: Option<Watch>,
     /// Model 1 is a lead: it learns each row at its weight, without resampling.
     #[serde(default)]
     steady_lead: bool,
@@ -349,6 +371,7 @@ impl<L: Classifier> OzaBoost<L> {
             Vec::with_capacity(self.prefixes.as_ref().map_or(0, |_| self.learners.len()));
         let mut voting = true;
         let mut lambda = 1.0;
+        let mut waking = Waking::new(self.sleeping.is_some());
         if let Some((_, w)) = target {
             self.seen += w;
         }
@@ -367,7 +390,12 @@ impl<L: Classifier> OzaBoost<L> {
                 None => 0.0,
             };
             let (y, w) = target.unwrap_or((0, 0.0));
-            self.learners[m].learn_predict(x, target.map(|_| y), replays * w, &mut p);
+            let turn = match target {
+                Some(_) => waking.turn(m, replays * w),
+                None => Turn::learn(0.0),
+            };
+            let adapted = turn.take(&mut self.learners[m], x, target.map(|_| y), &mut p);
+            waking.after(m, adapted);
             if m == 0 {
                 first.copy_from_slice(&p);
             }
@@ -389,6 +417,9 @@ impl<L: Classifier> OzaBoost<L> {
                 self.learners[m].predict_proba(x, &mut p);
             }
             lambda = self.pass_on(m, lambda, w, argmax(&p) == y);
+        }
+        if waking.woke() {
+            wake_experts(&mut self.sleeping, self.prefixes.as_mut());
         }
         let Some(prefixes) = &mut self.prefixes else {
             self.finish(&votes, &first, out);

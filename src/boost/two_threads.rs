@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::boost::Turn;
 use crate::core::ClassId;
 use crate::learner::learnable;
 use crate::learner::{Classifier, Ensemble, TwoCalls, learn_predict_each};
@@ -175,10 +176,10 @@ pub(crate) trait LearnsBeside: Classifier + Ensemble<Member: Classifier> {
 
     /// [`Classifier::learn_predict`] of one row with label and weight `target` (learnable,
     /// or `None`), its probabilities into `out`, its `n` members (which may be moved out
-    /// meanwhile) reached through `member(i, w, p)` as [`learn_beside`] describes.
+    /// meanwhile) reached through `member(i, turn, p)` as [`learn_beside`] describes.
     fn row(
         &mut self, n: usize, target: Option<(ClassId, f64)>, out: &mut [f64],
-        member: impl FnMut(usize, Option<f64>, &mut [f64]),
+        member: impl FnMut(usize, Turn, &mut [f64]) -> bool,
     ) -> ClassId;
 }
 
@@ -220,9 +221,10 @@ pub(crate) fn learn_predict_rows<B: LearnsBeside>(
 
 /// Rows `xs` through a booster on two threads, where learner `i`'s weight on a row depends
 /// only on the votes of learners `< i` on it. `row(j, member)` makes row `j`'s predictions,
-/// draws and updates on this thread, in the order of one thread, calling `member(i, w, p)`
-/// for each learner in turn: learner `i`'s probabilities into `p`, and, given its weight `w`,
-/// its learning of the row with label `labels[j]`. Learners `..own` learn it there and then;
+/// draws and updates on this thread, in the order of one thread, calling `member(i, turn, p)`
+/// for each learner in turn: learner `i`'s probabilities into `p`, and, given a weight in
+/// its [`Turn`], its learning of the row with label `labels[j]` (what the turn asks of it
+/// before, [`Turn::begin`], is done once it has learnt the row before, as on one thread). Learners `..own` learn it there and then;
 /// learners `own..` predict in the first of two calls ([`Classifier::two_calls`],
 /// which they must) and learn on the other thread, learner `i` as soon as it has predicted.
 /// A learner predicts the next row once it has learnt this one. This thread, waiting for
@@ -234,7 +236,7 @@ pub(crate) fn learn_predict_rows<B: LearnsBeside>(
 /// Returns how long this thread waited for the other, and the other for this one.
 pub(crate) fn learn_beside<L: Classifier>(
     learners: &mut [L], own: usize, xs: &[&[f64]], labels: &[Option<ClassId>],
-    mut row: impl FnMut(usize, &mut dyn FnMut(usize, Option<f64>, &mut [f64])),
+    mut row: impl FnMut(usize, &mut dyn FnMut(usize, Turn, &mut [f64]) -> bool),
 ) -> (Duration, Duration) {
     let n = learners.len();
     let members: Vec<Mutex<&mut L>> = learners.iter_mut().map(Mutex::new).collect();
@@ -270,14 +272,9 @@ pub(crate) fn learn_beside<L: Classifier>(
         });
         for (j, &x) in xs.iter().enumerate() {
             let before = j.checked_sub(1).and_then(|b| labels[b]);
-            row(j, &mut |i, w, p| {
+            row(j, &mut |i, turn, p| {
                 if i < own {
-                    let mut member = lock(&members[i]);
-                    match w {
-                        Some(w) => _ = member.learn_predict(x, labels[j], w, p),
-                        None => member.predict_proba(x, p),
-                    }
-                    return;
+                    return turn.take(&mut **lock(&members[i]), x, labels[j], p);
                 }
                 // Learner `i` has yet to learn the row before: learn it here if the other
                 // thread has not begun it, and the last learners' meanwhile.
@@ -292,7 +289,8 @@ pub(crate) fn learn_beside<L: Classifier>(
                 }
                 assert!(learnt.wait(i, j), "the learning thread stopped");
                 let mut member = lock(&members[i]);
-                match w {
+                let adapted = turn.begin(&mut **member);
+                match turn.weight {
                     Some(w) => {
                         in_two_calls(&mut **member).predict_to_learn(x, p);
                         weights[(j % 2) * n + i].store(w.to_bits(), Ordering::Relaxed);
@@ -304,6 +302,7 @@ pub(crate) fn learn_beside<L: Classifier>(
                         learnt.set(i, j + 1);
                     }
                 }
+                adapted
             });
         }
     });
@@ -432,7 +431,15 @@ pub(crate) mod tests {
         C: Config,
         C::Model: LearnsBeside + serde::Serialize + Send + 'static,
     {
-        let data = crate::synth::mixed(600, 0.05, 0.1, 8);
+        two_threads_match_one_on(config, crate::synth::mixed(600, 0.05, 0.1, 8));
+    }
+
+    /// [`two_threads_match_one`] on the rows of `data`; returns the model (of one thread).
+    pub(crate) fn two_threads_match_one_on<C>(config: C, data: crate::core::Dataset) -> C::Model
+    where
+        C: Config,
+        C::Model: LearnsBeside + serde::Serialize + Send + 'static,
+    {
         let k = data.spec().n_classes();
         let label = |data: &crate::core::Dataset, i: usize| data.label(i).filter(|_| i % 5 != 3);
         let weight = |run: usize| [1.0, 0.5, 2.0][run % 3];
@@ -497,6 +504,7 @@ pub(crate) mod tests {
             serde_json::to_string(&one).unwrap() == two,
             "the models differ"
         );
+        one
     }
 
     #[test]

@@ -4,6 +4,9 @@
 //! hat`, `weak::hat`) without a detector of its own is followed the same way, a subtree
 //! swapped in counting as a replacement of its tree and an alternate started as a warning;
 //! under `--drift-detector`, the adaptive learners around the trees are followed instead.
+//! A model with both (the led boosters' defaults: an adaptive lead, and members whose
+//! response the lead wakes) follows the learners, and counts the trees' swaps beside them
+//! ([`DriftEvents::subtrees_swapped`]).
 //!
 //! The log watches the model from outside, through its [`Structure`], after each row whose
 //! learning the model has finished: learners count their own replacements, and a replacement
@@ -53,6 +56,26 @@ pub struct DriftEvents {
     pub events: Vec<Replacement>,
     /// Replacements beyond those kept.
     pub not_kept: u64,
+    /// Where the events are learners replaced: the subtrees the model's Hoeffding adaptive
+    /// trees swapped in meanwhile (an adaptive lead's).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub subtrees_swapped: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The Hoeffding adaptive trees beside the adaptive learners a log follows.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum TreesBeside {
+    /// Not looked for yet.
+    #[default]
+    Unseen,
+    /// The model has none (it holds what its config built: none will come).
+    None,
+    /// Their swaps at the first look.
+    SwappedAtStart(u64),
 }
 
 /// Follows a model's adaptive learners row by row; see the module docs.
@@ -61,6 +84,8 @@ pub struct DriftLog {
     /// Each learner's replacements and warnings when last looked at (`None` before the
     /// first look).
     counts: Option<Vec<(u64, u64)>>,
+    /// Where the events are learners replaced: the model's Hoeffding adaptive trees.
+    trees_beside: TreesBeside,
     /// What was seen since the first look.
     events: DriftEvents,
 }
@@ -93,6 +118,17 @@ impl DriftLog {
             *before = (replaced, warned);
         }
         self.events.learners = now.len();
+        if self.events.what == Replaced::Learners && self.trees_beside != TreesBeside::None {
+            let mut trees: Vec<&HoeffdingAdaptiveTree> = Vec::new();
+            model.learners(&mut trees);
+            let swapped: u64 = trees.iter().map(|t| t.counts().swapped).sum();
+            match self.trees_beside {
+                TreesBeside::Unseen if trees.is_empty() => self.trees_beside = TreesBeside::None,
+                TreesBeside::Unseen => self.trees_beside = TreesBeside::SwappedAtStart(swapped),
+                TreesBeside::SwappedAtStart(start) => self.events.subtrees_swapped = swapped - start,
+                TreesBeside::None => {}
+            }
+        }
     }
 
     /// Each followed learner's replacements and warnings: the adaptive learners', or, in a

@@ -31,6 +31,16 @@
 //! under the member changes. A row of weight 0 is not learnt and not counted (the contract of
 //! [`Classifier::learn`]: it changes nothing).
 //!
+//! **Asleep until the lead adapts.** A learner built `asleep` passes every row to its member
+//! and watches nothing (it predicts and learns exactly as the member alone) until its
+//! booster wakes it ([`Classifier::wake`]): the response a booster's adaptive lead wakes
+//! when it swaps a subtree (`crate::boost::Turn`). The wake is a drift for the member: a
+//! background learner starts and is swapped in once the sign test finds it better. Why
+//! not only start the detector: the lead swaps after the change, so a detector started
+//! then sees the member's error at its worst and falling as it relearns, and ADWIN calls
+//! only a rise a drift (measured on Agrawal's changes: no member replaced after the wake).
+//! From the wake on, its detector watches and the rule above applies.
+//!
 //! What the booster keeps about the member (its α, its share of Hedge's weights) is the
 //! booster's; each booster says in its module what it does after its members are replaced
 //! (`crate::boost::hedge` watches the ensemble's own error and restarts its experts).
@@ -58,11 +68,19 @@ pub struct AdaptiveConfig {
     pub drift: DriftConfig,
     /// The learner.
     pub inner: Box<WeakLearnerConfig>,
+    /// Whether it starts asleep, watching nothing until its booster wakes it (see the module
+    /// docs); `false` in a config written without it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub asleep: bool,
 }
 
 impl fmt::Display for AdaptiveConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}, replaced on {}", self.inner, self.drift)
+        write!(f, "{}, replaced on {}", self.inner, self.drift)?;
+        match self.asleep {
+            true => write!(f, " once the lead adapts"),
+            false => Ok(()),
+        }
     }
 }
 
@@ -78,6 +96,7 @@ impl Config for AdaptiveConfig {
         AdaptiveConfig {
             drift: self.drift.clone(),
             inner: Box::new(self.inner.with_margin_output()),
+            asleep: self.asleep,
         }
     }
 
@@ -90,6 +109,8 @@ impl Config for AdaptiveConfig {
             background: None,
             watch: Watch::new(&self.drift)?,
             rows: 0,
+            asleep: self.asleep,
+            woken_after: None,
             due: false,
             trial: Trial::default(),
             replaced: 0,
@@ -113,6 +134,13 @@ pub struct Adaptive {
     watch: Watch,
     /// Rows learnt (with positive weight): the clock of the replacement log.
     rows: u64,
+    /// Whether it still sleeps, passing rows to the member and watching nothing (see the
+    /// module docs).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    asleep: bool,
+    /// The row (of [`Adaptive::rows`]) it was woken after, if it slept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    woken_after: Option<u64>,
     /// Whether a drift has made a swap due (once the background learner is better).
     #[serde(default)]
     due: bool,
@@ -186,9 +214,14 @@ impl Adaptive {
         self.replaced
     }
 
-    /// Warnings its detector gave.
+    /// Whether it still sleeps until its booster's lead adapts (see the module docs).
+    pub fn asleep(&self) -> bool {
+        self.asleep
+    }
+
+    /// Background learners started on a warning of its detector, or at its wake.
     pub fn warnings(&self) -> u64 {
-        self.watch.warnings
+        self.watch.warnings + u64::from(self.woken_after.is_some())
     }
 
     /// The rows (counted over the rows this learner learnt) of its last replacements, oldest
@@ -237,6 +270,22 @@ impl Classifier for Adaptive {
         self.member.two_calls()?;
         Some(self)
     }
+
+    /// Once its member has been replaced.
+    fn adapted(&self) -> bool {
+        self.replaced > 0
+    }
+
+    /// The lead's swap is a drift seen for the member too: a background learner starts and
+    /// the swap is due, decided by the sign test as after a drift of its own (see the
+    /// module docs).
+    fn wake(&mut self) {
+        if std::mem::take(&mut self.asleep) {
+            self.woken_after = Some(self.rows);
+            self.due = true;
+            self.start_background();
+        }
+    }
 }
 
 /// The member is the learner watched.
@@ -264,6 +313,9 @@ impl Watching for Adaptive {
             return;
         };
         self.rows += 1;
+        if self.asleep {
+            return;
+        }
         let wrong = predicted != y;
         if let Some(background) = &mut self.background {
             // Its own test-then-train error, as the member's.
@@ -318,6 +370,7 @@ mod tests {
         let config = AdaptiveConfig {
             drift: DriftConfig::Adwin(AdwinConfig::default()),
             inner: Box::new(HoeffdingTreeConfig::moa().into()),
+            asleep: false,
         };
         config
             .build(&StreamSpec::numeric(2, 2).unwrap(), 3)

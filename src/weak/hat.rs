@@ -346,6 +346,11 @@ impl Classifier for HoeffdingAdaptiveTree {
     fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
         Some(self)
     }
+
+    /// Once a subtree has been swapped in.
+    fn adapted(&self) -> bool {
+        self.counts.swapped > 0
+    }
 }
 
 /// The main tree is the learner watched: its prediction of each row is the error its

@@ -251,6 +251,14 @@ impl Classifier for WeakLearner {
     fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
         dispatch!(self, m => m.two_calls())
     }
+
+    fn adapted(&self) -> bool {
+        dispatch!(self, m => m.adapted())
+    }
+
+    fn wake(&mut self) {
+        dispatch!(self, m => m.wake())
+    }
 }
 
 /// What any model is made of, as checkpoints and `inspect` read it: its learners of any one
@@ -387,6 +395,7 @@ impl WeakLearnerConfig {
             Some(drift) => WeakLearnerConfig::Adaptive(AdaptiveConfig {
                 drift,
                 inner: Box::new(inner),
+                asleep: false,
             }),
             None => inner,
         }

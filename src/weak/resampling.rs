@@ -147,6 +147,14 @@ impl Classifier for Resampled {
         }
         predicted
     }
+
+    fn adapted(&self) -> bool {
+        self.inner.adapted()
+    }
+
+    fn wake(&mut self) {
+        self.inner.wake();
+    }
 }
 
 #[cfg(test)]

@@ -22,9 +22,10 @@ use crate::boost::hedge::{Hedge, PrefixExperts};
 use crate::boost::ogd::Interval;
 use crate::boost::two_threads::{self, TwoThreads};
 use crate::boost::{
-    BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, VoteRule, WeightScale,
-    add_class_to_members, lead_note,
+    BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, Turn, VoteRule, Waking,
+    WeightScale, add_class_to_members, lead_note, wake_experts,
 };
+use crate::drift::{DriftConfig, Watch};
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
 use crate::learner::{Classifier, learnable};
@@ -75,6 +76,12 @@ pub struct AdaBoostOlmConfig<W> {
     /// it; a named `--drift-detector` clears it.
     #[serde(default)]
     pub lead_adapts: bool,
+    /// The detector an adaptive lead wakes on every other member when it first swaps a
+    /// subtree in, and on the experts' own error (`crate::boost::Turn`); `None` (the lead's
+    /// swaps are the whole response) in a config written without it. A named
+    /// `--drift-detector` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_wakes: Option<DriftConfig>,
 }
 
 impl<W> AdaBoostOlmConfig<W> {
@@ -93,6 +100,7 @@ impl<W> AdaBoostOlmConfig<W> {
             weak,
             lead: None,
             lead_adapts: false,
+            lead_wakes: None,
         }
     }
 
@@ -130,7 +138,7 @@ impl<W: LeadMember> fmt::Display for AdaBoostOlmConfig<W> {
             self.expert_selection,
             self.vote_rule,
             self.weight_scale,
-            lead_note(self.lead, self.lead_adapts, &self.weak),
+            lead_note(self.lead, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
             self.weak,
             b = self.bound(),
         )
@@ -182,6 +190,10 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
         self.lead_adapts
     }
 
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        self.lead_wakes.as_ref()
+    }
+
     fn validate_booster(&self) -> Result<()> {
         if self
             .alpha_bound
@@ -200,6 +212,7 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
 
     fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
         let n = m.len();
+        let (watch, sleeping) = m.experts_watch()?;
         Ok(AdaBoostOlm {
             rules: Rules {
                 k: m.k,
@@ -216,7 +229,8 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
             learners: m.learners,
             alpha: vec![0.0; n],
             prefixes: PrefixExperts::new(n, self.hedge_rate, self.expert_selection)
-                .watched(m.drift.as_ref())?,
+                .watching(watch),
+            sleeping,
             rows: 0,
             restarted_at: 0,
             rng: m.rng,
@@ -232,7 +246,7 @@ tune!(AdaBoostOlmConfig {
     Surrogate => loss,
     Expert => expert_selection,
     Vote => vote_rule,
-} lead: lead, lead_adapts);
+} lead: lead, lead_adapts, lead_wakes);
 
 /// What the forward and learn passes read of an [`AdaBoostOlm`] and never change (its
 /// fields are the booster's own in a checkpoint).
@@ -272,6 +286,10 @@ pub struct AdaBoostOlm<L> {
     /// the rows since (see [`AdaBoostOlm::update`]).
     #[serde(default)]
     restarted_at: u64,
+    /// The experts' detector while the members' response sleeps until the lead adapts
+    /// (`crate::boost::Turn`); `None` once woken, or where no response sleeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sleeping: Option<Watch>,
     rng: Rng,
     #[serde(skip)]
     work: Workspace,
@@ -291,18 +309,23 @@ impl Rules {
     /// the row right after predicting it, or later ([`crate::learner::TwoCalls::learn_predicted`]). That
     /// weight depends only on the votes and pre-update `α` of learners `< i`, all known
     /// here, so each member routes the row once for both phases.
+    ///
+    /// Where the members' drift response sleeps until the lead adapts (`asleep`), the
+    /// learning members' turns wake it ([`Waking`]); returns whether this row did.
+    #[allow(clippy::too_many_arguments)]
     fn forward(
         &self, alpha: &[f64], learning: Option<(ClassId, f64, &mut LearnerScales)>,
-        work: &mut Workspace, tie: TieBreak, rng: &mut Rng,
-        mut member: impl FnMut(usize, Option<f64>, &mut [f64]),
-    ) {
+        asleep: bool, work: &mut Workspace, tie: TieBreak, rng: &mut Rng,
+        mut member: impl FnMut(usize, Turn, &mut [f64]) -> bool,
+    ) -> bool {
         let k = self.k;
         work.s.iter_mut().for_each(|v| *v = 0.0);
         work.costs.reset(self.loss, k);
         let mut learning = learning;
+        let mut waking = Waking::new(asleep);
         for (i, &alpha_i) in alpha.iter().enumerate() {
             match &mut learning {
-                None => member(i, None, &mut work.p),
+                None => _ = member(i, Turn::PREDICT, &mut work.p),
                 Some((y, weight, scales)) => {
                     // −C[y][y] at s^{i−1}, kept by the cost matrix.
                     let w = self.loss.normalised_weight(
@@ -314,7 +337,8 @@ impl Rules {
                     );
                     let scale = scales.factor(i, w * *weight);
                     work.weights[i] = scale * w * *weight;
-                    member(i, Some(work.weights[i]), &mut work.p);
+                    let adapted = member(i, waking.turn(i, work.weights[i]), &mut work.p);
+                    waking.after(i, adapted);
                 }
             }
             let vote = match self.vote_rule {
@@ -331,6 +355,7 @@ impl Rules {
             }
             work.experts[i] = argmax_tie(&work.s, tie, rng);
         }
+        waking.woke()
     }
 
     /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(c)) at row `t`, from the votes of
@@ -371,20 +396,22 @@ impl<L: Classifier> AdaBoostOlm<L> {
         let learners = &mut self.learners;
         let learning = target.map(|(y, weight)| (y, weight, &mut self.scales));
         let y = target.map(|(y, _)| y);
-        self.rules
-            .forward(&self.alpha, learning, work, tie, rng, |i, w, p| match w {
-                Some(w) => {
-                    learners[i].learn_predict(x, y, w, p);
-                }
-                None => learners[i].predict_proba(x, p),
+        let asleep = self.sleeping.is_some();
+        let woke = self
+            .rules
+            .forward(&self.alpha, learning, asleep, work, tie, rng, |i, turn, p| {
+                turn.take(&mut learners[i], x, y, p)
             });
+        if woke {
+            wake_experts(&mut self.sleeping, Some(&mut self.prefixes));
+        }
     }
 
     /// Learn phase (ALGORITHMS.md §3.4 steps (b)–(d)) from the votes of [`Rules::forward`],
     /// whose members have already learnt the row (step (a)).
     ///
     /// Where the members are replaced on a drift, the experts restart when the booster's own
-    /// error drifts (`hedge::PrefixExperts::watched`), and so does OGD's clock: the steps
+    /// error drifts (`hedge::PrefixExperts::watching`), and so does OGD's clock: the steps
     /// `η_t = steps/√t` count `t` from the restart, from the `α` reached. Zinkevich's bound
     /// for OGD holds from any start in the feasible interval, so the rows since a restart
     /// are a fresh run of the paper's α-learning (\[JGT\] §3.1), its regret term counted
@@ -461,10 +488,14 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         self.rules.forward(
             &self.alpha,
             None,
+            false,
             &mut work,
             TieBreak::Lowest,
             &mut rng,
-            |i, _, p| learners[i].predict_proba(x, p),
+            |i, _, p| {
+                learners[i].predict_proba(x, p);
+                false
+            },
         );
         self.prefixes.mixture(&work.experts, out);
     }
@@ -475,9 +506,8 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
         let target = learnable(y, weight, self.rules.k);
         let mut learners = std::mem::take(&mut self.learners);
         let n = learners.len();
-        let predicted = two_threads::LearnsBeside::row(self, n, target, out, |i, w, p| match w {
-            Some(w) => _ = learners[i].learn_predict(x, y, w, p),
-            None => learners[i].predict_proba(x, p),
+        let predicted = two_threads::LearnsBeside::row(self, n, target, out, |i, turn, p| {
+            turn.take(&mut learners[i], x, y, p)
         });
         self.learners = learners;
         debug_assert!(predicted < self.rules.k && argmax(out) < self.rules.k);
@@ -506,14 +536,19 @@ impl<L: Classifier> two_threads::LearnsBeside for AdaBoostOlm<L> {
     /// Predict phase through `member`, the expert choice, then the learn phase.
     fn row(
         &mut self, n: usize, target: Option<(ClassId, f64)>, out: &mut [f64],
-        member: impl FnMut(usize, Option<f64>, &mut [f64]),
+        member: impl FnMut(usize, Turn, &mut [f64]) -> bool,
     ) -> ClassId {
         let tie = self.rules.tie_break;
         let mut work = self.take_work(n);
         let mut rng = self.rng.clone();
         let learning = target.map(|(y, weight)| (y, weight, &mut self.scales));
-        self.rules
-            .forward(&self.alpha, learning, &mut work, tie, &mut rng, member);
+        let asleep = self.sleeping.is_some();
+        let woke = self
+            .rules
+            .forward(&self.alpha, learning, asleep, &mut work, tie, &mut rng, member);
+        if woke {
+            wake_experts(&mut self.sleeping, Some(&mut self.prefixes));
+        }
         let chosen = self.prefixes.choose(tie, &mut rng);
         self.rng = rng;
         let predicted = work.experts[chosen];
@@ -532,6 +567,32 @@ mod tests {
     use crate::learner::Config;
     use crate::weak::WeakLearnerConfig;
     use crate::weak::hoeffding::HoeffdingTreeConfig;
+
+    /// With a response the lead wakes (`crate::boost::Turn`): the wake falls on the same row,
+    /// and the members replaced after it are the same, on two threads as on one.
+    #[test]
+    fn a_response_the_lead_wakes_wakes_on_two_threads_as_on_one() {
+        use crate::weak::hoeffding::Preset;
+        let config = AdaBoostOlmConfig {
+            n_learners: 5,
+            lead: Some(Preset::Moa),
+            lead_adapts: true,
+            lead_wakes: crate::boost::lead_wakes(),
+            ..AdaBoostOlmConfig::new(WeakLearnerConfig::from(HoeffdingTreeConfig::jgt_paper()))
+        };
+        let model = two_threads::tests::two_threads_match_one_on(
+            config,
+            crate::boost::tests::flipped_at(6_000, 3_000),
+        );
+        let replaced: u64 = model.learners[1..]
+            .iter()
+            .map(|m| match m {
+                crate::weak::WeakLearner::Adaptive(a) => a.replacements(),
+                other => panic!("not a member of the response: {other:?}"),
+            })
+            .sum();
+        assert!(replaced > 0, "the lead woke no member");
+    }
 
     /// Two threads against one ([`two_threads::tests::two_threads_match_one`]).
     #[test]

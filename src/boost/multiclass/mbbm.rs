@@ -37,10 +37,12 @@ use serde::{Deserialize, Serialize};
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
 use crate::boost::hedge::PrefixExperts;
+use crate::drift::{DriftConfig, Watch};
 use crate::boost::two_threads::{self, TwoThreads};
 use crate::boost::{
-    BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, VoteRule, WeightScale,
-    add_class_to_members, all_members, check_gamma, experts_note, lead_note, learn_by,
+    BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, Turn, VoteRule, Waking,
+    WeightScale, add_class_to_members, all_members, check_gamma, experts_note, lead_note,
+    learn_by, wake_experts,
 };
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
@@ -100,6 +102,11 @@ pub struct OnlineMbbmConfig<W> {
     /// it; a named `--drift-detector` clears it.
     #[serde(default)]
     pub lead_adapts: bool,
+    /// The detector an adaptive lead wakes on every other member when it first swaps a
+    /// subtree in, and on the experts' own error (`crate::boost::Turn`); `None` in a config
+    /// written without it. A named `--drift-detector` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_wakes: Option<DriftConfig>,
 }
 
 impl<W> OnlineMbbmConfig<W> {
@@ -117,6 +124,7 @@ impl<W> OnlineMbbmConfig<W> {
             expert_selection: ExpertSelection::Last,
             lead: None,
             lead_adapts: false,
+            lead_wakes: None,
         }
     }
 }
@@ -133,7 +141,7 @@ impl<W: LeadMember> fmt::Display for OnlineMbbmConfig<W> {
             self.weight_scale,
             self.epsilon_prune,
             experts_note(self.expert_selection),
-            lead_note(self.lead, self.lead_adapts, &self.weak),
+            lead_note(self.lead, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
             self.weak
         )
     }
@@ -179,6 +187,10 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
         self.lead_adapts
     }
 
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        self.lead_wakes.as_ref()
+    }
+
     fn validate_booster(&self) -> Result<()> {
         check_gamma(self.gamma)?;
         if !(self.epsilon_prune >= 0.0 && self.epsilon_prune < 1.0) {
@@ -188,6 +200,7 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
     }
 
     fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
+        let (watch, sleeping) = m.experts_watch()?;
         Ok(OnlineMbbm {
             k: m.k,
             gamma: self.gamma,
@@ -196,8 +209,8 @@ impl<W> BoosterConfig for OnlineMbbmConfig<W> {
             tie_break: self.tie_break,
             epsilon_prune: self.epsilon_prune,
             prefixes: PrefixExperts::unless_last(m.len(), self.expert_selection)
-                .map(|p| p.watched(m.drift.as_ref()))
-                .transpose()?,
+                .map(|p| p.watching(watch)),
+            sleeping,
             scales: self.weight_scale.draw(m.len(), &mut m.rng),
             learners: m.learners,
             rng: m.rng,
@@ -216,7 +229,7 @@ tune!(OnlineMbbmConfig {
     WeightNorm => weight_norm,
     EpsilonPrune => epsilon_prune,
     Expert => expert_selection,
-} lead: lead, lead_adapts);
+} lead: lead, lead_adapts, lead_wakes);
 
 /// The OnlineMBBM booster over weak learners `L`. Build it from an [`OnlineMbbmConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -231,6 +244,10 @@ pub struct OnlineMbbm<L> {
     /// Hedge over the prefixes, where they predict (`None`: all `N` members vote).
     #[serde(default)]
     prefixes: Option<PrefixExperts>,
+    /// The experts' detector while the members' response sleeps until the lead adapts
+    /// (`crate::boost::Turn`); `None` once woken, or where no response sleeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sleeping: Option<Watch>,
     scales: LearnerScales,
     learners: Vec<L>,
     rng: Rng,
@@ -259,18 +276,20 @@ impl<L: Classifier> OnlineMbbm<L> {
         PotentialEngine::new(self.k, self.gamma, n_learners).with_pruning(self.epsilon_prune)
     }
 
-    /// Predicts a row through `member(i, w, p)`, learner `i`'s probabilities into `p` (and,
-    /// given `learning`, `(y, weight)` and the scales, hands learner `i` its weight `w` on
+    /// Predicts a row through `member(i, turn, p)`, learner `i`'s probabilities into `p`
+    /// (and, given `learning`, `(y, weight)` and the scales, hands learner `i` its weight on
     /// the row to learn it): returns the final vote counts in `work.s` and, if `params.3`
     /// (prefix experts), each prefix's label in `work.experts`. Learner `i`'s weight depends
     /// only on the votes of learners `< i`, so each member predicts and learns in one call.
+    /// Where the members' response sleeps until the lead adapts (`asleep`), the turns wake
+    /// it ([`Waking`]); returns whether this row did.
     #[allow(clippy::too_many_arguments)]
     fn forward(
         k: usize, params: (VoteRule, WeightNorm, TieBreak, bool), n_learners: usize,
-        learning: Option<(ClassId, f64, &mut LearnerScales)>, engine: &mut PotentialEngine,
-        work: &mut Workspace, rng: &mut Rng,
-        mut member: impl FnMut(usize, Option<f64>, &mut [f64]),
-    ) {
+        learning: Option<(ClassId, f64, &mut LearnerScales)>, asleep: bool,
+        engine: &mut PotentialEngine, work: &mut Workspace, rng: &mut Rng,
+        mut member: impl FnMut(usize, Turn, &mut [f64]) -> bool,
+    ) -> bool {
         let (vote_rule, weight_norm, tie, prefixes) = params;
         work.s.clear();
         work.s.resize(k, 0);
@@ -285,10 +304,11 @@ impl<L: Classifier> OnlineMbbm<L> {
             WeightNorm::Raw => 1.0,
         };
         let mut learning = learning;
+        let mut waking = Waking::new(asleep);
         for i in 0..n_learners {
             let n = n_learners - 1 - i;
             match &mut learning {
-                None => member(i, None, &mut work.p),
+                None => _ = member(i, Turn::PREDICT, &mut work.p),
                 Some((y, weight, scales)) => {
                     // w = Σ_l (C[y][l] − C[y][y]) at s^{i−1} (Alg. 1 line 9). Expected-cost
                     // votes need row C[y]'s bundle anyway; argmax votes need two base values.
@@ -304,7 +324,8 @@ impl<L: Classifier> OnlineMbbm<L> {
                     // speck that would still reach the tree (and its first-seen prior).
                     let w = if w <= WEIGHT_NOISE { 0.0 } else { w };
                     let w = scales.factor(i, *weight * w / norm) * *weight * w / norm;
-                    member(i, Some(w), &mut work.p);
+                    let adapted = member(i, waking.turn(i, w), &mut work.p);
+                    waking.after(i, adapted);
                 }
             }
             let vote = match vote_rule {
@@ -320,6 +341,7 @@ impl<L: Classifier> OnlineMbbm<L> {
                 work.experts[i] = argmax_tie(&work.votes, tie, rng);
             }
         }
+        waking.woke()
     }
 
     /// Class probabilities of the final vote: uniform over the labels with the most votes.
@@ -335,9 +357,8 @@ impl<L: Classifier> OnlineMbbm<L> {
         let mut learners = std::mem::take(&mut self.learners);
         let y = target.map(|(y, _)| y);
         let n = learners.len();
-        let predicted = two_threads::LearnsBeside::row(self, n, target, out, |i, w, p| match w {
-            Some(w) => _ = learners[i].learn_predict(x, y, w, p),
-            None => learners[i].predict_proba(x, p),
+        let predicted = two_threads::LearnsBeside::row(self, n, target, out, |i, turn, p| {
+            turn.take(&mut learners[i], x, y, p)
         });
         self.learners = learners;
         predicted
@@ -473,10 +494,14 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
             params,
             n,
             None,
+            false,
             engine,
             &mut work,
             &mut rng,
-            |i, _, p| learners[i].predict_proba(x, p),
+            |i, _, p| {
+                learners[i].predict_proba(x, p);
+                false
+            },
         );
         match &self.prefixes {
             Some(prefixes) => prefixes.mixture(&work.experts, out),
@@ -513,7 +538,7 @@ impl<L: Classifier> two_threads::LearnsBeside for OnlineMbbm<L> {
     /// A row's predictions, draws and updates ([`OnlineMbbm::forward`]).
     fn row(
         &mut self, n: usize, target: Option<(ClassId, f64)>, out: &mut [f64],
-        member: impl FnMut(usize, Option<f64>, &mut [f64]),
+        member: impl FnMut(usize, Turn, &mut [f64]) -> bool,
     ) -> ClassId {
         let mut work = std::mem::take(&mut self.work);
         let mut rng = self.rng.clone();
@@ -528,11 +553,15 @@ impl<L: Classifier> two_threads::LearnsBeside for OnlineMbbm<L> {
         let mut slot = self.engine.0.lock().expect("engine lock");
         let engine = slot.get_or_insert_with(fresh);
         let learning = target.map(|(y, weight)| (y, weight, &mut scales));
-        Self::forward(
-            self.k, params, n, learning, engine, &mut work, &mut rng, member,
+        let asleep = self.sleeping.is_some();
+        let woke = Self::forward(
+            self.k, params, n, learning, asleep, engine, &mut work, &mut rng, member,
         );
         drop(slot);
         self.scales = scales;
+        if woke {
+            wake_experts(&mut self.sleeping, self.prefixes.as_mut());
+        }
         let predicted = match &mut self.prefixes {
             Some(prefixes) => {
                 let chosen = prefixes.choose(self.tie_break, &mut rng);

@@ -41,6 +41,7 @@ macro_rules! multiclass_rows {
                 expert_selection: boost::ExpertSelection::Sample,
                 lead: Some(boost::LEAD),
                 lead_adapts: true,
+                lead_wakes: boost::lead_wakes(),
                 ..multiclass::OnlineMbbmConfig::new(boost::member_tree())
             },
         }
@@ -84,6 +85,7 @@ pub(crate) fn led_by_one_tree<W>(config: AdaBoostOlmConfig<W>) -> AdaBoostOlmCon
     AdaBoostOlmConfig {
         lead: Some(crate::boost::LEAD),
         lead_adapts: true,
+        lead_wakes: crate::boost::lead_wakes(),
         ..config
     }
 }

@@ -111,6 +111,13 @@ impl<W: LeadMember> LeadMember for BinaryBundleConfig<W> {
     fn drift(&self) -> Option<&crate::drift::DriftConfig> {
         self.binary.drift()
     }
+
+    fn asleep(&self, drift: &crate::drift::DriftConfig) -> Option<Self> {
+        Some(BinaryBundleConfig {
+            binary: self.binary.asleep(drift)?,
+            ..self.clone()
+        })
+    }
 }
 
 impl<W: Config> Config for BinaryBundleConfig<W> {
@@ -280,6 +287,17 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
     fn two_calls(&mut self) -> Option<&mut dyn TwoCalls> {
         let every = self.members.iter_mut().all(|m| m.two_calls().is_some());
         every.then_some(self as &mut dyn TwoCalls)
+    }
+
+    /// Where a member has (AdaOVA's lead is a bundle of one multiclass tree).
+    fn adapted(&self) -> bool {
+        self.members.iter().any(Classifier::adapted)
+    }
+
+    /// Every member, and the one a new class would get.
+    fn wake(&mut self) {
+        self.members.iter_mut().for_each(Classifier::wake);
+        self.newcomer.iter_mut().for_each(Classifier::wake);
     }
 }
 

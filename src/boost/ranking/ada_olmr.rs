@@ -150,7 +150,7 @@ pub struct AdaOlmr<L> {
     hedge: Hedge,
     /// The detector on the ranker's own rank loss, where its learners are replaced on a
     /// drift: a drift restarts Hedge and the clock of the α steps, as Adaboost.OLM's
-    /// (`crate::boost::hedge::PrefixExperts::watched`, `multiclass::ada_olm`).
+    /// (`crate::boost::hedge::PrefixExperts::watching`, `multiclass::ada_olm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     watch: Option<Watch>,
     /// Labelled rows seen.

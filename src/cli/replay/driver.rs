@@ -344,13 +344,17 @@ impl Ending<'_> {
                 Replaced::Subtrees => ("subtrees swapped", "adaptive trees", "alternates started"),
             };
             eprintln!(
-                "drift    {} {replaced} ({} {watched}), {} {warnings}{}",
+                "drift    {} {replaced} ({} {watched}), {} {warnings}{}{}",
                 d.replaced,
                 d.learners,
                 d.warnings,
                 match first.is_empty() {
                     true => String::new(),
                     false => format!("; at rows {}{more}", first.join(", ")),
+                },
+                match d.subtrees_swapped {
+                    0 => String::new(),
+                    n => format!("; {n} subtrees swapped by the adaptive trees"),
                 }
             );
         }
