@@ -21,9 +21,9 @@ use crate::boost::{
     BoosterConfig, ExpertSelection, LeadMember, Members, Waking, all_members, experts_note,
     lead_note, wake_experts,
 };
-use crate::drift::{DriftConfig, Watch};
 use crate::core::math::{TieBreak, argmax, normalize};
 use crate::core::{ClassId, Rng};
+use crate::drift::{DriftConfig, Watch};
 use crate::learner::{Classifier, learnable};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
@@ -85,7 +85,12 @@ impl<W: LeadMember> fmt::Display for OzaBagConfig<W> {
             self.n_learners,
             self.lambda,
             experts_note(self.expert_selection),
-            lead_note(self.lead, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
+            lead_note(
+                self.lead,
+                self.lead_adapts,
+                self.lead_wakes.as_ref(),
+                &self.weak
+            ),
             self.weak
         )
     }

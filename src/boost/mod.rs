@@ -127,10 +127,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::{ClassId, Rng, StreamSpec};
 use crate::drift::{DriftConfig, Watch};
-use hedge::PrefixExperts;
 use crate::learner::{Classifier, Config, learnable};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
+use hedge::PrefixExperts;
 
 /// This family's rows of the model catalogue, handed on to the next family's macro (see
 /// [`crate::model`], which invokes the chain and sees each family's module by name): a new
@@ -336,7 +336,9 @@ where
             .filter(|_| lead.is_some() && self.lead_adapts())
             .and_then(|drift| Some((weak.asleep(drift)?, drift.clone())));
         let (members, seed) = match &asleep {
-            Some((members, _)) => build_members(members, lead.as_ref(), self.n_members(), spec, rng)?,
+            Some((members, _)) => {
+                build_members(members, lead.as_ref(), self.n_members(), spec, rng)?
+            }
             None => build_members(&weak, lead.as_ref(), self.n_members(), spec, rng)?,
         };
         match asleep {

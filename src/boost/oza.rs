@@ -25,9 +25,9 @@ use crate::boost::{
     BoosterConfig, ExpertSelection, Knob, LeadMember, Members, Tune, Turn, Waking, all_members,
     experts_note, lead_knob, lead_note, learn_by, wake_experts,
 };
-use crate::drift::{DriftConfig, Watch};
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
+use crate::drift::{DriftConfig, Watch};
 use crate::learner::{Classifier, learnable};
 use crate::weak::hoeffding::Preset;
 
@@ -171,7 +171,12 @@ impl<W: LeadMember> fmt::Display for OzaBoostConfig<W> {
             self.vote,
             self.zero_error,
             experts_note(self.expert_selection),
-            lead_note(self.lead, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
+            lead_note(
+                self.lead,
+                self.lead_adapts,
+                self.lead_wakes.as_ref(),
+                &self.weak
+            ),
             self.weak
         )
     }

@@ -405,6 +405,10 @@ fn event(p: &JobStats, rows: u64, elapsed: Duration, message: &str) {
     let file = p.file.as_deref().unwrap_or("");
     let (files, total, rejected, commits) = (p.files, p.rows, p.rejected, p.commits);
     let labels = p.labels;
+    // Before the progress line, so that a job's last event is its `done`.
+    if let Some(learners_replaced) = p.learners_replaced.filter(|&n| n > 0) {
+        tracing::info!(learners_replaced, "drift");
+    }
     match accuracy {
         Some(accuracy) => tracing::info!(
             files,
@@ -429,9 +433,6 @@ fn event(p: &JobStats, rows: u64, elapsed: Duration, message: &str) {
             file,
             "{message}"
         ),
-    }
-    if let Some(learners_replaced) = p.learners_replaced {
-        tracing::info!(learners_replaced, "drift");
     }
     if let Some(k) = p.keys {
         let resident_mb = k.resident_bytes as f64 / 1e6;

@@ -125,7 +125,9 @@ impl DriftLog {
             match self.trees_beside {
                 TreesBeside::Unseen if trees.is_empty() => self.trees_beside = TreesBeside::None,
                 TreesBeside::Unseen => self.trees_beside = TreesBeside::SwappedAtStart(swapped),
-                TreesBeside::SwappedAtStart(start) => self.events.subtrees_swapped = swapped - start,
+                TreesBeside::SwappedAtStart(start) => {
+                    self.events.subtrees_swapped = swapped - start
+                }
                 TreesBeside::None => {}
             }
         }

@@ -82,7 +82,7 @@ impl PortableModel {
                 classes,
                 seed,
             } => Ok(PortableModel::Config {
-                config: Box::new(config.clone()),
+                config: config.clone(),
                 classes: classes.clone(),
                 seed: *seed,
             }),
@@ -104,7 +104,7 @@ impl PortableModel {
                 classes,
                 seed,
             } => Ok(ModelSource::Config {
-                config: *config,
+                config,
                 classes,
                 seed,
             }),
@@ -331,7 +331,7 @@ mod tests {
     /// A checkpoint of a fresh model over one numeric feature, saved at `path`.
     fn save_checkpoint(path: &Path) {
         let fresh = ModelSource::Config {
-            config: Algorithm::AdaOlm.default_config(),
+            config: Box::new(Algorithm::AdaOlm.default_config()),
             classes: vec!["a".into(), "b".into()],
             seed: 1,
         };

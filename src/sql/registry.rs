@@ -22,8 +22,8 @@ use crate::{Config, Error, Result};
 pub enum ModelSource {
     /// A fresh model: built for the columns a query passes, with these classes and seed.
     Config {
-        /// The algorithm and its parameters.
-        config: ModelConfig,
+        /// The algorithm and its parameters (boxed: the largest of the variants).
+        config: Box<ModelConfig>,
         /// The class set, in id order.
         classes: Vec<String>,
         /// Seed of the model's random choices.
@@ -75,7 +75,7 @@ impl ModelRegistry {
         self.insert(
             name,
             ModelSource::Config {
-                config,
+                config: Box::new(config),
                 classes,
                 seed,
             },
@@ -164,7 +164,7 @@ impl ModelSource {
                 let spec = spec_of(features, classes, multi_label)?;
                 let model = config.build(&spec, *seed)?;
                 let stream = StreamState {
-                    config: config.clone(),
+                    config: (**config).clone(),
                     spec,
                     encodings: Encodings::default(),
                     label: label.to_string(),
@@ -272,7 +272,7 @@ pub(crate) fn fresh_of(slot: &LiveSlot) -> Result<ModelSource> {
         .cloned()
         .ok_or_else(|| Error::config("live", "a live model with neither a commit nor a config"))?;
     Ok(ModelSource::Config {
-        config,
+        config: Box::new(config),
         classes,
         seed,
     })

@@ -245,9 +245,15 @@ fn the_led_defaults_lead_swaps_after_a_change_and_wakes_the_members() {
         let switching = report(SWITCHING);
         let drift = &switching["drift"];
         assert_eq!(drift["what"], "learners", "{algo}: {drift}");
-        assert!(drift["subtrees_swapped"].as_u64() > Some(0), "{algo}: {drift}");
+        assert!(
+            drift["subtrees_swapped"].as_u64() > Some(0),
+            "{algo}: {drift}"
+        );
         // Each member woken starts a background learner.
-        assert!(drift["warnings"].as_u64() >= drift["learners"].as_u64(), "{algo}: {drift}");
+        assert!(
+            drift["warnings"].as_u64() >= drift["learners"].as_u64(),
+            "{algo}: {drift}"
+        );
         let events = drift["events"].as_array().unwrap();
         // Oza's second and third trees learn a row only when a Poisson draw of a small λ
         // says so: their challengers are not yet decided by the stream's end.

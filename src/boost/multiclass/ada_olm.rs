@@ -25,9 +25,9 @@ use crate::boost::{
     BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, Turn, VoteRule, Waking,
     WeightScale, add_class_to_members, lead_note, wake_experts,
 };
-use crate::drift::{DriftConfig, Watch};
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
+use crate::drift::{DriftConfig, Watch};
 use crate::learner::{Classifier, learnable};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
@@ -138,7 +138,12 @@ impl<W: LeadMember> fmt::Display for AdaBoostOlmConfig<W> {
             self.expert_selection,
             self.vote_rule,
             self.weight_scale,
-            lead_note(self.lead, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
+            lead_note(
+                self.lead,
+                self.lead_adapts,
+                self.lead_wakes.as_ref(),
+                &self.weak
+            ),
             self.weak,
             b = self.bound(),
         )
@@ -228,8 +233,7 @@ impl<W> BoosterConfig for AdaBoostOlmConfig<W> {
             scales: self.weight_scale.draw(n, &mut m.rng),
             learners: m.learners,
             alpha: vec![0.0; n],
-            prefixes: PrefixExperts::new(n, self.hedge_rate, self.expert_selection)
-                .watching(watch),
+            prefixes: PrefixExperts::new(n, self.hedge_rate, self.expert_selection).watching(watch),
             sleeping,
             rows: 0,
             restarted_at: 0,
@@ -314,8 +318,8 @@ impl Rules {
     /// learning members' turns wake it ([`Waking`]); returns whether this row did.
     #[allow(clippy::too_many_arguments)]
     fn forward(
-        &self, alpha: &[f64], learning: Option<(ClassId, f64, &mut LearnerScales)>,
-        asleep: bool, work: &mut Workspace, tie: TieBreak, rng: &mut Rng,
+        &self, alpha: &[f64], learning: Option<(ClassId, f64, &mut LearnerScales)>, asleep: bool,
+        work: &mut Workspace, tie: TieBreak, rng: &mut Rng,
         mut member: impl FnMut(usize, Turn, &mut [f64]) -> bool,
     ) -> bool {
         let k = self.k;
@@ -397,11 +401,15 @@ impl<L: Classifier> AdaBoostOlm<L> {
         let learning = target.map(|(y, weight)| (y, weight, &mut self.scales));
         let y = target.map(|(y, _)| y);
         let asleep = self.sleeping.is_some();
-        let woke = self
-            .rules
-            .forward(&self.alpha, learning, asleep, work, tie, rng, |i, turn, p| {
-                turn.take(&mut learners[i], x, y, p)
-            });
+        let woke = self.rules.forward(
+            &self.alpha,
+            learning,
+            asleep,
+            work,
+            tie,
+            rng,
+            |i, turn, p| turn.take(&mut learners[i], x, y, p),
+        );
         if woke {
             wake_experts(&mut self.sleeping, Some(&mut self.prefixes));
         }
@@ -543,9 +551,15 @@ impl<L: Classifier> two_threads::LearnsBeside for AdaBoostOlm<L> {
         let mut rng = self.rng.clone();
         let learning = target.map(|(y, weight)| (y, weight, &mut self.scales));
         let asleep = self.sleeping.is_some();
-        let woke = self
-            .rules
-            .forward(&self.alpha, learning, asleep, &mut work, tie, &mut rng, member);
+        let woke = self.rules.forward(
+            &self.alpha,
+            learning,
+            asleep,
+            &mut work,
+            tie,
+            &mut rng,
+            member,
+        );
         if woke {
             wake_experts(&mut self.sleeping, Some(&mut self.prefixes));
         }

@@ -37,15 +37,15 @@ use serde::{Deserialize, Serialize};
 use super::cost::{least_expected_cost, one_hot};
 use super::potential::{PotentialEngine, WEIGHT_NOISE};
 use crate::boost::hedge::PrefixExperts;
-use crate::drift::{DriftConfig, Watch};
 use crate::boost::two_threads::{self, TwoThreads};
 use crate::boost::{
     BoosterConfig, ExpertSelection, LeadMember, LearnerScales, Members, Turn, VoteRule, Waking,
-    WeightScale, add_class_to_members, all_members, check_gamma, experts_note, lead_note,
-    learn_by, wake_experts,
+    WeightScale, add_class_to_members, all_members, check_gamma, experts_note, lead_note, learn_by,
+    wake_experts,
 };
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
+use crate::drift::{DriftConfig, Watch};
 use crate::learner::{Classifier, learnable};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
@@ -141,7 +141,12 @@ impl<W: LeadMember> fmt::Display for OnlineMbbmConfig<W> {
             self.weight_scale,
             self.epsilon_prune,
             experts_note(self.expert_selection),
-            lead_note(self.lead, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
+            lead_note(
+                self.lead,
+                self.lead_adapts,
+                self.lead_wakes.as_ref(),
+                &self.weak
+            ),
             self.weak
         )
     }
