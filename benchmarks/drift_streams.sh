@@ -9,7 +9,7 @@
 #     benchmarks/drift_streams.sh agrawal:rows=100000
 # A model is algorithm:detector[:weak learner]; `hat` alone is one Hoeffding adaptive tree;
 # the detector `default` passes no `--drift-detector` (the algorithm's own response: the led
-# boosters' adaptive lead).
+# boosters' adaptive lead, which wakes the members' response).
 set -euo pipefail
 B=${B:-target/release/streamboost}
 specs=("$@")
