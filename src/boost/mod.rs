@@ -1133,10 +1133,15 @@ pub(crate) mod tests {
         flipped
     }
 
+    /// `model` through its JSON form, as a checkpoint holds it.
+    fn round_trip<M: Serialize + DeserializeOwned>(model: &M) -> M {
+        serde_json::from_str(&serde_json::to_string(model).unwrap()).unwrap()
+    }
+
     /// A response the lead wakes ([`Turn`]): asleep until the lead's first swap, the booster
     /// predicts row for row as with the lead's response alone; the row after that swap wakes
     /// every member, each with a challenger that replaces it once better (here after the
-    /// labels flip).
+    /// labels flip); a model saved asleep resumes through the wake bit for bit.
     #[test]
     fn the_lead_wakes_the_members_on_the_row_after_its_first_swap() {
         use crate::boost::bagging::OzaBagConfig;
@@ -1165,11 +1170,20 @@ pub(crate) mod tests {
                 );
                 let mut out = vec![0.0; spec.n_classes()];
                 let (mut first_swap, mut woken) = (None, None);
+                // Saved asleep before the change (row 3,000), it resumes through the wake as
+                // the model that was not saved.
+                let mut resumed = round_trip(&b);
                 for i in 0..data.len() {
                     let expected = a.learn_predict(data.row(i), label(i), 1.0, &mut out);
                     let got = b.learn_predict(data.row(i), label(i), 1.0, &mut out);
                     if woken.is_none() {
                         assert_eq!(got, expected, "{waking}: row {i}, before the wake");
+                    }
+                    if i > 3_000 {
+                        let again = resumed.learn_predict(data.row(i), label(i), 1.0, &mut out);
+                        assert_eq!(again, got, "{waking}: resumed, row {i}");
+                    } else if i == 3_000 {
+                        resumed = round_trip(&b);
                     }
                     let members = b.members();
                     if first_swap.is_none() && members[0].adapted() {
@@ -1192,6 +1206,8 @@ pub(crate) mod tests {
                     })
                     .sum();
                 assert!(replaced > 0, "{waking}: no member replaced");
+                let resumed = serde_json::to_string(&resumed).unwrap();
+                assert_eq!(resumed, serde_json::to_string(&b).unwrap(), "{waking}");
             }};
         }
         check!(AdaBoostOlmConfig {
