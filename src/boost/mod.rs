@@ -224,7 +224,7 @@ pub trait BoosterConfig {
     }
 
     /// The detector that watches every other member once an adaptive lead has swapped a
-    /// subtree in ([`Turn`]); `None` for most boosters.
+    /// subtree in (`Turn`); `None` for most boosters.
     fn lead_wakes(&self) -> Option<&DriftConfig> {
         None
     }
@@ -280,7 +280,7 @@ pub struct Members<L> {
     /// (`weak::adaptive`): a booster that predicts with Hedge over experts watches its own
     /// error with it too, and restarts the experts on a drift (`hedge::PrefixExperts`).
     pub drift: Option<DriftConfig>,
-    /// Whether that response sleeps until the lead adapts ([`Turn`]): the members are built
+    /// Whether that response sleeps until the lead adapts (`Turn`): the members are built
     /// asleep, and the booster wakes them and starts its experts' detector.
     pub asleep: bool,
 }
@@ -577,7 +577,7 @@ pub trait LeadMember: Config {
     }
 
     /// This config's learner replaced on a drift of its error seen by `drift`, asleep until
-    /// its booster's lead adapts ([`Turn`]); `None` for a learner that has a response of its
+    /// its booster's lead adapts (`Turn`); `None` for a learner that has a response of its
     /// own (a detector, or Hoeffding adaptive trees), or where the booster's members are not
     /// weak learners.
     fn asleep(&self, _drift: &DriftConfig) -> Option<Self> {
