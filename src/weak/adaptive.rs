@@ -38,7 +38,8 @@
 //! background learner starts and is swapped in once the sign test finds it better. Why
 //! not only start the detector: the lead swaps after the change, so a detector started
 //! then sees the member's error at its worst and falling as it relearns, and ADWIN calls
-//! only a rise a drift (measured on Agrawal's changes: no member replaced after the wake).
+//! only a rise a drift (a version without the challenger replaced no member of Oza or OzaBag
+//! on 12,000 rows of Agrawal's changes).
 //! From the wake on, its detector watches and the rule above applies.
 //!
 //! What the booster keeps about the member (its α, its share of Hedge's weights) is the
