@@ -111,7 +111,7 @@ impl Config for AdaptiveConfig {
             watch: Watch::new(&self.drift)?,
             rows: 0,
             asleep: self.asleep,
-            woken_after: None,
+            woken: false,
             due: false,
             trial: Trial::default(),
             replaced: 0,
@@ -139,9 +139,9 @@ pub struct Adaptive {
     /// module docs).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     asleep: bool,
-    /// The row (of [`Adaptive::rows`]) it was woken after, if it slept.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    woken_after: Option<u64>,
+    /// Whether it slept and was woken (its challenger then started: counted as a warning).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    woken: bool,
     /// Whether a drift has made a swap due (once the background learner is better).
     #[serde(default)]
     due: bool,
@@ -222,7 +222,7 @@ impl Adaptive {
 
     /// Background learners started on a warning of its detector, or at its wake.
     pub fn warnings(&self) -> u64 {
-        self.watch.warnings + u64::from(self.woken_after.is_some())
+        self.watch.warnings + u64::from(self.woken)
     }
 
     /// The rows (counted over the rows this learner learnt) of its last replacements, oldest
@@ -282,7 +282,7 @@ impl Classifier for Adaptive {
     /// module docs).
     fn wake(&mut self) {
         if std::mem::take(&mut self.asleep) {
-            self.woken_after = Some(self.rows);
+            self.woken = true;
             self.due = true;
             self.start_background();
         }
