@@ -69,9 +69,13 @@ macro_rules! member_classes {
 
 /// [`Tune`] for a booster config `$t<W>` from a table of the [`Knob`]s it takes and the
 /// fields they set; any other knob goes to its weak learner's config (field `weak`). A
-/// config with a lead names its three fields after `lead:` ([`lead_knob`]).
+/// config with a lead names its three fields after `lead:` ([`lead_knob`]); one whose
+/// first member adapts without a lead of another preset, its two after `first:`
+/// ([`drift_knob`]).
 macro_rules! tune {
-    ($t:ident { $($knob:ident => $field:ident),* $(,)? } $(lead: $lead:ident, $adapts:ident, $wakes:ident)?) => {
+    ($t:ident { $($knob:ident => $field:ident),* $(,)? }
+        $(lead: $lead:ident, $adapts:ident, $wakes:ident)?
+        $(first: $first_adapts:ident, $first_wakes:ident)?) => {
         impl<W: $crate::boost::Tune> $crate::boost::Tune for $t<W> {
             fn tune(&mut self, knob: &$crate::boost::Knob) -> bool {
                 match knob {
@@ -80,6 +84,11 @@ macro_rules! tune {
                         return $crate::boost::lead_knob(
                             knob, &mut self.$lead, &mut self.$adapts, &mut self.$wakes,
                             &mut self.weak,
+                        );
+                    })?
+                    $($crate::boost::Knob::Drift(_) => {
+                        return $crate::boost::drift_knob(
+                            knob, &mut self.$first_adapts, &mut self.$first_wakes, &mut self.weak,
                         );
                     })?
                     _ => return self.weak.tune(knob),
@@ -217,8 +226,9 @@ pub trait BoosterConfig {
         None
     }
 
-    /// Whether a tree lead is a Hoeffding adaptive tree of its preset (see
-    /// [`LeadMember::as_lead`]); `false` for most boosters.
+    /// Whether the first member is a Hoeffding adaptive tree: of the lead's preset, or
+    /// without a lead of the members' own tree (see [`LeadMember::as_lead`]); `false` for
+    /// most boosters.
     fn lead_adapts(&self) -> bool {
         false
     }
@@ -327,9 +337,10 @@ where
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
         let weak = self.member_config();
-        let lead = self
-            .lead()
-            .and_then(|preset| weak.as_lead(preset, self.lead_adapts()));
+        let lead = match (self.lead(), self.lead_adapts()) {
+            (None, false) => None,
+            (preset, adapts) => weak.as_lead(preset, adapts),
+        };
         // The response an adaptive lead wakes, around members with none of their own.
         let asleep = self
             .lead_wakes()
@@ -506,31 +517,39 @@ pub(crate) fn lead_knob<W: Tune>(
             }
             true
         }
-        Knob::Drift(_) => {
-            *adapts = false;
-            *wakes = None;
-            weak.tune(knob)
-        }
+        Knob::Drift(_) => drift_knob(knob, adapts, wakes, weak),
         _ => false,
     }
 }
 
+/// What [`Knob::Drift`] does to a booster whose first member adapts: a named drift response
+/// (`none` included) replaces the first member's and the one it wakes, and goes on to the
+/// weak learners.
+pub(crate) fn drift_knob<W: Tune>(
+    knob: &Knob, adapts: &mut bool, wakes: &mut Option<DriftConfig>, weak: &mut W,
+) -> bool {
+    *adapts = false;
+    *wakes = None;
+    weak.tune(knob)
+}
+
 /// The model line's words for a lead (`", first member a moa tree"`, `", first member an
-/// adaptive moa tree"`, and what it wakes), empty without one or where `weak` is not a tree
-/// (then no member is one: [`LeadMember::as_lead`]).
+/// adaptive moa tree"`, `", first member an adaptive tree"` for the members' own tree, and
+/// what it wakes), empty without one or where `weak` is not a tree (then no member is one:
+/// [`LeadMember::as_lead`]).
 pub(crate) fn lead_note<L: LeadMember>(
     lead: Option<Preset>, adapts: bool, wakes: Option<&DriftConfig>, weak: &L,
 ) -> String {
-    let Some(preset) = lead.filter(|&p| weak.as_lead(p, adapts).is_some()) else {
+    if (lead.is_none() && !adapts) || weak.as_lead(lead, adapts).is_none() {
         return String::new();
-    };
+    }
+    let tree = lead.map_or(String::new(), |p| format!("{} ", p.name()));
     match (adapts, wakes.filter(|&d| weak.asleep(d).is_some())) {
-        (true, Some(drift)) => format!(
-            ", first member an adaptive {} tree that wakes {drift} on the others",
-            preset.name()
-        ),
-        (true, None) => format!(", first member an adaptive {} tree", preset.name()),
-        (false, _) => format!(", first member a {} tree", preset.name()),
+        (true, Some(drift)) => {
+            format!(", first member an adaptive {tree}tree that wakes {drift} on the others")
+        }
+        (true, None) => format!(", first member an adaptive {tree}tree"),
+        (false, _) => format!(", first member a {tree}tree"),
     }
 }
 
@@ -563,10 +582,10 @@ pub(crate) fn all_members() -> ExpertSelection {
 /// predicts as the plain tree; after a change, the expert "lead alone" recovers within the
 /// subtree's window and Hedge follows it (RESULTS.md, "The default response: an adaptive lead").
 pub trait LeadMember: Config {
-    /// This config's learner as a Hoeffding tree of `preset` (an adaptive one if `adapts`),
-    /// or `None` where it is not a tree (naive Bayes, perceptrons, resampled learners): then
-    /// every member is as the config says.
-    fn as_lead(&self, _preset: Preset, _adapts: bool) -> Option<Self> {
+    /// This config's learner as a Hoeffding tree of `preset` (`None`: its own tree), an
+    /// adaptive one if `adapts`, or `None` where it is not a tree (naive Bayes, perceptrons,
+    /// resampled learners): then every member is as the config says.
+    fn as_lead(&self, _preset: Option<Preset>, _adapts: bool) -> Option<Self> {
         None
     }
 
@@ -586,31 +605,31 @@ pub trait LeadMember: Config {
 }
 
 impl LeadMember for crate::weak::WeakLearnerConfig {
-    /// A tree's lead is a tree of `preset`, adaptive (at MOA's window and swap test) if
-    /// `adapts`; a Hoeffding adaptive tree's a Hoeffding adaptive tree of that preset; an
-    /// adaptive learner's an adaptive tree of `preset` (its detector is its response). The
-    /// lead keeps the members' memory limit per tree.
-    fn as_lead(&self, preset: Preset, adapts: bool) -> Option<Self> {
-        use crate::weak::{HatConfig, HoeffdingTreeConfig, WeakLearnerConfig as Weak};
-        let max_bytes = match self {
-            Weak::Hoeffding(t) => t.max_bytes,
-            Weak::HoeffdingAdaptive(c) => c.tree.max_bytes,
-            _ => None,
-        };
-        let tree = HoeffdingTreeConfig {
-            max_bytes,
-            ..HoeffdingTreeConfig::preset(preset)
-        };
+    /// A tree's lead is a tree of `preset` (or the tree itself), adaptive (at MOA's window
+    /// and swap test) if `adapts`; a Hoeffding adaptive tree's a Hoeffding adaptive tree of
+    /// that preset; an adaptive learner's an adaptive tree of `preset` (its detector is its
+    /// response). A lead of another preset keeps the members' memory limit per tree.
+    fn as_lead(&self, preset: Option<Preset>, adapts: bool) -> Option<Self> {
+        use crate::weak::{HatConfig, WeakLearnerConfig as Weak};
         match self {
-            Weak::Hoeffding(_) if adapts => Some(
+            Weak::Hoeffding(t) => {
+                let tree = t.as_lead(preset, adapts)?;
+                Some(match adapts {
+                    true => HatConfig {
+                        tree,
+                        ..HatConfig::default()
+                    }
+                    .into(),
+                    false => tree.into(),
+                })
+            }
+            Weak::HoeffdingAdaptive(c) => Some(
                 HatConfig {
-                    tree,
-                    ..HatConfig::default()
+                    tree: c.tree.as_lead(preset, adapts)?,
+                    ..c.clone()
                 }
                 .into(),
             ),
-            Weak::Hoeffding(_) => Some(tree.into()),
-            Weak::HoeffdingAdaptive(c) => Some(HatConfig { tree, ..c.clone() }.into()),
             Weak::Adaptive(c) => c
                 .inner
                 .as_lead(preset, false)
@@ -640,8 +659,15 @@ impl LeadMember for crate::weak::WeakLearnerConfig {
 }
 
 impl LeadMember for crate::weak::HoeffdingTreeConfig {
-    fn as_lead(&self, preset: Preset, _adapts: bool) -> Option<Self> {
-        Some(crate::weak::HoeffdingTreeConfig::preset(preset))
+    /// A tree of `preset` with this tree's memory limit, or this tree.
+    fn as_lead(&self, preset: Option<Preset>, _adapts: bool) -> Option<Self> {
+        Some(match preset {
+            Some(preset) => crate::weak::HoeffdingTreeConfig {
+                max_bytes: self.max_bytes,
+                ..crate::weak::HoeffdingTreeConfig::preset(preset)
+            },
+            None => self.clone(),
+        })
     }
 }
 
@@ -1030,8 +1056,10 @@ pub(crate) mod tests {
     fn an_adaptive_lead_that_swaps_nothing_predicts_as_the_plain_one() {
         use crate::boost::Knob;
         use crate::boost::bagging::OzaBagConfig;
+        use crate::boost::binary::{OgBoostConfig, OnlineBbmConfig, OsBoostConfig};
         use crate::boost::multiclass::{AdaBoostOlmConfig, OnlineMbbmConfig};
         use crate::boost::oza::OzaBoostConfig;
+        use crate::boost::ranking::{AdaOlmrConfig, OnlineBmrConfig};
         use crate::learner::Ensemble;
         use crate::weak::hoeffding::Preset;
         use crate::weak::{HoeffdingTreeConfig, WeakLearner, WeakLearnerConfig};
@@ -1054,27 +1082,29 @@ pub(crate) mod tests {
                 other => panic!("the lead is not adaptive: {other:?}"),
             }
         }
+        let binary = crate::synth::mixed_binary(3_000, 0.05, 0.1, 6);
+        // A booster with a lead (`lead`) leads with a `moa` tree; the others' first member
+        // is an adaptive tree of the members' own (the binary boosters on `binary`).
         macro_rules! compare {
-            ($config:expr) => {{
+            ($config:expr, $data:expr $(, $lead:ident)?) => {{
+                let data = &$data;
                 let mut adapting = $config;
-                adapting.lead = Some(Preset::Moa);
+                $(adapting.$lead = Some(Preset::Moa);)?
                 adapting.lead_adapts = true;
                 assert!(BoosterConfig::lead_adapts(&adapting));
                 let mut plain = adapting.clone();
                 plain.lead_adapts = false;
-                let (with_lead, model) = run(&adapting, &data);
+                let (with_lead, model) = run(&adapting, data);
                 assert_eq!(lead_swaps(&model.members()[0]), 0);
-                assert_eq!(with_lead, run(&plain, &data).0, "{adapting}");
-                assert!(
-                    adapting
-                        .to_string()
-                        .contains("first member an adaptive moa tree")
-                );
+                assert_eq!(with_lead, run(&plain, data).0, "{adapting}");
+                let tree = if stringify!($($lead)?).is_empty() { "tree" } else { "moa tree" };
+                let words = format!("first member an adaptive {tree}");
+                assert!(adapting.to_string().contains(&words), "{adapting}");
                 // The response the lead wakes sleeps all along: the members, wrapped and
                 // asleep, predict and learn as the plain ones.
                 let mut waking = adapting.clone();
                 waking.lead_wakes = lead_wakes();
-                let (with_wakes, model) = run(&waking, &data);
+                let (with_wakes, model) = run(&waking, data);
                 assert_eq!(with_wakes, with_lead, "{waking}");
                 assert!(model.members()[1..].iter().all(|m| match m {
                     WeakLearner::Adaptive(a) => a.asleep(),
@@ -1085,28 +1115,80 @@ pub(crate) mod tests {
                 // it wakes.
                 let mut none = waking.clone();
                 assert!(none.tune(&Knob::Drift(None)));
-                assert!(!none.lead_adapts && none.lead == Some(Preset::Moa));
+                assert!(!none.lead_adapts);
+                $(assert_eq!(none.$lead, Some(Preset::Moa));)?
                 assert_eq!(none.lead_wakes, None);
             }};
         }
-        compare!(AdaBoostOlmConfig {
-            n_learners: 4,
-            ..AdaBoostOlmConfig::new(weak.clone())
-        });
-        compare!(OnlineMbbmConfig {
-            n_learners: 4,
-            ..OnlineMbbmConfig::new(weak.clone())
-        });
-        compare!(OzaBoostConfig {
-            n_learners: 4,
-            expert_selection: ExpertSelection::Sample,
-            ..OzaBoostConfig::new(weak.clone())
-        });
-        compare!(OzaBagConfig {
-            n_learners: 4,
-            expert_selection: ExpertSelection::Sample,
-            ..OzaBagConfig::new(weak.clone())
-        });
+        compare!(
+            AdaBoostOlmConfig {
+                n_learners: 4,
+                ..AdaBoostOlmConfig::new(weak.clone())
+            },
+            data,
+            lead
+        );
+        compare!(
+            OnlineMbbmConfig {
+                n_learners: 4,
+                ..OnlineMbbmConfig::new(weak.clone())
+            },
+            data,
+            lead
+        );
+        compare!(
+            OzaBoostConfig {
+                n_learners: 4,
+                expert_selection: ExpertSelection::Sample,
+                ..OzaBoostConfig::new(weak.clone())
+            },
+            data,
+            lead
+        );
+        compare!(
+            OzaBagConfig {
+                n_learners: 4,
+                expert_selection: ExpertSelection::Sample,
+                ..OzaBagConfig::new(weak.clone())
+            },
+            data,
+            lead
+        );
+        compare!(
+            OsBoostConfig {
+                n_learners: 4,
+                ..OsBoostConfig::ocp(weak.clone())
+            },
+            binary
+        );
+        compare!(
+            OgBoostConfig {
+                n_selectors: 4,
+                ..OgBoostConfig::new(weak.clone())
+            },
+            binary
+        );
+        compare!(
+            OnlineBbmConfig {
+                n_learners: 4,
+                ..OnlineBbmConfig::new(weak.clone())
+            },
+            binary
+        );
+        compare!(
+            OnlineBmrConfig {
+                n_learners: 4,
+                ..OnlineBmrConfig::new(weak.clone())
+            },
+            data
+        );
+        compare!(
+            AdaOlmrConfig {
+                n_learners: 4,
+                ..AdaOlmrConfig::new(weak.clone())
+            },
+            data
+        );
         // A config written before the field reads as a plain lead.
         let mut json = serde_json::to_value(OzaBagConfig {
             lead: Some(Preset::Moa),
@@ -1145,8 +1227,10 @@ pub(crate) mod tests {
     #[test]
     fn the_lead_wakes_the_members_on_the_row_after_its_first_swap() {
         use crate::boost::bagging::OzaBagConfig;
+        use crate::boost::binary::{OgBoostConfig, OnlineBbmConfig, OsBoostConfig};
         use crate::boost::multiclass::{AdaBoostOlmConfig, OnlineMbbmConfig};
         use crate::boost::oza::OzaBoostConfig;
+        use crate::boost::ranking::{AdaOlmrConfig, OnlineBmrConfig};
         use crate::learner::Ensemble;
         use crate::weak::hoeffding::Preset;
         use crate::weak::{HoeffdingTreeConfig, WeakLearner, WeakLearnerConfig};
@@ -1156,10 +1240,12 @@ pub(crate) mod tests {
         fn awake(m: &WeakLearner) -> bool {
             matches!(m, WeakLearner::Adaptive(a) if !a.asleep())
         }
+        // A booster with a lead leads with a `moa` tree (`lead`); the others' first member
+        // is an adaptive tree of the members' own.
         macro_rules! check {
-            ($config:expr) => {{
+            ($config:expr $(, $lead:ident)?) => {{
                 let mut lead_only = $config;
-                lead_only.lead = Some(Preset::Moa);
+                $(lead_only.$lead = Some(Preset::Moa);)?
                 lead_only.lead_adapts = true;
                 let mut waking = lead_only.clone();
                 waking.lead_wakes = lead_wakes();
@@ -1210,23 +1296,55 @@ pub(crate) mod tests {
                 assert_eq!(resumed, serde_json::to_string(&b).unwrap(), "{waking}");
             }};
         }
-        check!(AdaBoostOlmConfig {
+        check!(
+            AdaBoostOlmConfig {
+                n_learners: 4,
+                ..AdaBoostOlmConfig::new(weak.clone())
+            },
+            lead
+        );
+        check!(
+            OnlineMbbmConfig {
+                n_learners: 4,
+                expert_selection: ExpertSelection::Sample,
+                ..OnlineMbbmConfig::new(weak.clone())
+            },
+            lead
+        );
+        check!(
+            OzaBoostConfig {
+                n_learners: 4,
+                expert_selection: ExpertSelection::Sample,
+                ..OzaBoostConfig::new(weak.clone())
+            },
+            lead
+        );
+        check!(
+            OzaBagConfig {
+                n_learners: 4,
+                ..OzaBagConfig::new(weak.clone())
+            },
+            lead
+        );
+        check!(OsBoostConfig {
             n_learners: 4,
-            ..AdaBoostOlmConfig::new(weak.clone())
+            ..OsBoostConfig::exp(weak.clone())
         });
-        check!(OnlineMbbmConfig {
-            n_learners: 4,
-            expert_selection: ExpertSelection::Sample,
-            ..OnlineMbbmConfig::new(weak.clone())
+        check!(OgBoostConfig {
+            n_selectors: 4,
+            ..OgBoostConfig::new(weak.clone())
         });
-        check!(OzaBoostConfig {
+        check!(OnlineBbmConfig {
             n_learners: 4,
-            expert_selection: ExpertSelection::Sample,
-            ..OzaBoostConfig::new(weak.clone())
+            ..OnlineBbmConfig::new(weak.clone())
         });
-        check!(OzaBagConfig {
+        check!(OnlineBmrConfig {
             n_learners: 4,
-            ..OzaBagConfig::new(weak)
+            ..OnlineBmrConfig::new(weak.clone())
+        });
+        check!(AdaOlmrConfig {
+            n_learners: 4,
+            ..AdaOlmrConfig::new(weak)
         });
     }
 

@@ -27,9 +27,12 @@ use serde::{Deserialize, Serialize};
 use super::{require_binary, sign_of, write_proba};
 use crate::Result;
 use crate::boost::multiclass::potential::WEIGHT_NOISE;
-use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale, check_gamma};
+use crate::boost::{
+    BoosterConfig, LeadMember, LearnerScales, Members, Waking, WeightScale, check_gamma, lead_note,
+};
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
+use crate::drift::DriftConfig;
 use crate::learner::{Classifier, learnable};
 
 /// Hyper-parameters of [`OnlineBbm`], generic over the weak learner's config.
@@ -47,6 +50,19 @@ pub struct OnlineBbmConfig<W> {
     pub tie_break: TieBreak,
     /// The weak learners' config.
     pub weak: W,
+    /// The first member as a Hoeffding adaptive tree of the members' own tree, where they
+    /// are trees: its split nodes watch their error and swap in subtrees grown after a
+    /// change (`crate::boost::LeadMember::as_lead`). It learns every row at the weight of
+    /// margin 0 (no learner before it), so its windows move only when the stream does.
+    /// `false` (the paper's) in a config written without it; a named `--drift-detector`
+    /// clears it.
+    #[serde(default)]
+    pub lead_adapts: bool,
+    /// The detector the adaptive first member wakes on every other member when it first
+    /// swaps a subtree in (`crate::boost::Turn`); `None` in a config written without it. A
+    /// named `--drift-detector` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_wakes: Option<DriftConfig>,
 }
 
 impl<W> OnlineBbmConfig<W> {
@@ -61,11 +77,13 @@ impl<W> OnlineBbmConfig<W> {
             weight_scale: WeightScale::UnitMean,
             tie_break: TieBreak::Random,
             weak,
+            lead_adapts: false,
+            lead_wakes: None,
         }
     }
 }
 
-impl<W: fmt::Display> fmt::Display for OnlineBbmConfig<W> {
+impl<W: LeadMember> fmt::Display for OnlineBbmConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Self {
             n_learners,
@@ -73,17 +91,28 @@ impl<W: fmt::Display> fmt::Display for OnlineBbmConfig<W> {
             weight_scale,
             tie_break,
             weak,
+            lead_adapts,
+            lead_wakes,
         } = self;
+        let lead = lead_note(None, *lead_adapts, lead_wakes.as_ref(), weak);
         write!(
             f,
             "OnlineBBM(N={n_learners}, gamma={gamma}, weight scale={weight_scale}, \
-             ties={tie_break:?}) over {weak}"
+             ties={tie_break:?}{lead}) over {weak}"
         )
     }
 }
 
 impl<W> BoosterConfig for OnlineBbmConfig<W> {
     booster_members!(OnlineBbm, n_learners);
+
+    fn lead_adapts(&self) -> bool {
+        self.lead_adapts
+    }
+
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        self.lead_wakes.as_ref()
+    }
 
     fn validate_booster(&self) -> Result<()> {
         check_gamma(self.gamma)?;
@@ -97,6 +126,7 @@ impl<W> BoosterConfig for OnlineBbmConfig<W> {
             tie_break: self.tie_break,
             scales: self.weight_scale.draw(m.len(), &mut m.rng),
             learners: m.learners,
+            asleep: m.asleep,
             rng: m.rng,
         })
     }
@@ -106,7 +136,7 @@ tune!(OnlineBbmConfig {
     Learners => n_learners,
     Gamma => gamma,
     WeightScale => weight_scale,
-});
+} first: lead_adapts, lead_wakes);
 
 /// The weights `Bin(κ; n, 1/2 + γ/2)` of Online BBM's learners (ALGORITHMS.md §7.1), for
 /// `n` up to a bound: `ln j!` tabulated once, each weight one `exp`.
@@ -186,6 +216,10 @@ pub struct OnlineBbm<L> {
     tie_break: TieBreak,
     scales: LearnerScales,
     learners: Vec<L>,
+    /// Whether the members' drift response sleeps until the first member adapts
+    /// (`crate::boost::Turn`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    asleep: bool,
     rng: Rng,
 }
 
@@ -198,6 +232,7 @@ impl<L: Classifier> OnlineBbm<L> {
         let n_learners = self.learners.len();
         let (mut votes, mut margin) = (0_i64, 0_i64);
         let mut p = [0.0; 2];
+        let mut waking = Waking::new(self.asleep);
         for (i, learner) in self.learners.iter_mut().enumerate() {
             match target {
                 Some((y, weight)) => {
@@ -206,7 +241,8 @@ impl<L: Classifier> OnlineBbm<L> {
                     // at k = 2: a decided row reaches no tree, not even as a speck.
                     let w = if w <= WEIGHT_NOISE { 0.0 } else { weight * w };
                     let w = self.scales.factor(i, w) * w;
-                    learner.learn_predict(x, Some(y), w, &mut p);
+                    let adapted = waking.turn(i, w).take(learner, x, Some(y), &mut p);
+                    waking.after(i, adapted);
                 }
                 None => learner.predict_proba(x, &mut p),
             }
@@ -216,6 +252,7 @@ impl<L: Classifier> OnlineBbm<L> {
                 margin += sign_of(y) as i64 * h;
             }
         }
+        self.asleep &= !waking.woke();
         let tally = [votes.max(0) as f64, (-votes).max(0) as f64];
         (votes, argmax_tie(&tally, self.tie_break, rng))
     }

@@ -49,22 +49,22 @@ macro_rules! binary_rows {
             by |c| by_name(binary::algorithm_name(c.combiner)),
                 |m| by_name(binary::algorithm_name(m.combiner())); {
             /// OSBoost (\[CLL\], uniform votes; binary).
-            OsBoost = "osboost" (Booster, Binary) => binary::OsBoostConfig::new(binary::paper_tree()),
+            OsBoost = "osboost" (Booster, Binary) => binary::OsBoostConfig { lead_adapts: true, lead_wakes: boost::lead_wakes(), ..binary::OsBoostConfig::new(binary::paper_tree()) },
             /// OSBoost.OCP (\[CLL\] Algorithm 1; binary).
-            OsBoostOcp = "osboost-ocp" (Booster, Binary) => binary::OsBoostConfig::ocp(binary::paper_tree()),
+            OsBoostOcp = "osboost-ocp" (Booster, Binary) => binary::OsBoostConfig { lead_adapts: true, lead_wakes: boost::lead_wakes(), ..binary::OsBoostConfig::ocp(binary::paper_tree()) },
             /// OSBoost.EXP (\[CLL\]; binary).
-            OsBoostExp = "osboost-exp" (Booster, Binary) => binary::OsBoostConfig::exp(binary::paper_tree()),
+            OsBoostExp = "osboost-exp" (Booster, Binary) => binary::OsBoostConfig { lead_adapts: true, lead_wakes: boost::lead_wakes(), ..binary::OsBoostConfig::exp(binary::paper_tree()) },
         }
         OgBoost("ogboost"): binary::OgBoostConfig<WeakLearnerConfig> => binary::OgBoost<WeakLearner>, classifier {
             /// Online GradientBoost (Leistner et al. 2009; binary).
-            OgBoost = "ogboost" (Booster, Binary) => binary::OgBoostConfig::new(binary::paper_tree()),
+            OgBoost = "ogboost" (Booster, Binary) => binary::OgBoostConfig { lead_adapts: true, lead_wakes: boost::lead_wakes(), ..binary::OgBoostConfig::new(binary::paper_tree()) },
         }
         Bbm("bbm"): binary::OnlineBbmConfig<WeakLearnerConfig> => binary::OnlineBbm<WeakLearner>, classifier {
             /// Online BBM (Beygelzimer, Kale & Luo 2015, Algorithm 1; binary) with exact weights.
             // Trees with naive-Bayes-adaptive leaves, each learner's weights at unit mean: the
             // best of the variants measured on 5 of the 7 shared binary sets and within 0.002
             // of the best on the other 2 (RESULTS.md, "Online BBM").
-            Bbm = "bbm" (Booster, Binary) => binary::OnlineBbmConfig::new(boost::member_tree()),
+            Bbm = "bbm" (Booster, Binary) => binary::OnlineBbmConfig { lead_adapts: true, lead_wakes: boost::lead_wakes(), ..binary::OnlineBbmConfig::new(boost::member_tree()) },
         }
     } };
 }

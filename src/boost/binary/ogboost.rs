@@ -12,9 +12,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, write_proba};
-use crate::boost::{BoosterConfig, Members};
+use crate::boost::{BoosterConfig, LeadMember, Members, Waking, lead_note};
 use crate::core::ClassId;
 use crate::core::math::sigmoid;
+use crate::drift::DriftConfig;
 use crate::learner::{Classifier, Config, learnable};
 use crate::{Error, Result};
 
@@ -63,6 +64,18 @@ pub struct OgBoostConfig<W> {
     pub weak_output: WeakOutput,
     /// The weak learners' config.
     pub weak: W,
+    /// The first member as a Hoeffding adaptive tree of the members' own tree, where they
+    /// are trees: its split nodes watch their error and swap in subtrees grown after a
+    /// change (`crate::boost::LeadMember::as_lead`). The first selector learns every row at
+    /// `w = −ℓ'(0)`, so its windows move only when the stream does. `false` (the paper's) in
+    /// a config written without it; a named `--drift-detector` clears it.
+    #[serde(default)]
+    pub lead_adapts: bool,
+    /// The detector the adaptive first member wakes on every other member when it first
+    /// swaps a subtree in (`crate::boost::Turn`); `None` in a config written without it. A
+    /// named `--drift-detector` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_wakes: Option<DriftConfig>,
 }
 
 impl<W> OgBoostConfig<W> {
@@ -74,16 +87,23 @@ impl<W> OgBoostConfig<W> {
             loss: OgLoss::Logit,
             weak_output: WeakOutput::Sign,
             weak,
+            lead_adapts: false,
+            lead_wakes: None,
         }
     }
 }
 
-impl<W: fmt::Display> fmt::Display for OgBoostConfig<W> {
+impl<W: LeadMember> fmt::Display for OgBoostConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "OGBoost(M={}, K={}, loss={:?}, output={:?}) over {}",
-            self.n_selectors, self.per_selector, self.loss, self.weak_output, self.weak
+            "OGBoost(M={}, K={}, loss={:?}, output={:?}{}) over {}",
+            self.n_selectors,
+            self.per_selector,
+            self.loss,
+            self.weak_output,
+            lead_note(None, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
+            self.weak
         )
     }
 }
@@ -105,6 +125,14 @@ impl<W> BoosterConfig for OgBoostConfig<W> {
         W: Config,
     {
         self.weak_output.learner_config(&self.weak)
+    }
+
+    fn lead_adapts(&self) -> bool {
+        self.lead_adapts
+    }
+
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        self.lead_wakes.as_ref()
     }
 
     fn validate_booster(&self) -> Result<()> {
@@ -134,11 +162,15 @@ impl<W> BoosterConfig for OgBoostConfig<W> {
             learners: m.learners,
             errors: vec![0.0; n],
             best: vec![0; n / self.per_selector],
+            asleep: m.asleep,
         })
     }
 }
 
-tune!(OgBoostConfig { Learners => n_selectors, WeakOutput => weak_output });
+tune!(OgBoostConfig {
+    Learners => n_selectors,
+    WeakOutput => weak_output,
+} first: lead_adapts, lead_wakes);
 
 /// Online GradientBoost over binary weak learners `L`. Build it from an [`OgBoostConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -151,6 +183,10 @@ pub struct OgBoost<L> {
     errors: Vec<f64>,
     /// Each selector's current best learner `j*_m`.
     best: Vec<usize>,
+    /// Whether the members' drift response sleeps until the first member adapts
+    /// (`crate::boost::Turn`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    asleep: bool,
 }
 
 impl<L: Classifier> OgBoost<L> {
@@ -198,6 +234,7 @@ impl<L: Classifier> Classifier for OgBoost<L> {
         let (mut predicted, mut score) = (0.0, 0.0);
         let mut w = self.loss.weight(0.0);
         let mut after = vec![0.0; k];
+        let mut waking = Waking::new(self.asleep);
         for m in 0..self.best.len() {
             let selector = &mut self.learners[m * k..(m + 1) * k];
             for (j, (learner, after_j)) in selector.iter_mut().zip(after.iter_mut()).enumerate() {
@@ -208,7 +245,8 @@ impl<L: Classifier> Classifier for OgBoost<L> {
                     }
                     continue;
                 };
-                learner.learn_predict(x, Some(y), w * row_weight, &mut p);
+                let turn = waking.turn(m * k + j, w * row_weight);
+                waking.after(m * k + j, turn.take(learner, x, Some(y), &mut p));
                 if j == self.best[m] {
                     predicted += self.weak_output.hypothesis(&p);
                 }
@@ -227,6 +265,7 @@ impl<L: Classifier> Classifier for OgBoost<L> {
                 w = self.loss.weight(sign_of(y) * score);
             }
         }
+        self.asleep &= !waking.woke();
         let f = predicted / self.best.len() as f64;
         write_proba(f, out);
         class_of(f)

@@ -17,8 +17,11 @@ use serde::{Deserialize, Serialize};
 
 use super::{WeakOutput, class_of, require_binary, sign_of, smooth_weight, write_proba};
 use crate::boost::ogd::project_to_simplex;
-use crate::boost::{BoosterConfig, LearnerScales, Members, WeightScale};
+use crate::boost::{
+    BoosterConfig, LeadMember, LearnerScales, Members, Waking, WeightScale, lead_note,
+};
 use crate::core::{ClassId, Rng};
+use crate::drift::DriftConfig;
 use crate::learner::{Classifier, Config, learnable};
 use crate::{Error, Result};
 
@@ -57,6 +60,18 @@ pub struct OsBoostConfig<W> {
     pub weight_scale: WeightScale,
     /// The weak learners' config.
     pub weak: W,
+    /// The first member as a Hoeffding adaptive tree of the members' own tree, where they
+    /// are trees: its split nodes watch their error and swap in subtrees grown after a
+    /// change (`crate::boost::LeadMember::as_lead`). It learns every row at weight
+    /// `w^{(1)} = 1` (`z^{(0)} = 0`), so its windows move only when the stream does. `false`
+    /// (the paper's) in a config written without it; a named `--drift-detector` clears it.
+    #[serde(default)]
+    pub lead_adapts: bool,
+    /// The detector the adaptive first member wakes on every other member when it first
+    /// swaps a subtree in (`crate::boost::Turn`); `None` in a config written without it. A
+    /// named `--drift-detector` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_wakes: Option<DriftConfig>,
 }
 
 impl<W> OsBoostConfig<W> {
@@ -69,6 +84,8 @@ impl<W> OsBoostConfig<W> {
             weak_output: WeakOutput::Sign,
             weight_scale: WeightScale::Constant(1.0),
             weak,
+            lead_adapts: false,
+            lead_wakes: None,
         }
     }
 
@@ -89,7 +106,7 @@ impl<W> OsBoostConfig<W> {
     }
 }
 
-impl<W: fmt::Display> fmt::Display for OsBoostConfig<W> {
+impl<W: LeadMember> fmt::Display for OsBoostConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = match self.combiner {
             Combiner::Uniform => "OSBoost".to_string(),
@@ -103,8 +120,13 @@ impl<W: fmt::Display> fmt::Display for OsBoostConfig<W> {
         };
         write!(
             f,
-            "{name}(N={}, gamma={}, output={:?}, weight scale={}) over {}",
-            self.n_learners, self.gamma, self.weak_output, self.weight_scale, self.weak
+            "{name}(N={}, gamma={}, output={:?}, weight scale={}{}) over {}",
+            self.n_learners,
+            self.gamma,
+            self.weak_output,
+            self.weight_scale,
+            lead_note(None, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
+            self.weak
         )
     }
 }
@@ -117,6 +139,14 @@ impl<W> BoosterConfig for OsBoostConfig<W> {
         W: Config,
     {
         self.weak_output.learner_config(&self.weak)
+    }
+
+    fn lead_adapts(&self) -> bool {
+        self.lead_adapts
+    }
+
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        self.lead_wakes.as_ref()
     }
 
     fn validate_booster(&self) -> Result<()> {
@@ -144,6 +174,7 @@ impl<W> BoosterConfig for OsBoostConfig<W> {
             alpha: vec![1.0 / n as f64; n],
             mistakes: vec![0.0; n],
             rows: 0,
+            asleep: m.asleep,
             rng: m.rng,
         })
     }
@@ -154,7 +185,7 @@ tune!(OsBoostConfig {
     Gamma => gamma,
     WeightScale => weight_scale,
     WeakOutput => weak_output,
-});
+} first: lead_adapts, lead_wakes);
 
 /// The OSBoost family over binary weak learners `L`. Build it from an [`OsBoostConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -171,6 +202,10 @@ pub struct OsBoost<L> {
     mistakes: Vec<f64>,
     /// Rows learnt, `t`.
     rows: u64,
+    /// Whether the members' drift response sleeps until the first member adapts
+    /// (`crate::boost::Turn`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    asleep: bool,
     rng: Rng,
 }
 
@@ -199,13 +234,16 @@ impl<L: Classifier> OsBoost<L> {
         };
         let mut p = [0.0; 2];
         let mut z = 0.0;
+        let mut waking = Waking::new(self.asleep);
         for (i, learner) in self.learners.iter_mut().enumerate() {
             let smooth = smooth_weight(z, self.gamma);
             let weight = self.scales.factor(i, smooth * w) * smooth * w;
-            learner.learn_predict(x, Some(y), weight, &mut p);
+            let adapted = waking.turn(i, weight).take(learner, x, Some(y), &mut p);
+            waking.after(i, adapted);
             h[i] = self.weak_output.hypothesis(&p);
             z += sign_of(y) * h[i] - self.theta;
         }
+        self.asleep &= !waking.woke();
     }
 
     /// The hypotheses `h^{(i)}(x)` of every learner, without learning.

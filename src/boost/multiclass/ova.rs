@@ -100,7 +100,7 @@ impl<W: Tune> Tune for BinaryBundleConfig<W> {
 
 /// A bundle leads with one multiclass lead learner: the single tree.
 impl<W: LeadMember> LeadMember for BinaryBundleConfig<W> {
-    fn as_lead(&self, preset: Preset, adapts: bool) -> Option<Self> {
+    fn as_lead(&self, preset: Option<Preset>, adapts: bool) -> Option<Self> {
         Some(BinaryBundleConfig {
             binary: self.binary.as_lead(preset, adapts)?,
             tie_break: self.tie_break,

@@ -16,10 +16,12 @@ use serde::{Deserialize, Serialize};
 use super::{LabelSplit, learn_relevant};
 use crate::boost::hedge::Hedge;
 use crate::boost::ogd::Interval;
-use crate::boost::{BoosterConfig, ExpertSelection, Members, WeightScale};
+use crate::boost::{
+    BoosterConfig, ExpertSelection, LeadMember, Members, Waking, WeightScale, lead_note,
+};
 use crate::core::math::{TieBreak, argmax, sigmoid, softmax};
 use crate::core::{Rng, zeroed};
-use crate::drift::{Change, Watch};
+use crate::drift::{Change, DriftConfig, Watch};
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
@@ -43,6 +45,18 @@ pub struct AdaOlmrConfig<W> {
     pub tie_break: TieBreak,
     /// The weak learners' config.
     pub weak: W,
+    /// The first member as a Hoeffding adaptive tree of the members' own tree, where they
+    /// are trees: its split nodes watch their error and swap in subtrees grown after a
+    /// change (`crate::boost::LeadMember::as_lead`). Its costs are those at `s^0 = 0`, so
+    /// its windows move only when the stream does. `false` (the paper's) in a config
+    /// written without it; a named `--drift-detector` clears it.
+    #[serde(default)]
+    pub lead_adapts: bool,
+    /// The detector the adaptive first member wakes on every other member when it first
+    /// swaps a subtree in (`crate::boost::Turn`) and on the ranker's own rank loss; `None` in a config written without
+    /// it. A named `--drift-detector` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_wakes: Option<DriftConfig>,
 }
 
 impl<W> AdaOlmrConfig<W> {
@@ -57,19 +71,22 @@ impl<W> AdaOlmrConfig<W> {
             weight_scale: WeightScale::Constant(1.0),
             tie_break: TieBreak::Random,
             weak,
+            lead_adapts: false,
+            lead_wakes: None,
         }
     }
 }
 
-impl<W: fmt::Display> fmt::Display for AdaOlmrConfig<W> {
+impl<W: LeadMember> fmt::Display for AdaOlmrConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "AdaOLMR(N={}, alpha in [-{b}, {b}], eta0={}, hedge={:?}, weight scale={}) over {}",
+            "AdaOLMR(N={}, alpha in [-{b}, {b}], eta0={}, hedge={:?}, weight scale={}{}) over {}",
             self.n_learners,
             self.eta0,
             self.expert_selection,
             self.weight_scale,
+            lead_note(None, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
             self.weak,
             b = self.alpha_bound,
         )
@@ -90,6 +107,14 @@ struct Workspace {
 impl<W> BoosterConfig for AdaOlmrConfig<W> {
     booster_members!(AdaOlmr, n_learners);
 
+    fn lead_adapts(&self) -> bool {
+        self.lead_adapts
+    }
+
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        self.lead_wakes.as_ref()
+    }
+
     fn validate_booster(&self) -> Result<()> {
         let positive = |v: f64| v > 0.0 && v.is_finite();
         if !positive(self.alpha_bound) {
@@ -106,6 +131,7 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
 
     fn assemble_over<L: Classifier + Clone>(&self, mut m: Members<L>) -> Result<Self::Over<L>> {
         let n = m.len();
+        let (watch, sleeping) = m.experts_watch()?;
         Ok(AdaOlmr {
             k: m.k,
             work: Workspace::default(),
@@ -117,7 +143,8 @@ impl<W> BoosterConfig for AdaOlmrConfig<W> {
             learners: m.learners,
             alpha: vec![0.0; n],
             hedge: Hedge::new(n, self.hedge_rate),
-            watch: m.drift.as_ref().map(Watch::new).transpose()?,
+            watch,
+            sleeping,
             rows: 0,
             restarted_at: 0,
             rng: m.rng,
@@ -129,7 +156,7 @@ tune!(AdaOlmrConfig {
     Learners => n_learners,
     WeightScale => weight_scale,
     Expert => expert_selection,
-});
+} first: lead_adapts, lead_wakes);
 
 /// The Ada.OLMR ranker over weak learners `L`. Build it from an [`AdaOlmrConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -153,6 +180,10 @@ pub struct AdaOlmr<L> {
     /// (`crate::boost::hedge::PrefixExperts::watching`, `multiclass::ada_olm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     watch: Option<Watch>,
+    /// That detector while the members' response sleeps until the first member adapts
+    /// (`crate::boost::Turn`); `None` once woken, or where no response sleeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sleeping: Option<Watch>,
     /// Labelled rows seen.
     rows: u64,
     /// The row after which Hedge last restarted (0: never): the steps' `t` counts from it.
@@ -248,9 +279,12 @@ impl<L: Classifier> AdaOlmr<L> {
         if learning {
             logistic_cost(s, split, c);
         }
+        let mut waking = Waking::new(self.sleeping.is_some());
         for (i, learner) in self.learners.iter_mut().enumerate() {
             if learning {
+                let adapted = waking.turn(i, weight).begin(learner);
                 learn_relevant(learner, x, split, c, self.scales[i] * weight, h);
+                waking.after(i, adapted);
             } else {
                 learner.predict_proba(x, h);
             }
@@ -284,6 +318,10 @@ impl<L: Classifier> AdaOlmr<L> {
                 self.hedge.restart();
                 self.restarted_at = self.rows;
             }
+        }
+        // The ranker's own detector starts on the row after the wake's.
+        if waking.woke() {
+            self.watch = self.sleeping.take();
         }
         self.work = work;
     }

@@ -15,8 +15,11 @@ use serde::{Deserialize, Serialize};
 
 use super::potential::{PairLoss, WalkTables};
 use super::{LabelSplit, learn_relevant};
-use crate::boost::{BoosterConfig, Members, WeightScale, check_gamma};
+use crate::boost::{
+    BoosterConfig, LeadMember, Members, Waking, WeightScale, check_gamma, lead_note,
+};
 use crate::core::zeroed;
+use crate::drift::DriftConfig;
 use crate::learner::{Classifier, Ranker};
 use crate::{Error, Result};
 
@@ -66,6 +69,18 @@ pub struct OnlineBmrConfig<W> {
     pub weight_scale: WeightScale,
     /// The weak learners' config.
     pub weak: W,
+    /// The first member as a Hoeffding adaptive tree of the members' own tree, where they
+    /// are trees: its split nodes watch their error and swap in subtrees grown after a
+    /// change (`crate::boost::LeadMember::as_lead`). Its costs are those at `s^0 = 0`, so
+    /// its windows move only when the stream does. `false` (the paper's) in a config
+    /// written without it; a named `--drift-detector` clears it.
+    #[serde(default)]
+    pub lead_adapts: bool,
+    /// The detector the adaptive first member wakes on every other member when it first
+    /// swaps a subtree in (`crate::boost::Turn`); `None` in a config written without
+    /// it. A named `--drift-detector` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_wakes: Option<DriftConfig>,
 }
 
 impl<W> OnlineBmrConfig<W> {
@@ -78,6 +93,8 @@ impl<W> OnlineBmrConfig<W> {
             weight_norm: None,
             weight_scale: WeightScale::Constant(1.0),
             weak,
+            lead_adapts: false,
+            lead_wakes: None,
         }
     }
 
@@ -86,16 +103,17 @@ impl<W> OnlineBmrConfig<W> {
     }
 }
 
-impl<W: fmt::Display> fmt::Display for OnlineBmrConfig<W> {
+impl<W: LeadMember> fmt::Display for OnlineBmrConfig<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "OnlineBMR(N={}, gamma={}, loss={:?}, weight norm={}, weight scale={}) over {}",
+            "OnlineBMR(N={}, gamma={}, loss={:?}, weight norm={}, weight scale={}{}) over {}",
             self.n_learners,
             self.gamma,
             self.loss,
             self.norm(),
             self.weight_scale,
+            lead_note(None, self.lead_adapts, self.lead_wakes.as_ref(), &self.weak),
             self.weak
         )
     }
@@ -114,6 +132,14 @@ struct Workspace {
 
 impl<W> BoosterConfig for OnlineBmrConfig<W> {
     booster_members!(OnlineBmr, n_learners);
+
+    fn lead_adapts(&self) -> bool {
+        self.lead_adapts
+    }
+
+    fn lead_wakes(&self) -> Option<&DriftConfig> {
+        self.lead_wakes.as_ref()
+    }
 
     fn validate_booster(&self) -> Result<()> {
         check_gamma(self.gamma)?;
@@ -136,6 +162,7 @@ impl<W> BoosterConfig for OnlineBmrConfig<W> {
             learners: m.learners,
             rows: 0,
             capped_rows: 0,
+            asleep: m.asleep,
             work: Workspace::default(),
         })
     }
@@ -146,7 +173,7 @@ tune!(OnlineBmrConfig {
     Gamma => gamma,
     WeightScale => weight_scale,
     RankingLoss => loss,
-});
+} first: lead_adapts, lead_wakes);
 
 /// The OnlineBMR ranker over weak learners `L`. Build it from an [`OnlineBmrConfig`].
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -161,6 +188,10 @@ pub struct OnlineBmr<L> {
     rows: u64,
     /// Rows learnt whose `|Y|·γ > 1` used the capped edge `1/|Y|` (§5.3).
     capped_rows: u64,
+    /// Whether the members' drift response sleeps until the first member adapts
+    /// (`crate::boost::Turn`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    asleep: bool,
     #[serde(skip)]
     work: Workspace,
 }
@@ -206,12 +237,15 @@ impl<L: Classifier> OnlineBmr<L> {
             tables.pair(split.relevant.len())
         });
         let loss = self.loss.pair_loss();
+        let mut waking = Waking::new(self.asleep);
         for (i, learner) in self.learners.iter_mut().enumerate() {
             match (&pair, learning) {
                 (Some(pair), Some(weight)) => {
                     pair.costs(loss, n_learners - 1 - i, s, split, c);
                     let scale = self.scales[i] * weight / self.weight_norm;
+                    let adapted = waking.turn(i, scale).begin(learner);
                     learn_relevant(learner, x, split, c, scale, h);
+                    waking.after(i, adapted);
                 }
                 _ => learner.predict_proba(x, h),
             }
@@ -220,6 +254,7 @@ impl<L: Classifier> OnlineBmr<L> {
         if learning.is_some() {
             self.rows += 1;
         }
+        self.asleep &= !waking.woke();
     }
 }
 

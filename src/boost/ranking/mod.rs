@@ -230,11 +230,11 @@ macro_rules! ranking_rows {
     ($next:ident $(, $rest:ident)*; $($rows:tt)*) => { $next! { $($rest),*; $($rows)*
         Bmr("bmr"): ranking::OnlineBmrConfig<WeakLearnerConfig> => ranking::OnlineBmr<WeakLearner>, ranker {
             /// OnlineBMR (\[JT\] Algorithm 2; multi-label ranking) with exact potentials.
-            Bmr = "bmr" (Booster, Ranking) => ranking::OnlineBmrConfig::new(ranking::paper_tree().into()),
+            Bmr = "bmr" (Booster, Ranking) => ranking::OnlineBmrConfig { lead_adapts: true, lead_wakes: boost::lead_wakes(), ..ranking::OnlineBmrConfig::new(ranking::paper_tree().into()) },
         }
         AdaOlmr("ada-olmr"): ranking::AdaOlmrConfig<WeakLearnerConfig> => ranking::AdaOlmr<WeakLearner>, ranker {
             /// Ada.OLMR (\[JT\] Algorithm 3; multi-label ranking).
-            AdaOlmr = "ada-olmr" (Booster, Ranking) => ranking::AdaOlmrConfig::new(ranking::paper_tree().into()),
+            AdaOlmr = "ada-olmr" (Booster, Ranking) => ranking::AdaOlmrConfig { lead_adapts: true, lead_wakes: boost::lead_wakes(), ..ranking::AdaOlmrConfig::new(ranking::paper_tree().into()) },
         }
     } };
 }
