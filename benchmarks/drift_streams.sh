@@ -7,6 +7,7 @@
 #   B=target/release/streamboost benchmarks/drift_streams.sh [SPEC...]
 #   MODELS="default:adwin ada-olm:none oza-bag:none:hat hat:none" \
 #     benchmarks/drift_streams.sh agrawal:rows=100000
+# A SPEC that names a file (elec2's data.csv) is read as it is, in file order.
 # A model is algorithm:detector[:weak learner]; `hat` alone is one Hoeffding adaptive tree;
 # the detector `default` passes no `--drift-detector` (the algorithm's own response: the led
 # boosters' adaptive lead, which wakes the members' response).
@@ -27,7 +28,8 @@ for spec in "${specs[@]}"; do
     flags=(); [ "$algo" != default ] && flags=(--algo "$algo")
     case $algo:$detector in hoeffding:*|hat:*|*:default) ;; *) flags+=(--drift-detector "$detector") ;; esac
     [ -n "$weak" ] && flags+=(--weak "$weak")
-    /usr/bin/time -f "%U %S" -o "$tmp/t" "$B" replay --synth "$spec" "${flags[@]}" --quiet \
+    source=(--synth "$spec"); [ -f "$spec" ] && source=(--input "$spec")
+    /usr/bin/time -f "%U %S" -o "$tmp/t" "$B" replay "${source[@]}" "${flags[@]}" --quiet \
       --report "$tmp/r.json" > /dev/null 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
     python3 - "$spec" "$algo${weak:+ --weak $weak}" "$detector" "$tmp" <<'PY'
 import json, sys

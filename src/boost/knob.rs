@@ -52,6 +52,9 @@ pub enum Knob {
     Drift(Option<DriftConfig>),
     /// The tree preset of an ensemble's first member (`None`: as the rest).
     Lead(Option<Preset>),
+    /// The detector an adaptive first member wakes on the other members once it first
+    /// swaps a subtree in (`None`: its swaps are the whole response).
+    LeadWakes(Option<DriftConfig>),
     /// A single Hoeffding tree, or the tree a booster's learners are or hold.
     Tree(HoeffdingTreeConfig),
     /// A single perceptron.
@@ -77,6 +80,7 @@ impl Knob {
             Knob::Resample(_) => "resample",
             Knob::Drift(_) => "drift-detector",
             Knob::Lead(_) => "lead",
+            Knob::LeadWakes(_) => "lead-wakes",
             Knob::Tree(_) => "preset",
             Knob::Perceptron(_) => "perceptron-init",
         }

@@ -70,8 +70,7 @@ macro_rules! member_classes {
 /// [`Tune`] for a booster config `$t<W>` from a table of the [`Knob`]s it takes and the
 /// fields they set; any other knob goes to its weak learner's config (field `weak`). A
 /// config with a lead names its three fields after `lead:` ([`lead_knob`]); one whose
-/// first member adapts without a lead of another preset, its two after `first:`
-/// ([`drift_knob`]).
+/// first member adapts without a lead of another preset, its two after `first:`.
 macro_rules! tune {
     ($t:ident { $($knob:ident => $field:ident),* $(,)? }
         $(lead: $lead:ident, $adapts:ident, $wakes:ident)?
@@ -80,15 +79,18 @@ macro_rules! tune {
             fn tune(&mut self, knob: &$crate::boost::Knob) -> bool {
                 match knob {
                     $($crate::boost::Knob::$knob(value) => self.$field = value.clone(),)*
-                    $($crate::boost::Knob::Lead(_) | $crate::boost::Knob::Drift(_) => {
+                    $($crate::boost::Knob::Lead(_)
+                    | $crate::boost::Knob::Drift(_)
+                    | $crate::boost::Knob::LeadWakes(_) => {
                         return $crate::boost::lead_knob(
-                            knob, &mut self.$lead, &mut self.$adapts, &mut self.$wakes,
+                            knob, Some(&mut self.$lead), &mut self.$adapts, &mut self.$wakes,
                             &mut self.weak,
                         );
                     })?
-                    $($crate::boost::Knob::Drift(_) => {
-                        return $crate::boost::drift_knob(
-                            knob, &mut self.$first_adapts, &mut self.$first_wakes, &mut self.weak,
+                    $($crate::boost::Knob::Drift(_) | $crate::boost::Knob::LeadWakes(_) => {
+                        return $crate::boost::lead_knob(
+                            knob, None, &mut self.$first_adapts, &mut self.$first_wakes,
+                            &mut self.weak,
                         );
                     })?
                     _ => return self.weak.tune(knob),
@@ -500,16 +502,22 @@ pub(crate) fn wake_experts(sleeping: &mut Option<Watch>, experts: Option<&mut Pr
 /// "A lead tree" and "Prefix experts").
 pub(crate) const LEAD: Preset = Preset::Moa;
 
-/// What [`Knob::Lead`] and [`Knob::Drift`] do to a booster with a lead: `--lead` sets its
-/// preset (`none`: no lead, so nothing of it adapts or wakes); a named drift response
-/// (`none` included) replaces the lead's and the one it wakes too, and goes on to the weak
-/// learners.
+/// What [`Knob::Lead`], [`Knob::Drift`] and [`Knob::LeadWakes`] do to a booster whose
+/// first member may adapt. `--lead` sets the preset of a booster with a lead (`none`: no
+/// lead, so nothing of it adapts or wakes; a booster without one, `lead: None` here, does
+/// not take it). A named drift response (`none` included) replaces the first member's and
+/// the one it wakes, and goes on to the weak learners. `--lead-wakes` names the response
+/// an adaptive first member wakes (`none`: its own swaps are the whole response); a first
+/// member that does not adapt has none to wake, and refuses it.
 pub(crate) fn lead_knob<W: Tune>(
-    knob: &Knob, lead: &mut Option<Preset>, adapts: &mut bool, wakes: &mut Option<DriftConfig>,
-    weak: &mut W,
+    knob: &Knob, lead: Option<&mut Option<Preset>>, adapts: &mut bool,
+    wakes: &mut Option<DriftConfig>, weak: &mut W,
 ) -> bool {
     match knob {
         Knob::Lead(preset) => {
+            let Some(lead) = lead else {
+                return false;
+            };
             *lead = *preset;
             *adapts &= preset.is_some();
             if !*adapts {
@@ -517,20 +525,17 @@ pub(crate) fn lead_knob<W: Tune>(
             }
             true
         }
-        Knob::Drift(_) => drift_knob(knob, adapts, wakes, weak),
+        Knob::Drift(_) => {
+            *adapts = false;
+            *wakes = None;
+            weak.tune(knob)
+        }
+        Knob::LeadWakes(drift) if *adapts => {
+            *wakes = drift.clone();
+            true
+        }
         _ => false,
     }
-}
-
-/// What [`Knob::Drift`] does to a booster whose first member adapts: a named drift response
-/// (`none` included) replaces the first member's and the one it wakes, and goes on to the
-/// weak learners.
-pub(crate) fn drift_knob<W: Tune>(
-    knob: &Knob, adapts: &mut bool, wakes: &mut Option<DriftConfig>, weak: &mut W,
-) -> bool {
-    *adapts = false;
-    *wakes = None;
-    weak.tune(knob)
 }
 
 /// The model line's words for a lead (`", first member a moa tree"`, `", first member an

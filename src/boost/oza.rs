@@ -231,10 +231,10 @@ impl<W: Tune> Tune for OzaBoostConfig<W> {
             Knob::OzaVariant(variant) => variant.apply(self),
             Knob::ZeroError(z) => self.zero_error = *z,
             Knob::Expert(e) => self.expert_selection = *e,
-            Knob::Lead(_) | Knob::Drift(_) => {
+            Knob::Lead(_) | Knob::Drift(_) | Knob::LeadWakes(_) => {
                 return lead_knob(
                     knob,
-                    &mut self.lead,
+                    Some(&mut self.lead),
                     &mut self.lead_adapts,
                     &mut self.lead_wakes,
                     &mut self.weak,

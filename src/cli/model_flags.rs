@@ -295,12 +295,20 @@ pub struct ModelFlags {
     /// A change detector on each learner's error of a booster: a learner whose error drifts
     /// is replaced by one grown in the background since the warning, once a test shows it
     /// the better, and a booster that predicts with Hedge over its prefixes restarts them
-    /// when its own error drifts (docs/drift.md). Without it, the boosters led by one tree
-    /// (ova, ada-olm, ada-ova, mbbm, oza, oza-bag) answer drift with that tree alone, a
-    /// Hoeffding adaptive tree; any value given here replaces that, and `none` takes every
-    /// response away (as `--protocol` does).
+    /// when its own error drifts (docs/drift.md). Without it, a booster's first member is a
+    /// Hoeffding adaptive tree (a moa tree for ova, ada-olm, ada-ova, mbbm, oza and
+    /// oza-bag; one of the members' own for the others) whose first swap wakes this
+    /// response on the others (`--lead-wakes`); any value given here replaces both, and
+    /// `none` takes every response away (as `--protocol` does).
     #[arg(long, value_name = "DETECTOR|none", value_parser = drift_parser())]
     pub drift_detector: Option<DriftArg>,
+    /// The response a booster's adaptive first member wakes on the others once it first
+    /// swaps a subtree in: each member watched by this detector and replaced on a drift,
+    /// as under `--drift-detector`. Default: adwin wherever the first member adapts (the
+    /// boosters' defaults, docs/drift.md); `none` leaves the first member's swaps as the
+    /// whole response. Refused where the first member does not adapt.
+    #[arg(long, value_name = "DETECTOR|none", value_parser = drift_parser())]
+    pub lead_wakes: Option<DriftArg>,
     /// Surrogate loss of ada-olm (and of ova and ada-ova's boosters; default logistic), or
     /// the loss of bmr's potentials (rank or hinge; default hinge).
     #[arg(long, value_enum)]
@@ -504,6 +512,9 @@ impl ModelFlags {
             resample,
             self.learners.map(Knob::Learners),
             self.lead.map(|Lead(preset)| Knob::Lead(preset)),
+            self.lead_wakes
+                .clone()
+                .map(|DriftArg(d)| Knob::LeadWakes(d)),
             self.gamma.map(Knob::Gamma),
             self.weight_scale.map(Knob::WeightScale),
             self.vote.map(Knob::Vote),
