@@ -892,6 +892,8 @@ mod tests {
                     "default",
                     "--resample",
                     "poisson",
+                    "--drift-detector",
+                    "none",
                 ],
             ),
             (
