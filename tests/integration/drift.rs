@@ -12,6 +12,13 @@ use crate::cli::{Flag, read_json, replay_report, streamboost};
 const SWITCHING: &str = "agrawal:rows=6000:seed=3";
 const STATIONARY: &str = "agrawal:rows=6000:functions=1:seed=3";
 
+/// The boosters led by one `moa` tree.
+const LED: [&str; 6] = ["ada-olm", "ova", "ada-ova", "mbbm", "oza", "oza-bag"];
+/// The boosters of classes without a lead.
+const UNLED_CLASSIFIERS: [&str; 5] = ["osboost", "osboost-ocp", "osboost-exp", "ogboost", "bbm"];
+/// The rankers (without a lead).
+const RANKERS: [&str; 2] = ["bmr", "ada-olmr"];
+
 fn drift_report(spec: &str, algo: &str) -> Value {
     let args = [
         "--synth",
@@ -28,20 +35,7 @@ fn drift_report(spec: &str, algo: &str) -> Value {
 
 #[test]
 fn every_booster_replaces_a_learner_after_an_abrupt_change_and_none_on_a_stationary_stream() {
-    let boosters = [
-        "ada-olm",
-        "ova",
-        "ada-ova",
-        "mbbm",
-        "oza",
-        "oza-bag",
-        "osboost",
-        "osboost-ocp",
-        "osboost-exp",
-        "ogboost",
-        "bbm",
-    ];
-    for algo in boosters {
+    for &algo in LED.iter().chain(&UNLED_CLASSIFIERS) {
         let report = drift_report(SWITCHING, algo);
         let drift = &report["drift"];
         let events = drift["events"].as_array().unwrap();
@@ -238,28 +232,12 @@ fn hoeffding_adaptive_trees_swap_subtrees_after_a_change_and_not_on_a_stationary
 /// wakes.
 #[test]
 fn every_default_booster_s_first_member_swaps_after_a_change_and_wakes_the_members() {
-    let boosters = [
-        "ova",
-        "ada-olm",
-        "ada-ova",
-        "mbbm",
-        "oza",
-        "oza-bag",
-        "osboost",
-        "osboost-ocp",
-        "osboost-exp",
-        "ogboost",
-        "bbm",
-        "bmr",
-        "ada-olmr",
-    ];
-    for algo in boosters {
+    for &algo in LED.iter().chain(&UNLED_CLASSIFIERS).chain(&RANKERS) {
         // Without a lead, the second and third of three members learn few rows at weight
         // (a majority decided by the first leaves Online BBM's last learners at weight 0):
         // for OGBoost, Online BBM and OnlineBMR their challengers are still undecided at the
         // stream's end. Of five, some are replaced.
-        let led = ["ova", "ada-olm", "ada-ova", "mbbm", "oza", "oza-bag"].contains(&algo);
-        let learners = if led { "3" } else { "5" };
+        let learners = if LED.contains(&algo) { "3" } else { "5" };
         let report = |spec: &str| {
             let args = ["--synth", spec, "--algo", algo, "--learners", learners];
             replay_report(&args).0
