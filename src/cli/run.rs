@@ -406,8 +406,10 @@ fn event(p: &JobStats, rows: u64, elapsed: Duration, message: &str) {
     let (files, total, rejected, commits) = (p.files, p.rows, p.rejected, p.commits);
     let labels = p.labels;
     // Before the progress line, so that a job's last event is its `done`.
-    if let Some(learners_replaced) = p.learners_replaced.filter(|&n| n > 0) {
-        tracing::info!(learners_replaced, "drift");
+    if let Some(drift) = p.drift.filter(|d| d.any()) {
+        let (learners_replaced, subtrees_swapped) =
+            (drift.learners_replaced, drift.subtrees_swapped);
+        tracing::info!(learners_replaced, subtrees_swapped, "drift");
     }
     match accuracy {
         Some(accuracy) => tracing::info!(

@@ -66,6 +66,36 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// What a model's drift response has done over its life, as its learners count it (a
+/// checkpoint keeps the counts): what `run`'s drift events say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DriftCounts {
+    /// Learners replaced after a drift of their error (`weak::adaptive`).
+    pub learners_replaced: u64,
+    /// Subtrees the model's Hoeffding adaptive trees swapped in (an adaptive lead's).
+    pub subtrees_swapped: u64,
+}
+
+impl DriftCounts {
+    /// The counts of `model`; `None` for a model with neither adaptive learners nor
+    /// Hoeffding adaptive trees.
+    pub fn of(model: &impl Structure) -> Option<DriftCounts> {
+        let mut learners: Vec<&Adaptive> = Vec::new();
+        model.learners(&mut learners);
+        let mut trees: Vec<&HoeffdingAdaptiveTree> = Vec::new();
+        model.learners(&mut trees);
+        (!learners.is_empty() || !trees.is_empty()).then(|| DriftCounts {
+            learners_replaced: learners.iter().map(|a| a.replacements()).sum(),
+            subtrees_swapped: trees.iter().map(|t| t.counts().swapped).sum(),
+        })
+    }
+
+    /// Whether anything was replaced or swapped.
+    pub fn any(&self) -> bool {
+        self.learners_replaced > 0 || self.subtrees_swapped > 0
+    }
+}
+
 /// The Hoeffding adaptive trees beside the adaptive learners a log follows.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 enum TreesBeside {

@@ -6,7 +6,7 @@ pub mod metrics;
 mod prequential;
 pub mod ranking;
 
-pub use drift::{DriftEvents, DriftLog, Replaced, Replacement};
+pub use drift::{DriftCounts, DriftEvents, DriftLog, Replaced, Replacement};
 pub use metrics::{ClassMetrics, ConfusionMatrix};
 pub use prequential::{
     CurvePoint, FinalFraction, Prequential, PrequentialReport, RowOutcome, Summary, Throughput,

@@ -469,16 +469,14 @@ impl LiveModel {
         }
     }
 
-    /// Learners replaced after a drift of their error over the model's life (checkpoints
-    /// keep the count), where its learners are adaptive (`--drift-detector`); `None` for a
-    /// model without them, and for a keyed model, whose keys each hold their own.
-    pub fn learners_replaced(&self) -> Option<u64> {
+    /// What the model's drift response has done over its life (checkpoints keep the
+    /// counts): learners replaced and subtrees swapped in; `None` for a model without a
+    /// drift response, and for a keyed model, whose keys each hold their own.
+    pub fn drift_counts(&self) -> Option<crate::eval::DriftCounts> {
         let Scorer::One(cursor) = &self.scorer else {
             return None;
         };
-        let mut learners: Vec<&crate::weak::Adaptive> = Vec::new();
-        crate::weak::Structure::learners(cursor.model(), &mut learners);
-        (!learners.is_empty()).then(|| learners.iter().map(|a| a.replacements()).sum())
+        crate::eval::DriftCounts::of(cursor.model())
     }
 
     /// Commits so far, and how long the last one took.

@@ -370,31 +370,42 @@ fn a_ranker_restarts_its_experts_when_the_label_sets_flip() {
     }
 }
 
-/// `run` says how many learners were replaced, in its progress events.
+/// `run` says how many learners were replaced and subtrees swapped, in its drift events:
+/// under `--drift-detector adwin` learners, and under the default's adaptive lead its
+/// swaps too.
 #[test]
-fn a_live_job_reports_its_replaced_learners() {
+fn a_live_job_reports_its_replaced_learners_and_swapped_subtrees() {
     let dir = tempfile::tempdir().unwrap();
-    let (input, output) = (dir.path().join("in"), dir.path().join("out"));
+    let input = dir.path().join("in");
     std::fs::create_dir_all(&input).unwrap();
-    std::fs::create_dir_all(&output).unwrap();
     streamboost()
         .args(["synth", SWITCHING, "-o"])
         .arg(input.join("a.csv"))
         .assert()
         .success();
-    let out = streamboost()
-        .args(["run", "--once", "--algo", "oza-bag", "--learners", "3"])
-        .args(["--drift-detector", "adwin"])
-        .flag("--input-dir", &input)
-        .flag("--output-dir", &output)
-        .flag("--model", dir.path().join("m.parquet"))
-        .assert()
-        .success();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
-    let replaced = stderr
-        .split("learners_replaced=")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse::<u64>().ok());
+    // The last drift event's count of `field`, if any.
+    let run = |name: &str, flags: &[&str], field: &str| {
+        let output = dir.path().join(name);
+        std::fs::create_dir_all(&output).unwrap();
+        let out = streamboost()
+            .args(["run", "--once", "--algo", "oza-bag", "--learners", "3"])
+            .args(flags)
+            .flag("--input-dir", &input)
+            .flag("--output-dir", &output)
+            .flag("--model", dir.path().join(format!("{name}.parquet")))
+            .assert()
+            .success();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        let count = stderr
+            .rsplit(&format!("{field}="))
+            .next()
+            .filter(|_| stderr.contains(&format!("{field}=")))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok());
+        (count, stderr)
+    };
+    let (replaced, stderr) = run("adwin", &["--drift-detector", "adwin"], "learners_replaced");
     assert!(replaced.is_some_and(|n| n > 0), "{stderr}");
+    let (swapped, stderr) = run("default", &[], "subtrees_swapped");
+    assert!(swapped.is_some_and(|n| n > 0), "{stderr}");
 }

@@ -366,7 +366,7 @@ impl Job {
                 };
                 (at, row) = (at + len, row + len);
                 progress.keys = live.key_memory();
-                progress.learners_replaced = live.learners_replaced();
+                progress.drift = live.drift_counts();
                 pending.push(out);
                 let stopping = stop.load(Ordering::Relaxed);
                 if (live.due() || stopping) && row < total {

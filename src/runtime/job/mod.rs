@@ -168,9 +168,9 @@ pub struct JobStats {
     pub stopped: bool,
     /// A keyed model's keys in memory, and its loads and spills so far.
     pub keys: Option<KeyMemory>,
-    /// Learners replaced after a drift over the model's life, where they are adaptive
-    /// ([`crate::runtime::live::LiveModel::learners_replaced`]).
-    pub learners_replaced: Option<u64>,
+    /// What the model's drift response has done over its life
+    /// ([`crate::runtime::live::LiveModel::drift_counts`]).
+    pub drift: Option<crate::eval::DriftCounts>,
 }
 
 impl JobStats {

@@ -72,7 +72,7 @@ impl Job {
                 count_correct(&out, label, &mut progress);
                 progress.rows += batch.num_rows() as u64;
                 progress.keys = model.key_memory();
-                progress.learners_replaced = model.learners_replaced();
+                progress.drift = model.drift_counts();
                 progress.unknown_classes = model.unknown_classes();
                 progress.unknown_classes.truncate(JobStats::NAMED_CLASSES);
                 output.write(&out)?;
