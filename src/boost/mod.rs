@@ -286,7 +286,8 @@ pub struct Members<L> {
     /// The booster's own generator, seeded apart from the members' (weight scales, expert
     /// draws, random ties).
     pub rng: Rng,
-    /// Whether the first member is a lead ([`BoosterConfig::lead`]), built unlike the rest.
+    /// Whether the first member is a lead, built unlike the rest: a tree of another preset
+    /// ([`BoosterConfig::lead`]), or an adaptive one ([`BoosterConfig::lead_adapts`]).
     pub led: bool,
     /// The detector on the members' error where they are replaced on a drift
     /// (`weak::adaptive`): a booster that predicts with Hedge over experts watches its own
