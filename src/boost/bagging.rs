@@ -247,9 +247,8 @@ impl<L: Classifier> Classifier for OzaBag<L> {
             match target {
                 Some((y, w)) => {
                     let copies = self.copies(i);
-                    let turn = waking.turn(i, w * copies);
-                    let adapted = turn.take(&mut self.learners[i], x, Some(y), &mut p);
-                    waking.after(i, adapted);
+                    let learner = &mut self.learners[i];
+                    waking.take_turn(i, w * copies, |turn| turn.take(learner, x, Some(y), &mut p));
                 }
                 None => self.learners[i].predict_proba(x, &mut p),
             }

@@ -340,10 +340,7 @@ where
     fn build_with_rng(&self, spec: &StreamSpec, rng: &mut Rng) -> Result<Self::Model> {
         self.validate()?;
         let weak = self.member_config();
-        let lead = match (self.lead(), self.lead_adapts()) {
-            (None, false) => None,
-            (preset, adapts) => weak.as_lead(preset, adapts),
-        };
+        let lead = first_member(&weak, self.lead(), self.lead_adapts());
         // The response an adaptive lead wakes, around members with none of their own.
         let asleep = self
             .lead_wakes()
@@ -470,6 +467,13 @@ impl Waking {
         }
     }
 
+    /// Member `i`'s turn to learn at `weight`, taken by `take` (which says whether the
+    /// member had adapted), and noted ([`Waking::after`]).
+    pub(crate) fn take_turn(&mut self, i: usize, weight: f64, take: impl FnOnce(Turn) -> bool) {
+        let adapted = take(self.turn(i, weight));
+        self.after(i, adapted);
+    }
+
     /// Member `i` has had its turn and said `adapted`.
     pub(crate) fn after(&mut self, i: usize, adapted: bool) {
         if i == 0 {
@@ -539,6 +543,16 @@ pub(crate) fn lead_knob<W: Tune>(
     }
 }
 
+/// The first member of a booster over `weak` where it is built unlike the rest: a tree of
+/// the lead's preset, or an adaptive one of the members' own ([`LeadMember::as_lead`]);
+/// `None` where it is as the rest.
+fn first_member<L: LeadMember>(weak: &L, lead: Option<Preset>, adapts: bool) -> Option<L> {
+    match (lead, adapts) {
+        (None, false) => None,
+        (preset, adapts) => weak.as_lead(preset, adapts),
+    }
+}
+
 /// The model line's words for a lead (`", first member a moa tree"`, `", first member an
 /// adaptive moa tree"`, `", first member an adaptive tree"` for the members' own tree, and
 /// what it wakes), empty without one or where `weak` is not a tree (then no member is one:
@@ -546,7 +560,7 @@ pub(crate) fn lead_knob<W: Tune>(
 pub(crate) fn lead_note<L: LeadMember>(
     lead: Option<Preset>, adapts: bool, wakes: Option<&DriftConfig>, weak: &L,
 ) -> String {
-    if (lead.is_none() && !adapts) || weak.as_lead(lead, adapts).is_none() {
+    if first_member(weak, lead, adapts).is_none() {
         return String::new();
     }
     let tree = lead.map_or(String::new(), |p| format!("{} ", p.name()));

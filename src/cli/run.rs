@@ -407,9 +407,11 @@ fn event(p: &JobStats, rows: u64, elapsed: Duration, message: &str) {
     let labels = p.labels;
     // Before the progress line, so that a job's last event is its `done`.
     if let Some(drift) = p.drift.filter(|d| d.any()) {
-        let (learners_replaced, subtrees_swapped) =
-            (drift.learners_replaced, drift.subtrees_swapped);
-        tracing::info!(learners_replaced, subtrees_swapped, "drift");
+        tracing::info!(
+            learners_replaced = drift.learners_replaced,
+            subtrees_swapped = drift.subtrees_swapped,
+            "drift"
+        );
     }
     match accuracy {
         Some(accuracy) => tracing::info!(

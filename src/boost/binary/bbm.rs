@@ -241,8 +241,7 @@ impl<L: Classifier> OnlineBbm<L> {
                     // at k = 2: a decided row reaches no tree, not even as a speck.
                     let w = if w <= WEIGHT_NOISE { 0.0 } else { weight * w };
                     let w = self.scales.factor(i, w) * w;
-                    let adapted = waking.turn(i, w).take(learner, x, Some(y), &mut p);
-                    waking.after(i, adapted);
+                    waking.take_turn(i, w, |turn| turn.take(learner, x, Some(y), &mut p));
                 }
                 None => learner.predict_proba(x, &mut p),
             }

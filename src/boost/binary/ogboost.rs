@@ -245,8 +245,9 @@ impl<L: Classifier> Classifier for OgBoost<L> {
                     }
                     continue;
                 };
-                let turn = waking.turn(m * k + j, w * row_weight);
-                waking.after(m * k + j, turn.take(learner, x, Some(y), &mut p));
+                waking.take_turn(m * k + j, w * row_weight, |turn| {
+                    turn.take(learner, x, Some(y), &mut p)
+                });
                 if j == self.best[m] {
                     predicted += self.weak_output.hypothesis(&p);
                 }

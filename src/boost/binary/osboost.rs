@@ -245,8 +245,7 @@ impl<L: Classifier> OsBoost<L> {
         for (i, learner) in self.learners.iter_mut().enumerate() {
             let smooth = smooth_weight(z, self.gamma);
             let weight = self.scales.factor(i, smooth * w) * smooth * w;
-            let adapted = waking.turn(i, weight).take(learner, x, Some(y), &mut p);
-            waking.after(i, adapted);
+            waking.take_turn(i, weight, |turn| turn.take(learner, x, Some(y), &mut p));
             h[i] = self.weak_output.hypothesis(&p);
             z += sign_of(y) * h[i] - self.theta;
         }

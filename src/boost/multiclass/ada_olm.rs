@@ -341,8 +341,7 @@ impl Rules {
                     );
                     let scale = scales.factor(i, w * *weight);
                     work.weights[i] = scale * w * *weight;
-                    let adapted = member(i, waking.turn(i, work.weights[i]), &mut work.p);
-                    waking.after(i, adapted);
+                    waking.take_turn(i, work.weights[i], |turn| member(i, turn, &mut work.p));
                 }
             }
             let vote = match self.vote_rule {

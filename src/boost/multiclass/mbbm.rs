@@ -329,8 +329,7 @@ impl<L: Classifier> OnlineMbbm<L> {
                     // speck that would still reach the tree (and its first-seen prior).
                     let w = if w <= WEIGHT_NOISE { 0.0 } else { w };
                     let w = scales.factor(i, *weight * w / norm) * *weight * w / norm;
-                    let adapted = member(i, waking.turn(i, w), &mut work.p);
-                    waking.after(i, adapted);
+                    waking.take_turn(i, w, |turn| member(i, turn, &mut work.p));
                 }
             }
             let vote = match vote_rule {

@@ -53,8 +53,8 @@ pub struct AdaOlmrConfig<W> {
     #[serde(default)]
     pub lead_adapts: bool,
     /// The detector the adaptive first member wakes on every other member when it first
-    /// swaps a subtree in (`crate::boost::Turn`) and on the ranker's own rank loss; `None` in a config written without
-    /// it. A named `--drift-detector` clears it.
+    /// swaps a subtree in (`crate::boost::Turn`) and on the ranker's own rank loss; `None`
+    /// in a config written without it. A named `--drift-detector` clears it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lead_wakes: Option<DriftConfig>,
 }
@@ -282,9 +282,12 @@ impl<L: Classifier> AdaOlmr<L> {
         let mut waking = Waking::new(self.sleeping.is_some());
         for (i, learner) in self.learners.iter_mut().enumerate() {
             if learning {
-                let adapted = waking.turn(i, weight).begin(learner);
-                learn_relevant(learner, x, split, c, self.scales[i] * weight, h);
-                waking.after(i, adapted);
+                let scale = self.scales[i] * weight;
+                waking.take_turn(i, scale, |turn| {
+                    let adapted = turn.begin(learner);
+                    learn_relevant(learner, x, split, c, scale, h);
+                    adapted
+                });
             } else {
                 learner.predict_proba(x, h);
             }

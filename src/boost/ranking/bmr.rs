@@ -243,9 +243,11 @@ impl<L: Classifier> OnlineBmr<L> {
                 (Some(pair), Some(weight)) => {
                     pair.costs(loss, n_learners - 1 - i, s, split, c);
                     let scale = self.scales[i] * weight / self.weight_norm;
-                    let adapted = waking.turn(i, scale).begin(learner);
-                    learn_relevant(learner, x, split, c, scale, h);
-                    waking.after(i, adapted);
+                    waking.take_turn(i, scale, |turn| {
+                        let adapted = turn.begin(learner);
+                        learn_relevant(learner, x, split, c, scale, h);
+                        adapted
+                    });
                 }
                 _ => learner.predict_proba(x, h),
             }
