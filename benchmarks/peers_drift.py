@@ -2,7 +2,7 @@
 `replay --synth` replays, so the tables of `drift_streams.sh` and this one are on the same
 data): whole-stream and final-20% accuracy, test-then-train, and rows per CPU-second.
 
-    python3 benchmarks/peers_drift.py [--binary target/release/streamboost] [SPEC ...]
+    python3 benchmarks/peers_drift.py [--binary target/release/streamboost] [--models NAME ...] [-- SPEC ...]
 
 Needs River (`pip install river==0.22.0`)."""
 import argparse, csv, os, subprocess, tempfile, time
@@ -50,6 +50,8 @@ def prequential(make, data):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default="target/release/streamboost")
+    ap.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS),
+                    help="the River models to run (all by default); end the list with `--`")
     ap.add_argument("specs", nargs="*", default=SPECS)
     args = ap.parse_args()
     print("| stream | model | whole stream | final 20% | CPU s | rows / CPU s |")
@@ -59,8 +61,8 @@ def main():
             path = os.path.join(tmp, "stream.csv")
             subprocess.run([args.binary, "synth", spec, "-o", path], check=True)
             data = list(rows(path))
-            for name, make in MODELS.items():
-                hits, cpu = prequential(make, data)
+            for name in args.models:
+                hits, cpu = prequential(MODELS[name], data)
                 whole, final = accuracies(hits)
                 print(f"| `{spec}` | {name} | {whole:.4f} | {final:.4f} | {cpu:.1f} | "
                       f"{len(data) / cpu:,.0f} |", flush=True)

@@ -120,6 +120,14 @@ fn keyed(args: &InspectArgs) -> Result<()> {
         m.commits
     );
     let _ = writeln!(out, "rows            {seen} seen, {learnt} learnt");
+    let drift = store.drift();
+    if drift.any() {
+        let _ = writeln!(
+            out,
+            "drift           {} learners replaced, {} subtrees swapped (over the keys)",
+            drift.learners_replaced, drift.subtrees_swapped
+        );
+    }
     let unlisted = store.unlisted()?.len();
     if unlisted > 0 {
         let _ = writeln!(

@@ -67,13 +67,32 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// What a model's drift response has done over its life, as its learners count it (a
-/// checkpoint keeps the counts): what `run`'s drift events say.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// checkpoint keeps the counts): what `run`'s drift events say, and what a keyed
+/// checkpoint's manifest records of each key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DriftCounts {
     /// Learners replaced after a drift of their error (`weak::adaptive`).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub learners_replaced: u64,
     /// Subtrees the model's Hoeffding adaptive trees swapped in (an adaptive lead's).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub subtrees_swapped: u64,
+}
+
+impl std::ops::Add for DriftCounts {
+    type Output = DriftCounts;
+    fn add(self, other: DriftCounts) -> DriftCounts {
+        DriftCounts {
+            learners_replaced: self.learners_replaced + other.learners_replaced,
+            subtrees_swapped: self.subtrees_swapped + other.subtrees_swapped,
+        }
+    }
+}
+
+impl std::iter::Sum for DriftCounts {
+    fn sum<I: Iterator<Item = DriftCounts>>(iter: I) -> DriftCounts {
+        iter.fold(DriftCounts::default(), |a, b| a + b)
+    }
 }
 
 impl DriftCounts {
@@ -93,6 +112,19 @@ impl DriftCounts {
     /// Whether anything was replaced or swapped.
     pub fn any(&self) -> bool {
         self.learners_replaced > 0 || self.subtrees_swapped > 0
+    }
+
+    /// What happened between `earlier` and these counts of the same model (counts only
+    /// grow; a model rebuilt in between counts from zero again).
+    pub fn since(&self, earlier: DriftCounts) -> DriftCounts {
+        DriftCounts {
+            learners_replaced: self
+                .learners_replaced
+                .saturating_sub(earlier.learners_replaced),
+            subtrees_swapped: self
+                .subtrees_swapped
+                .saturating_sub(earlier.subtrees_swapped),
+        }
     }
 }
 

@@ -471,12 +471,20 @@ impl LiveModel {
 
     /// What the model's drift response has done over its life (checkpoints keep the
     /// counts): learners replaced and subtrees swapped in; `None` for a model without a
-    /// drift response, and for a keyed model, whose keys each hold their own.
+    /// drift response. A keyed model's are its committed keys' (the manifest keeps each
+    /// key's) and what its keys did since its last commit; another live model sharing the
+    /// store (a query's other partition) adds its keys' at its own commits.
     pub fn drift_counts(&self) -> Option<crate::eval::DriftCounts> {
-        let Scorer::One(cursor) = &self.scorer else {
-            return None;
-        };
-        crate::eval::DriftCounts::of(cursor.model())
+        match &self.scorer {
+            Scorer::One(cursor) => crate::eval::DriftCounts::of(cursor.model()),
+            Scorer::Keyed { operators, store } => {
+                let committed = store.lock().drift();
+                match operators.drift_since_cleared() {
+                    Some(since) => Some(committed + since),
+                    None => committed.any().then_some(committed),
+                }
+            }
+        }
     }
 
     /// Commits so far, and how long the last one took.

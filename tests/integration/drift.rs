@@ -409,3 +409,68 @@ fn a_live_job_reports_its_replaced_learners_and_swapped_subtrees() {
     let (swapped, stderr) = run("default", &[], "subtrees_swapped");
     assert!(swapped.is_some_and(|n| n > 0), "{stderr}");
 }
+
+/// A keyed live job's drift events count every key's replacements: the manifest keeps each
+/// key's counts, so after a restart the job goes on from what its keys had done, and what a
+/// key did before it was spilled under a tight memory budget is counted once.
+#[test]
+fn a_keyed_live_job_counts_its_keys_replacements_across_restarts_and_spills() {
+    let dir = tempfile::tempdir().unwrap();
+    let stream = dir.path().join("stream.csv");
+    streamboost()
+        .args(["synth", "agrawal:rows=12000:seed=3", "-o"])
+        .arg(&stream)
+        .assert()
+        .success();
+    // Two keys, in turn, each seeing both changes, and the stream in two files taken by two
+    // jobs (a change in each).
+    let text = std::fs::read_to_string(&stream).unwrap();
+    let mut lines = text.lines();
+    let header = format!("{},key", lines.next().unwrap());
+    let rows: Vec<String> = (lines.enumerate())
+        .map(|(i, line)| format!("{line},k{}", i % 2))
+        .collect();
+    let (first, second) = rows.split_at(rows.len() / 2);
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let model = dir.path().join("model.keys");
+    let manifest_sum = || -> u64 {
+        let manifest = read_json(&model.join("manifest.json"));
+        (manifest["keys"].as_array().unwrap().iter())
+            .map(|k| k["learners_replaced"].as_u64().unwrap_or(0))
+            .sum()
+    };
+    let mut counts = Vec::new();
+    for (name, part) in [("a.csv", first), ("b.csv", second)] {
+        std::fs::write(input.join(name), format!("{header}\n{}\n", part.join("\n"))).unwrap();
+        let output = dir.path().join("out");
+        let out = streamboost()
+            .args(["run", "--once", "--algo", "oza-bag", "--learners", "3"])
+            .args([
+                "--key",
+                "key",
+                "--drift-detector",
+                "adwin",
+                "--memory-budget",
+                "1",
+            ])
+            .flag("--input-dir", &input)
+            .flag("--output-dir", &output)
+            .flag("--model", &model)
+            .assert()
+            .success();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        let last = (stderr.rsplit("learners_replaced=").next())
+            .filter(|_| stderr.contains("learners_replaced="))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok());
+        let last = last.unwrap_or_else(|| panic!("no drift event: {stderr}"));
+        assert_eq!(last, manifest_sum(), "{stderr}");
+        counts.push(last);
+    }
+    assert!(counts[0] > 0 && counts[1] > counts[0], "{counts:?}");
+    let out = streamboost().arg("inspect").arg(&model).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let line = format!("drift           {} learners replaced", counts[1]);
+    assert!(text.contains(&line), "{text}");
+}

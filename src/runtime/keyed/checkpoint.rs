@@ -51,6 +51,7 @@ use std::sync::{Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{StreamState, load, load_bytes, to_bytes};
+use crate::eval::DriftCounts;
 use crate::files::{sync_dir, sync_file, write_atomically};
 use crate::learner::Config;
 use crate::model::Model;
@@ -109,6 +110,10 @@ pub struct KeyEntry {
     /// The largest ordering value learnt, for a model trained through SQL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<i64>,
+    /// What this key's drift response has done (absent when nothing, and in manifests
+    /// written before the counts were kept, whose keys count from their next commit).
+    #[serde(flatten)]
+    pub drift: DriftCounts,
 }
 
 /// A key's bytes in a pack.
@@ -159,6 +164,8 @@ pub struct KeyedStore {
     /// Every file the manifest or a spill names: how many keys' states it holds and their
     /// bytes (a pack's dead bytes are its size less these).
     uses: HashMap<String, FileUse>,
+    /// The committed keys' drift counts, summed.
+    drift: DriftCounts,
 }
 
 /// What of a file is in use.
@@ -212,8 +219,10 @@ impl KeyedStore {
             }
         }
         let uses = uses(&manifest.keys);
+        let drift = manifest.keys.iter().map(|e| e.drift).sum();
         Ok(KeyedStore {
             dir: dir.to_path_buf(),
+            drift,
             manifest,
             index,
             spilled: BTreeMap::new(),
@@ -258,6 +267,7 @@ impl KeyedStore {
             resident: BTreeMap::new(),
             users: 0,
             uses: HashMap::new(),
+            drift: DriftCounts::default(),
         };
         store.write_manifest()?;
         Ok(store)
@@ -281,6 +291,11 @@ impl KeyedStore {
             Some(state) => Ok(state),
             None => self.fresh(),
         }
+    }
+
+    /// What the drift responses of every committed key have done, as of the last commit.
+    pub fn drift(&self) -> DriftCounts {
+        self.drift
     }
 
     /// Rows seen and learnt over every committed key.
@@ -361,6 +376,7 @@ impl KeyedStore {
                 rows_seen: stream.stats.rows_seen,
                 rows_learnt: stream.stats.rows_learnt,
                 ts: stream.position.as_ref().and_then(|p| p.ts),
+                drift: DriftCounts::of(&*model).unwrap_or_default(),
             });
             states.push((model, stream));
         }
@@ -422,6 +438,7 @@ impl KeyedStore {
             entry.rows_seen = stream.stats.rows_seen;
             entry.rows_learnt = stream.stats.rows_learnt;
             entry.ts = stream.position.as_ref().and_then(|p| p.ts);
+            entry.drift = DriftCounts::of(&*model).unwrap_or_default();
             // Its extent in the new pack is known once the pack is written.
             entry.file = pack.clone();
             entry.extent = None;
@@ -498,6 +515,7 @@ impl KeyedStore {
             .map(|(i, e)| (e.key.clone(), i))
             .collect();
         self.write_manifest()?;
+        self.drift = self.manifest.keys.iter().map(|e| e.drift).sum();
         self.spilled.clear();
         let before = std::mem::replace(&mut self.uses, uses(&self.manifest.keys));
         for file in before.keys().filter(|f| !self.uses.contains_key(*f)) {
@@ -527,6 +545,7 @@ impl KeyedStore {
             rows_seen: 0,
             rows_learnt: 0,
             ts: None,
+            drift: DriftCounts::default(),
         });
         self.index.insert(key, self.manifest.keys.len() - 1);
         self.manifest.keys.len() - 1
@@ -1020,6 +1039,7 @@ mod tests {
             rows_seen: 30,
             rows_learnt: 30,
             ts: None,
+            drift: DriftCounts::default(),
         });
         s.write_manifest().unwrap();
         let text = std::fs::read_to_string(dir.path().join(MANIFEST)).unwrap();

@@ -24,6 +24,7 @@ use arrow::record_batch::RecordBatch;
 pub mod checkpoint;
 
 use crate::columnar::{output_schema, utf8};
+use crate::eval::DriftCounts;
 use crate::learner::{Classifier, Ranker};
 use crate::runtime::{BatchOperator, Cursor, outcome_schema};
 use crate::weak::Structure;
@@ -59,6 +60,19 @@ struct Resident<M> {
     bytes: usize,
     /// The batch it last took rows in.
     last_used: u64,
+    /// Its model's drift counts when last looked at (`None`: the model has no drift
+    /// response).
+    drift: Option<DriftCounts>,
+}
+
+impl<M: Classifier + Ranker + Structure> Resident<M> {
+    /// What the model's drift response did since the last look.
+    fn drift_since_look(&mut self) -> Option<DriftCounts> {
+        let earlier = self.drift?;
+        let now = DriftCounts::of(self.operator.model())?;
+        self.drift = Some(now);
+        Some(now.since(earlier))
+    }
 }
 
 impl<M: Structure> Resident<M> {
@@ -88,6 +102,9 @@ pub struct KeyedOperator<M> {
     /// Keys that took rows since [`KeyedOperator::clear_touched`] was last called (or, for an
     /// evicted key, since it was spilled): whose state in memory is newer than on disk.
     touched: BTreeSet<Option<String>>,
+    /// What the keys' drift responses did since [`KeyedOperator::clear_touched`] was last
+    /// called (`None` while no key with a drift response was met).
+    drift: Option<DriftCounts>,
     /// The memory budget in bytes, and where evicted keys go.
     budget: Option<(usize, SpillFn<M>)>,
     /// Batches taken; the clock of least-recent use.
@@ -116,6 +133,7 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             factory,
             operators: HashMap::new(),
             touched: BTreeSet::new(),
+            drift: None,
             budget: None,
             batches: 0,
             memory: KeyMemory::default(),
@@ -137,9 +155,24 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         operators
     }
 
-    /// Forgets which keys took rows (after their state was saved).
+    /// Forgets which keys took rows, and what their drift responses did (after their
+    /// state was saved).
     pub fn clear_touched(&mut self) {
         self.touched.clear();
+        self.drift = self.drift.map(|_| DriftCounts::default());
+    }
+
+    /// What the keys' drift responses did (learners replaced, subtrees swapped) since
+    /// [`KeyedOperator::clear_touched`] was last called, evicted keys included; `None` while
+    /// no key with a drift response was met.
+    pub fn drift_since_cleared(&self) -> Option<DriftCounts> {
+        self.drift
+    }
+
+    fn note_drift(&mut self, since: Option<DriftCounts>) {
+        if let Some(since) = since {
+            self.drift = Some(self.drift.unwrap_or_default() + since);
+        }
     }
 
     /// The same operators on batches of another `input` schema (the next file of a job),
@@ -218,9 +251,11 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             }
             let resident = Resident {
                 bytes: op.heap_bytes(),
+                drift: DriftCounts::of(op.model()),
                 operator: op,
                 last_used: 0,
             };
+            self.note_drift(resident.drift.map(|_| DriftCounts::default()));
             self.memory.resident_bytes += resident.bytes;
             self.operators.insert(owned.clone(), resident);
         }
@@ -335,6 +370,8 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
             let before = resident.bytes;
             let out = resident.take(batch, &apply);
             let after = resident.bytes;
+            let drift = resident.drift_since_look();
+            self.note_drift(drift);
             self.memory.resident_bytes = self.memory.resident_bytes - before + after;
             let out = out?;
             self.enforce_budget()?;
@@ -429,6 +466,10 @@ impl<M: Classifier + Ranker + Structure> KeyedOperator<M> {
         };
         let after: usize = taken.iter().map(|(_, r, _)| r.bytes).sum();
         self.memory.resident_bytes = self.memory.resident_bytes - before + after;
+        for (_, r, _) in &mut taken {
+            let drift = r.drift_since_look();
+            self.note_drift(drift);
+        }
         self.operators
             .extend(taken.into_iter().map(|(key, r, _)| (key, r)));
         outputs.into_iter().collect()
