@@ -34,6 +34,19 @@ pub trait Classifier: Send + Sync {
     /// lowest-index choice where that expectation is not tractable, as each model documents.
     fn predict_proba(&self, x: &[f64], out: &mut [f64]);
 
+    /// [`Classifier::predict_proba`] on rows `xs`, row `j`'s probabilities into
+    /// `proba[j·k..(j+1)·k]`: the same numbers as the calls one by one. An ensemble asks
+    /// its members member by member, each over a block of rows ([`predict_rows_by_member`]),
+    /// so that a member's nodes are read once a block rather than once a row: scoring
+    /// without learning (a frozen model in SQL, rows a live model learnt before) at the cost
+    /// of a walk down each tree.
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        let k = self.n_classes();
+        for (j, x) in xs.iter().enumerate() {
+            self.predict_proba(x, &mut proba[j * k..(j + 1) * k]);
+        }
+    }
+
     /// Adds a class, whose id is `n_classes()` before the call: a label the stream had not
     /// declared has arrived. From here on the model is a `k + 1`-class model whose state for
     /// the new class is that of a class never seen (zero weight in every statistic, its
@@ -142,6 +155,43 @@ pub(crate) fn learn_predict_each<M: Classifier + ?Sized>(
     let k = model.n_classes();
     for (j, (x, &y)) in xs.iter().zip(ys).enumerate() {
         predicted[j] = model.learn_predict(x, y, weight, &mut proba[j * k..(j + 1) * k]);
+    }
+}
+
+/// The bytes of members' probabilities [`predict_rows_by_member`] holds for a block of rows
+/// (`members × rows × k` numbers): about a core's L2 cache, so that they stay in cache
+/// beside the member being read. A block is at least [`MIN_BLOCK_ROWS`] rows.
+const BLOCK_BYTES: usize = 256 * 1024;
+/// The fewest rows of a block, however many members and classes.
+const MIN_BLOCK_ROWS: usize = 16;
+
+/// [`Classifier::predict_proba_rows`] of an ensemble of `members` whose vote on one row reads
+/// its members' probabilities through `vote(out, member)`, `member(i, p)` writing member
+/// `i`'s: the members score a block of rows each in turn (each through its own
+/// `predict_proba_rows`, so a booster's boosters do the same inside), and then each row is
+/// voted on from what they wrote. The numbers are those of `vote` on one row at a time.
+pub(crate) fn predict_rows_by_member<L: Classifier>(
+    members: &[L], k: usize, xs: &[&[f64]], proba: &mut [f64],
+    vote: impl Fn(&mut [f64], &mut dyn FnMut(usize, &mut [f64])),
+) {
+    let member_k = members.first().map_or(k, Classifier::n_classes);
+    let row_bytes = members.len() * member_k * std::mem::size_of::<f64>();
+    let block_rows = (BLOCK_BYTES / row_bytes.max(1)).max(MIN_BLOCK_ROWS);
+    let mut block = Vec::new();
+    for (b, rows) in xs.chunks(block_rows).enumerate() {
+        let per_member = rows.len() * member_k;
+        block.resize(members.len() * per_member, 0.0);
+        for (m, part) in members.iter().zip(block.chunks_exact_mut(per_member)) {
+            m.predict_proba_rows(rows, part);
+        }
+        for r in 0..rows.len() {
+            let j = b * block_rows + r;
+            let mut member = |i: usize, p: &mut [f64]| {
+                let at = i * per_member + r * member_k;
+                p.copy_from_slice(&block[at..at + member_k]);
+            };
+            vote(&mut proba[j * k..(j + 1) * k], &mut member);
+        }
     }
 }
 

@@ -211,6 +211,12 @@ impl<M: Classifier> Classifier for Scaled<M> {
         self.model.predict_proba(&self.scaled(x), out);
     }
 
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        let scaled: Vec<Vec<f64>> = xs.iter().map(|x| self.scaled(x)).collect();
+        let scaled: Vec<&[f64]> = scaled.iter().map(Vec::as_slice).collect();
+        self.model.predict_proba_rows(&scaled, proba);
+    }
+
     fn learn_predict(
         &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {

@@ -24,7 +24,7 @@ use crate::boost::{
 use crate::core::math::{TieBreak, argmax, normalize};
 use crate::core::{ClassId, Rng};
 use crate::drift::{DriftConfig, Watch};
-use crate::learner::{Classifier, learnable};
+use crate::learner::{Classifier, learnable, predict_rows_by_member};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
@@ -169,6 +169,27 @@ pub struct OzaBag<L> {
 ensemble!(OzaBag<L> over learners, experts prefixes);
 
 impl<L: Classifier> OzaBag<L> {
+    /// The class probabilities [`Classifier::predict_proba`] gives a row whose learners'
+    /// probabilities `member(i, p)` writes.
+    fn ensemble_vote(&self, out: &mut [f64], member: &mut dyn FnMut(usize, &mut [f64])) {
+        let mut p = vec![0.0; self.k];
+        let mut experts = Vec::new();
+        out.fill(0.0);
+        for i in 0..self.learners.len() {
+            member(i, &mut p);
+            Self::vote(&mut p, out);
+            if self.prefixes.is_some() {
+                experts.push(argmax(out));
+            }
+        }
+        match &self.prefixes {
+            Some(prefixes) => prefixes.mixture(&experts, out),
+            None => {
+                self.mean(out);
+            }
+        }
+    }
+
     /// Adds member probabilities `p`, normalised, to `sum`.
     fn vote(p: &mut [f64], sum: &mut [f64]) {
         normalize(p);
@@ -214,22 +235,13 @@ impl<L: Classifier> Classifier for OzaBag<L> {
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let mut p = vec![0.0; self.k];
-        let mut experts = Vec::new();
-        out.fill(0.0);
-        for learner in &self.learners {
-            learner.predict_proba(x, &mut p);
-            Self::vote(&mut p, out);
-            if self.prefixes.is_some() {
-                experts.push(argmax(out));
-            }
-        }
-        match &self.prefixes {
-            Some(prefixes) => prefixes.mixture(&experts, out),
-            None => {
-                self.mean(out);
-            }
-        }
+        self.ensemble_vote(out, &mut |i, p| self.learners[i].predict_proba(x, p));
+    }
+
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        predict_rows_by_member(&self.learners, self.k, xs, proba, |out, member| {
+            self.ensemble_vote(out, member)
+        });
     }
 
     /// Each member predicts the row before it learns it, so the vote is the one

@@ -28,7 +28,7 @@ use crate::boost::{
 use crate::core::math::{TieBreak, argmax, argmax_tie, normalize};
 use crate::core::{ClassId, Rng};
 use crate::drift::{DriftConfig, Watch};
-use crate::learner::{Classifier, learnable};
+use crate::learner::{Classifier, learnable, predict_rows_by_member};
 use crate::weak::hoeffding::Preset;
 
 /// The normaliser of OzaBoost's `λ` update.
@@ -276,6 +276,31 @@ pub struct OzaBoost<L> {
 }
 
 impl<L: Classifier> OzaBoost<L> {
+    /// The class probabilities [`Classifier::predict_proba`] gives a row whose learners'
+    /// probabilities `member(i, p)` writes.
+    fn vote(&self, out: &mut [f64], member: &mut dyn FnMut(usize, &mut [f64])) {
+        let k = self.k;
+        let (mut p, mut votes, mut first) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
+        let mut experts = Vec::new();
+        let mut voting = true;
+        for m in 0..self.learners.len() {
+            member(m, &mut p);
+            if m == 0 {
+                first.copy_from_slice(&p);
+            }
+            voting = voting && self.add_vote(m, &mut p, &mut votes);
+            match &self.prefixes {
+                Some(_) => experts.push(Self::prefix_label(&votes, &first)),
+                None if !voting => break,
+                None => {}
+            }
+        }
+        match &self.prefixes {
+            Some(prefixes) => prefixes.mixture(&experts, out),
+            None => self.finish(&votes, &first, out),
+        }
+    }
+
     /// `(λ_sc, λ_sw)` of every model.
     pub fn lambdas(&self) -> (&[f64], &[f64]) {
         (&self.lambda_sc, &self.lambda_sw)
@@ -468,26 +493,13 @@ impl<L: Classifier> Classifier for OzaBoost<L> {
     }
 
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let k = self.k;
-        let (mut p, mut votes, mut first) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
-        let mut experts = Vec::new();
-        let mut voting = true;
-        for m in 0..self.learners.len() {
-            self.learners[m].predict_proba(x, &mut p);
-            if m == 0 {
-                first.copy_from_slice(&p);
-            }
-            voting = voting && self.add_vote(m, &mut p, &mut votes);
-            match &self.prefixes {
-                Some(_) => experts.push(Self::prefix_label(&votes, &first)),
-                None if !voting => break,
-                None => {}
-            }
-        }
-        match &self.prefixes {
-            Some(prefixes) => prefixes.mixture(&experts, out),
-            None => self.finish(&votes, &first, out),
-        }
+        self.vote(out, &mut |i, p| self.learners[i].predict_proba(x, p));
+    }
+
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        predict_rows_by_member(&self.learners, self.k, xs, proba, |out, member| {
+            self.vote(out, member)
+        });
     }
 
     fn learn_predict(

@@ -340,12 +340,15 @@ impl<M: Classifier + Ranker> BoostOperator<M> {
         while r < n {
             let x = &self.rows[r * d..(r + 1) * d];
             if before(r) {
-                // A row learnt before (a stream fed again): scored by the model as it is,
-                // changing nothing in it, not even its generator's state.
-                self.model.predict_proba(x, &mut self.probs);
-                predicted.push(argmax(&self.probs) as u32);
-                probs.extend_from_slice(&self.probs);
-                r += 1;
+                // Rows learnt before (a stream fed again): scored together by the model as it
+                // is, changing nothing in it, not even its generator's state.
+                let end = (r..n).find(|&e| !before(e)).unwrap_or(n);
+                let xs: Vec<&[f64]> = (r..end).map(|e| &self.rows[e * d..(e + 1) * d]).collect();
+                let from = probs.len();
+                probs.resize(from + (end - r) * k, 0.0);
+                self.model.predict_proba_rows(&xs, &mut probs[from..]);
+                predicted.extend(probs[from..].chunks_exact(k).map(|p| argmax(p) as u32));
+                r = end;
                 continue;
             }
             if waits[r] {

@@ -84,6 +84,10 @@ impl Classifier for Model {
         dispatch!(self, m => m.predict_proba(x, out))
     }
 
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        dispatch!(self, m => m.predict_proba_rows(xs, proba))
+    }
+
     fn learn_predict(
         &mut self, x: &[f64], y: Option<ClassId>, weight: f64, out: &mut [f64],
     ) -> ClassId {

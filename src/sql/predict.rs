@@ -110,20 +110,20 @@ impl ScalarUDFImpl for BoostPredict {
             .encode(&batch, Path::new(&source_name), 0, &mut rows)
             .map_err(to_df)?;
         let (d, k) = (encoder.width(), model.n_classes());
-        let mut p = vec![0.0; k];
         let n = batch.num_rows();
+        let xs: Vec<&[f64]> = (0..n).map(|r| &rows[r * d..(r + 1) * d]).collect();
+        let mut proba = vec![0.0; n * k];
+        model.predict_proba_rows(&xs, &mut proba);
         let out: ArrayRef = if self.proba {
             let mut list = ListBuilder::with_capacity(Float64Builder::with_capacity(n * k), n);
-            for r in 0..n {
-                model.predict_proba(&rows[r * d..(r + 1) * d], &mut p);
+            for p in proba.chunks_exact(k) {
                 list.append_value(p.iter().map(|&v| Some(v)));
             }
             Arc::new(list.finish())
         } else {
             let mut names = StringBuilder::with_capacity(n, n * 8);
-            for r in 0..n {
-                model.predict_proba(&rows[r * d..(r + 1) * d], &mut p);
-                names.append_value(stream.spec.classes.name(argmax(&p)));
+            for p in proba.chunks_exact(k) {
+                names.append_value(stream.spec.classes.name(argmax(p)));
             }
             Arc::new(names.finish())
         };

@@ -74,6 +74,21 @@ where
         assert_valid_proba(&p, name);
     }
 
+    // Rows scored together (over several of an ensemble's blocks of rows, members in
+    // turn): the numbers of one row at a time, bit for bit.
+    let xs: Vec<&[f64]> = (0..data.len()).map(|i| data.row(i)).collect();
+    let mut together = vec![0.0; xs.len() * k];
+    model.predict_proba_rows(&xs, &mut together);
+    for (i, x) in xs.iter().enumerate() {
+        model.predict_proba(x, &mut p);
+        let bits = |p: &[f64]| p.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&together[i * k..(i + 1) * k]),
+            bits(&p),
+            "{name}: row {i}"
+        );
+    }
+
     // w = 0 changes nothing, however often.
     assert_unchanged(&mut model, &format!("{name}: w = 0"), |model| {
         (0..50).for_each(|i| model.learn(data.row(i), data.label(i).unwrap(), 0.0));

@@ -28,7 +28,7 @@ use crate::boost::{
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
 use crate::drift::{DriftConfig, Watch};
-use crate::learner::{Classifier, learnable};
+use crate::learner::{Classifier, learnable, predict_rows_by_member};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
@@ -381,6 +381,26 @@ impl Rules {
 }
 
 impl<L: Classifier> AdaBoostOlm<L> {
+    /// The class probabilities [`Classifier::predict_proba`] gives a row whose learners'
+    /// probabilities `member(i, p)` writes: the experts' votes, mixed by Hedge's weights.
+    fn vote(&self, out: &mut [f64], member: &mut dyn FnMut(usize, &mut [f64])) {
+        let mut work = Workspace::for_model(self.rules.k, self.learners.len());
+        let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
+        self.rules.forward(
+            &self.alpha,
+            None,
+            false,
+            &mut work,
+            TieBreak::Lowest,
+            &mut rng,
+            |i, _, p| {
+                member(i, p);
+                false
+            },
+        );
+        self.prefixes.mixture(&work.experts, out);
+    }
+
     /// Learner weights `α^i`.
     pub fn alphas(&self) -> &[f64] {
         &self.alpha
@@ -489,22 +509,13 @@ impl<L: Classifier> Classifier for AdaBoostOlm<L> {
     /// `Sample`). Votes inside the chain break ties to the lowest label here, since the model
     /// is not changed (no RNG draw); this path allocates its small workspace per call.
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let mut work = Workspace::for_model(self.rules.k, self.learners.len());
-        let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
-        let learners = &self.learners;
-        self.rules.forward(
-            &self.alpha,
-            None,
-            false,
-            &mut work,
-            TieBreak::Lowest,
-            &mut rng,
-            |i, _, p| {
-                learners[i].predict_proba(x, p);
-                false
-            },
-        );
-        self.prefixes.mixture(&work.experts, out);
+        self.vote(out, &mut |i, p| self.learners[i].predict_proba(x, p));
+    }
+
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        predict_rows_by_member(&self.learners, self.rules.k, xs, proba, |out, member| {
+            self.vote(out, member)
+        });
     }
 
     fn learn_predict(

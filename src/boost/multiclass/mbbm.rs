@@ -46,7 +46,7 @@ use crate::boost::{
 use crate::core::math::{TieBreak, argmax_tie};
 use crate::core::{ClassId, Rng};
 use crate::drift::{DriftConfig, Watch};
-use crate::learner::{Classifier, learnable};
+use crate::learner::{Classifier, learnable, predict_rows_by_member};
 use crate::weak::hoeffding::Preset;
 use crate::{Error, Result};
 
@@ -266,6 +266,40 @@ pub struct OnlineMbbm<L> {
 }
 
 impl<L: Classifier> OnlineMbbm<L> {
+    /// The class probabilities [`Classifier::predict_proba`] gives a row whose learners'
+    /// probabilities `member(i, p)` writes.
+    fn vote(&self, out: &mut [f64], member: &mut dyn FnMut(usize, &mut [f64])) {
+        let mut work = Workspace::default();
+        let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
+        let params = (
+            self.vote_rule,
+            self.weight_norm,
+            TieBreak::Lowest,
+            self.prefixes.is_some(),
+        );
+        let mut slot = self.engine.0.lock().expect("engine lock");
+        let n = self.learners.len();
+        let engine = slot.get_or_insert_with(|| self.new_engine(n));
+        Self::forward(
+            self.k,
+            params,
+            n,
+            None,
+            false,
+            engine,
+            &mut work,
+            &mut rng,
+            |i, _, p| {
+                member(i, p);
+                false
+            },
+        );
+        match &self.prefixes {
+            Some(prefixes) => prefixes.mixture(&work.experts, out),
+            None => Self::vote_distribution(&work.s, out),
+        }
+    }
+
     /// Potential bundles computed and served from the cache so far.
     pub fn potential_counts(&self) -> (u64, u64) {
         self.engine
@@ -482,35 +516,13 @@ impl<L: Classifier> Classifier for OnlineMbbm<L> {
     /// inside the chain breaking ties to the lowest label (no RNG draw: the model is not
     /// changed).
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let mut work = Workspace::default();
-        let mut rng = Rng::new(0); // not drawn from: TieBreak::Lowest
-        let params = (
-            self.vote_rule,
-            self.weight_norm,
-            TieBreak::Lowest,
-            self.prefixes.is_some(),
-        );
-        let mut slot = self.engine.0.lock().expect("engine lock");
-        let (learners, n) = (&self.learners, self.learners.len());
-        let engine = slot.get_or_insert_with(|| self.new_engine(n));
-        Self::forward(
-            self.k,
-            params,
-            n,
-            None,
-            false,
-            engine,
-            &mut work,
-            &mut rng,
-            |i, _, p| {
-                learners[i].predict_proba(x, p);
-                false
-            },
-        );
-        match &self.prefixes {
-            Some(prefixes) => prefixes.mixture(&work.experts, out),
-            None => Self::vote_distribution(&work.s, out),
-        }
+        self.vote(out, &mut |i, p| self.learners[i].predict_proba(x, p));
+    }
+
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        predict_rows_by_member(&self.learners, self.k, xs, proba, |out, member| {
+            self.vote(out, member)
+        });
     }
 
     fn learn_predict(

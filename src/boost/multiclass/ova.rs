@@ -262,6 +262,22 @@ impl<L: Classifier + Clone> Classifier for BinaryBundle<L> {
         normalize(out);
     }
 
+    /// Member by member, each over all of `xs` (a booster's trees in turn inside it).
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        if self.multiclass {
+            return self.members[0].predict_proba_rows(xs, proba);
+        }
+        let k = self.members.len();
+        let mut p = vec![0.0; 2 * xs.len()];
+        for (j, m) in self.members.iter().enumerate() {
+            m.predict_proba_rows(xs, &mut p);
+            for (r, pair) in p.chunks_exact(2).enumerate() {
+                proba[r * k + j] = pair[POSITIVE];
+            }
+        }
+        proba.chunks_exact_mut(k).for_each(normalize);
+    }
+
     /// Each member scores the row and then learns it; the prediction is the class whose
     /// member is most sure of "positive", under the tie rule.
     fn learn_predict(
