@@ -452,6 +452,11 @@ fn binary_boosters_over_every_weak_learner() {
         for (name, config) in configs {
             check_contract_on(&format!("{name}/{weak_name}"), &config, &data, &clean);
         }
+        let bbm = streamboost::boost::binary::OnlineBbmConfig {
+            n_learners: n,
+            ..streamboost::boost::binary::OnlineBbmConfig::new(weak.clone())
+        };
+        check_contract_on(&format!("bbm/{weak_name}"), &bbm, &data, &clean);
         for loss in [OgLoss::Logit, OgLoss::Exponential, OgLoss::Savage] {
             let config = OgBoostConfig {
                 n_selectors: n,

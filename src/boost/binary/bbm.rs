@@ -33,7 +33,7 @@ use crate::boost::{
 use crate::core::math::{TieBreak, argmax, argmax_tie};
 use crate::core::{ClassId, Rng};
 use crate::drift::DriftConfig;
-use crate::learner::{Classifier, learnable};
+use crate::learner::{Classifier, learnable, predict_rows_by_member};
 
 /// Hyper-parameters of [`OnlineBbm`], generic over the weak learner's config.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -226,6 +226,19 @@ pub struct OnlineBbm<L> {
 ensemble!(OnlineBbm<L> over learners);
 
 impl<L: Classifier> OnlineBbm<L> {
+    /// The class probabilities [`Classifier::predict_proba`] gives a row whose learners'
+    /// probabilities `member(i, p)` writes: the share of the learners' signed votes.
+    fn vote(&self, out: &mut [f64], member: &mut dyn FnMut(usize, &mut [f64])) {
+        let mut p = [0.0; 2];
+        let votes: i64 = (0..self.learners.len())
+            .map(|i| {
+                member(i, &mut p);
+                sign_of(argmax(&p)) as i64
+            })
+            .sum();
+        write_proba(votes as f64 / self.learners.len() as f64, out);
+    }
+
     /// Votes every learner on row `x` in order, each first learning it (given `(y, weight)`)
     /// with its Online BBM weight; returns `Σ h^i` and the predicted class.
     fn run(&mut self, x: &[f64], target: Option<(ClassId, f64)>, rng: &mut Rng) -> (i64, ClassId) {
@@ -272,16 +285,13 @@ impl<L: Classifier> Classifier for OnlineBbm<L> {
     /// The probability of each class under the final vote's tie rule, with the learners'
     /// own ties to `+1` (no draw: the model is not changed).
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let mut p = [0.0; 2];
-        let votes: i64 = self
-            .learners
-            .iter()
-            .map(|learner| {
-                learner.predict_proba(x, &mut p);
-                sign_of(argmax(&p)) as i64
-            })
-            .sum();
-        write_proba(votes as f64 / self.learners.len() as f64, out);
+        self.vote(out, &mut |i, p| self.learners[i].predict_proba(x, p));
+    }
+
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        predict_rows_by_member(&self.learners, 2, xs, proba, |out, member| {
+            self.vote(out, member)
+        });
     }
 
     fn learn_predict(

@@ -29,7 +29,7 @@ use crate::boost::{
 };
 use crate::core::{ClassId, Rng};
 use crate::drift::DriftConfig;
-use crate::learner::{Classifier, Config, learnable};
+use crate::learner::{Classifier, Config, learnable, predict_rows_by_member};
 use crate::{Error, Result};
 
 /// How OSBoost combines its learners' hypotheses.
@@ -254,11 +254,24 @@ impl<L: Classifier> OsBoost<L> {
 
     /// The hypotheses `h^{(i)}(x)` of every learner, without learning.
     fn scored(&self, x: &[f64], h: &mut [f64]) {
+        self.hypotheses_of(h, &mut |i, p| self.learners[i].predict_proba(x, p));
+    }
+
+    /// Each learner's hypothesis into `h`, from the probabilities `member(i, p)` writes.
+    fn hypotheses_of(&self, h: &mut [f64], member: &mut dyn FnMut(usize, &mut [f64])) {
         let mut p = [0.0; 2];
-        for (hi, learner) in h.iter_mut().zip(&self.learners) {
-            learner.predict_proba(x, &mut p);
+        for (i, hi) in h.iter_mut().enumerate() {
+            member(i, &mut p);
             *hi = self.weak_output.hypothesis(&p);
         }
+    }
+
+    /// The class probabilities [`Classifier::predict_proba`] gives a row whose learners'
+    /// probabilities `member(i, p)` writes: the combined hypotheses, with no draw.
+    fn vote(&self, out: &mut [f64], member: &mut dyn FnMut(usize, &mut [f64])) {
+        let mut h = vec![0.0; self.learners.len()];
+        self.hypotheses_of(&mut h, member);
+        write_proba(self.combine(&h, None).0, out);
     }
 
     /// EXP's expert distribution at round `t`: `∝ exp(−η_t M_i)`.
@@ -365,9 +378,13 @@ impl<L: Classifier> Classifier for OsBoost<L> {
     /// `((1 + f)/2, (1 − f)/2)` of the normalised score; for sampled EXP, `f` is the expected
     /// vote of the drawn expert, so `out[0]` is the probability that it says `+1`.
     fn predict_proba(&self, x: &[f64], out: &mut [f64]) {
-        let mut h = vec![0.0; self.learners.len()];
-        self.scored(x, &mut h);
-        write_proba(self.combine(&h, None).0, out);
+        self.vote(out, &mut |i, p| self.learners[i].predict_proba(x, p));
+    }
+
+    fn predict_proba_rows(&self, xs: &[&[f64]], proba: &mut [f64]) {
+        predict_rows_by_member(&self.learners, 2, xs, proba, |out, member| {
+            self.vote(out, member)
+        });
     }
 
     fn learn_predict(
