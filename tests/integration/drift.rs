@@ -370,6 +370,15 @@ fn a_ranker_restarts_its_experts_when_the_label_sets_flip() {
     }
 }
 
+/// The count of `field` in the last of `run`'s drift events in `stderr`, if any.
+fn last_count(stderr: &str, field: &str) -> Option<u64> {
+    let key = format!("{field}=");
+    (stderr.rsplit(&key).next())
+        .filter(|_| stderr.contains(&key))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
 /// `run` says how many learners were replaced and subtrees swapped, in its drift events:
 /// under `--drift-detector adwin` learners, and under the default's adaptive lead its
 /// swaps too.
@@ -383,7 +392,6 @@ fn a_live_job_reports_its_replaced_learners_and_swapped_subtrees() {
         .arg(input.join("a.csv"))
         .assert()
         .success();
-    // The last drift event's count of `field`, if any.
     let run = |name: &str, flags: &[&str], field: &str| {
         let output = dir.path().join(name);
         std::fs::create_dir_all(&output).unwrap();
@@ -396,13 +404,7 @@ fn a_live_job_reports_its_replaced_learners_and_swapped_subtrees() {
             .assert()
             .success();
         let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-        let count = stderr
-            .rsplit(&format!("{field}="))
-            .next()
-            .filter(|_| stderr.contains(&format!("{field}=")))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|n| n.parse::<u64>().ok());
-        (count, stderr)
+        (last_count(&stderr, field), stderr)
     };
     let (replaced, stderr) = run("adwin", &["--drift-detector", "adwin"], "learners_replaced");
     assert!(replaced.is_some_and(|n| n > 0), "{stderr}");
@@ -460,10 +462,7 @@ fn a_keyed_live_job_counts_its_keys_replacements_across_restarts_and_spills() {
             .assert()
             .success();
         let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-        let last = (stderr.rsplit("learners_replaced=").next())
-            .filter(|_| stderr.contains("learners_replaced="))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|n| n.parse::<u64>().ok());
+        let last = last_count(&stderr, "learners_replaced");
         let last = last.unwrap_or_else(|| panic!("no drift event: {stderr}"));
         assert_eq!(last, manifest_sum(), "{stderr}");
         counts.push(last);
