@@ -164,7 +164,8 @@ pub struct KeyedStore {
     /// Every file the manifest or a spill names: how many keys' states it holds and their
     /// bytes (a pack's dead bytes are its size less these).
     uses: HashMap<String, FileUse>,
-    /// The committed keys' drift counts, summed.
+    /// The committed keys' drift counts, summed: kept (set at open and at each commit) so
+    /// that a job's progress events, one a batch, need not walk every key's entry.
     drift: DriftCounts,
 }
 
