@@ -15,27 +15,57 @@
 //! | `weight` | f64 | a leaf's `W`, a split node's weight below it |
 //! | `leaf_state` | utf8? | `active`, `inactive`, `parked` |
 //! | `weight_at_last_attempt`, `mc_correct`, `nb_correct` | f64? | leaf bookkeeping |
-//! | `observers` | utf8? | a leaf's attribute observers, JSON (exact floats) |
+//! | `observers` | `list<struct<kind: utf8, stats: list<f64>>>`? | a leaf's attribute observers, one per feature the tree sees (null where no value has reached the leaf) |
 //!
-//! The observers are the one nested part; JSON keeps them readable from SQL while their
-//! numbers round-trip exactly.
+//! An observer's `kind` is `numeric`, `nominal` or `disabled`; its `stats` are its numbers,
+//! flat: per class `weight, mean, m2, min, max` for a numeric feature, and for a nominal one
+//! `missing_weight`, the `k` class totals, then `k` weights per category code
+//! ([`ObserverData::flatten`]). Stored as binary floats they round-trip exactly, and stay
+//! readable from SQL (`SELECT unnest(observers) FROM 'model.parquet'`).
+//!
+//! Format 1 spelled each leaf's observers as one JSON text in a `utf8` column: such tables
+//! are still read ([`check_schema`] accepts both).
 
 use std::hash::Hasher;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, Float64Builder, ListBuilder, StringBuilder, UInt32Builder,
+    Array, ArrayRef, AsArray, Float64Builder, ListBuilder, StringBuilder, StructBuilder,
+    UInt32Builder,
 };
-use arrow::datatypes::{DataType, Field, Float64Type, Schema, SchemaRef, UInt32Type};
+use arrow::datatypes::{DataType, Field, Fields, Float64Type, Schema, SchemaRef, UInt32Type};
 use arrow::record_batch::RecordBatch;
 use twox_hash::XxHash64;
 
 use crate::core::StreamSpec;
 use crate::weak::hoeffding::arena::NodeRecord;
 use crate::weak::hoeffding::node::{Leaf, LeafState, Node, SplitNode, SplitTest};
+use crate::weak::hoeffding::observer::{ObserverData, Observers};
+
+/// The fields of one observer.
+fn observer_fields() -> Fields {
+    let f64_list = DataType::List(Arc::new(Field::new("item", DataType::Float64, true)));
+    Fields::from(vec![
+        Field::new("kind", DataType::Utf8, true),
+        Field::new("stats", f64_list, true),
+    ])
+}
 
 /// The node table's schema.
 pub fn schema() -> SchemaRef {
+    schema_with(DataType::List(Arc::new(Field::new(
+        "item",
+        DataType::Struct(observer_fields()),
+        true,
+    ))))
+}
+
+/// The node table's schema in format 1: a leaf's observers as one JSON text.
+fn schema_v1() -> SchemaRef {
+    schema_with(DataType::Utf8)
+}
+
+fn schema_with(observers: DataType) -> SchemaRef {
     let u32_list = DataType::List(Arc::new(Field::new("item", DataType::UInt32, true)));
     let f64_list = DataType::List(Arc::new(Field::new("item", DataType::Float64, true)));
     Arc::new(Schema::new(vec![
@@ -54,7 +84,7 @@ pub fn schema() -> SchemaRef {
         Field::new("weight_at_last_attempt", DataType::Float64, true),
         Field::new("mc_correct", DataType::Float64, true),
         Field::new("nb_correct", DataType::Float64, true),
-        Field::new("observers", DataType::Utf8, true),
+        Field::new("observers", observers, true),
     ]))
 }
 
@@ -68,6 +98,22 @@ fn state_name(state: LeafState) -> &'static str {
 
 /// Builds the node table of `trees` (each tree's records in node-id order).
 pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
+    rows_to_batch(
+        trees.iter().enumerate().flat_map(|(t, records)| {
+            records
+                .iter()
+                .enumerate()
+                .map(move |(id, r)| (t as u32, id as u32, r))
+        }),
+        spec,
+    )
+}
+
+/// Builds a node table of the given `(tree, node id, record)` rows (a delta's: the nodes that
+/// changed since a chain's last file).
+pub fn rows_to_batch<'a>(
+    rows: impl Iterator<Item = (u32, u32, &'a NodeRecord)>, spec: &StreamSpec,
+) -> RecordBatch {
     let mut tree = UInt32Builder::new();
     let mut node = UInt32Builder::new();
     let mut depth = UInt32Builder::new();
@@ -83,11 +129,18 @@ pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
     let mut last_attempt = Float64Builder::new();
     let mut mc_correct = Float64Builder::new();
     let mut nb_correct = Float64Builder::new();
-    let mut observers = StringBuilder::new();
-    for (t, records) in trees.iter().enumerate() {
-        for (id, r) in records.iter().enumerate() {
-            tree.append_value(t as u32);
-            node.append_value(id as u32);
+    let mut observers = ListBuilder::new(StructBuilder::new(
+        observer_fields(),
+        vec![
+            Box::new(StringBuilder::new()),
+            Box::new(ListBuilder::new(Float64Builder::new())),
+        ],
+    ));
+    let mut flat = Vec::new();
+    for (t, id, r) in rows {
+        {
+            tree.append_value(t);
+            node.append_value(id);
             children.append_value(r.children.iter().copied());
             match r.test {
                 None => {
@@ -118,9 +171,7 @@ pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
                     last_attempt.append_value(leaf.weight_at_last_attempt);
                     mc_correct.append_value(leaf.mc_correct);
                     nb_correct.append_value(leaf.nb_correct);
-                    observers.append_value(
-                        serde_json::to_string(&leaf.observers).expect("observers serialize"),
-                    );
+                    append_observers(&mut observers, &leaf.observers, &mut flat);
                 }
                 Node::Split(split) => {
                     depth.append_value(split.depth);
@@ -157,10 +208,42 @@ pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
     RecordBatch::try_new(schema(), columns).expect("columns match the node schema")
 }
 
-/// Whether a table read back has the node table's columns: what [`digest`] and
-/// [`from_batch`] may assume.
+/// Appends one leaf's observers (a list entry) to `out`, `flat` a scratch buffer.
+fn append_observers(
+    out: &mut ListBuilder<StructBuilder>, observers: &Observers, flat: &mut Vec<f64>,
+) {
+    let entries = out.values();
+    for observer in observers.iter() {
+        let (kind, valid) = match &observer {
+            Some(o) => {
+                flat.clear();
+                ObserverData::flatten(o, flat);
+                (Some(ObserverData::kind_of(o)), true)
+            }
+            None => (None, false),
+        };
+        let kinds = entries
+            .field_builder::<StringBuilder>(0)
+            .expect("the kind column");
+        kinds.append_option(kind);
+        let stats = entries
+            .field_builder::<ListBuilder<Float64Builder>>(1)
+            .expect("the stats column");
+        if valid {
+            stats.values().append_slice(flat);
+            stats.append(true);
+        } else {
+            stats.append_null();
+        }
+        entries.append(valid);
+    }
+    out.append(true);
+}
+
+/// Whether a table read back has the node table's columns (of this format or of format 1):
+/// what [`digest`] and [`from_batch`] may assume.
 pub fn check_schema(found: &Schema) -> Result<(), String> {
-    if found.fields() == schema().fields() {
+    if found.fields() == schema().fields() || found.fields() == schema_v1().fields() {
         Ok(())
     } else {
         Err("the node table does not have the expected columns".into())
@@ -173,6 +256,25 @@ pub fn from_batch(
     batch: &RecordBatch, n_trees: usize, spec: &StreamSpec,
 ) -> Result<Vec<Vec<NodeRecord>>, String> {
     let mut trees: Vec<Vec<NodeRecord>> = (0..n_trees).map(|_| Vec::new()).collect();
+    for_each_row(batch, spec, |r, t, id, record| {
+        let at = |what: &str| format!("node table row {r}: {what}");
+        let records = trees
+            .get_mut(t as usize)
+            .ok_or_else(|| at(&format!("tree {t} of a model with {n_trees}")))?;
+        if id as usize != records.len() {
+            return Err(at("nodes out of order"));
+        }
+        records.push(record);
+        Ok(())
+    })?;
+    Ok(trees)
+}
+
+/// Reads each row of a node table: `visit(row, tree, node id, record)`.
+pub fn for_each_row(
+    batch: &RecordBatch, spec: &StreamSpec,
+    mut visit: impl FnMut(usize, u32, u32, NodeRecord) -> Result<(), String>,
+) -> Result<(), String> {
     check_schema(&batch.schema())?;
     let u32s = |i: usize| batch.column(i).as_primitive::<UInt32Type>();
     let f64s = |i: usize| batch.column(i).as_primitive::<Float64Type>();
@@ -187,16 +289,9 @@ pub fn from_batch(
     let weight = f64s(10);
     let leaf_state = texts(11);
     let (last_attempt, mc_correct, nb_correct) = (f64s(12), f64s(13), f64s(14));
-    let observers = texts(15);
+    let observers = batch.column(15);
     for r in 0..batch.num_rows() {
         let at = |what: &str| format!("node table row {r}: {what}");
-        let t = tree.value(r) as usize;
-        let records = trees
-            .get_mut(t)
-            .ok_or_else(|| at(&format!("tree {t} of a model with {n_trees}")))?;
-        if node.value(r) as usize != records.len() {
-            return Err(at("nodes out of order"));
-        }
         let weights: Vec<f64> = {
             let list = class_weights.value(r);
             let list = list.as_primitive::<Float64Type>();
@@ -262,7 +357,9 @@ pub fn from_batch(
                     required(a, name)?;
                 }
                 required(leaf_state, "leaf_state")?;
-                required(observers, "observers")?;
+                required(observers.as_ref(), "observers")?;
+                let observers = read_observers(observers.as_ref(), r, weights.len())
+                    .map_err(|e| at(&format!("observers: {e}")))?;
                 Node::Leaf(Leaf {
                     class_weights: weights,
                     total: weight.value(r),
@@ -274,21 +371,121 @@ pub fn from_batch(
                         "parked" => LeafState::Parked,
                         other => return Err(at(&format!("unknown leaf state `{other}`"))),
                     },
-                    observers: serde_json::from_str(observers.value(r))
-                        .map_err(|e| at(&format!("observers: {e}")))?,
+                    observers,
                     mc_correct: mc_correct.value(r),
                     nb_correct: nb_correct.value(r),
                 })
             }
             other => return Err(at(&format!("unknown node kind `{other}`"))),
         };
-        records.push(NodeRecord {
+        let record = NodeRecord {
             node: stats,
             test: split_test,
             children: child_ids,
-        });
+        };
+        visit(r, tree.value(r), node.value(r), record)?;
     }
-    Ok(trees)
+    Ok(())
+}
+
+/// A hash of every value [`rows_to_batch`] writes for `record` (its tree and id aside):
+/// two records with the same hash are, but for a collision, the same row. A chain's writer
+/// compares them to find the nodes that changed since its last file.
+pub fn record_hash(record: &NodeRecord, flat: &mut Vec<f64>) -> u64 {
+    let mut h = XxHash64::with_seed(0);
+    let floats = |h: &mut XxHash64, xs: &[f64]| {
+        h.write_usize(xs.len());
+        for x in xs {
+            h.write_u64(x.to_bits());
+        }
+    };
+    h.write_usize(record.children.len());
+    for c in &record.children {
+        h.write_u32(c.map_or(u32::MAX, |c| c));
+    }
+    match record.test {
+        None => h.write_u8(0),
+        Some(SplitTest::Numeric { feature, threshold }) => {
+            h.write_u8(1);
+            h.write_u32(feature);
+            h.write_u64(threshold.to_bits());
+        }
+        Some(SplitTest::Multiway { feature }) => {
+            h.write_u8(2);
+            h.write_u32(feature);
+        }
+        Some(SplitTest::Binary { feature, value }) => {
+            h.write_u8(3);
+            h.write_u32(feature);
+            h.write_u32(value);
+        }
+    }
+    match &record.node {
+        Node::Split(split) => {
+            h.write_u8(0);
+            h.write_u32(split.depth);
+            h.write_u64(split.weight.to_bits());
+            floats(&mut h, &split.class_weights);
+        }
+        Node::Leaf(leaf) => {
+            h.write_u8(1);
+            h.write_u32(leaf.depth);
+            h.write(state_name(leaf.state).as_bytes());
+            for x in [
+                leaf.total,
+                leaf.weight_at_last_attempt,
+                leaf.mc_correct,
+                leaf.nb_correct,
+            ] {
+                h.write_u64(x.to_bits());
+            }
+            floats(&mut h, &leaf.class_weights);
+            for observer in leaf.observers.iter() {
+                match observer {
+                    None => h.write_u8(0),
+                    Some(o) => {
+                        h.write(ObserverData::kind_of(&o).as_bytes());
+                        flat.clear();
+                        ObserverData::flatten(&o, flat);
+                        floats(&mut h, flat);
+                    }
+                }
+            }
+        }
+    }
+    h.finish()
+}
+
+/// Row `r`'s observers, from a column of either format, for a leaf of `k` classes.
+fn read_observers(column: &dyn Array, r: usize, k: usize) -> Result<Observers, String> {
+    if let Some(texts) = column.as_string_opt::<i32>() {
+        return serde_json::from_str(texts.value(r)).map_err(|e| e.to_string());
+    }
+    let entries = column.as_list::<i32>().value(r);
+    let entries = entries.as_struct();
+    let (kinds, stats) = (
+        entries.column(0).as_string::<i32>(),
+        entries.column(1).as_list::<i32>(),
+    );
+    let data = (0..entries.len())
+        .map(|j| {
+            if entries.is_null(j) {
+                return Ok(None);
+            }
+            if kinds.is_null(j) || stats.is_null(j) {
+                return Err(format!("observer {j} without its kind or stats"));
+            }
+            let values = stats.value(j);
+            let values = values.as_primitive::<Float64Type>();
+            if values.null_count() > 0 {
+                return Err(format!("observer {j} has a null number"));
+            }
+            ObserverData::unflatten(kinds.value(j), values.values(), k)
+                .map(Some)
+                .map_err(|e| format!("observer {j}: {e}"))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Observers::from_data(data)
 }
 
 /// A checksum of the table's values (not of their encoding): every cell's validity and
@@ -320,6 +517,11 @@ fn digest_array(a: &dyn Array, h: &mut XxHash64) {
                 let v = a.as_list::<i32>().value(r);
                 h.write_u64(v.len() as u64);
                 digest_array(v.as_ref(), h);
+            }
+            DataType::Struct(_) => {
+                for column in a.as_struct().columns() {
+                    digest_array(column.slice(r, 1).as_ref(), h);
+                }
             }
             other => unreachable!("the node table has no {other} column"),
         }

@@ -297,16 +297,22 @@ fn future_versions_and_edited_metadata_are_refused() {
     with_metadata(&good, &path, "streamboost.format_version", "7");
     checkpoint::load(&path).unwrap();
 
-    with_metadata(&good, &path, "streamboost.compatible_from", "2");
+    let newer = checkpoint::FORMAT_VERSION + 1;
+    with_metadata(
+        &good,
+        &path,
+        "streamboost.compatible_from",
+        &newer.to_string(),
+    );
     let err = checkpoint::load(&path).unwrap_err();
     assert!(
         matches!(
             err,
             Error::CheckpointVersion {
-                found: 1,
-                needs: 2,
+                found: checkpoint::FORMAT_VERSION,
+                needs,
                 ..
-            }
+            } if needs == newer
         ),
         "{err}"
     );
@@ -431,7 +437,10 @@ mod process {
         let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(json["metadata"]["algorithm"], "ada-olm");
         assert_eq!(json["metadata"]["rows_seen"], 500);
-        assert_eq!(json["metadata"]["format_version"], 1);
+        assert_eq!(
+            json["metadata"]["format_version"],
+            checkpoint::FORMAT_VERSION
+        );
         assert_eq!(json["trees"]["trees"], 5);
         assert_eq!(json["classes"][0], "acc");
         streamboost()

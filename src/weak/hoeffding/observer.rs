@@ -220,11 +220,78 @@ impl Serialize for PerClass<'_> {
 }
 
 /// The owned form of an [`Observer`], as checkpoints spell it.
-#[derive(Deserialize)]
-enum ObserverData {
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub enum ObserverData {
+    /// One estimator per class.
     Numeric(Vec<GaussianEstimator>),
+    /// Weights per (category, class).
     Nominal(NominalObserver),
+    /// Dropped from the split search.
     Disabled,
+}
+
+/// The numbers an estimator is stored as, in this order.
+const ESTIMATOR_FIELDS: usize = 5;
+
+impl ObserverData {
+    /// Its kind, as the node table names it: `numeric`, `nominal` or `disabled`.
+    pub fn kind_of(observer: &Observer<'_>) -> &'static str {
+        match observer {
+            Observer::Numeric(_) => "numeric",
+            Observer::Nominal(_) => "nominal",
+            Observer::Disabled => "disabled",
+        }
+    }
+
+    /// Appends `observer`'s numbers to `out`, flat: per class `weight, mean, m2, min, max`
+    /// for a numeric feature; `missing_weight`, then the `k` class totals, then `k` weights
+    /// per category code for a nominal one; nothing for a disabled one.
+    pub fn flatten(observer: &Observer<'_>, out: &mut Vec<f64>) {
+        match observer {
+            Observer::Numeric(per_class) => {
+                for e in per_class.iter() {
+                    out.extend_from_slice(&[e.weight, e.mean, e.m2, e.min, e.max]);
+                }
+            }
+            Observer::Nominal(o) => {
+                out.push(o.missing_weight);
+                out.extend_from_slice(&o.cells);
+            }
+            Observer::Disabled => {}
+        }
+    }
+
+    /// The observer of kind `kind` whose numbers [`ObserverData::flatten`] wrote, for a
+    /// tree of `k` classes.
+    pub fn unflatten(kind: &str, stats: &[f64], k: usize) -> Result<Self, String> {
+        match kind {
+            "numeric" if k > 0 && stats.len() == k * ESTIMATOR_FIELDS => Ok(ObserverData::Numeric(
+                stats
+                    .chunks_exact(ESTIMATOR_FIELDS)
+                    .map(|e| GaussianEstimator {
+                        weight: e[0],
+                        mean: e[1],
+                        m2: e[2],
+                        min: e[3],
+                        max: e[4],
+                    })
+                    .collect(),
+            )),
+            "nominal" if k > 0 && stats.len() > k && (stats.len() - 1) % k == 0 => {
+                Ok(ObserverData::Nominal(NominalObserver::from(NominalState {
+                    k,
+                    cells: stats[1..].to_vec(),
+                    missing_weight: stats[0],
+                })))
+            }
+            "disabled" if stats.is_empty() => Ok(ObserverData::Disabled),
+            "numeric" | "nominal" | "disabled" => Err(format!(
+                "a {kind} observer of {} numbers in a tree of {k} classes",
+                stats.len()
+            )),
+            other => Err(format!("unknown observer kind `{other}`")),
+        }
+    }
 }
 
 /// Where feature `j`'s statistics are in a leaf's [`Observers`].
@@ -670,8 +737,14 @@ impl Serialize for Observers {
 
 impl<'de> Deserialize<'de> for Observers {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
         let data: Vec<Option<ObserverData>> = Vec::deserialize(deserializer)?;
+        Observers::from_data(data).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Observers {
+    /// A leaf's observers from their owned forms, one per feature (`None` where unseen).
+    pub fn from_data(data: Vec<Option<ObserverData>>) -> Result<Self, String> {
         let mut observers = Observers::new(data.len());
         let d = data.len();
         for (j, o) in data.into_iter().enumerate() {
@@ -687,11 +760,11 @@ impl<'de> Deserialize<'de> for Observers {
                     if observers.stats().numeric.is_empty() {
                         observers.numeric_block(per_class.len());
                     } else if per_class.len() != observers.stats().k {
-                        return Err(D::Error::custom(format!(
+                        return Err(format!(
                             "observer {j} has {} classes, another {}",
                             per_class.len(),
                             observers.stats().k
-                        )));
+                        ));
                     }
                     let numeric = &mut observers.stats_mut().numeric;
                     for (c, e) in per_class.into_iter().enumerate() {
