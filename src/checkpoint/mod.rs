@@ -22,6 +22,7 @@
 //! [`read_metadata`] reads the footer alone and checks none of this; `inspect` loads too. Floats are stored exactly, so a loaded model continues
 //! bit for bit where the saved one stopped.
 
+pub mod chain;
 pub mod nodes;
 
 use std::collections::HashMap;
@@ -52,6 +53,10 @@ use crate::runtime::delay::DelayedState;
 use crate::{Error, Result, files};
 
 pub use crate::files::{partial_files, partial_path};
+pub use chain::{Chain, ChainLimits, Written};
+
+use crate::weak::hoeffding::arena::NodeRecord;
+use chain::{Link, delta_path, deltas_dir};
 
 /// The format version this build writes.
 pub const FORMAT_VERSION: u32 = 2;
@@ -137,14 +142,86 @@ pub fn fingerprint(spec: &StreamSpec, label: &str) -> String {
     format!("{:016x}", XxHash64::oneshot(0, canonical.as_bytes()))
 }
 
-/// Saves `model` and its stream state to `path` atomically; returns what was written.
+/// Saves `model` and its stream state to `path` atomically; returns what was written. The
+/// file stands alone: deltas a live model left beside it are removed after it is written.
 ///
 /// The trees' node arenas are taken out while the rest of the state is serialized and put
 /// back before any I/O, so `model` is unchanged whether or not the write succeeds.
 pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Metadata> {
     let (meta, table, props) = encode(model, stream);
     write_atomically(path, |file| write_table(path, file, &table, props))?;
+    chain::remove_deltas_from(path, 1)?;
     Ok(meta)
+}
+
+/// Commits `model` to the chain at `path` ([`chain`]): a delta of the nodes that changed
+/// since the chain's last file, or a new base when `chain` is `None` or `limits` ask for one.
+/// `chain` is advanced only once the file is in place; after an error it still describes
+/// the last committed file.
+pub fn commit(
+    path: &Path, model: &mut Model, stream: &StreamState, chain: &mut Option<Chain>,
+    limits: &ChainLimits,
+) -> Result<Written> {
+    let trees = take_trees(model);
+    let hashes = chain::hashes_of(&trees);
+    let total: usize = trees.iter().map(Vec::len).sum();
+    let on = chain.as_ref().filter(|c| !c.wants_base(limits));
+    let (table, link) = match on {
+        Some(c) => (
+            nodes::rows_to_batch(c.changed(&trees, &hashes).into_iter(), &stream.spec),
+            Link {
+                id: c.link.id.clone(),
+                seq: c.link.seq + 1,
+                parent: Some(c.last_digest.clone()),
+                tree_nodes: Some(trees.iter().map(|t| t.len() as u32).collect()),
+            },
+        ),
+        None => (
+            nodes::to_batch(&trees, &stream.spec),
+            Link {
+                id: chain::new_chain_id(),
+                seq: 0,
+                parent: None,
+                tree_nodes: None,
+            },
+        ),
+    };
+    let (meta, props) = file_parts(model, stream, &table, total, Some(&link));
+    put_trees(model, trees);
+    let target = if link.seq == 0 {
+        path.to_path_buf()
+    } else {
+        let dir = deltas_dir(path);
+        if !dir.is_dir() {
+            std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+            files::sync_dir(files::dir_of(path))?;
+        }
+        delta_path(path, link.seq)
+    };
+    write_atomically(&target, |file| write_table(&target, file, &table, props))?;
+    let bytes = std::fs::metadata(&target)
+        .map_err(|e| io_error(&target, e))?
+        .len();
+    let (base_bytes, delta_bytes) = match chain.as_ref() {
+        Some(c) if link.seq > 0 => (c.base_bytes, c.delta_bytes + bytes),
+        _ => (bytes, 0),
+    };
+    if link.seq == 0 {
+        chain::remove_deltas_from(path, 1)?;
+    }
+    let written = Written {
+        bytes,
+        delta: link.seq > 0,
+        nodes: table.num_rows() as u64,
+    };
+    *chain = Some(Chain {
+        link,
+        last_digest: meta.digest,
+        hashes,
+        base_bytes,
+        delta_bytes,
+    });
+    Ok(written)
 }
 
 /// A checkpoint of `model` and `stream` in memory: the bytes [`save`] would write to a file,
@@ -161,34 +238,53 @@ pub(crate) fn to_bytes(model: &mut Model, stream: &StreamState) -> Result<Vec<u8
     Ok(bytes)
 }
 
-/// The metadata, node table and writer properties of a checkpoint of `model` and `stream`.
+/// The metadata, node table and writer properties of a checkpoint of `model` and `stream`
+/// outside any chain.
 fn encode(model: &mut Model, stream: &StreamState) -> (Metadata, RecordBatch, WriterProperties) {
-    let arenas: Vec<_> = model
+    let trees = take_trees(model);
+    let table = nodes::to_batch(&trees, &stream.spec);
+    let (meta, props) = file_parts(model, stream, &table, table.num_rows(), None);
+    put_trees(model, trees);
+    (meta, table, props)
+}
+
+/// The trees' node arenas, taken out of `model` (tree by tree) while the rest of its state
+/// is serialized.
+fn take_trees(model: &mut Model) -> Vec<Vec<NodeRecord>> {
+    model
         .trees_mut()
         .into_iter()
         .map(|t| t.take_nodes())
-        .collect();
-    let head = serde_json::to_string(&Head {
-        model: &*model,
-        stream,
-    });
-    let table = nodes::to_batch(&arenas, &stream.spec);
-    for (tree, arena) in model.trees_mut().into_iter().zip(arenas) {
+        .collect()
+}
+
+/// Puts back what [`take_trees`] took.
+fn put_trees(model: &mut Model, trees: Vec<Vec<NodeRecord>>) {
+    for (tree, arena) in model.trees_mut().into_iter().zip(trees) {
         tree.put_nodes(arena)
             .expect("a tree's own nodes form a tree");
     }
-    let head = head.expect("models serialize");
+}
+
+/// The metadata and writer properties of a file holding `table` beside the state of
+/// `model` (its trees taken out) and `stream`, for a model of `nodes` nodes in all, at
+/// `link` in a chain if given.
+fn file_parts(
+    model: &Model, stream: &StreamState, table: &RecordBatch, nodes: usize, link: Option<&Link>,
+) -> (Metadata, WriterProperties) {
+    let head = serde_json::to_string(&Head { model, stream }).expect("models serialize");
     let mut hasher = XxHash64::with_seed(0);
-    nodes::digest(&table, &mut hasher);
+    nodes::digest(table, &mut hasher);
     hasher.write(head.as_bytes());
-    let meta = Metadata::of(
-        model,
-        stream,
-        table.num_rows(),
-        format!("{:016x}", hasher.finish()),
-    );
+    let meta = Metadata::of(model, stream, nodes, format!("{:016x}", hasher.finish()));
     let mut kv = meta.to_key_values();
     kv.push(KeyValue::new(format!("{KEY_PREFIX}state"), head));
+    if let Some(link) = link {
+        kv.push(KeyValue::new(
+            format!("{KEY_PREFIX}{}", chain::CHAIN_KEY),
+            serde_json::to_string(link).expect("links serialize"),
+        ));
+    }
     let props = WriterProperties::builder()
         // Zstandard at its fastest level: a quarter smaller than Snappy on the trees' floats
         // for about the same time (RESULTS.md, "Commits that cost what changed").
@@ -199,7 +295,7 @@ fn encode(model: &mut Model, stream: &StreamState) -> (Metadata, RecordBatch, Wr
         .set_statistics_enabled(EnabledStatistics::None)
         .set_key_value_metadata(Some(kv))
         .build();
-    (meta, table, props)
+    (meta, props)
 }
 
 fn write_table(
@@ -212,67 +308,265 @@ fn write_table(
     Ok(())
 }
 
-/// Loads a checkpoint: the model, ready to continue, and its stream state.
+/// Loads a checkpoint: the model, ready to continue, and its stream state (of a chain: its
+/// base and deltas, in order).
 pub fn load(path: &Path) -> Result<(Model, StreamState)> {
-    files::without_panics(path, || load_checked(path))
+    files::without_panics(path, || {
+        let (model, stream, _) = assemble(read_chain(path)?, false)?;
+        Ok((model, stream))
+    })
+}
+
+/// [`load`], with the [`Chain`] a writer continues (`None` for a file outside any chain).
+pub fn load_chain(path: &Path) -> Result<(Model, StreamState, Option<Chain>)> {
+    files::without_panics(path, || {
+        let parts = read_chain(path)?;
+        let last = parts.last().expect("a chain has its base");
+        let (link, last_digest) = (last.link.clone(), last.meta.digest.clone());
+        let base_bytes = parts[0].bytes;
+        let delta_bytes = parts[1..].iter().map(|p| p.bytes).sum();
+        let (model, stream, hashes) = assemble(parts, true)?;
+        let chain = link.map(|link| Chain {
+            link,
+            last_digest,
+            hashes: hashes.expect("asked for"),
+            base_bytes,
+            delta_bytes,
+        });
+        Ok((model, stream, chain))
+    })
 }
 
 /// Loads a checkpoint held in memory (one key's part of a keyed checkpoint's pack), checked
 /// as [`load`] checks a file; errors name `path`.
 pub(crate) fn load_bytes(path: &Path, bytes: Bytes) -> Result<(Model, StreamState)> {
     files::without_panics(path, || {
+        let len = bytes.len() as u64;
         let (meta, kv, builder) = open_bytes(path, bytes)?;
-        decode(path, meta, kv, builder)
+        let part = Part::read(path, meta, kv, builder, None, len)?;
+        let (model, stream, _) = assemble(vec![part], false)?;
+        Ok((model, stream))
     })
 }
 
-fn load_checked(path: &Path) -> Result<(Model, StreamState)> {
-    let (meta, kv, builder) = open(path)?;
-    decode(path, meta, kv, builder)
+/// One file of a checkpoint, its contents checked against its checksum.
+struct Part {
+    path: std::path::PathBuf,
+    meta: Metadata,
+    head: String,
+    table: RecordBatch,
+    link: Option<Link>,
+    bytes: u64,
 }
 
-/// The model and stream state of an opened checkpoint, checked against its checksum and
-/// metadata.
-fn decode<R: ChunkReader + 'static>(
-    path: &Path, meta: Metadata, kv: HashMap<String, String>,
-    builder: ParquetRecordBatchReaderBuilder<R>,
-) -> Result<(Model, StreamState)> {
-    let corrupt = |detail: String| Error::CorruptCheckpoint {
-        file: path.to_path_buf(),
-        detail,
-    };
-    let head_json = kv
-        .get("state")
-        .ok_or_else(|| corrupt("no `streamboost.state` in the metadata".into()))?;
-    let schema = builder.schema().clone();
-    nodes::check_schema(&schema).map_err(corrupt)?;
-    let batches = builder
-        .build()
-        .map_err(|e| corrupt(e.to_string()))?
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| corrupt(format!("node table: {e}")))?;
-    let table = concat_batches(&schema, &batches).map_err(|e| corrupt(e.to_string()))?;
-    let mut hasher = XxHash64::with_seed(0);
-    nodes::digest(&table, &mut hasher);
-    hasher.write(head_json.as_bytes());
-    let digest = format!("{:016x}", hasher.finish());
-    // Under `--cfg fuzzing` a mismatch is let through, so that the fuzzer's mutations reach
-    // the decoders behind the checksum rather than all stopping here.
-    if digest != meta.digest && !cfg!(fuzzing) {
-        return Err(corrupt(format!(
-            "contents do not match their checksum ({digest} instead of {})",
-            meta.digest
-        )));
+impl Part {
+    fn read<R: ChunkReader + 'static>(
+        path: &Path, meta: Metadata, kv: HashMap<String, String>,
+        builder: ParquetRecordBatchReaderBuilder<R>, link: Option<Link>, bytes: u64,
+    ) -> Result<Part> {
+        let corrupt = |detail: String| corrupt(path, detail);
+        let head = kv
+            .get("state")
+            .ok_or_else(|| corrupt("no `streamboost.state` in the metadata".into()))?
+            .clone();
+        let schema = builder.schema().clone();
+        nodes::check_schema(&schema).map_err(corrupt)?;
+        let batches = builder
+            .build()
+            .map_err(|e| corrupt(e.to_string()))?
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| corrupt(format!("node table: {e}")))?;
+        let table = concat_batches(&schema, &batches).map_err(|e| corrupt(e.to_string()))?;
+        let mut hasher = XxHash64::with_seed(0);
+        nodes::digest(&table, &mut hasher);
+        hasher.write(head.as_bytes());
+        let digest = format!("{:016x}", hasher.finish());
+        // Under `--cfg fuzzing` a mismatch is let through, so that the fuzzer's mutations reach
+        // the decoders behind the checksum rather than all stopping here.
+        if digest != meta.digest && !cfg!(fuzzing) {
+            return Err(corrupt(format!(
+                "contents do not match their checksum ({digest} instead of {})",
+                meta.digest
+            )));
+        }
+        Ok(Part {
+            path: path.to_path_buf(),
+            meta,
+            head,
+            table,
+            link,
+            bytes,
+        })
     }
+}
+
+/// A checkpoint file opened: its path, metadata, `streamboost.*` entries, node table reader,
+/// place in a chain and size.
+type Opened = (
+    std::path::PathBuf,
+    Metadata,
+    HashMap<String, String>,
+    ParquetRecordBatchReaderBuilder<File>,
+    Option<Link>,
+    u64,
+);
+
+/// Opens the files of the checkpoint at `path`: the base, then the deltas of its chain in
+/// order, each checked to follow the one before it. Contents are not read.
+fn open_chain(path: &Path) -> Result<Vec<Opened>> {
+    let (meta, kv, builder) = open(path)?;
+    let link = Link::of(path, &kv)?;
+    let bytes = file_len(path)?;
+    let mut files = vec![(path.to_path_buf(), meta, kv, builder, link.clone(), bytes)];
+    let Some(base) = link else {
+        return Ok(files);
+    };
+    for seq in 1.. {
+        let file = delta_path(path, seq);
+        if !file.is_file() {
+            break;
+        }
+        let (meta, kv, builder) = open(&file)?;
+        // A file of another chain (left by a crash after a new base was written): the
+        // base's chain ends before it.
+        let Some(link) = Link::of(&file, &kv)?.filter(|l| l.id == base.id) else {
+            break;
+        };
+        let parent = &files.last().expect("the base").1.digest;
+        if link.seq != seq || link.parent.as_ref() != Some(parent) || link.tree_nodes.is_none() {
+            return Err(corrupt(
+                &file,
+                format!(
+                    "delta {seq} of chain {} does not follow the file before it",
+                    base.id
+                ),
+            ));
+        }
+        let bytes = file_len(&file)?;
+        files.push((file, meta, kv, builder, Some(link), bytes));
+    }
+    // A delta of this chain beyond a missing one: what it commits cannot be read.
+    let next = files.len() as u32;
+    if let Ok(entries) = std::fs::read_dir(deltas_dir(path)) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(seq) = name
+                .to_str()
+                .and_then(|n| n.strip_suffix(".parquet"))
+                .and_then(|n| n.parse::<u32>().ok())
+                .filter(|&seq| seq > next)
+            else {
+                continue;
+            };
+            let ours = open(&entry.path())
+                .ok()
+                .and_then(|(_, kv, _)| Link::of(&entry.path(), &kv).ok().flatten())
+                .is_some_and(|l| l.id == base.id);
+            if ours {
+                return Err(corrupt(
+                    &entry.path(),
+                    format!(
+                        "delta {seq} of chain {} follows a missing delta {next}",
+                        base.id
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// Reads and checks every file of the chain at `path`.
+fn read_chain(path: &Path) -> Result<Vec<Part>> {
+    open_chain(path)?
+        .into_iter()
+        .map(|(file, meta, kv, builder, link, bytes)| {
+            Part::read(&file, meta, kv, builder, link, bytes)
+        })
+        .collect()
+}
+
+/// A model, its stream state, and (if asked for) every node's hash, tree by tree.
+type Assembled = (Model, StreamState, Option<Vec<Vec<u64>>>);
+
+/// The model and stream state of a chain's files (a base alone, or a base and its deltas),
+/// checked against the last file's metadata; with every node's hash if `hashes`.
+fn assemble(parts: Vec<Part>, hashes: bool) -> Result<Assembled> {
+    let last = parts.last().expect("a chain has its base");
+    let last_path = last.path.clone();
+    let corrupt_last = |detail: String| corrupt(&last_path, detail);
     let head: Head<Model, StreamState> =
-        serde_json::from_str(head_json).map_err(|e| corrupt(format!("state: {e}")))?;
+        serde_json::from_str(&last.head).map_err(|e| corrupt_last(format!("state: {e}")))?;
     let (mut model, stream) = (head.model, head.stream);
     if model.n_classes() != stream.spec.n_classes() {
-        return Err(corrupt("the model does not match its stream".into()));
+        return Err(corrupt_last("the model does not match its stream".into()));
     }
-    // The metadata repeats what the checksummed state says; a field that disagrees was
-    // edited or damaged after the write.
-    let expected = Metadata::of(&model, &stream, table.num_rows(), meta.digest.clone());
+    let total = match &last.link {
+        Some(Link {
+            tree_nodes: Some(counts),
+            ..
+        }) => counts.iter().map(|&n| n as usize).sum(),
+        _ => last.table.num_rows(),
+    };
+    check_derived(&last_path, &last.meta, &model, &stream, total)?;
+    let mut trees: Vec<Vec<NodeRecord>> = Vec::new();
+    for part in &parts {
+        let at = |detail: String| corrupt(&part.path, detail);
+        let counts = part.link.as_ref().and_then(|l| l.tree_nodes.as_ref());
+        if let Some(counts) = counts {
+            trees.resize_with(counts.len(), Vec::new);
+            for (records, &n) in trees.iter_mut().zip(counts) {
+                records.truncate(n as usize);
+            }
+        }
+        nodes::for_each_row(&part.table, &stream.spec, |r, t, id, record| {
+            let row = |what: &str| format!("node table row {r}: {what}");
+            if counts.is_none() && t as usize >= trees.len() {
+                trees.resize_with(t as usize + 1, Vec::new);
+            }
+            let records = trees
+                .get_mut(t as usize)
+                .ok_or_else(|| row(&format!("tree {t} of {}", counts.map_or(0, Vec::len))))?;
+            match (id as usize).cmp(&records.len()) {
+                std::cmp::Ordering::Less if counts.is_some() => records[id as usize] = record,
+                std::cmp::Ordering::Equal => records.push(record),
+                _ => return Err(row("nodes out of order")),
+            }
+            Ok(())
+        })
+        .map_err(at)?;
+        if let Some(counts) = counts
+            && let Some(t) = (0..counts.len()).find(|&t| trees[t].len() != counts[t] as usize)
+        {
+            return Err(at(format!(
+                "tree {t} has {} nodes of the {} the delta names",
+                trees[t].len(),
+                counts[t]
+            )));
+        }
+    }
+    let n_trees = model.trees().len();
+    if trees.len() > n_trees {
+        return Err(corrupt_last(format!(
+            "nodes of {} trees for a model of {n_trees}",
+            trees.len()
+        )));
+    }
+    trees.resize_with(n_trees, Vec::new);
+    let hashes = hashes.then(|| chain::hashes_of(&trees));
+    for (i, (tree, arena)) in model.trees_mut().into_iter().zip(trees).enumerate() {
+        tree.put_nodes(arena)
+            .map_err(|e| corrupt_last(format!("tree {i}: {e}")))?;
+    }
+    Ok((model, stream, hashes))
+}
+
+/// Checks that the metadata fields derived from the state say what the checksummed state
+/// says: one that disagrees was edited or damaged after the write.
+fn check_derived(
+    path: &Path, meta: &Metadata, model: &Model, stream: &StreamState, nodes: usize,
+) -> Result<()> {
+    let expected = Metadata::of(model, stream, nodes, meta.digest.clone());
     let expected_config = expected.config.clone();
     let (found, expected) = (meta.to_key_values(), expected.to_key_values());
     let derived = [
@@ -292,45 +586,68 @@ fn decode<R: ChunkReader + 'static>(
             continue;
         }
         if derived.contains(&key) && f.value != e.value {
-            return Err(corrupt(format!(
-                "metadata `{}` is {}, but the checksummed state says {}",
-                f.key,
-                f.value.as_deref().unwrap_or(""),
-                e.value.as_deref().unwrap_or("")
-            )));
+            return Err(corrupt(
+                path,
+                format!(
+                    "metadata `{}` is {}, but the checksummed state says {}",
+                    f.key,
+                    f.value.as_deref().unwrap_or(""),
+                    e.value.as_deref().unwrap_or("")
+                ),
+            ));
         }
     }
-    let n_trees = model.trees().len();
-    let arenas = nodes::from_batch(&table, n_trees, &stream.spec).map_err(corrupt)?;
-    for (i, (tree, arena)) in model.trees_mut().into_iter().zip(arenas).enumerate() {
-        tree.put_nodes(arena)
-            .map_err(|e| corrupt(format!("tree {i}: {e}")))?;
-    }
-    Ok((model, stream))
+    Ok(())
 }
 
 /// Reads what a checkpoint says of its stream (config, classes, label, encodings, counters,
-/// position) without building its model. The checksum is not verified here: loading the
-/// model does that.
+/// position) without building its model: the last file of its chain's. The checksum is not
+/// verified here: loading the model does that.
 pub fn read_stream_state(path: &Path) -> Result<StreamState> {
     files::without_panics(path, || {
-        let (_, kv, _) = open(path)?;
-        let head_json = kv.get("state").ok_or_else(|| Error::CorruptCheckpoint {
-            file: path.to_path_buf(),
-            detail: "no `streamboost.state` in the metadata".into(),
-        })?;
-        let head: Head<serde::de::IgnoredAny, StreamState> = serde_json::from_str(head_json)
-            .map_err(|e| Error::CorruptCheckpoint {
-                file: path.to_path_buf(),
-                detail: format!("state: {e}"),
-            })?;
+        let (file, _, kv, _, _, _) = open_chain(path)?.pop().expect("a chain has its base");
+        let head_json = kv
+            .get("state")
+            .ok_or_else(|| corrupt(&file, "no `streamboost.state` in the metadata".into()))?;
+        let head: Head<serde::de::IgnoredAny, StreamState> =
+            serde_json::from_str(head_json).map_err(|e| corrupt(&file, format!("state: {e}")))?;
         Ok(head.stream)
     })
 }
 
-/// Reads a checkpoint's metadata without loading the model.
+/// Reads a checkpoint's metadata without loading the model (of a chain: its last file's).
 pub fn read_metadata(path: &Path) -> Result<Metadata> {
-    files::without_panics(path, || open(path).map(|(meta, _, _)| meta))
+    files::without_panics(path, || {
+        let (_, meta, ..) = open_chain(path)?.pop().expect("a chain has its base");
+        Ok(meta)
+    })
+}
+
+/// A checkpoint's files: the base, then the deltas of its chain, each with its size in
+/// bytes and the rows of its node table ([`chain`]).
+pub fn chain_files(path: &Path) -> Result<Vec<(std::path::PathBuf, u64, u64)>> {
+    files::without_panics(path, || {
+        Ok(open_chain(path)?
+            .into_iter()
+            .map(|(file, _, _, builder, _, bytes)| {
+                let rows = builder.metadata().file_metadata().num_rows() as u64;
+                (file, bytes, rows)
+            })
+            .collect())
+    })
+}
+
+fn file_len(path: &Path) -> Result<u64> {
+    std::fs::metadata(path)
+        .map(|m| m.len())
+        .map_err(|e| io_error(path, e))
+}
+
+fn corrupt(path: &Path, detail: String) -> Error {
+    Error::CorruptCheckpoint {
+        file: path.to_path_buf(),
+        detail,
+    }
 }
 
 impl Metadata {

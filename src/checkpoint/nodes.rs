@@ -391,9 +391,11 @@ pub fn for_each_row(
 /// A hash of every value [`rows_to_batch`] writes for `record` (its tree and id aside):
 /// two records with the same hash are, but for a collision, the same row. A chain's writer
 /// compares them to find the nodes that changed since its last file.
-pub fn record_hash(record: &NodeRecord, flat: &mut Vec<f64>) -> u64 {
-    let mut h = XxHash64::with_seed(0);
-    let floats = |h: &mut XxHash64, xs: &[f64]| {
+pub fn record_hash(record: &NodeRecord, scratch: &mut HashScratch) -> u64 {
+    let HashScratch { flat, bytes } = scratch;
+    bytes.clear();
+    let mut h = Bytes(std::mem::take(bytes));
+    let floats = |h: &mut Bytes, xs: &[f64]| {
         h.write_usize(xs.len());
         for x in xs {
             h.write_u64(x.to_bits());
@@ -453,7 +455,15 @@ pub fn record_hash(record: &NodeRecord, flat: &mut Vec<f64>) -> u64 {
             }
         }
     }
-    h.finish()
+    *bytes = h.0;
+    XxHash64::oneshot(0, bytes)
+}
+
+/// Buffers [`record_hash`] reuses from one record to the next.
+#[derive(Debug, Default)]
+pub struct HashScratch {
+    flat: Vec<f64>,
+    bytes: Vec<u8>,
 }
 
 /// Row `r`'s observers, from a column of either format, for a leaf of `k` classes.
@@ -493,37 +503,106 @@ fn read_observers(column: &dyn Array, r: usize, k: usize) -> Result<Observers, S
 /// reader decoded against what the writer was given. The table has [`schema`]'s columns
 /// ([`check_schema`]).
 pub fn digest(batch: &RecordBatch, hasher: &mut XxHash64) {
+    // The bytes are gathered and hashed a block at a time: the hash of a stream of writes
+    // is that of their concatenation, and one call per cell would cost more than the hash.
+    let mut sink = Bytes(Vec::with_capacity(DIGEST_BLOCK));
     for column in batch.columns() {
-        digest_array(column.as_ref(), hasher);
+        digest_rows(column.as_ref(), 0..column.len(), &mut sink, hasher);
+    }
+    hasher.write(&sink.0);
+}
+
+const DIGEST_BLOCK: usize = 1 << 16;
+
+/// Bytes written through [`Hasher`]'s methods (a [`XxHash64`] given them in one call
+/// finishes where one given them call by call does).
+struct Bytes(Vec<u8>);
+
+impl Hasher for Bytes {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        unreachable!("a byte sink is hashed by its owner")
     }
 }
 
-fn digest_array(a: &dyn Array, h: &mut XxHash64) {
-    for r in 0..a.len() {
-        if a.is_null(r) {
-            h.write_u8(0);
-            continue;
-        }
-        h.write_u8(1);
-        match a.data_type() {
-            DataType::UInt32 => h.write_u32(a.as_primitive::<UInt32Type>().value(r)),
-            DataType::Float64 => h.write_u64(a.as_primitive::<Float64Type>().value(r).to_bits()),
-            DataType::Utf8 => {
-                let v = a.as_string::<i32>().value(r);
-                h.write_u64(v.len() as u64);
-                h.write(v.as_bytes());
-            }
-            DataType::List(_) => {
-                let v = a.as_list::<i32>().value(r);
-                h.write_u64(v.len() as u64);
-                digest_array(v.as_ref(), h);
-            }
-            DataType::Struct(_) => {
-                for column in a.as_struct().columns() {
-                    digest_array(column.slice(r, 1).as_ref(), h);
+/// Adds rows `rows` of `a` to the checksum: for each, 0 if null, else 1 and its value
+/// (strings and lists with their lengths first).
+fn digest_rows(a: &dyn Array, rows: std::ops::Range<usize>, sink: &mut Bytes, h: &mut XxHash64) {
+    if sink.0.len() >= DIGEST_BLOCK {
+        h.write(&sink.0);
+        sink.0.clear();
+    }
+    match a.data_type() {
+        DataType::UInt32 => {
+            let v = a.as_primitive::<UInt32Type>();
+            for r in rows {
+                match v.is_null(r) {
+                    true => sink.write_u8(0),
+                    false => {
+                        sink.write_u8(1);
+                        sink.write_u32(v.value(r));
+                    }
                 }
             }
-            other => unreachable!("the node table has no {other} column"),
         }
+        DataType::Float64 => {
+            let v = a.as_primitive::<Float64Type>();
+            for r in rows {
+                match v.is_null(r) {
+                    true => sink.write_u8(0),
+                    false => {
+                        sink.write_u8(1);
+                        sink.write_u64(v.value(r).to_bits());
+                    }
+                }
+            }
+        }
+        DataType::Utf8 => {
+            let v = a.as_string::<i32>();
+            for r in rows {
+                match v.is_null(r) {
+                    true => sink.write_u8(0),
+                    false => {
+                        sink.write_u8(1);
+                        let text = v.value(r);
+                        sink.write_u64(text.len() as u64);
+                        sink.write(text.as_bytes());
+                    }
+                }
+            }
+        }
+        DataType::List(_) => {
+            let v = a.as_list::<i32>();
+            let offsets = v.value_offsets();
+            for r in rows {
+                match v.is_null(r) {
+                    true => sink.write_u8(0),
+                    false => {
+                        sink.write_u8(1);
+                        let (start, end) = (offsets[r] as usize, offsets[r + 1] as usize);
+                        sink.write_u64((end - start) as u64);
+                        digest_rows(v.values().as_ref(), start..end, sink, h);
+                    }
+                }
+            }
+        }
+        DataType::Struct(_) => {
+            let v = a.as_struct();
+            for r in rows {
+                match v.is_null(r) {
+                    true => sink.write_u8(0),
+                    false => {
+                        sink.write_u8(1);
+                        for column in v.columns() {
+                            digest_rows(column.as_ref(), r..r + 1, sink, h);
+                        }
+                    }
+                }
+            }
+        }
+        other => unreachable!("the node table has no {other} column"),
     }
 }

@@ -60,6 +60,18 @@ struct Inspection<'a> {
     /// How far a live model has taken its input (`run`), if it was saved by one.
     #[serde(skip_serializing_if = "Option::is_none")]
     position: Option<&'a Position>,
+    /// The files the model was read from: the base, then its deltas (a live model's
+    /// incremental commits).
+    chain: Vec<ChainFile>,
+}
+
+/// One file of a checkpoint's chain.
+#[derive(Debug, Serialize)]
+struct ChainFile {
+    file: String,
+    bytes: u64,
+    /// Node rows it holds (a delta's: the nodes that changed).
+    nodes: u64,
 }
 
 /// Runs `streamboost inspect`.
@@ -69,6 +81,14 @@ pub fn run(args: &InspectArgs) -> Result<()> {
     }
     let metadata = checkpoint::read_metadata(&args.path)?;
     let (model, stream) = checkpoint::load(&args.path)?;
+    let chain = checkpoint::chain_files(&args.path)?
+        .into_iter()
+        .map(|(file, bytes, nodes)| ChainFile {
+            file: file.display().to_string(),
+            bytes,
+            nodes,
+        })
+        .collect();
     let inspection = Inspection {
         file: args.path.display().to_string(),
         metadata: &metadata,
@@ -83,6 +103,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
             _ => None,
         },
         position: stream.position.as_ref(),
+        chain,
     };
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -218,6 +239,19 @@ fn print_text(out: &mut impl Write, i: &Inspection<'_>) {
     if let Some(p) = i.position {
         let whole = if p.done { ", whole" } else { "" };
         let _ = writeln!(out, "position        {} rows of {}{whole}", p.rows, p.file);
+    }
+    if let [base, deltas @ ..] = &i.chain[..]
+        && !deltas.is_empty()
+    {
+        let bytes: u64 = deltas.iter().map(|d| d.bytes).sum();
+        let nodes: Vec<String> = deltas.iter().map(|d| d.nodes.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "chain           base of {} bytes, then {} deltas of {bytes} bytes ({} nodes)",
+            base.bytes,
+            deltas.len(),
+            nodes.join(", ")
+        );
     }
     let _ = writeln!(out, "fingerprint     {}", m.fingerprint);
     let _ = writeln!(out, "checksum        {}", m.digest);

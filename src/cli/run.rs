@@ -56,6 +56,12 @@ pub struct RunArgs {
     /// batches), so a crash loses at most this much work.
     #[arg(long, default_value_t = CheckpointPolicy::DEFAULT_INTERVAL.as_secs_f64(), value_name = "SECS")]
     pub checkpoint_interval: f64,
+    /// Deltas between two whole checkpoints: a commit writes the tree nodes that changed since
+    /// the last one to `<model>.deltas/`, and every this many commits (or once the deltas
+    /// outweigh the whole model) the whole model to `--model`. 0: every commit writes the
+    /// whole model.
+    #[arg(long, default_value_t = crate::checkpoint::ChainLimits::default().max_deltas, value_name = "N")]
+    pub checkpoint_deltas: u32,
     /// One model per value of this column (not a feature). `--model` is then a directory:
     /// one checkpoint per key and a manifest; a commit writes the keys that took rows since
     /// the last.
@@ -223,6 +229,10 @@ pub fn run(args: &RunArgs, given: &Given) -> Result<()> {
             every: args.checkpoint_every,
             interval,
             memory_budget: args.memory_budget,
+            chain: crate::checkpoint::ChainLimits {
+                max_deltas: args.checkpoint_deltas,
+                ..Default::default()
+            },
         },
         fresh: FreshModel {
             config: args.model_flags.model_config()?,
@@ -402,6 +412,7 @@ fn event(p: &JobStats, rows: u64, elapsed: Duration, message: &str) {
     let rows_per_s = (rows as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64;
     let accuracy = (p.labelled > 0).then(|| p.correct as f64 / p.labelled as f64);
     let last_commit_s = p.last_commit.as_secs_f64();
+    let (commit_s, commit_bytes) = (p.commit_time.as_secs_f64(), p.commit_bytes);
     let file = p.file.as_deref().unwrap_or("");
     let (files, total, rejected, commits) = (p.files, p.rows, p.rejected, p.commits);
     let labels = p.labels;
@@ -423,6 +434,8 @@ fn event(p: &JobStats, rows: u64, elapsed: Duration, message: &str) {
             accuracy,
             commits,
             last_commit_s,
+            commit_s,
+            commit_bytes,
             file,
             "{message}"
         ),
@@ -434,6 +447,8 @@ fn event(p: &JobStats, rows: u64, elapsed: Duration, message: &str) {
             rejected,
             commits,
             last_commit_s,
+            commit_s,
+            commit_bytes,
             file,
             "{message}"
         ),

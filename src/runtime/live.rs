@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 
-use crate::checkpoint::{self, StreamState};
+use crate::checkpoint::{self, Chain, ChainLimits, StreamState};
 use crate::files::OwnerLock;
 use crate::model::{Model, ModelConfig};
 use crate::runtime::KeyedStore;
@@ -65,6 +65,9 @@ pub struct CheckpointPolicy {
     /// checkpoint's directory, least recently used first ([`crate::runtime::keyed`]).
     /// `None`: [`CheckpointPolicy::default_memory_budget`].
     pub memory_budget: Option<u64>,
+    /// When a model without a key writes a new base rather than a delta of what changed
+    /// ([`crate::checkpoint::chain`]).
+    pub chain: ChainLimits,
 }
 
 impl CheckpointPolicy {
@@ -88,6 +91,7 @@ impl CheckpointPolicy {
             every: None,
             interval: None,
             memory_budget: None,
+            chain: ChainLimits::default(),
         }
     }
 
@@ -156,6 +160,12 @@ pub struct LiveModel {
     last_commit: Instant,
     commits: u64,
     last_commit_time: Duration,
+    /// All commits' time and bytes written.
+    commit_time: Duration,
+    commit_bytes: u64,
+    /// The checkpoint chain a model without a key continues (`None`: its next commit writes
+    /// a new base).
+    chain: Option<Chain>,
 }
 
 /// What a live model scores with: one model, or one per key, kept in a keyed checkpoint
@@ -298,16 +308,27 @@ impl LiveModel {
             last_commit: Instant::now(),
             commits: 0,
             last_commit_time: Duration::ZERO,
+            commit_time: Duration::ZERO,
+            commit_bytes: 0,
+            chain: None,
         }
+    }
+
+    /// Continues `chain` (the one [`checkpoint::load_chain`] read the model from): the next
+    /// commit writes a delta on its base rather than a new base.
+    pub fn continuing(mut self, chain: Option<Chain>) -> Self {
+        self.chain = chain;
+        self
     }
 
     /// The live model committed at `policy.path`, reading batches of `input`.
     pub fn load(
         policy: CheckpointPolicy, input: SchemaRef, source: impl Into<PathBuf>,
     ) -> Result<Self> {
-        let (model, stream) = checkpoint::load(&policy.path)?;
+        let (model, stream, chain) = checkpoint::load_chain(&policy.path)?;
         let path = policy.path.clone();
         LiveModel::new(model, stream, None, policy, input, source)
+            .map(|live| live.continuing(chain))
             .map_err(|e| checkpoint::not_fitting(&path, e))
     }
 
@@ -382,8 +403,10 @@ impl LiveModel {
             .due(self.rows_since_commit, self.last_commit.elapsed())
     }
 
-    /// Writes the checkpoint, with `position` if given (else the one it had). A keyed model
-    /// writes the keys that took rows since its last commit, then the manifest.
+    /// Writes the checkpoint, with `position` if given (else the one it had). A model
+    /// without a key writes the nodes that changed since its last commit as a delta, or a
+    /// new base ([`crate::checkpoint::chain`]); a keyed model writes the keys that took rows
+    /// since its last commit, then the manifest.
     pub fn commit(&mut self, position: Option<Position>) -> Result<()> {
         let start = Instant::now();
         match &mut self.scorer {
@@ -391,7 +414,13 @@ impl LiveModel {
                 if let Some(position) = position {
                     operator.set_position(position);
                 }
-                operator.save(&self.policy.path, &self.config)?;
+                let written = operator.commit(
+                    &self.policy.path,
+                    &self.config,
+                    &mut self.chain,
+                    &self.policy.chain,
+                )?;
+                self.commit_bytes += written.bytes;
             }
             Scorer::Keyed { operators, store } => {
                 let config = &self.config;
@@ -408,6 +437,7 @@ impl LiveModel {
             }
         }
         self.last_commit_time = start.elapsed();
+        self.commit_time += self.last_commit_time;
         self.last_commit = Instant::now();
         self.rows_since_commit = 0;
         self.commits += 1;
@@ -490,6 +520,12 @@ impl LiveModel {
     /// Commits so far, and how long the last one took.
     pub fn commits(&self) -> (u64, Duration) {
         (self.commits, self.last_commit_time)
+    }
+
+    /// All commits' time, and the bytes they wrote (a model without a key: its bases and
+    /// deltas; a keyed model's are not counted here).
+    pub fn commit_totals(&self) -> (Duration, u64) {
+        (self.commit_time, self.commit_bytes)
     }
 
     /// The model and its stream state, as a checkpoint would hold them (`None` for a keyed

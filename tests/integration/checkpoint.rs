@@ -936,3 +936,186 @@ fn concurrent_writers_of_one_path_never_collide() {
     checkpoint::load(&path).unwrap();
     assert!(partial_files(&path).is_empty());
 }
+
+/// Incremental commits: a base and the deltas of what changed since ([`checkpoint::chain`]).
+mod chain {
+    use super::*;
+    use streamboost::checkpoint::{Chain, ChainLimits, chain::delta_path};
+
+    /// A model of 5 trees on car after 300 rows, committed every 200 rows until `commits`
+    /// commits are written under `limits`; its chain, the model as it was at each commit,
+    /// and the rows taken.
+    fn committed(
+        path: &Path, commits: usize, limits: &ChainLimits,
+    ) -> (Option<Chain>, Vec<Model>, Dataset, ModelConfig) {
+        let (config, data, mut model) = trained_on_car(5, 300);
+        let mut chain = None;
+        let mut at_commits = Vec::new();
+        for c in 0..commits {
+            let rows = 300 + 200 * c;
+            if c > 0 {
+                replay(&mut model, &data, &(rows - 200..rows).collect::<Vec<_>>());
+            }
+            let stream = state(&config, &data, rows as u64);
+            checkpoint::commit(path, &mut model, &stream, &mut chain, limits).unwrap();
+            at_commits.push(model.clone());
+        }
+        (chain, at_commits, data, config)
+    }
+
+    /// What the model predicts on the rest of car, continuing from `model`.
+    fn continuation(model: &mut Model, data: &Dataset) -> Vec<(usize, Vec<u64>)> {
+        replay(model, data, &(1300..1728).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_base_and_its_deltas_restore_the_model_bit_for_bit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.parquet");
+        let (chain, mut models, data, _) = committed(
+            &path,
+            4,
+            &ChainLimits {
+                max_deltas: 16,
+                max_delta_share: 100.0,
+            },
+        );
+        assert_eq!(chain.unwrap().files(), 4);
+        let files = checkpoint::chain_files(&path).unwrap();
+        assert_eq!(files.len(), 4, "{files:?}");
+        assert_eq!(files[3].0, delta_path(&path, 3));
+        // A delta holds the nodes that changed, fewer than the model's.
+        let meta = checkpoint::read_metadata(&path).unwrap();
+        assert_eq!(meta.rows_seen, 900);
+        assert!(
+            files[1..].iter().all(|f| f.2 < meta.nodes),
+            "{files:?} of {}",
+            meta.nodes
+        );
+
+        let (mut loaded, stream, loaded_chain) = checkpoint::load_chain(&path).unwrap();
+        assert_eq!(stream.stats.rows_seen, 900);
+        assert_eq!(loaded_chain.unwrap().files(), 4);
+        let last = models.last_mut().unwrap();
+        assert_eq!(continuation(&mut loaded, &data), continuation(last, &data));
+    }
+
+    #[test]
+    fn a_new_base_after_the_deltas_allowed_removes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.parquet");
+        let limits = ChainLimits {
+            max_deltas: 2,
+            max_delta_share: 100.0,
+        };
+        // Base, delta 1, delta 2, then a new base and its delta 1.
+        let (chain, mut models, data, _) = committed(&path, 5, &limits);
+        assert_eq!(chain.unwrap().files(), 2);
+        assert_eq!(checkpoint::chain_files(&path).unwrap().len(), 2);
+        assert!(!delta_path(&path, 2).exists());
+        let (mut loaded, ..) = checkpoint::load_chain(&path).unwrap();
+        let last = models.last_mut().unwrap();
+        assert_eq!(continuation(&mut loaded, &data), continuation(last, &data));
+
+        // Deltas that outweigh their base make the next commit a base.
+        let path = dir.path().join("share.parquet");
+        let tiny = ChainLimits {
+            max_deltas: 16,
+            max_delta_share: 0.0,
+        };
+        let (chain, ..) = committed(&path, 4, &tiny);
+        assert_eq!(chain.unwrap().files(), 2, "base, delta, base, delta");
+    }
+
+    #[test]
+    fn a_restarted_writer_continues_its_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.parquet");
+        let limits = ChainLimits {
+            max_deltas: 16,
+            max_delta_share: 100.0,
+        };
+        let (_, mut models, data, config) = committed(&path, 2, &limits);
+        let (mut model, _, mut chain) = checkpoint::load_chain(&path).unwrap();
+        replay(&mut model, &data, &(500..700).collect::<Vec<_>>());
+        let written = checkpoint::commit(
+            &path,
+            &mut model,
+            &state(&config, &data, 700),
+            &mut chain,
+            &limits,
+        )
+        .unwrap();
+        assert!(written.delta);
+        assert!(delta_path(&path, 2).exists());
+        let (mut loaded, ..) = checkpoint::load(&path).unwrap();
+        let mut expected = models.pop().unwrap();
+        replay(&mut expected, &data, &(500..700).collect::<Vec<_>>());
+        assert_eq!(
+            continuation(&mut loaded, &data),
+            continuation(&mut expected, &data)
+        );
+    }
+
+    #[test]
+    fn deltas_of_another_chain_are_ignored_and_a_missing_or_moved_delta_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.parquet");
+        let limits = ChainLimits {
+            max_deltas: 16,
+            max_delta_share: 100.0,
+        };
+        let (mut chain, models, data, config) = committed(&path, 4, &limits);
+        let deltas = checkpoint::chain::deltas_dir(&path);
+        let aside = dir.path().join("aside");
+        std::fs::create_dir(&aside).unwrap();
+        for seq in 1..=3 {
+            std::fs::copy(delta_path(&path, seq), aside.join(seq.to_string())).unwrap();
+        }
+
+        // A delta lost from the middle: what the later ones commit cannot be read.
+        std::fs::remove_file(delta_path(&path, 2)).unwrap();
+        let err = checkpoint::load(&path).unwrap_err();
+        assert!(
+            matches!(&err, Error::CorruptCheckpoint { detail, .. } if detail.contains("missing delta 2")),
+            "{err}"
+        );
+        // Two deltas swapped.
+        std::fs::copy(aside.join("3"), delta_path(&path, 2)).unwrap();
+        std::fs::copy(aside.join("2"), delta_path(&path, 3)).unwrap();
+        let err = checkpoint::load(&path).unwrap_err();
+        assert!(
+            matches!(&err, Error::CorruptCheckpoint { detail, .. } if detail.contains("does not follow")),
+            "{err}"
+        );
+        assert!(checkpoint::read_metadata(&path).is_err());
+
+        // A new base written, and the old chain's deltas put back as a crash between the
+        // base's rename and their removal would leave them: they are not read.
+        let mut model = models[1].clone();
+        let stream = state(&config, &data, 500);
+        checkpoint::commit(
+            &path,
+            &mut model,
+            &stream,
+            &mut chain,
+            &ChainLimits {
+                max_deltas: 0,
+                ..limits
+            },
+        )
+        .unwrap();
+        assert!(!delta_path(&path, 1).exists());
+        for seq in 1..=3 {
+            std::fs::copy(aside.join(seq.to_string()), delta_path(&path, seq)).unwrap();
+        }
+        assert!(deltas.join("000001.parquet").exists());
+        assert_eq!(checkpoint::chain_files(&path).unwrap().len(), 1);
+        assert_eq!(checkpoint::read_metadata(&path).unwrap().rows_seen, 500);
+        let (mut loaded, ..) = checkpoint::load(&path).unwrap();
+        assert_eq!(
+            continuation(&mut loaded, &data),
+            continuation(&mut models[1].clone(), &data)
+        );
+    }
+}

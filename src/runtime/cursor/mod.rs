@@ -364,6 +364,16 @@ impl Cursor<Model> {
         checkpoint::save(path, self.op.model_mut(), &stream)
     }
 
+    /// Commits the model and the stream state to the checkpoint chain at `path`
+    /// ([`checkpoint::commit`]).
+    pub fn commit(
+        &mut self, path: &Path, config: &ModelConfig, chain: &mut Option<checkpoint::Chain>,
+        limits: &checkpoint::ChainLimits,
+    ) -> Result<checkpoint::Written> {
+        let stream = self.stream_state(config);
+        checkpoint::commit(path, self.op.model_mut(), &stream, chain, limits)
+    }
+
     /// The stream state a checkpoint of this operator holds, for a model of `config`.
     pub fn stream_state(&self, config: &ModelConfig) -> StreamState {
         StreamState {

@@ -156,6 +156,10 @@ pub struct JobStats {
     pub commits: u64,
     /// How long the last one took.
     pub last_commit: Duration,
+    /// How long they took in all.
+    pub commit_time: Duration,
+    /// Bytes they wrote (a model without a key).
+    pub commit_bytes: u64,
     /// Label rows taken from the labels directory.
     pub labels: u64,
     /// Labelled rows taken (event rows with their label, and label rows that were learnt).
@@ -185,7 +189,7 @@ impl JobStats {
 /// store), or live.
 enum Held {
     Unloaded,
-    Loaded(Box<(Model, StreamState)>),
+    Loaded(Box<(Model, StreamState, Option<crate::checkpoint::Chain>)>),
     Store(Arc<Mutex<KeyedStore>>),
     Live(Box<LiveModel>),
 }
@@ -197,7 +201,7 @@ impl Job {
         Ok(match (self.policy.path.exists(), &self.key) {
             (false, _) => (Held::Unloaded, None),
             (true, None) => {
-                let state = checkpoint::load(&self.policy.path)?;
+                let state = checkpoint::load_chain(&self.policy.path)?;
                 let position = state.1.position.clone();
                 (Held::Loaded(Box::new(state)), position)
             }
@@ -282,17 +286,19 @@ impl Job {
                 .map_err(|(live, e)| (Held::Live(live), e)),
             (held @ (Held::Loaded(_) | Held::Unloaded), None) if self.policy.path.exists() => {
                 // A model that does not fit this file is dropped and read again for the next.
-                let (model, stream) = match held {
+                let (model, stream, chain) = match held {
                     Held::Loaded(state) => *state,
-                    _ => checkpoint::load(&self.policy.path)?,
+                    _ => checkpoint::load_chain(&self.policy.path)?,
                 };
                 let stream = self.with_delayed(stream)?;
-                LiveModel::new(model, stream, learn_once_by, policy, schema, source).map_err(|e| {
-                    (
-                        Held::Unloaded,
-                        checkpoint::not_fitting(&self.policy.path, e),
-                    )
-                })
+                LiveModel::new(model, stream, learn_once_by, policy, schema, source)
+                    .map(|live| live.continuing(chain))
+                    .map_err(|e| {
+                        (
+                            Held::Unloaded,
+                            checkpoint::not_fitting(&self.policy.path, e),
+                        )
+                    })
             }
             (Held::Store(store), Some(key)) => {
                 let keyed =
@@ -418,6 +424,7 @@ fn note_commit(live: &LiveModel, progress: &mut JobStats) {
     let (commits, last) = live.commits();
     progress.commits = commits;
     progress.last_commit = last;
+    (progress.commit_time, progress.commit_bytes) = live.commit_totals();
 }
 
 fn format_error(path: &Path, e: impl std::fmt::Display) -> Error {

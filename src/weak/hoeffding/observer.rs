@@ -277,7 +277,7 @@ impl ObserverData {
                     })
                     .collect(),
             )),
-            "nominal" if k > 0 && stats.len() > k && (stats.len() - 1) % k == 0 => {
+            "nominal" if k > 0 && stats.len() > k && (stats.len() - 1).is_multiple_of(k) => {
                 Ok(ObserverData::Nominal(NominalObserver::from(NominalState {
                     k,
                     cells: stats[1..].to_vec(),
