@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# What a commit costs a live job with the default model: `streamboost run` over nursery x2
+# What commits cost a live job with the default model: `streamboost run` over nursery x2
 # (25,920 rows) as 10 CSV files with a commit every 2,000 rows, against `replay
 # --predictions` of the same rows (scored rows written as Parquet, no checkpoint), same
-# model and seed. Reports both rates, the commits' count and seconds, and the bytes the
-# job's commits wrote (every checkpoint file written, summed from the job's progress lines).
+# model and seed, in the same repeat. With BASELINE set to another build's binary, each
+# repeat runs it too (first), so the two builds' ratios come from one run of the script.
+# Reports both rates, the commits' count, seconds and bytes written (from the job's last
+# progress line; a build that does not log them shows `?`), and the checkpoint's size.
 #
 #   cargo build --release
-#   benchmarks/run_commits.sh [REPEATS=3] [-- extra model flags]
+#   [BASELINE=/path/to/old/streamboost] [EVERY=2000] benchmarks/run_commits.sh [REPEATS=3] [-- run flags]
 set -euo pipefail
 REPEATS=${1:-3}
 shift || true
@@ -20,25 +22,33 @@ trap 'rm -rf "$WORK"' EXIT
 python3 "$(dirname "$0")/event_files.py" "$DATA" "$WORK/in" --columns id --files 10 --repeat 2
 python3 "$(dirname "$0")/event_files.py" "$DATA" "$WORK/in_plain" --columns --files 10 --repeat 2
 ROWS=25920
-MODEL=(--seed 1 "${EXTRA[@]}")
+EVERY=${EVERY:-2000}
 CLASSES=(--classes not_recom,priority,recommend,spec_prior,very_recom)
+inputs=()
+for f in "$WORK"/in_plain/*.csv; do inputs+=(--input "$f"); done
 seconds() {
   local s e; s=$(date +%s.%N); "$@" >/dev/null 2>"$LOG"; e=$(date +%s.%N)
   python3 -c "print(f'{$e - $s:.2f}')"
 }
 
-echo "| repeat | replay --predictions | run --checkpoint-every 2000 | run ÷ replay (rate) | commits | seconds in commits | bytes written by commits | checkpoint at the end |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| repeat | build | replay --predictions | run --checkpoint-every $EVERY | run ÷ replay (rate) | commits | seconds in commits | bytes written by commits | checkpoint at the end (bytes, base and deltas) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for r in $(seq "$REPEATS"); do
-  rm -rf "$WORK/out" "$WORK"/*.parquet* && mkdir -p "$WORK/out"
-  inputs=()
-  for f in "$WORK"/in_plain/*.csv; do inputs+=(--input "$f"); done
-  LOG=/dev/null
-  a=$(seconds "$BIN" replay -q "${inputs[@]}" "${MODEL[@]}" --predictions "$WORK/replay.parquet")
-  LOG=$WORK/run.log
-  b=$(seconds "$BIN" run --once --progress-every 1 --input-dir "$WORK/in" --output-dir "$WORK/out" \
-      --model "$WORK/model.parquet" --passthrough id --checkpoint-every 2000 "${CLASSES[@]}" "${MODEL[@]}")
-  read -r commits commit_s written < <(python3 - "$WORK/run.log" <<'EOF'
+  builds=()
+  [[ -n "${BASELINE:-}" ]] && builds+=("$BASELINE")
+  builds+=("$BIN")
+  for bin in "${builds[@]}"; do
+    rm -rf "$WORK/out" "$WORK"/*.parquet* && mkdir -p "$WORK/out"
+    extra=()
+    # The job's own flags go to the build under test only.
+    [[ "$bin" == "$BIN" ]] && extra=("${EXTRA[@]}")
+    LOG=/dev/null
+    a=$(seconds "$bin" replay -q "${inputs[@]}" --seed 1 --predictions "$WORK/replay.parquet")
+    LOG=$WORK/run.log
+    b=$(seconds "$bin" run --once --progress-every 1 --input-dir "$WORK/in" --output-dir "$WORK/out" \
+        --model "$WORK/model.parquet" --passthrough id --checkpoint-every "$EVERY" "${CLASSES[@]}" \
+        --seed 1 "${extra[@]}")
+    read -r commits commit_s written < <(python3 - "$WORK/run.log" <<'EOF'
 import re, sys
 last = {}
 for line in open(sys.argv[1]):
@@ -47,7 +57,9 @@ for line in open(sys.argv[1]):
 print(last.get("commits", "?"), last.get("commit_s", "?"), last.get("commit_bytes", "?"))
 EOF
 )
-  size=$(du -sb "$WORK/model.parquet"* | awk '{s += $1} END {print s}')
-  echo "| $r | $a s ($(python3 -c "print(f'{$ROWS / $a:,.0f}')") rows/s) | $b s ($(python3 -c "print(f'{$ROWS / $b:,.0f}')") rows/s) | $(python3 -c "print(f'{$a / $b:.0%}')") | $commits | $commit_s s | $written | $size bytes |"
+    size=$(du -sb "$WORK/model.parquet"* | awk '{s += $1} END {print s}')
+    name=$([[ "$bin" == "$BIN" ]] && echo "this build" || echo "baseline")
+    echo "| $r | $name | $a s ($(python3 -c "print(f'{$ROWS / $a:,.0f}')") rows/s) | $b s ($(python3 -c "print(f'{$ROWS / $b:,.0f}')") rows/s) | $(python3 -c "print(f'{$a / $b:.0%}')") | $commits | $commit_s | $written | $size |"
+  done
 done
-"$BIN" inspect "$WORK/model.parquet" | head -20
+"$BIN" inspect "$WORK/model.parquet" | grep -E "^(format|trees|chain)" || true

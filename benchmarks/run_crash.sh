@@ -58,8 +58,28 @@ for n in names:
 print(f"output rows {len(ids)}, distinct ids {len(set(ids))}, ids 0..{len(ids) - 1} in order: "
       f"{ids == list(range(len(ids)))}")
 print(f"every output file equal to the uninterrupted run's: {same}")
-meta = [pq.read_metadata(f"{work}/{m}.parquet").metadata for m in ("whole", "killed")]
-digest = [m[b"streamboost.digest"] for m in meta]
-state = [m[b"streamboost.state"] for m in meta]
-print(f"final checkpoints: digest equal {digest[0] == digest[1]}, state equal {state[0] == state[1]}")
+
+def model(base):
+    """The node rows and state of a checkpoint's chain: its base, then its deltas applied
+    in order (each replaces the rows it holds and sets every tree's node count)."""
+    meta = pq.read_metadata(base).metadata
+    rows = {(r["tree"], r["node"]): r for r in pq.read_table(base).to_pylist()}
+    chain = json.loads(meta.get(b"streamboost.chain", b"null"))
+    seq = 1
+    while chain and os.path.exists(delta := f"{base}.deltas/{seq:06d}.parquet"):
+        m = pq.read_metadata(delta).metadata
+        link = json.loads(m[b"streamboost.chain"])
+        if link["id"] != chain["id"]:
+            break
+        rows.update({(r["tree"], r["node"]): r for r in pq.read_table(delta).to_pylist()})
+        counts = link["tree_nodes"]
+        rows = {k: v for k, v in rows.items() if k[0] < len(counts) and k[1] < counts[k[0]]}
+        meta, seq = m, seq + 1
+    return rows, meta[b"streamboost.state"], seq - 1
+
+
+(nodes_a, state_a, deltas_a), (nodes_b, state_b, deltas_b) = (
+    model(f"{work}/{m}.parquet") for m in ("whole", "killed"))
+print(f"final checkpoints ({deltas_a} and {deltas_b} deltas on their bases): "
+      f"nodes equal {nodes_a == nodes_b}, state equal {state_a == state_b}")
 EOF

@@ -523,6 +523,28 @@ impl Hasher for Bytes {
         self.0.extend_from_slice(bytes);
     }
 
+    // Fixed-size appends, inlined: the default methods pass a slice to `write`, a call to
+    // `memcpy` for each cell.
+    #[inline]
+    fn write_u8(&mut self, x: u8) {
+        self.0.push(x);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.0.extend_from_slice(&x.to_ne_bytes());
+    }
+
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0.extend_from_slice(&x.to_ne_bytes());
+    }
+
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.0.extend_from_slice(&x.to_ne_bytes());
+    }
+
     fn finish(&self) -> u64 {
         unreachable!("a byte sink is hashed by its owner")
     }

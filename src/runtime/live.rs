@@ -21,8 +21,12 @@
 //!   beside it) while it lives: a live model of another process on the same checkpoint is
 //!   refused with [`Error::Locked`] naming the holder. The operating system releases the
 //!   lock when its process ends, so a crash leaves no lock to clear by hand.
-//! * **Bounded.** A live model holds its model and one batch's buffers; a commit writes the
-//!   whole model (its size is the checkpoint's, see RESULTS.md).
+//! * **Bounded.** A live model holds its model, one batch's buffers and a hash per tree node
+//!   (8 bytes each); a commit writes the nodes that changed since the last one, and the whole
+//!   model every [`ChainLimits::max_deltas`] commits ([`crate::checkpoint::chain`]; sizes in
+//!   RESULTS.md, "Commits that cost what changed").
+//! * **Restart** of a model without a key goes on with the chain it was read from: its next
+//!   commit is a delta on the same base.
 //!
 //! A keyed live model ([`LiveModel::keyed`]) holds one model per value of a key column and
 //! commits to a keyed checkpoint ([`crate::runtime::keyed::checkpoint`]): a directory of one

@@ -981,6 +981,14 @@ mod chain {
             },
         );
         assert_eq!(chain.unwrap().files(), 4);
+        let out = crate::cli::streamboost()
+            .arg("inspect")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("then 3 deltas of"), "{text}");
+        assert!(text.contains("rows            900 seen"), "{text}");
         let files = checkpoint::chain_files(&path).unwrap();
         assert_eq!(files.len(), 4, "{files:?}");
         assert_eq!(files[3].0, delta_path(&path, 3));

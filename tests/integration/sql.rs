@@ -189,7 +189,7 @@ async fn frozen_scoring_and_the_model_table() {
 | name    | algorithm | rows_seen | classes              | format_version |
 +---------+-----------+-----------+----------------------+----------------+
 | fresh   | ova       |           | acc,good,unacc,vgood |                |
-| trained | ada-olm   | 1728      | acc,good,unacc,vgood | 1              |
+| trained | ada-olm   | 1728      | acc,good,unacc,vgood | 2              |
 +---------+-----------+-----------+----------------------+----------------+"
     );
 

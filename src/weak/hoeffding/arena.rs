@@ -56,6 +56,13 @@ impl HoeffdingTree {
     /// features and column kinds; the tree is left without nodes then.
     pub fn put_nodes(&mut self, records: Vec<NodeRecord>) -> std::result::Result<(), String> {
         self.check_records(&records)?;
+        self.put_own_nodes(records);
+        Ok(())
+    }
+
+    /// Puts back the arena [`HoeffdingTree::take_nodes`] took, unchanged, without the checks
+    /// of [`HoeffdingTree::put_nodes`] (a checkpoint's writer, between its take and put).
+    pub fn put_own_nodes(&mut self, records: Vec<NodeRecord>) {
         let n_slots = records.iter().map(|r| r.children.len()).sum();
         let mut nodes = Vec::with_capacity(records.len());
         let mut links = Vec::with_capacity(records.len());
@@ -72,7 +79,6 @@ impl HoeffdingTree {
         self.nodes = nodes;
         self.links = links;
         self.slots = slots;
-        Ok(())
     }
 
     /// Grafts `scion` (a tree of this tree's classes and features, grown from
