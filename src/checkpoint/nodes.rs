@@ -20,7 +20,7 @@
 //! An observer's `kind` is `numeric`, `nominal` or `disabled`; its `stats` are its numbers,
 //! flat: per class `weight, mean, m2, min, max` for a numeric feature, and for a nominal one
 //! `missing_weight`, the `k` class totals, then `k` weights per category code
-//! ([`ObserverData::flatten`]). Stored as binary floats they round-trip exactly, and stay
+//! ([`ObserverData::for_each_number`]). Stored as binary floats they round-trip exactly, and stay
 //! readable from SQL (`SELECT unnest(observers) FROM 'model.parquet'`).
 //!
 //! Format 1 spelled each leaf's observers as one JSON text in a `utf8` column: such tables
@@ -136,7 +136,6 @@ pub fn rows_to_batch<'a>(
             Box::new(ListBuilder::new(Float64Builder::new())),
         ],
     ));
-    let mut flat = Vec::new();
     for (t, id, r) in rows {
         {
             tree.append_value(t);
@@ -171,7 +170,7 @@ pub fn rows_to_batch<'a>(
                     last_attempt.append_value(leaf.weight_at_last_attempt);
                     mc_correct.append_value(leaf.mc_correct);
                     nb_correct.append_value(leaf.nb_correct);
-                    append_observers(&mut observers, &leaf.observers, &mut flat);
+                    append_observers(&mut observers, &leaf.observers);
                 }
                 Node::Split(split) => {
                     depth.append_value(split.depth);
@@ -208,29 +207,21 @@ pub fn rows_to_batch<'a>(
     RecordBatch::try_new(schema(), columns).expect("columns match the node schema")
 }
 
-/// Appends one leaf's observers (a list entry) to `out`, `flat` a scratch buffer.
-fn append_observers(
-    out: &mut ListBuilder<StructBuilder>, observers: &Observers, flat: &mut Vec<f64>,
-) {
+/// Appends one leaf's observers (a list entry) to `out`.
+fn append_observers(out: &mut ListBuilder<StructBuilder>, observers: &Observers) {
     let entries = out.values();
     for observer in observers.iter() {
-        let (kind, valid) = match &observer {
-            Some(o) => {
-                flat.clear();
-                ObserverData::flatten(o, flat);
-                (Some(ObserverData::kind_of(o)), true)
-            }
-            None => (None, false),
-        };
         let kinds = entries
             .field_builder::<StringBuilder>(0)
             .expect("the kind column");
-        kinds.append_option(kind);
+        kinds.append_option(observer.as_ref().map(ObserverData::kind_of));
         let stats = entries
             .field_builder::<ListBuilder<Float64Builder>>(1)
             .expect("the stats column");
-        if valid {
-            stats.values().append_slice(flat);
+        let valid = observer.is_some();
+        if let Some(o) = &observer {
+            let values = stats.values();
+            ObserverData::for_each_number(o, |x| values.append_value(x));
             stats.append(true);
         } else {
             stats.append_null();
@@ -392,7 +383,7 @@ pub fn for_each_row(
 /// two records with the same hash are, but for a collision, the same row. A chain's writer
 /// compares them to find the nodes that changed since its last file.
 pub fn record_hash(record: &NodeRecord, scratch: &mut HashScratch) -> u64 {
-    let HashScratch { flat, bytes } = scratch;
+    let bytes = &mut scratch.bytes;
     bytes.clear();
     let mut h = Bytes(std::mem::take(bytes));
     let floats = |h: &mut Bytes, xs: &[f64]| {
@@ -447,9 +438,12 @@ pub fn record_hash(record: &NodeRecord, scratch: &mut HashScratch) -> u64 {
                     None => h.write_u8(0),
                     Some(o) => {
                         h.write(ObserverData::kind_of(&o).as_bytes());
-                        flat.clear();
-                        ObserverData::flatten(&o, flat);
-                        floats(&mut h, flat);
+                        let mut n = 0usize;
+                        ObserverData::for_each_number(&o, |x| {
+                            h.write_u64(x.to_bits());
+                            n += 1;
+                        });
+                        h.write_usize(n);
                     }
                 }
             }
@@ -459,10 +453,9 @@ pub fn record_hash(record: &NodeRecord, scratch: &mut HashScratch) -> u64 {
     XxHash64::oneshot(0, bytes)
 }
 
-/// Buffers [`record_hash`] reuses from one record to the next.
+/// The buffer [`record_hash`] reuses from one record to the next.
 #[derive(Debug, Default)]
 pub struct HashScratch {
-    flat: Vec<f64>,
     bytes: Vec<u8>,
 }
 

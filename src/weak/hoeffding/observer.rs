@@ -243,25 +243,30 @@ impl ObserverData {
         }
     }
 
-    /// Appends `observer`'s numbers to `out`, flat: per class `weight, mean, m2, min, max`
-    /// for a numeric feature; `missing_weight`, then the `k` class totals, then `k` weights
-    /// per category code for a nominal one; nothing for a disabled one.
-    pub fn flatten(observer: &Observer<'_>, out: &mut Vec<f64>) {
+    /// Calls `f` with each of `observer`'s numbers, flat: per class `weight, mean, m2, min,
+    /// max` for a numeric feature; `missing_weight`, then the `k` class totals, then `k`
+    /// weights per category code for a nominal one; none for a disabled one. (A visitor
+    /// rather than a buffer: a checkpoint's writer reads them twice, for its hash and its
+    /// table, and copying them costs more than either.)
+    #[inline]
+    pub fn for_each_number(observer: &Observer<'_>, mut f: impl FnMut(f64)) {
         match observer {
             Observer::Numeric(per_class) => {
                 for e in per_class.iter() {
-                    out.extend_from_slice(&[e.weight, e.mean, e.m2, e.min, e.max]);
+                    for x in [e.weight, e.mean, e.m2, e.min, e.max] {
+                        f(x);
+                    }
                 }
             }
             Observer::Nominal(o) => {
-                out.push(o.missing_weight);
-                out.extend_from_slice(&o.cells);
+                f(o.missing_weight);
+                o.cells.iter().for_each(|&x| f(x));
             }
             Observer::Disabled => {}
         }
     }
 
-    /// The observer of kind `kind` whose numbers [`ObserverData::flatten`] wrote, for a
+    /// The observer of kind `kind` whose numbers [`ObserverData::for_each_number`] gave, for a
     /// tree of `k` classes.
     pub fn unflatten(kind: &str, stats: &[f64], k: usize) -> Result<Self, String> {
         match kind {
