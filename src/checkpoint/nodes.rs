@@ -20,7 +20,7 @@
 //! An observer's `kind` is `numeric`, `nominal` or `disabled`; its `stats` are its numbers,
 //! flat: per class `weight, mean, m2, min, max` for a numeric feature, and for a nominal one
 //! `missing_weight`, the `k` class totals, then `k` weights per category code
-//! ([`ObserverData::for_each_number`]). Stored as binary floats they round-trip exactly, and stay
+//! ([`Observer::for_each_number`](crate::weak::hoeffding::observer::Observer::for_each_number)). Stored as binary floats they round-trip exactly, and stay
 //! readable from SQL (`SELECT unnest(observers) FROM 'model.parquet'`).
 //!
 //! Format 1 spelled each leaf's observers as one JSON text in a `utf8` column: such tables
@@ -214,14 +214,14 @@ fn append_observers(out: &mut ListBuilder<StructBuilder>, observers: &Observers)
         let kinds = entries
             .field_builder::<StringBuilder>(0)
             .expect("the kind column");
-        kinds.append_option(observer.as_ref().map(ObserverData::kind_of));
+        kinds.append_option(observer.as_ref().map(|o| o.kind()));
         let stats = entries
             .field_builder::<ListBuilder<Float64Builder>>(1)
             .expect("the stats column");
         let valid = observer.is_some();
         if let Some(o) = &observer {
             let values = stats.values();
-            ObserverData::for_each_number(o, |x| values.append_value(x));
+            o.for_each_number(|x| values.append_value(x));
             stats.append(true);
         } else {
             stats.append_null();
@@ -232,33 +232,13 @@ fn append_observers(out: &mut ListBuilder<StructBuilder>, observers: &Observers)
 }
 
 /// Whether a table read back has the node table's columns (of this format or of format 1):
-/// what [`digest`] and [`from_batch`] may assume.
+/// what [`digest`] and [`for_each_row`] may assume.
 pub fn check_schema(found: &Schema) -> Result<(), String> {
     if found.fields() == schema().fields() || found.fields() == schema_v1().fields() {
         Ok(())
     } else {
         Err("the node table does not have the expected columns".into())
     }
-}
-
-/// Reads the node rows back into `n_trees` arenas. Errors say which row is wrong;
-/// tree-shape checks are the tree's own ([`crate::weak::HoeffdingTree::put_nodes`]).
-pub fn from_batch(
-    batch: &RecordBatch, n_trees: usize, spec: &StreamSpec,
-) -> Result<Vec<Vec<NodeRecord>>, String> {
-    let mut trees: Vec<Vec<NodeRecord>> = (0..n_trees).map(|_| Vec::new()).collect();
-    for_each_row(batch, spec, |r, t, id, record| {
-        let at = |what: &str| format!("node table row {r}: {what}");
-        let records = trees
-            .get_mut(t as usize)
-            .ok_or_else(|| at(&format!("tree {t} of a model with {n_trees}")))?;
-        if id as usize != records.len() {
-            return Err(at("nodes out of order"));
-        }
-        records.push(record);
-        Ok(())
-    })?;
-    Ok(trees)
 }
 
 /// Reads each row of a node table: `visit(row, tree, node id, record)`.
@@ -437,9 +417,9 @@ pub fn record_hash(record: &NodeRecord, scratch: &mut HashScratch) -> u64 {
                 match observer {
                     None => h.write_u8(0),
                     Some(o) => {
-                        h.write(ObserverData::kind_of(&o).as_bytes());
+                        h.write(o.kind().as_bytes());
                         let mut n = 0usize;
-                        ObserverData::for_each_number(&o, |x| {
+                        o.for_each_number(|x| {
                             h.write_u64(x.to_bits());
                             n += 1;
                         });

@@ -233,24 +233,23 @@ pub enum ObserverData {
 /// The numbers an estimator is stored as, in this order.
 const ESTIMATOR_FIELDS: usize = 5;
 
-impl ObserverData {
+impl Observer<'_> {
     /// Its kind, as the node table names it: `numeric`, `nominal` or `disabled`.
-    pub fn kind_of(observer: &Observer<'_>) -> &'static str {
-        match observer {
+    pub fn kind(&self) -> &'static str {
+        match self {
             Observer::Numeric(_) => "numeric",
             Observer::Nominal(_) => "nominal",
             Observer::Disabled => "disabled",
         }
     }
 
-    /// Calls `f` with each of `observer`'s numbers, flat: per class `weight, mean, m2, min,
-    /// max` for a numeric feature; `missing_weight`, then the `k` class totals, then `k`
-    /// weights per category code for a nominal one; none for a disabled one. (A visitor
-    /// rather than a buffer: a checkpoint's writer reads them twice, for its hash and its
-    /// table, and copying them costs more than either.)
+    /// Calls `f` with each of its numbers, flat: per class `weight, mean, m2, min, max` for
+    /// a numeric feature; `missing_weight`, then the `k` class totals, then `k` weights per
+    /// category code for a nominal one; none for a disabled one. A checkpoint's writer reads
+    /// them so for both its node hash and its table.
     #[inline]
-    pub fn for_each_number(observer: &Observer<'_>, mut f: impl FnMut(f64)) {
-        match observer {
+    pub fn for_each_number(&self, mut f: impl FnMut(f64)) {
+        match self {
             Observer::Numeric(per_class) => {
                 for e in per_class.iter() {
                     for x in [e.weight, e.mean, e.m2, e.min, e.max] {
@@ -265,8 +264,10 @@ impl ObserverData {
             Observer::Disabled => {}
         }
     }
+}
 
-    /// The observer of kind `kind` whose numbers [`ObserverData::for_each_number`] gave, for a
+impl ObserverData {
+    /// The observer of kind `kind` whose numbers [`Observer::for_each_number`] gave, for a
     /// tree of `k` classes.
     pub fn unflatten(kind: &str, stats: &[f64], k: usize) -> Result<Self, String> {
         match kind {
