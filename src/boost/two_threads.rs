@@ -79,9 +79,7 @@ impl Pace {
     /// A row took `per_row` on one thread.
     fn timed(&mut self, above: Duration, per_row: Duration) {
         self.per_row = per_row;
-        self.split = per_row > above
-            && rayon::current_thread_index().is_some()
-            && rayon::current_num_threads() > 1;
+        self.split = per_row > above && crate::core::spread_here();
     }
 
     /// `rows` rows took `elapsed` spread over threads: they go on being spread only if that

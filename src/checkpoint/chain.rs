@@ -157,16 +157,37 @@ impl Chain {
     }
 }
 
-/// Every node's hash, tree by tree.
+/// Every node's hash, tree by tree (on all of the pool's threads where
+/// [`crate::core::spread_here`]).
 pub(super) fn hashes_of(trees: &[Vec<NodeRecord>]) -> Vec<Vec<u64>> {
-    let mut scratch = nodes::HashScratch::default();
+    let hash_tree = |scratch: &mut nodes::HashScratch, records: &Vec<NodeRecord>| {
+        records
+            .iter()
+            .map(|r| nodes::record_hash(r, scratch))
+            .collect()
+    };
+    if crate::core::spread_here() {
+        use rayon::prelude::*;
+        trees
+            .par_iter()
+            .map_init(nodes::HashScratch::default, hash_tree)
+            .collect()
+    } else {
+        let mut scratch = nodes::HashScratch::default();
+        trees.iter().map(|t| hash_tree(&mut scratch, t)).collect()
+    }
+}
+
+/// Every row of `trees`, in (tree, node id) order.
+pub(super) fn all_rows(trees: &[Vec<NodeRecord>]) -> Vec<(u32, u32, &NodeRecord)> {
     trees
         .iter()
-        .map(|records| {
+        .enumerate()
+        .flat_map(|(t, records)| {
             records
                 .iter()
-                .map(|r| nodes::record_hash(r, &mut scratch))
-                .collect()
+                .enumerate()
+                .map(move |(id, r)| (t as u32, id as u32, r))
         })
         .collect()
 }

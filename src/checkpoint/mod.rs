@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::hash::Hasher;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use arrow::compute::concat_batches;
 use arrow::record_batch::RecordBatch;
@@ -149,7 +149,9 @@ pub fn fingerprint(spec: &StreamSpec, label: &str) -> String {
 /// back before any I/O, so `model` is unchanged whether or not the write succeeds.
 pub fn save(path: &Path, model: &mut Model, stream: &StreamState) -> Result<Metadata> {
     let (meta, table, props) = encode(model, stream);
-    write_atomically(path, |file| write_table(path, file, &table, props))?;
+    write_atomically(path, |file| {
+        write_table(path, file, std::slice::from_ref(&table), props)
+    })?;
     chain::remove_deltas_from(path, 1)?;
     Ok(meta)
 }
@@ -162,13 +164,27 @@ pub fn commit(
     path: &Path, model: &mut Model, stream: &StreamState, chain: &mut Option<Chain>,
     limits: &ChainLimits,
 ) -> Result<Written> {
+    let (written, next) = prepare(path, model, stream, chain.as_ref(), limits).write()?;
+    *chain = Some(next);
+    Ok(written)
+}
+
+/// The first half of [`commit`]: what the next file of the chain at `path` holds, taken
+/// from `model` and `stream` (the nodes that changed since `chain`'s last file, or all of
+/// them), ready to be written by [`Prepared::write`] on any thread while the model goes on.
+/// On a thread of a pool of several ([`crate::core::spread_here`]) the nodes are hashed and
+/// tabulated on all of the pool's threads.
+pub fn prepare(
+    path: &Path, model: &mut Model, stream: &StreamState, chain: Option<&Chain>,
+    limits: &ChainLimits,
+) -> Prepared {
     let trees = take_trees(model);
     let hashes = chain::hashes_of(&trees);
     let total: usize = trees.iter().map(Vec::len).sum();
-    let on = chain.as_ref().filter(|c| !c.wants_base(limits));
-    let (table, link) = match on {
+    let on = chain.filter(|c| !c.wants_base(limits));
+    let (rows, link) = match on {
         Some(c) => (
-            nodes::rows_to_batch(c.changed(&trees, &hashes).into_iter(), &stream.spec),
+            c.changed(&trees, &hashes),
             Link {
                 id: c.link.id.clone(),
                 seq: c.link.seq + 1,
@@ -177,7 +193,7 @@ pub fn commit(
             },
         ),
         None => (
-            nodes::to_batch(&trees, &stream.spec),
+            chain::all_rows(&trees),
             Link {
                 id: chain::new_chain_id(),
                 seq: 0,
@@ -186,42 +202,101 @@ pub fn commit(
             },
         ),
     };
-    let (meta, props) = file_parts(model, stream, &table, total, Some(&link));
+    let table = nodes::rows_to_batches(&rows, &stream.spec);
+    drop(rows);
+    let head = serde_json::to_string(&Head {
+        model: &*model,
+        stream,
+    })
+    .expect("models serialize");
+    let meta = Metadata::of(model, stream, total, String::new());
     put_trees(model, trees);
-    let target = if link.seq == 0 {
-        path.to_path_buf()
-    } else {
-        let dir = deltas_dir(path);
-        if !dir.is_dir() {
-            std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
-            files::sync_dir(files::dir_of(path))?;
-        }
-        delta_path(path, link.seq)
+    let (base_bytes, delta_bytes) = match on {
+        Some(c) => (c.base_bytes, c.delta_bytes),
+        None => (0, 0),
     };
-    write_atomically(&target, |file| write_table(&target, file, &table, props))?;
-    let bytes = std::fs::metadata(&target)
-        .map_err(|e| io_error(&target, e))?
-        .len();
-    let (base_bytes, delta_bytes) = match chain.as_ref() {
-        Some(c) if link.seq > 0 => (c.base_bytes, c.delta_bytes + bytes),
-        _ => (bytes, 0),
-    };
-    if link.seq == 0 {
-        chain::remove_deltas_from(path, 1)?;
-    }
-    let written = Written {
-        bytes,
-        delta: link.seq > 0,
-        nodes: table.num_rows() as u64,
-    };
-    *chain = Some(Chain {
+    Prepared {
+        path: path.to_path_buf(),
+        table,
+        head,
+        meta,
         link,
-        last_digest: meta.digest,
         hashes,
         base_bytes,
         delta_bytes,
-    });
-    Ok(written)
+    }
+}
+
+/// A commit taken from a model by [`prepare`], owning everything it writes: the model may
+/// learn on while another thread writes it.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The checkpoint (the chain's base).
+    path: PathBuf,
+    /// The node table's rows, in parts (each written as a row group).
+    table: Vec<RecordBatch>,
+    /// `streamboost.state`.
+    head: String,
+    /// The metadata, its checksum still to be computed.
+    meta: Metadata,
+    link: Link,
+    /// Every node's hash once this file is written.
+    hashes: Vec<Vec<u64>>,
+    /// The chain's base and delta bytes before this file.
+    base_bytes: u64,
+    delta_bytes: u64,
+}
+
+impl Prepared {
+    /// Writes the file atomically (a new base then removes the deltas of the chain before
+    /// it): what was written, and the chain it now ends.
+    pub fn write(self) -> Result<(Written, Chain)> {
+        let Prepared {
+            path,
+            table,
+            head,
+            mut meta,
+            link,
+            hashes,
+            base_bytes,
+            delta_bytes,
+        } = self;
+        let props = file_props(&table, &head, &mut meta, Some(&link));
+        let target = if link.seq == 0 {
+            path.clone()
+        } else {
+            let dir = deltas_dir(&path);
+            if !dir.is_dir() {
+                std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+                files::sync_dir(files::dir_of(&path))?;
+            }
+            delta_path(&path, link.seq)
+        };
+        write_atomically(&target, |file| write_table(&target, file, &table, props))?;
+        let bytes = std::fs::metadata(&target)
+            .map_err(|e| io_error(&target, e))?
+            .len();
+        let (base_bytes, delta_bytes) = match link.seq {
+            0 => (bytes, 0),
+            _ => (base_bytes, delta_bytes + bytes),
+        };
+        if link.seq == 0 {
+            chain::remove_deltas_from(&path, 1)?;
+        }
+        let written = Written {
+            bytes,
+            delta: link.seq > 0,
+            nodes: table.iter().map(|t| t.num_rows() as u64).sum(),
+        };
+        let chain = Chain {
+            link,
+            last_digest: meta.digest,
+            hashes,
+            base_bytes,
+            delta_bytes,
+        };
+        Ok((written, chain))
+    }
 }
 
 /// A checkpoint of `model` and `stream` in memory: the bytes [`save`] would write to a file,
@@ -229,12 +304,7 @@ pub fn commit(
 pub(crate) fn to_bytes(model: &mut Model, stream: &StreamState) -> Result<Vec<u8>> {
     let (_, table, props) = encode(model, stream);
     let mut bytes = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut bytes, table.schema(), Some(props))
-        .map_err(|e| io_error(Path::new("(memory)"), e))?;
-    writer
-        .write(&table)
-        .and_then(|()| writer.close().map(|_| ()))
-        .map_err(|e| io_error(Path::new("(memory)"), e))?;
+    write_parts(&mut bytes, &[table], props).map_err(|e| io_error(Path::new("(memory)"), e))?;
     Ok(bytes)
 }
 
@@ -243,8 +313,14 @@ pub(crate) fn to_bytes(model: &mut Model, stream: &StreamState) -> Result<Vec<u8
 fn encode(model: &mut Model, stream: &StreamState) -> (Metadata, RecordBatch, WriterProperties) {
     let trees = take_trees(model);
     let table = nodes::to_batch(&trees, &stream.spec);
-    let (meta, props) = file_parts(model, stream, &table, table.num_rows(), None);
+    let head = serde_json::to_string(&Head {
+        model: &*model,
+        stream,
+    })
+    .expect("models serialize");
+    let mut meta = Metadata::of(model, stream, table.num_rows(), String::new());
     put_trees(model, trees);
+    let props = file_props(std::slice::from_ref(&table), &head, &mut meta, None);
     (meta, table, props)
 }
 
@@ -265,26 +341,27 @@ fn put_trees(model: &mut Model, trees: Vec<Vec<NodeRecord>>) {
     }
 }
 
-/// The metadata and writer properties of a file holding `table` beside the state of
-/// `model` (its trees taken out) and `stream`, for a model of `nodes` nodes in all, at
-/// `link` in a chain if given.
-fn file_parts(
-    model: &Model, stream: &StreamState, table: &RecordBatch, nodes: usize, link: Option<&Link>,
-) -> (Metadata, WriterProperties) {
-    let head = serde_json::to_string(&Head { model, stream }).expect("models serialize");
+/// The writer properties of a file holding the node table `table` (in parts) and the state
+/// `head`, at `link` in a chain if given; sets `meta`'s checksum, of both.
+fn file_props(
+    table: &[RecordBatch], head: &str, meta: &mut Metadata, link: Option<&Link>,
+) -> WriterProperties {
     let mut hasher = XxHash64::with_seed(0);
     nodes::digest(table, &mut hasher);
     hasher.write(head.as_bytes());
-    let meta = Metadata::of(model, stream, nodes, format!("{:016x}", hasher.finish()));
+    meta.digest = format!("{:016x}", hasher.finish());
     let mut kv = meta.to_key_values();
-    kv.push(KeyValue::new(format!("{KEY_PREFIX}state"), head));
+    kv.push(KeyValue::new(
+        format!("{KEY_PREFIX}state"),
+        head.to_string(),
+    ));
     if let Some(link) = link {
         kv.push(KeyValue::new(
             format!("{KEY_PREFIX}{}", chain::CHAIN_KEY),
             serde_json::to_string(link).expect("links serialize"),
         ));
     }
-    let props = WriterProperties::builder()
+    WriterProperties::builder()
         // Zstandard at its fastest level: a quarter smaller than Snappy on the trees' floats
         // for about the same time (RESULTS.md, "Commits that cost what changed").
         .set_compression(Compression::ZSTD(
@@ -293,17 +370,25 @@ fn file_parts(
         .set_dictionary_enabled(false)
         .set_statistics_enabled(EnabledStatistics::None)
         .set_key_value_metadata(Some(kv))
-        .build();
-    (meta, props)
+        .build()
 }
 
 fn write_table(
-    path: &Path, file: File, table: &RecordBatch, props: WriterProperties,
+    path: &Path, file: File, table: &[RecordBatch], props: WriterProperties,
 ) -> Result<()> {
-    let mut writer =
-        ArrowWriter::try_new(file, table.schema(), Some(props)).map_err(|e| io_error(path, e))?;
-    writer.write(table).map_err(|e| io_error(path, e))?;
-    writer.close().map_err(|e| io_error(path, e))?;
+    write_parts(file, table, props).map_err(|e| io_error(path, e))
+}
+
+/// Writes the node table's `parts` to `out` as one Parquet file, a row group per part.
+fn write_parts<W: std::io::Write + Send>(
+    out: W, parts: &[RecordBatch], props: WriterProperties,
+) -> parquet::errors::Result<()> {
+    let mut writer = ArrowWriter::try_new(out, nodes::schema(), Some(props))?;
+    for part in parts {
+        writer.write(part)?;
+        writer.flush()?;
+    }
+    writer.close()?;
     Ok(())
 }
 
@@ -377,7 +462,7 @@ impl Part {
             .map_err(|e| corrupt(format!("node table: {e}")))?;
         let table = concat_batches(&schema, &batches).map_err(|e| corrupt(e.to_string()))?;
         let mut hasher = XxHash64::with_seed(0);
-        nodes::digest(&table, &mut hasher);
+        nodes::digest(std::slice::from_ref(&table), &mut hasher);
         hasher.write(head.as_bytes());
         let digest = format!("{:016x}", hasher.finish());
         // Under `--cfg fuzzing` a mismatch is let through, so that the fuzzer's mutations reach

@@ -109,8 +109,28 @@ pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
     )
 }
 
-/// Builds a node table of the given `(tree, node id, record)` rows (a delta's: the nodes that
-/// changed since a chain's last file).
+/// The node table of `rows` (a delta's: the nodes that changed since a chain's last file),
+/// in parts of about equal row counts, built on all of the pool's threads where
+/// [`crate::core::spread_here`] (one part elsewhere, or when the rows are few).
+pub fn rows_to_batches(rows: &[(u32, u32, &NodeRecord)], spec: &StreamSpec) -> Vec<RecordBatch> {
+    // Below this many rows a part is not worth a thread's hand-off.
+    const PART_ROWS: usize = 512;
+    let parts = match crate::core::spread_here() {
+        true => rayon::current_num_threads()
+            .min(rows.len() / PART_ROWS)
+            .max(1),
+        false => 1,
+    };
+    if parts == 1 {
+        return vec![rows_to_batch(rows.iter().copied(), spec)];
+    }
+    use rayon::prelude::*;
+    rows.par_chunks(rows.len().div_ceil(parts))
+        .map(|chunk| rows_to_batch(chunk.iter().copied(), spec))
+        .collect()
+}
+
+/// Builds a node table of the given `(tree, node id, record)` rows.
 pub fn rows_to_batch<'a>(
     rows: impl Iterator<Item = (u32, u32, &'a NodeRecord)>, spec: &StreamSpec,
 ) -> RecordBatch {
@@ -473,14 +493,19 @@ fn read_observers(column: &dyn Array, r: usize, k: usize) -> Result<Observers, S
 
 /// A checksum of the table's values (not of their encoding): every cell's validity and
 /// value, column by column, list cells with their lengths. It checks what the Parquet
-/// reader decoded against what the writer was given. The table has [`schema`]'s columns
-/// ([`check_schema`]).
-pub fn digest(batch: &RecordBatch, hasher: &mut XxHash64) {
+/// reader decoded against what the writer was given. The table is given in `parts` (one or
+/// more batches of its rows, in order): the checksum is that of their concatenation. The
+/// table has [`schema`]'s columns ([`check_schema`]).
+pub fn digest(parts: &[RecordBatch], hasher: &mut XxHash64) {
     // The bytes are gathered and hashed a block at a time: the hash of a stream of writes
     // is that of their concatenation, and one call per cell would cost more than the hash.
     let mut sink = Bytes(Vec::with_capacity(DIGEST_BLOCK));
-    for column in batch.columns() {
-        digest_rows(column.as_ref(), 0..column.len(), &mut sink, hasher);
+    let columns = parts.first().map_or(0, RecordBatch::num_columns);
+    for c in 0..columns {
+        for part in parts {
+            let column = part.column(c);
+            digest_rows(column.as_ref(), 0..column.len(), &mut sink, hasher);
+        }
     }
     hasher.write(&sink.0);
 }

@@ -25,6 +25,14 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Whether work may be spread over rayon's threads here: on a thread of a pool of several
+/// (`streamboost replay` and `run` work on one). Elsewhere, a query engine's threads, already
+/// one per core, keep their work to themselves, as more threads would only share the same
+/// cores.
+pub(crate) fn spread_here() -> bool {
+    rayon::current_thread_index().is_some() && rayon::current_num_threads() > 1
+}
+
 /// Bytes a vector's buffer holds (its capacity, not its length: what the allocator gave).
 pub fn vec_bytes<T>(v: &Vec<T>) -> usize {
     v.capacity() * std::mem::size_of::<T>()

@@ -11,6 +11,12 @@
 //! Streaming semantics:
 //! * **Commit.** A checkpoint is written between batches, through the atomic write of
 //!   [`crate::checkpoint`]: a crash at any point leaves the previous checkpoint, whole.
+//!   [`LiveModel::commit`] returns once the commit is in place. [`LiveModel::commit_behind`]
+//!   returns once the model's state is taken, and a thread writes it while the model learns
+//!   on; [`LiveModel::settle`] waits for it. One commit is written at a time: the next waits
+//!   for the one before it and returns its error if it failed (the checkpoint is then the
+//!   commit before, whole, and the next commit writes a new base). A live model dropped
+//!   while a commit is being written lets the write finish before it lets the lock go.
 //! * **Restart.** Loading gives the model, its counters and its position as of the last
 //!   commit; rows after that position are taken again by a state that has not learnt them,
 //!   so a restarted stream ends bit-identical to an uninterrupted one. Whatever the model
@@ -154,6 +160,9 @@ impl CheckpointPolicy {
 
 /// A model bound to a checkpoint and a [`CheckpointPolicy`] (see the module doc).
 pub struct LiveModel {
+    /// The commit being written (declared first: fields drop in order, and this one must
+    /// finish before the lock below is let go).
+    writing: Writing,
     /// This process's hold on the checkpoint (see the module doc).
     _owner: Arc<OwnerLock>,
     scorer: Scorer,
@@ -168,8 +177,21 @@ pub struct LiveModel {
     commit_time: Duration,
     commit_bytes: u64,
     /// The checkpoint chain a model without a key continues (`None`: its next commit writes
-    /// a new base).
+    /// a new base); while a commit is being written, the chain before it.
     chain: Option<Chain>,
+}
+
+/// The thread writing a live model's last commit, until it is settled. Dropped (with its live
+/// model) before the checkpoint's lock is let go, it lets the write finish first.
+#[derive(Default)]
+struct Writing(Option<std::thread::JoinHandle<Result<(checkpoint::Written, Chain)>>>);
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        if let Some(writer) = self.0.take() {
+            let _ = writer.join();
+        }
+    }
 }
 
 /// What a live model scores with: one model, or one per key, kept in a keyed checkpoint
@@ -315,6 +337,7 @@ impl LiveModel {
             commit_time: Duration::ZERO,
             commit_bytes: 0,
             chain: None,
+            writing: Writing::default(),
         }
     }
 
@@ -407,24 +430,42 @@ impl LiveModel {
             .due(self.rows_since_commit, self.last_commit.elapsed())
     }
 
-    /// Writes the checkpoint, with `position` if given (else the one it had). A model
-    /// without a key writes the nodes that changed since its last commit as a delta, or a
-    /// new base ([`crate::checkpoint::chain`]); a keyed model writes the keys that took rows
-    /// since its last commit, then the manifest.
+    /// Writes the checkpoint, with `position` if given (else the one it had), and returns
+    /// once it is in place: [`LiveModel::commit_behind`], then [`LiveModel::settle`].
     pub fn commit(&mut self, position: Option<Position>) -> Result<()> {
+        self.commit_behind(position)?;
+        self.settle()
+    }
+
+    /// Begins a commit, with `position` if given (else the one it had), after waiting for
+    /// the one before it to be in place (its error, if it failed, is returned here). A model
+    /// without a key returns once its state is taken ([`crate::checkpoint::prepare`]: the
+    /// nodes that changed since its last commit, as a delta, or a new base) while a thread
+    /// of its own writes it; the commit is in place once [`LiveModel::settle`] returns, and
+    /// the model may learn meanwhile. A keyed model writes the keys that took rows since its
+    /// last commit, then the manifest, before returning.
+    pub fn commit_behind(&mut self, position: Option<Position>) -> Result<()> {
         let start = Instant::now();
+        self.finish_write()?;
         match &mut self.scorer {
             Scorer::One(operator) => {
                 if let Some(position) = position {
                     operator.set_position(position);
                 }
-                let written = operator.commit(
+                let prepared = operator.prepare_commit(
                     &self.policy.path,
                     &self.config,
-                    &mut self.chain,
+                    self.chain.as_ref(),
                     &self.policy.chain,
-                )?;
-                self.commit_bytes += written.bytes;
+                );
+                let writer = std::thread::Builder::new()
+                    .name("streamboost-commit".into())
+                    .spawn(move || prepared.write())
+                    .map_err(|source| Error::Io {
+                        path: self.policy.path.clone(),
+                        source,
+                    })?;
+                self.writing.0 = Some(writer);
             }
             Scorer::Keyed { operators, store } => {
                 let config = &self.config;
@@ -446,6 +487,35 @@ impl LiveModel {
         self.rows_since_commit = 0;
         self.commits += 1;
         Ok(())
+    }
+
+    /// Waits until the commit begun by [`LiveModel::commit_behind`], if any, is in place. On
+    /// its error the checkpoint is the commit before it, whole, and the next commit writes a
+    /// new base.
+    pub fn settle(&mut self) -> Result<()> {
+        let start = Instant::now();
+        let settled = self.finish_write();
+        self.commit_time += start.elapsed();
+        settled
+    }
+
+    /// Joins the commit's writer, if one is running, and takes in the chain it ends.
+    fn finish_write(&mut self) -> Result<()> {
+        let Some(writer) = self.writing.0.take() else {
+            return Ok(());
+        };
+        match writer.join() {
+            Ok(Ok((written, chain))) => {
+                self.chain = Some(chain);
+                self.commit_bytes += written.bytes;
+                Ok(())
+            }
+            Ok(Err(e)) => {
+                self.chain = None;
+                Err(e)
+            }
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     }
 
     /// How far the model has taken its input, as of the last commit or as set since (a
@@ -521,13 +591,15 @@ impl LiveModel {
         }
     }
 
-    /// Commits so far, and how long the last one took.
+    /// Commits begun so far, and how long the last one held its caller up
+    /// ([`LiveModel::commit_behind`]'s time, or [`LiveModel::commit`]'s up to the write).
     pub fn commits(&self) -> (u64, Duration) {
         (self.commits, self.last_commit_time)
     }
 
-    /// All commits' time, and the bytes they wrote (a model without a key: its bases and
-    /// deltas; a keyed model's are not counted here).
+    /// All the time commits held their callers up (waits in [`LiveModel::settle`]
+    /// included), and the bytes written by those in place (a model without a key: its bases
+    /// and deltas; a keyed model's are not counted here).
     pub fn commit_totals(&self) -> (Duration, u64) {
         (self.commit_time, self.commit_bytes)
     }

@@ -1035,6 +1035,63 @@ mod chain {
         assert_eq!(chain.unwrap().files(), 2, "base, delta, base, delta");
     }
 
+    /// On a pool of two threads a commit hashes and tabulates its nodes on both, and writes
+    /// its node table as a row group per part: the files hold the values one thread writes
+    /// (the same checksums), and read back as the same model.
+    #[test]
+    fn a_chain_committed_on_two_threads_holds_what_one_thread_commits() {
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        let (config, data, mut model) = trained_on_car(40, 1728);
+        let limits = ChainLimits::default();
+        let dir = tempfile::tempdir().unwrap();
+        let commits = |path: &Path, model: &mut Model| {
+            let mut chain = None;
+            for (c, rows) in [(0, 0..1000), (1, 1000..1300)] {
+                if c > 0 {
+                    replay(model, &data, &rows.clone().collect::<Vec<_>>());
+                }
+                let stream = state(&config, &data, 1728 + rows.end as u64);
+                checkpoint::commit(path, model, &stream, &mut chain, &limits).unwrap();
+            }
+        };
+        let (one, two) = (
+            dir.path().join("one.parquet"),
+            dir.path().join("two.parquet"),
+        );
+        let mut on_two = model.clone();
+        commits(&one, &mut model);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        pool.install(|| commits(&two, &mut on_two));
+        let row_groups = |path: &Path| {
+            let file = std::fs::File::open(path).unwrap();
+            SerializedFileReader::new(file).unwrap().num_row_groups()
+        };
+        let meta = checkpoint::read_metadata(&one).unwrap();
+        assert!(
+            meta.nodes >= 1024,
+            "{} nodes: too few for two parts",
+            meta.nodes
+        );
+        assert_eq!((row_groups(&one), row_groups(&two)), (1, 2));
+        let (files_one, files_two) = (
+            checkpoint::chain_files(&one).unwrap(),
+            checkpoint::chain_files(&two).unwrap(),
+        );
+        assert_eq!(files_one.len(), 2);
+        for (a, b) in files_one.iter().zip(&files_two) {
+            assert_eq!(a.2, b.2, "node rows of {a:?} and {b:?}");
+        }
+        assert_eq!(meta.digest, checkpoint::read_metadata(&two).unwrap().digest);
+        let (mut a, mut b) = (
+            checkpoint::load(&one).unwrap().0,
+            checkpoint::load(&two).unwrap().0,
+        );
+        assert_eq!(continuation(&mut a, &data), continuation(&mut b, &data));
+    }
+
     #[test]
     fn a_restarted_writer_continues_its_chain() {
         let dir = tempfile::tempdir().unwrap();

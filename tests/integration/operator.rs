@@ -180,6 +180,84 @@ mod stream {
         assert_eq!(got, expected);
     }
 
+    /// A commit begun behind (`commit_behind`) holds the model as it was when begun, whatever
+    /// it learns while the commit is written. A write that fails is returned by the wait
+    /// for it, and the commit after it writes a new base.
+    #[test]
+    fn a_commit_behind_holds_the_model_as_it_was_when_begun() {
+        use streamboost::checkpoint::{self, StreamState};
+        use streamboost::model::ModelConfig;
+        use streamboost::runtime::OperatorStats;
+        use streamboost::runtime::live::{CheckpointPolicy, LiveModel};
+        let path = bundled_car();
+        let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
+        let table = read_table(&path).unwrap();
+        let batches = table.batches_of(200).unwrap();
+        let config =
+            ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 6}))
+                .unwrap();
+        let stream = StreamState {
+            config: config.clone(),
+            spec: data.spec().clone(),
+            encodings: Encodings::default(),
+            label: "label".into(),
+            stats: OperatorStats::default(),
+            position: None,
+            delayed: None,
+        };
+        let model = config.build(data.spec(), 2).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path().join("m.parquet");
+        // Deltas however large: the third commit is one.
+        let policy = CheckpointPolicy {
+            chain: checkpoint::ChainLimits {
+                max_deltas: 16,
+                max_delta_share: 100.0,
+            },
+            ..CheckpointPolicy::at_end(&at)
+        };
+        let mut live =
+            LiveModel::new(model, stream, None, policy, table.schema.clone(), &path).unwrap();
+        live.process(&batches[0]).unwrap();
+        live.commit(None).unwrap();
+        live.process(&batches[1]).unwrap();
+        let (begun, _) = live.snapshot().unwrap();
+        live.commit_behind(None).unwrap();
+        live.process(&batches[2]).unwrap();
+        live.settle().unwrap();
+        // The same model: the same predictions and learning on the rest of the rows (a
+        // tree read back lays out its branches afresh, so its serialized form may differ).
+        let predict = |model: streamboost::model::Model| -> Vec<RecordBatch> {
+            let mut op = operator(model, &data, table.schema.clone(), &path);
+            batches[2..]
+                .iter()
+                .map(|b| op.process(b).unwrap())
+                .collect()
+        };
+        let (committed, stream) = checkpoint::load(&at).unwrap();
+        assert_eq!(predict(committed), predict(begun));
+        assert_eq!(stream.stats.rows_seen, 400);
+        assert_eq!(
+            checkpoint::chain_files(&at).unwrap().len(),
+            2,
+            "a base and a delta"
+        );
+
+        // The next delta cannot be written: a file stands where its directory was.
+        let deltas = checkpoint::chain::deltas_dir(&at);
+        std::fs::remove_dir_all(&deltas).unwrap();
+        std::fs::write(&deltas, b"in the way").unwrap();
+        live.commit_behind(None).unwrap();
+        let failed = live.settle().unwrap_err();
+        assert!(matches!(failed, streamboost::Error::Io { .. }), "{failed}");
+        std::fs::remove_file(&deltas).unwrap();
+        live.commit(None).unwrap();
+        assert_eq!(checkpoint::chain_files(&at).unwrap().len(), 1, "a new base");
+        let (committed, stream) = checkpoint::load(&at).unwrap();
+        assert_eq!(predict(committed), predict(live.snapshot().unwrap().0));
+        assert_eq!(stream.stats.rows_seen, 600);
+    }
+
     /// A live model over an async stream: its checkpoint is committed between batches by its
     /// policy and at the end, and a second stream over the rest of the input, from that
     /// checkpoint, predicts what one stream over the whole input does.

@@ -364,14 +364,14 @@ impl Cursor<Model> {
         checkpoint::save(path, self.op.model_mut(), &stream)
     }
 
-    /// Commits the model and the stream state to the checkpoint chain at `path`
-    /// ([`checkpoint::commit`]).
-    pub fn commit(
-        &mut self, path: &Path, config: &ModelConfig, chain: &mut Option<checkpoint::Chain>,
+    /// Takes the next commit of the model and the stream state to the checkpoint chain at
+    /// `path`, for any thread to write ([`checkpoint::prepare`]).
+    pub fn prepare_commit(
+        &mut self, path: &Path, config: &ModelConfig, chain: Option<&checkpoint::Chain>,
         limits: &checkpoint::ChainLimits,
-    ) -> Result<checkpoint::Written> {
+    ) -> checkpoint::Prepared {
         let stream = self.stream_state(config);
-        checkpoint::commit(path, self.op.model_mut(), &stream, chain, limits)
+        checkpoint::prepare(path, self.op.model_mut(), &stream, chain, limits)
     }
 
     /// The stream state a checkpoint of this operator holds, for a model of `config`.

@@ -42,11 +42,13 @@ impl Input {
     }
 }
 
-/// Where a run is: the last position taken (committed, or not yet), and the files taken
-/// whole since the last commit, whose outputs are assembled when it comes.
+/// Where a run is: the last position taken (committed, or not yet), the files taken whole
+/// since the last commit, and those whose commit is being written: a file's output is
+/// assembled once the commit after its last row is in place.
 struct Taking {
     position: Option<Position>,
     uncommitted: Vec<Input>,
+    in_flight: Vec<Input>,
 }
 
 /// Where part files of the output are kept until their file is committed.
@@ -79,6 +81,7 @@ impl Job {
         let mut taking = Taking {
             position: committed,
             uncommitted: Vec::new(),
+            in_flight: Vec::new(),
         };
         // Names at or before the committed position were taken by an earlier run.
         let mut known: HashSet<Input> = HashSet::new();
@@ -103,6 +106,8 @@ impl Job {
                 (held, taken) =
                     self.take(&input, held, &mut taking, stop, &mut progress, report)?;
                 if progress.stopped {
+                    self.settle(&mut held, &mut taking, &mut progress)?;
+                    report(&progress);
                     return Ok(progress);
                 }
                 if !taken {
@@ -110,12 +115,16 @@ impl Job {
                     break;
                 }
             }
-            // The input is taken for now: what was taken since the last commit is committed.
+            // The input is taken for now: what was taken since the last commit is committed,
+            // and every output whose commit is in place is assembled.
             if let Held::Live(live) = &mut held
-                && !taking.uncommitted.is_empty()
+                && !(taking.uncommitted.is_empty() && taking.in_flight.is_empty())
             {
-                let at = taking.position.clone().expect("a file was taken");
-                self.commit(live, at, &mut taking, &mut progress)?;
+                if !taking.uncommitted.is_empty() {
+                    let at = taking.position.clone().expect("a file was taken");
+                    self.commit(live, at, &mut taking, &mut progress)?;
+                }
+                self.settle(&mut held, &mut taking, &mut progress)?;
                 report(&progress);
             }
             first_scan = false;
@@ -130,16 +139,32 @@ impl Job {
         }
     }
 
-    /// Commits the live model at `at`, then assembles the outputs of the files taken whole
-    /// since the last commit (all named at or before `at`).
+    /// Begins a commit of the live model at `at` ([`LiveModel::commit_behind`]: the model
+    /// goes on while it is written). The commit before it is then in place, so the outputs
+    /// of the files it took whole are assembled; those taken since (all named at or before
+    /// `at`) wait for this one.
     fn commit(
         &self, live: &mut LiveModel, at: Position, taking: &mut Taking, progress: &mut JobStats,
     ) -> Result<()> {
-        live.commit(Some(at.clone()))?;
+        live.commit_behind(Some(at.clone()))?;
         taking.position = Some(at);
         note_commit(live, progress);
-        for input in std::mem::take(&mut taking.uncommitted) {
+        for input in std::mem::take(&mut taking.in_flight) {
             self.assemble(&input)?;
+        }
+        taking.in_flight = std::mem::take(&mut taking.uncommitted);
+        Ok(())
+    }
+
+    /// Waits for the commit being written ([`LiveModel::settle`]), then assembles the outputs
+    /// of the files it took whole.
+    fn settle(&self, held: &mut Held, taking: &mut Taking, progress: &mut JobStats) -> Result<()> {
+        if let Held::Live(live) = held {
+            live.settle()?;
+            note_commit(live, progress);
+            for input in std::mem::take(&mut taking.in_flight) {
+                self.assemble(&input)?;
+            }
         }
         Ok(())
     }

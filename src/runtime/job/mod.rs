@@ -25,8 +25,8 @@
 //!
 //! **Output.** `<output dir>/<stem>.parquet` per input file: every input column, then the
 //! prediction columns, one row per input row, in input order. It appears whole (renamed into
-//! place) at the first commit after its last row; until then its rows are kept in part files
-//! under `<output dir>/.parts/`.
+//! place) once the first commit after its last row is in place; until then its rows are kept
+//! in part files under `<output dir>/.parts/`.
 //!
 //! **Commit.** Between batches, when the [`CheckpointPolicy`] asks (every N rows, every T
 //! seconds), when the input directory has nothing more to take for now, and on a stop:
@@ -34,7 +34,11 @@
 //! checkpoint records the model with its [`Position`] (file, rows taken, whether the file is
 //! done). The checkpoint is the commit point. A commit is not forced at each file's end: a
 //! checkpoint of 100 grown trees takes most of a second (RESULTS.md), so a directory of
-//! small files is committed by the policy, not once per file. On restart:
+//! small files is committed by the policy, not once per file. The model's state is taken at
+//! the commit and written by a thread of its own while the model learns on
+//! ([`LiveModel::commit_behind`]): one commit is written at a time, the next waits for it,
+//! and the outputs of the files a commit covers are assembled once it is in place (at the
+//! next commit, when the directory has nothing more to take, or on a stop). On restart:
 //! * parts past the checkpoint's position are deleted (their rows are scored again, by the
 //!   state that had not learnt them, so with the same predictions);
 //! * the outputs of files the checkpoint covers whole are assembled from their parts if they
@@ -47,7 +51,8 @@
 //! batches: what was taken is committed, and [`Job::run`] returns.
 //!
 //! **Bounded.** The file being taken is held whole, plus the scored rows since the last
-//! commit; a commit writes the whole model.
+//! commit, and the node rows of the commit being written; a commit writes the nodes that
+//! changed since the last one ([`crate::checkpoint::chain`]).
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -152,13 +157,14 @@ pub struct JobStats {
     /// Classes met in labels that the model does not know, in the order met (their rows are
     /// scored, not learnt); at most [`JobStats::NAMED_CLASSES`].
     pub unknown_classes: Vec<String>,
-    /// Checkpoints written.
+    /// Checkpoints begun (each is in place before the next begins).
     pub commits: u64,
-    /// How long the last one took.
+    /// How long the last one held the job up (taking the model's state, and waiting for
+    /// the commit before it).
     pub last_commit: Duration,
-    /// How long they took in all.
+    /// How long they held the job up in all (waits for a commit to be in place included).
     pub commit_time: Duration,
-    /// Bytes they wrote (a model without a key).
+    /// Bytes written by the commits in place (a model without a key).
     pub commit_bytes: u64,
     /// Label rows taken from the labels directory.
     pub labels: u64,

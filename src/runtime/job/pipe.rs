@@ -81,7 +81,12 @@ impl Job {
             if let Some(model) = &mut live
                 && (model.due() || stopping)
             {
-                model.commit(None)?;
+                // Output does not wait for commits here (it is at least once): the model
+                // learns on while a commit is written, unless the job is stopping.
+                match stopping {
+                    true => model.commit(None)?,
+                    false => model.commit_behind(None)?,
+                }
                 note_commit(model, &mut progress);
             }
             report(&progress);
