@@ -143,7 +143,7 @@ impl Chain {
     /// tree or node the chain did not have), and the hashes of every row now.
     pub(super) fn changed<'a>(
         &self, trees: &'a [Vec<NodeRecord>], now: &[Vec<u64>],
-    ) -> Vec<(u32, u32, &'a NodeRecord)> {
+    ) -> Vec<nodes::Row<'a>> {
         let mut rows = Vec::new();
         for (t, (records, hashes)) in trees.iter().zip(now).enumerate() {
             let before = self.hashes.get(t).map_or(&[][..], Vec::as_slice);
@@ -160,36 +160,13 @@ impl Chain {
 /// Every node's hash, tree by tree (on all of the pool's threads where
 /// [`crate::core::spread_here`]).
 pub(super) fn hashes_of(trees: &[Vec<NodeRecord>]) -> Vec<Vec<u64>> {
-    let hash_tree = |scratch: &mut nodes::HashScratch, records: &Vec<NodeRecord>| {
-        records
-            .iter()
-            .map(|r| nodes::record_hash(r, scratch))
-            .collect()
-    };
+    let hash_tree = |records: &Vec<NodeRecord>| records.iter().map(nodes::record_hash).collect();
     if crate::core::spread_here() {
         use rayon::prelude::*;
-        trees
-            .par_iter()
-            .map_init(nodes::HashScratch::default, hash_tree)
-            .collect()
+        trees.par_iter().map(hash_tree).collect()
     } else {
-        let mut scratch = nodes::HashScratch::default();
-        trees.iter().map(|t| hash_tree(&mut scratch, t)).collect()
+        trees.iter().map(hash_tree).collect()
     }
-}
-
-/// Every row of `trees`, in (tree, node id) order.
-pub(super) fn all_rows(trees: &[Vec<NodeRecord>]) -> Vec<(u32, u32, &NodeRecord)> {
-    trees
-        .iter()
-        .enumerate()
-        .flat_map(|(t, records)| {
-            records
-                .iter()
-                .enumerate()
-                .map(move |(id, r)| (t as u32, id as u32, r))
-        })
-        .collect()
 }
 
 /// A fresh chain id: a writer's base must not share its id with the deltas of an earlier

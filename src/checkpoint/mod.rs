@@ -193,7 +193,7 @@ pub fn prepare(
             },
         ),
         None => (
-            chain::all_rows(&trees),
+            nodes::rows_of(&trees),
             Link {
                 id: chain::new_chain_id(),
                 seq: 0,

@@ -20,7 +20,7 @@
 //! An observer's `kind` is `numeric`, `nominal` or `disabled`; its `stats` are its numbers,
 //! flat: per class `weight, mean, m2, min, max` for a numeric feature, and for a nominal one
 //! `missing_weight`, the `k` class totals, then `k` weights per category code
-//! ([`Observer::for_each_number`](crate::weak::hoeffding::observer::Observer::for_each_number)). Stored as binary floats they round-trip exactly, and stay
+//! ([`Observer::for_each_run`](crate::weak::hoeffding::observer::Observer::for_each_run)). Stored as binary floats they round-trip exactly, and stay
 //! readable from SQL (`SELECT unnest(observers) FROM 'model.parquet'`).
 //!
 //! Format 1 spelled each leaf's observers as one JSON text in a `utf8` column: such tables
@@ -96,23 +96,32 @@ fn state_name(state: LeafState) -> &'static str {
     }
 }
 
-/// Builds the node table of `trees` (each tree's records in node-id order).
-pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
-    rows_to_batch(
-        trees.iter().enumerate().flat_map(|(t, records)| {
+/// A node row: the tree, the node's id in it, its record.
+pub type Row<'a> = (u32, u32, &'a NodeRecord);
+
+/// Every row of `trees` (each tree's records in node-id order), in (tree, node id) order.
+pub fn rows_of(trees: &[Vec<NodeRecord>]) -> Vec<Row<'_>> {
+    trees
+        .iter()
+        .enumerate()
+        .flat_map(|(t, records)| {
             records
                 .iter()
                 .enumerate()
                 .map(move |(id, r)| (t as u32, id as u32, r))
-        }),
-        spec,
-    )
+        })
+        .collect()
+}
+
+/// Builds the node table of `trees` (each tree's records in node-id order).
+pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
+    rows_to_batch(&rows_of(trees), spec)
 }
 
 /// The node table of `rows` (a delta's: the nodes that changed since a chain's last file),
 /// in parts of about equal row counts, built on all of the pool's threads where
 /// [`crate::core::spread_here`] (one part elsewhere, or when the rows are few).
-pub fn rows_to_batches(rows: &[(u32, u32, &NodeRecord)], spec: &StreamSpec) -> Vec<RecordBatch> {
+pub fn rows_to_batches(rows: &[Row<'_>], spec: &StreamSpec) -> Vec<RecordBatch> {
     // Below this many rows a part is not worth a thread's hand-off.
     const PART_ROWS: usize = 512;
     let parts = match crate::core::spread_here() {
@@ -122,41 +131,60 @@ pub fn rows_to_batches(rows: &[(u32, u32, &NodeRecord)], spec: &StreamSpec) -> V
         false => 1,
     };
     if parts == 1 {
-        return vec![rows_to_batch(rows.iter().copied(), spec)];
+        return vec![rows_to_batch(rows, spec)];
     }
     use rayon::prelude::*;
     rows.par_chunks(rows.len().div_ceil(parts))
-        .map(|chunk| rows_to_batch(chunk.iter().copied(), spec))
+        .map(|chunk| rows_to_batch(chunk, spec))
         .collect()
 }
 
-/// Builds a node table of the given `(tree, node id, record)` rows.
-pub fn rows_to_batch<'a>(
-    rows: impl Iterator<Item = (u32, u32, &'a NodeRecord)>, spec: &StreamSpec,
-) -> RecordBatch {
-    let mut tree = UInt32Builder::new();
-    let mut node = UInt32Builder::new();
-    let mut depth = UInt32Builder::new();
-    let mut kind = StringBuilder::new();
+/// Builds a node table of the given rows, its builders sized for them up front.
+pub fn rows_to_batch(rows: &[Row<'_>], spec: &StreamSpec) -> RecordBatch {
+    let n = rows.len();
+    let (mut children_n, mut class_n, mut observer_n, mut number_n) = (0, 0, 0, 0);
+    for (_, _, r) in rows {
+        children_n += r.children.len();
+        match &r.node {
+            Node::Leaf(leaf) => {
+                class_n += leaf.class_weights.len();
+                for o in leaf.observers.iter() {
+                    observer_n += 1;
+                    number_n += o.map_or(0, |o| o.number_count());
+                }
+            }
+            Node::Split(split) => class_n += split.class_weights.len(),
+        }
+    }
+    let mut tree = UInt32Builder::with_capacity(n);
+    let mut node = UInt32Builder::with_capacity(n);
+    let mut depth = UInt32Builder::with_capacity(n);
+    let mut kind = StringBuilder::with_capacity(n, 5 * n);
     let mut test = StringBuilder::new();
     let mut feature = StringBuilder::new();
-    let mut threshold = Float64Builder::new();
-    let mut category = UInt32Builder::new();
-    let mut children = ListBuilder::new(UInt32Builder::new());
-    let mut class_weights = ListBuilder::new(Float64Builder::new());
-    let mut weight = Float64Builder::new();
-    let mut leaf_state = StringBuilder::new();
-    let mut last_attempt = Float64Builder::new();
-    let mut mc_correct = Float64Builder::new();
-    let mut nb_correct = Float64Builder::new();
-    let mut observers = ListBuilder::new(StructBuilder::new(
-        observer_fields(),
-        vec![
-            Box::new(StringBuilder::new()),
-            Box::new(ListBuilder::new(Float64Builder::new())),
-        ],
-    ));
-    for (t, id, r) in rows {
+    let mut threshold = Float64Builder::with_capacity(n);
+    let mut category = UInt32Builder::with_capacity(n);
+    let mut children = ListBuilder::with_capacity(UInt32Builder::with_capacity(children_n), n);
+    let mut class_weights = ListBuilder::with_capacity(Float64Builder::with_capacity(class_n), n);
+    let mut weight = Float64Builder::with_capacity(n);
+    let mut leaf_state = StringBuilder::with_capacity(n, 6 * n);
+    let mut last_attempt = Float64Builder::with_capacity(n);
+    let mut mc_correct = Float64Builder::with_capacity(n);
+    let mut nb_correct = Float64Builder::with_capacity(n);
+    let mut observers = ListBuilder::with_capacity(
+        StructBuilder::new(
+            observer_fields(),
+            vec![
+                Box::new(StringBuilder::with_capacity(observer_n, 7 * observer_n)),
+                Box::new(ListBuilder::with_capacity(
+                    Float64Builder::with_capacity(number_n),
+                    observer_n,
+                )),
+            ],
+        ),
+        n,
+    );
+    for &(t, id, r) in rows {
         {
             tree.append_value(t);
             node.append_value(id);
@@ -241,7 +269,7 @@ fn append_observers(out: &mut ListBuilder<StructBuilder>, observers: &Observers)
         let valid = observer.is_some();
         if let Some(o) = &observer {
             let values = stats.values();
-            o.for_each_number(|x| values.append_value(x));
+            o.for_each_run(|xs| values.append_slice(xs));
             stats.append(true);
         } else {
             stats.append_null();
@@ -381,12 +409,11 @@ pub fn for_each_row(
 
 /// A hash of every value [`rows_to_batch`] writes for `record` (its tree and id aside):
 /// two records with the same hash are, but for a collision, the same row. A chain's writer
-/// compares them to find the nodes that changed since its last file.
-pub fn record_hash(record: &NodeRecord, scratch: &mut HashScratch) -> u64 {
-    let bytes = &mut scratch.bytes;
-    bytes.clear();
-    let mut h = Bytes(std::mem::take(bytes));
-    let floats = |h: &mut Bytes, xs: &[f64]| {
+/// compares them to find the nodes that changed since its last file. Records that differ in
+/// one word (a number, a child, a test) always hash differently ([`WordHash`]).
+pub fn record_hash(record: &NodeRecord) -> u64 {
+    let mut h = WordHash::default();
+    let floats = |h: &mut WordHash, xs: &[f64]| {
         h.write_usize(xs.len());
         for x in xs {
             h.write_u64(x.to_bits());
@@ -435,28 +462,63 @@ pub fn record_hash(record: &NodeRecord, scratch: &mut HashScratch) -> u64 {
             floats(&mut h, &leaf.class_weights);
             for observer in leaf.observers.iter() {
                 match observer {
-                    None => h.write_u8(0),
+                    None => h.write_u8(u8::MAX),
                     Some(o) => {
                         h.write(o.kind().as_bytes());
-                        let mut n = 0usize;
-                        o.for_each_number(|x| {
-                            h.write_u64(x.to_bits());
-                            n += 1;
-                        });
-                        h.write_usize(n);
+                        o.for_each_run(|xs| xs.iter().for_each(|x| h.write_u64(x.to_bits())));
+                        h.write_usize(o.number_count());
                     }
                 }
             }
         }
     }
-    *bytes = h.0;
-    XxHash64::oneshot(0, bytes)
+    h.finish()
 }
 
-/// The buffer [`record_hash`] reuses from one record to the next.
-#[derive(Debug, Default)]
-pub struct HashScratch {
-    bytes: Vec<u8>,
+/// A hash of a stream of words, each mixed in by a bijection of the state (the word xored
+/// in, a multiplication by an odd constant, a xor-shift): two streams of the same length
+/// that differ in one word end in different states, whatever the word, and streams that
+/// differ in several collide about once in 2⁶⁴. All a chain needs to find the nodes that
+/// changed, at a few cycles a word; a hash of bytes (such as [`XxHash64`]) would need the
+/// record's words gathered into a buffer first.
+#[derive(Default)]
+struct WordHash(u64);
+
+impl Hasher for WordHash {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+        self.write_usize(bytes.len());
+    }
+
+    #[inline]
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x.into());
+    }
+
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x.into());
+    }
+
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        // The multiplier of SplitMix64's finalizer (odd, so the product is a bijection).
+        let h = (self.0 ^ x).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        self.0 = h ^ (h >> 31);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// Row `r`'s observers, from a column of either format, for a leaf of `k` classes.

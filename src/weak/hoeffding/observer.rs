@@ -243,31 +243,39 @@ impl Observer<'_> {
         }
     }
 
-    /// Calls `f` with each of its numbers, flat: per class `weight, mean, m2, min, max` for
-    /// a numeric feature; `missing_weight`, then the `k` class totals, then `k` weights per
-    /// category code for a nominal one; none for a disabled one. A checkpoint's writer reads
-    /// them so for both its node hash and its table.
+    /// Calls `f` with its numbers, flat, in runs that lie side by side in memory: per class
+    /// `weight, mean, m2, min, max` for a numeric feature; `missing_weight`, then the `k`
+    /// class totals, then `k` weights per category code for a nominal one; none for a
+    /// disabled one. A checkpoint's writer reads them so for both its node hash and its
+    /// table.
     #[inline]
-    pub fn for_each_number(&self, mut f: impl FnMut(f64)) {
+    pub fn for_each_run(&self, mut f: impl FnMut(&[f64])) {
         match self {
             Observer::Numeric(per_class) => {
                 for e in per_class.iter() {
-                    for x in [e.weight, e.mean, e.m2, e.min, e.max] {
-                        f(x);
-                    }
+                    f(&[e.weight, e.mean, e.m2, e.min, e.max]);
                 }
             }
             Observer::Nominal(o) => {
-                f(o.missing_weight);
-                o.cells.iter().for_each(|&x| f(x));
+                f(&[o.missing_weight]);
+                f(&o.cells);
             }
             Observer::Disabled => {}
+        }
+    }
+
+    /// How many numbers [`Observer::for_each_run`] gives.
+    pub fn number_count(&self) -> usize {
+        match self {
+            Observer::Numeric(per_class) => per_class.k * ESTIMATOR_FIELDS,
+            Observer::Nominal(o) => 1 + o.cells.len(),
+            Observer::Disabled => 0,
         }
     }
 }
 
 impl ObserverData {
-    /// The observer of kind `kind` whose numbers [`Observer::for_each_number`] gave, for a
+    /// The observer of kind `kind` whose numbers [`Observer::for_each_run`] gave, for a
     /// tree of `k` classes.
     pub fn unflatten(kind: &str, stats: &[f64], k: usize) -> Result<Self, String> {
         match kind {
