@@ -30,9 +30,10 @@ use std::hash::Hasher;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, Float64Builder, ListBuilder, StringBuilder, StructBuilder,
-    UInt32Builder,
+    Array, ArrayRef, AsArray, BooleanBufferBuilder, Float64Array, Float64Builder, ListArray,
+    ListBuilder, StringArray, StringBuilder, StructArray, UInt32Builder,
 };
+use arrow::buffer::{NullBuffer, OffsetBuffer};
 use arrow::datatypes::{DataType, Field, Fields, Float64Type, Schema, SchemaRef, UInt32Type};
 use arrow::record_batch::RecordBatch;
 use twox_hash::XxHash64;
@@ -171,19 +172,7 @@ pub fn rows_to_batch(rows: &[Row<'_>], spec: &StreamSpec) -> RecordBatch {
     let mut last_attempt = Float64Builder::with_capacity(n);
     let mut mc_correct = Float64Builder::with_capacity(n);
     let mut nb_correct = Float64Builder::with_capacity(n);
-    let mut observers = ListBuilder::with_capacity(
-        StructBuilder::new(
-            observer_fields(),
-            vec![
-                Box::new(StringBuilder::with_capacity(observer_n, 7 * observer_n)),
-                Box::new(ListBuilder::with_capacity(
-                    Float64Builder::with_capacity(number_n),
-                    observer_n,
-                )),
-            ],
-        ),
-        n,
-    );
+    let mut observers = ObserversColumn::with_capacity(n, observer_n, number_n);
     for &(t, id, r) in rows {
         {
             tree.append_value(t);
@@ -218,7 +207,7 @@ pub fn rows_to_batch(rows: &[Row<'_>], spec: &StreamSpec) -> RecordBatch {
                     last_attempt.append_value(leaf.weight_at_last_attempt);
                     mc_correct.append_value(leaf.mc_correct);
                     nb_correct.append_value(leaf.nb_correct);
-                    append_observers(&mut observers, &leaf.observers);
+                    observers.push_leaf(&leaf.observers);
                 }
                 Node::Split(split) => {
                     depth.append_value(split.depth);
@@ -229,7 +218,7 @@ pub fn rows_to_batch(rows: &[Row<'_>], spec: &StreamSpec) -> RecordBatch {
                     last_attempt.append_null();
                     mc_correct.append_null();
                     nb_correct.append_null();
-                    observers.append_null();
+                    observers.push_none();
                 }
             }
         }
@@ -250,33 +239,105 @@ pub fn rows_to_batch(rows: &[Row<'_>], spec: &StreamSpec) -> RecordBatch {
         Arc::new(last_attempt.finish()),
         Arc::new(mc_correct.finish()),
         Arc::new(nb_correct.finish()),
-        Arc::new(observers.finish()),
+        observers.finish(),
     ];
     RecordBatch::try_new(schema(), columns).expect("columns match the node schema")
 }
 
-/// Appends one leaf's observers (a list entry) to `out`.
-fn append_observers(out: &mut ListBuilder<StructBuilder>, observers: &Observers) {
-    let entries = out.values();
-    for observer in observers.iter() {
-        let kinds = entries
-            .field_builder::<StringBuilder>(0)
-            .expect("the kind column");
-        kinds.append_option(observer.as_ref().map(|o| o.kind()));
-        let stats = entries
-            .field_builder::<ListBuilder<Float64Builder>>(1)
-            .expect("the stats column");
-        let valid = observer.is_some();
-        if let Some(o) = &observer {
-            let values = stats.values();
-            o.for_each_run(|xs| values.append_slice(xs));
-            stats.append(true);
-        } else {
-            stats.append_null();
+/// The `observers` column, gathered in flat buffers (offsets, validity, values) and
+/// assembled into its nested arrays at the end: a builder per nesting level would cost
+/// several calls per observer.
+struct ObserversColumn {
+    /// Per row: where its observers end, and whether it has a list (a leaf's).
+    rows: Vec<i32>,
+    rows_valid: BooleanBufferBuilder,
+    /// Per observer: where its kind's bytes and its numbers end, and whether it is there.
+    kinds: Vec<i32>,
+    kind_bytes: Vec<u8>,
+    numbers: Vec<i32>,
+    observers_valid: BooleanBufferBuilder,
+    values: Vec<f64>,
+}
+
+impl ObserversColumn {
+    fn with_capacity(rows: usize, observers: usize, numbers: usize) -> Self {
+        let offsets = |n: usize| {
+            let mut v = Vec::with_capacity(n + 1);
+            v.push(0);
+            v
+        };
+        ObserversColumn {
+            rows: offsets(rows),
+            rows_valid: BooleanBufferBuilder::new(rows),
+            kinds: offsets(observers),
+            kind_bytes: Vec::with_capacity(8 * observers),
+            numbers: offsets(observers),
+            observers_valid: BooleanBufferBuilder::new(observers),
+            values: Vec::with_capacity(numbers),
         }
-        entries.append(valid);
     }
-    out.append(true);
+
+    /// A leaf's observers: one entry per feature, null where unseen.
+    fn push_leaf(&mut self, observers: &Observers) {
+        for observer in observers.iter() {
+            if let Some(o) = &observer {
+                self.kind_bytes.extend_from_slice(o.kind().as_bytes());
+                o.for_each_run(|xs| self.values.extend_from_slice(xs));
+            }
+            self.kinds.push(offset(self.kind_bytes.len()));
+            self.numbers.push(offset(self.values.len()));
+            self.observers_valid.append(observer.is_some());
+        }
+        self.rows.push(offset(self.kinds.len() - 1));
+        self.rows_valid.append(true);
+    }
+
+    /// A split node's: null.
+    fn push_none(&mut self) {
+        self.rows.push(offset(self.kinds.len() - 1));
+        self.rows_valid.append(false);
+    }
+
+    fn finish(mut self) -> ArrayRef {
+        let DataType::List(entry) = schema().field(15).data_type().clone() else {
+            unreachable!("observers are a list")
+        };
+        let DataType::Struct(fields) = entry.data_type().clone() else {
+            unreachable!("an observer is a struct")
+        };
+        let DataType::List(number) = fields[1].data_type().clone() else {
+            unreachable!("an observer's stats are a list")
+        };
+        let observers_valid = NullBuffer::new(self.observers_valid.finish());
+        let kinds = StringArray::new(
+            OffsetBuffer::new(self.kinds.into()),
+            self.kind_bytes.into(),
+            Some(observers_valid.clone()),
+        );
+        let stats = ListArray::new(
+            number,
+            OffsetBuffer::new(self.numbers.into()),
+            Arc::new(Float64Array::from(self.values)),
+            Some(observers_valid.clone()),
+        );
+        let entries = StructArray::new(
+            fields,
+            vec![Arc::new(kinds), Arc::new(stats)],
+            Some(observers_valid),
+        );
+        Arc::new(ListArray::new(
+            entry,
+            OffsetBuffer::new(self.rows.into()),
+            Arc::new(entries),
+            Some(NullBuffer::new(self.rows_valid.finish())),
+        ))
+    }
+}
+
+/// A position in a column's values as an Arrow offset (a node table's column holds far
+/// fewer than 2³¹ values: a single tree's rows are bounded by its memory).
+fn offset(len: usize) -> i32 {
+    i32::try_from(len).expect("a node table column of fewer than 2^31 values")
 }
 
 /// Whether a table read back has the node table's columns (of this format or of format 1):
