@@ -138,23 +138,6 @@ impl Chain {
         self.link.seq >= limits.max_deltas
             || self.delta_bytes as f64 > limits.max_delta_share * self.base_bytes as f64
     }
-
-    /// The rows of `trees` whose values differ from the chain's last file's (every row of a
-    /// tree or node the chain did not have), and the hashes of every row now.
-    pub(super) fn changed<'a>(
-        &self, trees: &'a [Vec<NodeRecord>], now: &[Vec<u64>],
-    ) -> Vec<nodes::Row<'a>> {
-        let mut rows = Vec::new();
-        for (t, (records, hashes)) in trees.iter().zip(now).enumerate() {
-            let before = self.hashes.get(t).map_or(&[][..], Vec::as_slice);
-            for (id, (record, hash)) in records.iter().zip(hashes).enumerate() {
-                if before.get(id) != Some(hash) {
-                    rows.push((t as u32, id as u32, record));
-                }
-            }
-        }
-        rows
-    }
 }
 
 /// Every node's hash, tree by tree (on all of the pool's threads where

@@ -179,31 +179,24 @@ pub fn prepare(
     limits: &ChainLimits,
 ) -> Prepared {
     let trees = take_trees(model);
-    let hashes = chain::hashes_of(&trees);
     let total: usize = trees.iter().map(Vec::len).sum();
     let on = chain.filter(|c| !c.wants_base(limits));
-    let (rows, link) = match on {
-        Some(c) => (
-            c.changed(&trees, &hashes),
-            Link {
-                id: c.link.id.clone(),
-                seq: c.link.seq + 1,
-                parent: Some(c.last_digest.clone()),
-                tree_nodes: Some(trees.iter().map(|t| t.len() as u32).collect()),
-            },
-        ),
-        None => (
-            nodes::rows_of(&trees),
-            Link {
-                id: chain::new_chain_id(),
-                seq: 0,
-                parent: None,
-                tree_nodes: None,
-            },
-        ),
+    let (hashes, table) =
+        nodes::hash_and_tabulate(&trees, on.map(|c| c.hashes.as_slice()), &stream.spec);
+    let link = match on {
+        Some(c) => Link {
+            id: c.link.id.clone(),
+            seq: c.link.seq + 1,
+            parent: Some(c.last_digest.clone()),
+            tree_nodes: Some(trees.iter().map(|t| t.len() as u32).collect()),
+        },
+        None => Link {
+            id: chain::new_chain_id(),
+            seq: 0,
+            parent: None,
+            tree_nodes: None,
+        },
     };
-    let table = nodes::rows_to_batches(&rows, &stream.spec);
-    drop(rows);
     let head = serde_json::to_string(&Head {
         model: &*model,
         stream,

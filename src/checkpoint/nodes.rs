@@ -119,129 +119,206 @@ pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
     rows_to_batch(&rows_of(trees), spec)
 }
 
-/// The node table of `rows` (a delta's: the nodes that changed since a chain's last file),
-/// in parts of about equal row counts, built on all of the pool's threads where
-/// [`crate::core::spread_here`] (one part elsewhere, or when the rows are few).
-pub fn rows_to_batches(rows: &[Row<'_>], spec: &StreamSpec) -> Vec<RecordBatch> {
-    // Below this many rows a part is not worth a thread's hand-off.
-    const PART_ROWS: usize = 512;
+/// Hashes every node of `trees` ([`record_hash`]) and tabulates those whose hash is not the
+/// one `before` holds for it (every node of a tree or id `before` lacks; all of them
+/// without `before`): the hashes, tree by tree, and the table of those rows in parts, in
+/// (tree, node id) order. A tree's nodes are hashed and tabulated in one go, while they are
+/// in the cache. On a thread of a pool of several ([`crate::core::spread_here`]) the trees
+/// are shared out in as many parts, of about equal node counts, and done side by side.
+pub fn hash_and_tabulate(
+    trees: &[Vec<NodeRecord>], before: Option<&[Vec<u64>]>, spec: &StreamSpec,
+) -> (Vec<Vec<u64>>, Vec<RecordBatch>) {
+    let total: usize = trees.iter().map(Vec::len).sum();
     let parts = match crate::core::spread_here() {
-        true => rayon::current_num_threads()
-            .min(rows.len() / PART_ROWS)
-            .max(1),
+        true => rayon::current_num_threads().min(total / PART_ROWS).max(1),
         false => 1,
     };
-    if parts == 1 {
-        return vec![rows_to_batch(rows, spec)];
+    // Cut the trees into `parts` runs of about `total / parts` nodes.
+    let mut cuts = vec![0];
+    let mut nodes = 0;
+    for (t, tree) in trees.iter().enumerate() {
+        nodes += tree.len();
+        if nodes * parts >= total * cuts.len() && cuts.len() < parts {
+            cuts.push(t + 1);
+        }
     }
-    use rayon::prelude::*;
-    rows.par_chunks(rows.len().div_ceil(parts))
-        .map(|chunk| rows_to_batch(chunk, spec))
-        .collect()
+    cuts.push(trees.len());
+    cuts.dedup();
+    let part = |range: std::ops::Range<usize>| {
+        let rows: usize = trees[range.clone()].iter().map(Vec::len).sum();
+        let mut table = NodeTable::with_capacity(rows, 0, 0);
+        let hashes: Vec<Vec<u64>> = range
+            .map(|t| {
+                let was = before.map(|b| b.get(t).map_or(&[][..], Vec::as_slice));
+                trees[t]
+                    .iter()
+                    .enumerate()
+                    .map(|(id, r)| {
+                        let hash = record_hash(r);
+                        if was.is_none_or(|was| was.get(id) != Some(&hash)) {
+                            table.push(t as u32, id as u32, r, spec);
+                        }
+                        hash
+                    })
+                    .collect()
+            })
+            .collect();
+        (hashes, table.finish())
+    };
+    let ranges: Vec<_> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
+    let done: Vec<(Vec<Vec<u64>>, RecordBatch)> = if ranges.len() > 1 {
+        use rayon::prelude::*;
+        ranges.into_par_iter().map(part).collect()
+    } else {
+        ranges.into_iter().map(part).collect()
+    };
+    let mut hashes = Vec::with_capacity(trees.len());
+    let mut table = Vec::with_capacity(done.len());
+    for (h, t) in done {
+        hashes.extend(h);
+        table.push(t);
+    }
+    (hashes, table)
 }
+
+/// Below this many nodes a part of the work on the node table is not worth a thread's
+/// hand-off.
+const PART_ROWS: usize = 512;
 
 /// Builds a node table of the given rows, its builders sized for them up front.
 pub fn rows_to_batch(rows: &[Row<'_>], spec: &StreamSpec) -> RecordBatch {
-    let n = rows.len();
-    let (mut children_n, mut class_n, mut observer_n, mut number_n) = (0, 0, 0, 0);
+    let (mut observer_n, mut number_n) = (0, 0);
     for (_, _, r) in rows {
-        children_n += r.children.len();
+        if let Node::Leaf(leaf) = &r.node {
+            for o in leaf.observers.iter() {
+                observer_n += 1;
+                number_n += o.map_or(0, |o| o.number_count());
+            }
+        }
+    }
+    let mut table = NodeTable::with_capacity(rows.len(), observer_n, number_n);
+    for &(t, id, r) in rows {
+        table.push(t, id, r, spec);
+    }
+    table.finish()
+}
+
+/// A node table being built, row by row.
+struct NodeTable {
+    tree: UInt32Builder,
+    node: UInt32Builder,
+    depth: UInt32Builder,
+    kind: StringBuilder,
+    test: StringBuilder,
+    feature: StringBuilder,
+    threshold: Float64Builder,
+    category: UInt32Builder,
+    children: ListBuilder<UInt32Builder>,
+    class_weights: ListBuilder<Float64Builder>,
+    weight: Float64Builder,
+    leaf_state: StringBuilder,
+    last_attempt: Float64Builder,
+    mc_correct: Float64Builder,
+    nb_correct: Float64Builder,
+    observers: ObserversColumn,
+}
+
+impl NodeTable {
+    /// A table with room for `n` rows, `observers` observers and `numbers` of their numbers.
+    fn with_capacity(n: usize, observers: usize, numbers: usize) -> Self {
+        NodeTable {
+            tree: UInt32Builder::with_capacity(n),
+            node: UInt32Builder::with_capacity(n),
+            depth: UInt32Builder::with_capacity(n),
+            kind: StringBuilder::with_capacity(n, 5 * n),
+            test: StringBuilder::new(),
+            feature: StringBuilder::new(),
+            threshold: Float64Builder::with_capacity(n),
+            category: UInt32Builder::with_capacity(n),
+            children: ListBuilder::with_capacity(UInt32Builder::with_capacity(2 * n), n),
+            class_weights: ListBuilder::with_capacity(Float64Builder::with_capacity(2 * n), n),
+            weight: Float64Builder::with_capacity(n),
+            leaf_state: StringBuilder::with_capacity(n, 6 * n),
+            last_attempt: Float64Builder::with_capacity(n),
+            mc_correct: Float64Builder::with_capacity(n),
+            nb_correct: Float64Builder::with_capacity(n),
+            observers: ObserversColumn::with_capacity(n, observers, numbers),
+        }
+    }
+
+    /// Appends node `id` of tree `t`, `r`, of a stream whose features `spec` names.
+    fn push(&mut self, t: u32, id: u32, r: &NodeRecord, spec: &StreamSpec) {
+        self.tree.append_value(t);
+        self.node.append_value(id);
+        self.children.append_value(r.children.iter().copied());
+        match r.test {
+            None => {
+                self.test.append_null();
+                self.feature.append_null();
+                self.threshold.append_null();
+                self.category.append_null();
+            }
+            Some(t) => {
+                self.feature.append_value(&spec.features[t.feature()].name);
+                let (name, thr, cat) = match t {
+                    SplitTest::Numeric { threshold, .. } => ("numeric", Some(threshold), None),
+                    SplitTest::Multiway { .. } => ("multiway", None, None),
+                    SplitTest::Binary { value, .. } => ("binary", None, Some(value)),
+                };
+                self.test.append_value(name);
+                self.threshold.append_option(thr);
+                self.category.append_option(cat);
+            }
+        }
         match &r.node {
             Node::Leaf(leaf) => {
-                class_n += leaf.class_weights.len();
-                for o in leaf.observers.iter() {
-                    observer_n += 1;
-                    number_n += o.map_or(0, |o| o.number_count());
-                }
+                self.depth.append_value(leaf.depth);
+                self.kind.append_value("leaf");
+                self.class_weights
+                    .append_value(leaf.class_weights.iter().map(|&w| Some(w)));
+                self.weight.append_value(leaf.total);
+                self.leaf_state.append_value(state_name(leaf.state));
+                self.last_attempt.append_value(leaf.weight_at_last_attempt);
+                self.mc_correct.append_value(leaf.mc_correct);
+                self.nb_correct.append_value(leaf.nb_correct);
+                self.observers.push_leaf(&leaf.observers);
             }
-            Node::Split(split) => class_n += split.class_weights.len(),
-        }
-    }
-    let mut tree = UInt32Builder::with_capacity(n);
-    let mut node = UInt32Builder::with_capacity(n);
-    let mut depth = UInt32Builder::with_capacity(n);
-    let mut kind = StringBuilder::with_capacity(n, 5 * n);
-    let mut test = StringBuilder::new();
-    let mut feature = StringBuilder::new();
-    let mut threshold = Float64Builder::with_capacity(n);
-    let mut category = UInt32Builder::with_capacity(n);
-    let mut children = ListBuilder::with_capacity(UInt32Builder::with_capacity(children_n), n);
-    let mut class_weights = ListBuilder::with_capacity(Float64Builder::with_capacity(class_n), n);
-    let mut weight = Float64Builder::with_capacity(n);
-    let mut leaf_state = StringBuilder::with_capacity(n, 6 * n);
-    let mut last_attempt = Float64Builder::with_capacity(n);
-    let mut mc_correct = Float64Builder::with_capacity(n);
-    let mut nb_correct = Float64Builder::with_capacity(n);
-    let mut observers = ObserversColumn::with_capacity(n, observer_n, number_n);
-    for &(t, id, r) in rows {
-        {
-            tree.append_value(t);
-            node.append_value(id);
-            children.append_value(r.children.iter().copied());
-            match r.test {
-                None => {
-                    test.append_null();
-                    feature.append_null();
-                    threshold.append_null();
-                    category.append_null();
-                }
-                Some(t) => {
-                    feature.append_value(&spec.features[t.feature()].name);
-                    let (name, thr, cat) = match t {
-                        SplitTest::Numeric { threshold, .. } => ("numeric", Some(threshold), None),
-                        SplitTest::Multiway { .. } => ("multiway", None, None),
-                        SplitTest::Binary { value, .. } => ("binary", None, Some(value)),
-                    };
-                    test.append_value(name);
-                    threshold.append_option(thr);
-                    category.append_option(cat);
-                }
-            }
-            match &r.node {
-                Node::Leaf(leaf) => {
-                    depth.append_value(leaf.depth);
-                    kind.append_value("leaf");
-                    class_weights.append_value(leaf.class_weights.iter().map(|&w| Some(w)));
-                    weight.append_value(leaf.total);
-                    leaf_state.append_value(state_name(leaf.state));
-                    last_attempt.append_value(leaf.weight_at_last_attempt);
-                    mc_correct.append_value(leaf.mc_correct);
-                    nb_correct.append_value(leaf.nb_correct);
-                    observers.push_leaf(&leaf.observers);
-                }
-                Node::Split(split) => {
-                    depth.append_value(split.depth);
-                    kind.append_value("split");
-                    class_weights.append_value(split.class_weights.iter().map(|&w| Some(w)));
-                    weight.append_value(split.weight);
-                    leaf_state.append_null();
-                    last_attempt.append_null();
-                    mc_correct.append_null();
-                    nb_correct.append_null();
-                    observers.push_none();
-                }
+            Node::Split(split) => {
+                self.depth.append_value(split.depth);
+                self.kind.append_value("split");
+                self.class_weights
+                    .append_value(split.class_weights.iter().map(|&w| Some(w)));
+                self.weight.append_value(split.weight);
+                self.leaf_state.append_null();
+                self.last_attempt.append_null();
+                self.mc_correct.append_null();
+                self.nb_correct.append_null();
+                self.observers.push_none();
             }
         }
     }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(tree.finish()),
-        Arc::new(node.finish()),
-        Arc::new(depth.finish()),
-        Arc::new(kind.finish()),
-        Arc::new(test.finish()),
-        Arc::new(feature.finish()),
-        Arc::new(threshold.finish()),
-        Arc::new(category.finish()),
-        Arc::new(children.finish()),
-        Arc::new(class_weights.finish()),
-        Arc::new(weight.finish()),
-        Arc::new(leaf_state.finish()),
-        Arc::new(last_attempt.finish()),
-        Arc::new(mc_correct.finish()),
-        Arc::new(nb_correct.finish()),
-        observers.finish(),
-    ];
-    RecordBatch::try_new(schema(), columns).expect("columns match the node schema")
+
+    fn finish(mut self) -> RecordBatch {
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(self.tree.finish()),
+            Arc::new(self.node.finish()),
+            Arc::new(self.depth.finish()),
+            Arc::new(self.kind.finish()),
+            Arc::new(self.test.finish()),
+            Arc::new(self.feature.finish()),
+            Arc::new(self.threshold.finish()),
+            Arc::new(self.category.finish()),
+            Arc::new(self.children.finish()),
+            Arc::new(self.class_weights.finish()),
+            Arc::new(self.weight.finish()),
+            Arc::new(self.leaf_state.finish()),
+            Arc::new(self.last_attempt.finish()),
+            Arc::new(self.mc_correct.finish()),
+            Arc::new(self.nb_correct.finish()),
+            self.observers.finish(),
+        ];
+        RecordBatch::try_new(schema(), columns).expect("columns match the node schema")
+    }
 }
 
 /// The `observers` column, gathered in flat buffers (offsets, validity, values) and
