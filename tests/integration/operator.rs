@@ -180,32 +180,54 @@ mod stream {
         assert_eq!(got, expected);
     }
 
+    /// The bundled car data: its path, its rows, its table and the table in batches of 200.
+    fn car_in_batches() -> (
+        std::path::PathBuf,
+        streamboost::core::Dataset,
+        streamboost::columnar::Table,
+        Vec<RecordBatch>,
+    ) {
+        let path = bundled_car();
+        let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
+        let table = read_table(&path).unwrap();
+        let batches = table.batches_of(200).unwrap();
+        (path, data, table, batches)
+    }
+
+    /// A fresh Adaboost.OLM over 6 trees for `data`, and the stream state a live model of it
+    /// starts from.
+    fn fresh_live(
+        data: &streamboost::core::Dataset,
+    ) -> (
+        streamboost::model::Model,
+        streamboost::checkpoint::StreamState,
+    ) {
+        let config = streamboost::model::ModelConfig::from_json(
+            serde_json::json!({"algorithm": "ada-olm", "n_learners": 6}),
+        )
+        .unwrap();
+        let model = config.build(data.spec(), 2).unwrap();
+        let stream = streamboost::checkpoint::StreamState {
+            config,
+            spec: data.spec().clone(),
+            encodings: Encodings::default(),
+            label: "label".into(),
+            stats: streamboost::runtime::OperatorStats::default(),
+            position: None,
+            delayed: None,
+        };
+        (model, stream)
+    }
+
     /// A commit begun behind (`commit_behind`) holds the model as it was when begun, whatever
     /// it learns while the commit is written. A write that fails is returned by the wait
     /// for it, and the commit after it writes a new base.
     #[test]
     fn a_commit_behind_holds_the_model_as_it_was_when_begun() {
-        use streamboost::checkpoint::{self, StreamState};
-        use streamboost::model::ModelConfig;
-        use streamboost::runtime::OperatorStats;
+        use streamboost::checkpoint;
         use streamboost::runtime::live::{CheckpointPolicy, LiveModel};
-        let path = bundled_car();
-        let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
-        let table = read_table(&path).unwrap();
-        let batches = table.batches_of(200).unwrap();
-        let config =
-            ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 6}))
-                .unwrap();
-        let stream = StreamState {
-            config: config.clone(),
-            spec: data.spec().clone(),
-            encodings: Encodings::default(),
-            label: "label".into(),
-            stats: OperatorStats::default(),
-            position: None,
-            delayed: None,
-        };
-        let model = config.build(data.spec(), 2).unwrap();
+        let (path, data, table, batches) = car_in_batches();
+        let (model, stream) = fresh_live(&data);
         let dir = tempfile::tempdir().unwrap();
         let at = dir.path().join("m.parquet");
         // Deltas however large: the third commit is one.
@@ -263,30 +285,9 @@ mod stream {
     /// checkpoint, predicts what one stream over the whole input does.
     #[test]
     fn a_live_model_over_two_streams_predicts_as_one() {
-        use streamboost::checkpoint::StreamState;
-        use streamboost::model::ModelConfig;
-        use streamboost::runtime::OperatorStats;
         use streamboost::runtime::live::{CheckpointPolicy, LiveModel};
-        let path = bundled_car();
-        let data = load_stream(&[path.clone()], "label", &Encodings::default()).unwrap();
-        let table = read_table(&path).unwrap();
-        let batches = table.batches_of(200).unwrap();
-        let config =
-            ModelConfig::from_json(serde_json::json!({"algorithm": "ada-olm", "n_learners": 6}))
-                .unwrap();
-        let fresh = || {
-            let model = config.build(data.spec(), 2).unwrap();
-            let stream = StreamState {
-                config: config.clone(),
-                spec: data.spec().clone(),
-                encodings: Encodings::default(),
-                label: "label".into(),
-                stats: OperatorStats::default(),
-                position: None,
-                delayed: None,
-            };
-            (model, stream)
-        };
+        let (path, data, table, batches) = car_in_batches();
+        let fresh = || fresh_live(&data);
         let dir = tempfile::tempdir().unwrap();
         let run = |live: LiveModel, batches: Vec<RecordBatch>| -> Vec<RecordBatch> {
             let input = futures::stream::iter(batches.into_iter().map(Ok::<_, std::io::Error>));
