@@ -172,8 +172,9 @@ pub fn commit(
 /// The first half of [`commit`]: what the next file of the chain at `path` holds, taken
 /// from `model` and `stream` (the nodes that changed since `chain`'s last file, or all of
 /// them), ready to be written by [`Prepared::write`] on any thread while the model goes on.
-/// On a thread of a pool of several ([`crate::core::spread_here`]) the nodes are hashed and
-/// tabulated on all of the pool's threads.
+/// The nodes are hashed and the changed ones tabulated in one pass
+/// ([`nodes::hash_and_tabulate`]), on all of the pool's threads on a thread of a pool of
+/// several ([`crate::core::spread_here`]).
 pub fn prepare(
     path: &Path, model: &mut Model, stream: &StreamState, chain: Option<&Chain>,
     limits: &ChainLimits,
