@@ -826,3 +826,126 @@ fn digest_rows(a: &dyn Array, rows: std::ops::Range<usize>, sink: &mut Bytes, h:
         other => unreachable!("the node table has no {other} column"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Rng, StreamSpec};
+    use crate::weak::HoeffdingTreeConfig;
+    use crate::{Classifier, Config};
+
+    /// A grown tree's node records: numeric observers on 3 features, 3 classes.
+    fn grown() -> (StreamSpec, Vec<NodeRecord>) {
+        let spec = StreamSpec::numeric(3, 3).unwrap();
+        let config = HoeffdingTreeConfig {
+            grace_period: 30.0,
+            ..Default::default()
+        };
+        let mut tree = config.build(&spec, 1).unwrap();
+        let mut rng = Rng::new(5);
+        for _ in 0..3000 {
+            let x = [rng.uniform(), rng.uniform(), rng.uniform()];
+            let y = usize::from(x[0] > 0.33) + usize::from(x[0] > 0.66);
+            tree.learn(&x, y, 1.0);
+        }
+        let records = tree.take_nodes();
+        assert!(records.len() > 5, "the tree grew: {} nodes", records.len());
+        (spec, records)
+    }
+
+    /// Changing any one number of a leaf (its weights or one observer's statistics) changes
+    /// its hash: each word is mixed in by a bijection of the state.
+    #[test]
+    fn a_one_word_change_always_changes_a_records_hash() {
+        let (_, records) = grown();
+        let leaf = records
+            .iter()
+            .find(|r| matches!(&r.node, Node::Leaf(l) if l.observers.iter().any(|o| o.is_some())))
+            .expect("a leaf that observed");
+        let before = record_hash(leaf);
+        assert_eq!(record_hash(&leaf.clone()), before, "a copy hashes alike");
+        let Node::Leaf(l) = &leaf.node else {
+            unreachable!()
+        };
+        // The lowest bit, one in the middle, the sign.
+        let flip = |x: f64, bit: u32| f64::from_bits(x.to_bits() ^ (1 << bit));
+        for bit in [0, 40, 63] {
+            let mut changed = leaf.clone();
+            let Node::Leaf(cl) = &mut changed.node else {
+                unreachable!()
+            };
+            cl.total = flip(cl.total, bit);
+            assert_ne!(record_hash(&changed), before, "total, bit {bit}");
+            let mut changed = leaf.clone();
+            let Node::Leaf(cl) = &mut changed.node else {
+                unreachable!()
+            };
+            let last = l.class_weights.len() - 1;
+            cl.class_weights[last] = flip(cl.class_weights[last], bit);
+            assert_ne!(record_hash(&changed), before, "a class weight, bit {bit}");
+        }
+        // One observer's statistics, through a round trip of its numbers.
+        let j = l.observers.iter().position(|o| o.is_some()).unwrap();
+        let o = l.observers.iter().nth(j).flatten().unwrap();
+        let mut numbers = Vec::new();
+        o.for_each_run(|xs| numbers.extend_from_slice(xs));
+        assert_eq!(numbers.len(), o.number_count());
+        for i in 0..numbers.len() {
+            let mut bumped = numbers.clone();
+            bumped[i] = f64::from_bits(bumped[i].to_bits() ^ 1);
+            let data = l
+                .observers
+                .iter()
+                .enumerate()
+                .map(|(f, o)| {
+                    o.map(|o| {
+                        let mut xs = Vec::new();
+                        o.for_each_run(|run| xs.extend_from_slice(run));
+                        let xs = if f == j { bumped.clone() } else { xs };
+                        ObserverData::unflatten(o.kind(), &xs, l.class_weights.len()).unwrap()
+                    })
+                })
+                .collect();
+            let mut changed = leaf.clone();
+            let Node::Leaf(cl) = &mut changed.node else {
+                unreachable!()
+            };
+            cl.observers = Observers::from_data(data).unwrap();
+            assert_ne!(record_hash(&changed), before, "observer {j}, number {i}");
+        }
+    }
+
+    /// A table tabulated in parts has the checksum of the whole table, and the single pass
+    /// tabulates exactly the rows whose hash changed.
+    #[test]
+    fn parts_hash_as_their_whole_and_the_pass_takes_the_changed_rows() {
+        let (spec, records) = grown();
+        let trees = vec![records.clone(), records.clone(), records];
+        let whole = to_batch(&trees, &spec);
+        let digest_of = |parts: &[RecordBatch]| {
+            let mut h = XxHash64::with_seed(0);
+            digest(parts, &mut h);
+            h.finish()
+        };
+        let cut = whole.num_rows() / 3;
+        let parts = [
+            whole.slice(0, cut),
+            whole.slice(cut, whole.num_rows() - cut),
+        ];
+        assert_eq!(digest_of(&parts), digest_of(std::slice::from_ref(&whole)));
+
+        let (hashes, all) = hash_and_tabulate(&trees, None, &spec);
+        assert_eq!(digest_of(&all), digest_of(std::slice::from_ref(&whole)));
+        // Tree 1 changed in one node; tree 2 is new to `before`.
+        let mut before = hashes.clone();
+        before[1][0] ^= 1;
+        before.truncate(2);
+        let (again, changed) = hash_and_tabulate(&trees, Some(&before), &spec);
+        assert_eq!(again, hashes);
+        let rows: usize = changed.iter().map(RecordBatch::num_rows).sum();
+        assert_eq!(rows, 1 + trees[2].len());
+        let first = &changed[0];
+        assert_eq!(first.column(0).as_primitive::<UInt32Type>().value(0), 1);
+        assert_eq!(first.column(1).as_primitive::<UInt32Type>().value(0), 0);
+    }
+}
