@@ -27,7 +27,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", required_unless_present = "stdin")]
     pub input_dir: Option<PathBuf>,
     /// Where one scored Parquet file per input file appears (`<stem>.parquet`: the input's
-    /// columns, then the predictions), whole, at the first commit after its last row.
+    /// columns, then the predictions), whole, once the first commit after its last row is
+    /// in place.
     #[arg(long, value_name = "DIR", required_unless_present = "stdin")]
     pub output_dir: Option<PathBuf>,
     /// Read an Arrow IPC stream from standard input instead of a directory, and write each
