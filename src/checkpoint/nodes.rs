@@ -144,6 +144,10 @@ pub fn hash_and_tabulate(
     }
     cuts.push(trees.len());
     cuts.dedup();
+    if cuts.len() == 1 {
+        // No tree (a model of other learners): one empty table.
+        cuts.push(0);
+    }
     let part = |range: std::ops::Range<usize>| {
         let rows: usize = trees[range.clone()].iter().map(Vec::len).sum();
         let mut table = NodeTable::with_capacity(rows, 0, 0);
@@ -936,6 +940,10 @@ mod tests {
 
         let (hashes, all) = hash_and_tabulate(&trees, None, &spec);
         assert_eq!(digest_of(&all), digest_of(std::slice::from_ref(&whole)));
+        let (none, empty) = hash_and_tabulate(&[], None, &spec);
+        assert!(none.is_empty());
+        assert_eq!(empty.len(), 1, "one table, empty");
+        assert_eq!(empty[0].num_rows(), 0);
         // Tree 1 changed in one node; tree 2 is new to `before`.
         let mut before = hashes.clone();
         before[1][0] ^= 1;
