@@ -140,16 +140,13 @@ impl Chain {
     }
 }
 
-/// Every node's hash, tree by tree (on all of the pool's threads where
-/// [`crate::core::spread_here`]).
+/// Every node's hash, tree by tree (a chain read back: a writer's commit hashes as it
+/// tabulates, [`nodes::hash_and_tabulate`]).
 pub(super) fn hashes_of(trees: &[Vec<NodeRecord>]) -> Vec<Vec<u64>> {
-    let hash_tree = |records: &Vec<NodeRecord>| records.iter().map(nodes::record_hash).collect();
-    if crate::core::spread_here() {
-        use rayon::prelude::*;
-        trees.par_iter().map(hash_tree).collect()
-    } else {
-        trees.iter().map(hash_tree).collect()
-    }
+    trees
+        .iter()
+        .map(|records| records.iter().map(nodes::record_hash).collect())
+        .collect()
 }
 
 /// A fresh chain id: a writer's base must not share its id with the deltas of an earlier

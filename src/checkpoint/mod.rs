@@ -198,12 +198,7 @@ pub fn prepare(
             tree_nodes: None,
         },
     };
-    let head = serde_json::to_string(&Head {
-        model: &*model,
-        stream,
-    })
-    .expect("models serialize");
-    let meta = Metadata::of(model, stream, total, String::new());
+    let (head, meta) = state_of(model, stream, total);
     put_trees(model, trees);
     let (base_bytes, delta_bytes) = match on {
         Some(c) => (c.base_bytes, c.delta_bytes),
@@ -255,7 +250,7 @@ impl Prepared {
             base_bytes,
             delta_bytes,
         } = self;
-        let props = file_props(&table, &head, &mut meta, Some(&link));
+        let props = file_props(&table, head, &mut meta, Some(&link));
         let target = if link.seq == 0 {
             path.clone()
         } else {
@@ -307,14 +302,9 @@ pub(crate) fn to_bytes(model: &mut Model, stream: &StreamState) -> Result<Vec<u8
 fn encode(model: &mut Model, stream: &StreamState) -> (Metadata, RecordBatch, WriterProperties) {
     let trees = take_trees(model);
     let table = nodes::to_batch(&trees, &stream.spec);
-    let head = serde_json::to_string(&Head {
-        model: &*model,
-        stream,
-    })
-    .expect("models serialize");
-    let mut meta = Metadata::of(model, stream, table.num_rows(), String::new());
+    let (head, mut meta) = state_of(model, stream, table.num_rows());
     put_trees(model, trees);
-    let props = file_props(std::slice::from_ref(&table), &head, &mut meta, None);
+    let props = file_props(std::slice::from_ref(&table), head, &mut meta, None);
     (meta, table, props)
 }
 
@@ -335,20 +325,25 @@ fn put_trees(model: &mut Model, trees: Vec<Vec<NodeRecord>>) {
     }
 }
 
+/// The rest of the state of `model` (its trees taken out) and `stream` as JSON
+/// (`streamboost.state`), and the metadata of a model of `nodes` nodes, its checksum still
+/// to be computed ([`file_props`]).
+fn state_of(model: &Model, stream: &StreamState, nodes: usize) -> (String, Metadata) {
+    let head = serde_json::to_string(&Head { model, stream }).expect("models serialize");
+    (head, Metadata::of(model, stream, nodes, String::new()))
+}
+
 /// The writer properties of a file holding the node table `table` (in parts) and the state
 /// `head`, at `link` in a chain if given; sets `meta`'s checksum, of both.
 fn file_props(
-    table: &[RecordBatch], head: &str, meta: &mut Metadata, link: Option<&Link>,
+    table: &[RecordBatch], head: String, meta: &mut Metadata, link: Option<&Link>,
 ) -> WriterProperties {
     let mut hasher = XxHash64::with_seed(0);
     nodes::digest(table, &mut hasher);
     hasher.write(head.as_bytes());
     meta.digest = format!("{:016x}", hasher.finish());
     let mut kv = meta.to_key_values();
-    kv.push(KeyValue::new(
-        format!("{KEY_PREFIX}state"),
-        head.to_string(),
-    ));
+    kv.push(KeyValue::new(format!("{KEY_PREFIX}state"), head));
     if let Some(link) = link {
         kv.push(KeyValue::new(
             format!("{KEY_PREFIX}{}", chain::CHAIN_KEY),

@@ -34,7 +34,9 @@ use arrow::array::{
     ListBuilder, StringArray, StringBuilder, StructArray, UInt32Builder,
 };
 use arrow::buffer::{NullBuffer, OffsetBuffer};
-use arrow::datatypes::{DataType, Field, Fields, Float64Type, Schema, SchemaRef, UInt32Type};
+use arrow::datatypes::{
+    DataType, Field, FieldRef, Fields, Float64Type, Schema, SchemaRef, UInt32Type,
+};
 use arrow::record_batch::RecordBatch;
 use twox_hash::XxHash64;
 
@@ -43,22 +45,22 @@ use crate::weak::hoeffding::arena::NodeRecord;
 use crate::weak::hoeffding::node::{Leaf, LeafState, Node, SplitNode, SplitTest};
 use crate::weak::hoeffding::observer::{ObserverData, Observers};
 
+/// The item of a list column, as every list of the table names it.
+fn item(data_type: DataType) -> FieldRef {
+    Arc::new(Field::new("item", data_type, true))
+}
+
 /// The fields of one observer.
 fn observer_fields() -> Fields {
-    let f64_list = DataType::List(Arc::new(Field::new("item", DataType::Float64, true)));
     Fields::from(vec![
         Field::new("kind", DataType::Utf8, true),
-        Field::new("stats", f64_list, true),
+        Field::new("stats", DataType::List(item(DataType::Float64)), true),
     ])
 }
 
 /// The node table's schema.
 pub fn schema() -> SchemaRef {
-    schema_with(DataType::List(Arc::new(Field::new(
-        "item",
-        DataType::Struct(observer_fields()),
-        true,
-    ))))
+    schema_with(DataType::List(item(DataType::Struct(observer_fields()))))
 }
 
 /// The node table's schema in format 1: a leaf's observers as one JSON text.
@@ -67,8 +69,8 @@ fn schema_v1() -> SchemaRef {
 }
 
 fn schema_with(observers: DataType) -> SchemaRef {
-    let u32_list = DataType::List(Arc::new(Field::new("item", DataType::UInt32, true)));
-    let f64_list = DataType::List(Arc::new(Field::new("item", DataType::Float64, true)));
+    let u32_list = DataType::List(item(DataType::UInt32));
+    let f64_list = DataType::List(item(DataType::Float64));
     Arc::new(Schema::new(vec![
         Field::new("tree", DataType::UInt32, false),
         Field::new("node", DataType::UInt32, false),
@@ -97,26 +99,26 @@ fn state_name(state: LeafState) -> &'static str {
     }
 }
 
-/// A node row: the tree, the node's id in it, its record.
-pub type Row<'a> = (u32, u32, &'a NodeRecord);
-
-/// Every row of `trees` (each tree's records in node-id order), in (tree, node id) order.
-pub fn rows_of(trees: &[Vec<NodeRecord>]) -> Vec<Row<'_>> {
-    trees
-        .iter()
-        .enumerate()
-        .flat_map(|(t, records)| {
-            records
-                .iter()
-                .enumerate()
-                .map(move |(id, r)| (t as u32, id as u32, r))
-        })
-        .collect()
-}
-
-/// Builds the node table of `trees` (each tree's records in node-id order).
+/// Builds the node table of `trees` (each tree's records in node-id order), its builders
+/// sized for them up front.
 pub fn to_batch(trees: &[Vec<NodeRecord>], spec: &StreamSpec) -> RecordBatch {
-    rows_to_batch(&rows_of(trees), spec)
+    let (mut rows, mut observer_n, mut number_n) = (0, 0, 0);
+    for r in trees.iter().flatten() {
+        rows += 1;
+        if let Node::Leaf(leaf) = &r.node {
+            for o in leaf.observers.iter() {
+                observer_n += 1;
+                number_n += o.map_or(0, |o| o.number_count());
+            }
+        }
+    }
+    let mut table = NodeTable::with_capacity(rows, observer_n, number_n);
+    for (t, records) in trees.iter().enumerate() {
+        for (id, r) in records.iter().enumerate() {
+            table.push(t as u32, id as u32, r, spec);
+        }
+    }
+    table.finish()
 }
 
 /// Hashes every node of `trees` ([`record_hash`]) and tabulates those whose hash is not the
@@ -188,24 +190,6 @@ pub fn hash_and_tabulate(
 /// Below this many nodes a part of the work on the node table is not worth a thread's
 /// hand-off.
 const PART_ROWS: usize = 512;
-
-/// Builds a node table of the given rows, its builders sized for them up front.
-pub fn rows_to_batch(rows: &[Row<'_>], spec: &StreamSpec) -> RecordBatch {
-    let (mut observer_n, mut number_n) = (0, 0);
-    for (_, _, r) in rows {
-        if let Node::Leaf(leaf) = &r.node {
-            for o in leaf.observers.iter() {
-                observer_n += 1;
-                number_n += o.map_or(0, |o| o.number_count());
-            }
-        }
-    }
-    let mut table = NodeTable::with_capacity(rows.len(), observer_n, number_n);
-    for &(t, id, r) in rows {
-        table.push(t, id, r, spec);
-    }
-    table.finish()
-}
 
 /// A node table being built, row by row.
 struct NodeTable {
@@ -380,15 +364,7 @@ impl ObserversColumn {
     }
 
     fn finish(mut self) -> ArrayRef {
-        let DataType::List(entry) = schema().field(15).data_type().clone() else {
-            unreachable!("observers are a list")
-        };
-        let DataType::Struct(fields) = entry.data_type().clone() else {
-            unreachable!("an observer is a struct")
-        };
-        let DataType::List(number) = fields[1].data_type().clone() else {
-            unreachable!("an observer's stats are a list")
-        };
+        let fields = observer_fields();
         let observers_valid = NullBuffer::new(self.observers_valid.finish());
         let kinds = StringArray::new(
             OffsetBuffer::new(self.kinds.into()),
@@ -396,18 +372,18 @@ impl ObserversColumn {
             Some(observers_valid.clone()),
         );
         let stats = ListArray::new(
-            number,
+            item(DataType::Float64),
             OffsetBuffer::new(self.numbers.into()),
             Arc::new(Float64Array::from(self.values)),
             Some(observers_valid.clone()),
         );
         let entries = StructArray::new(
-            fields,
+            fields.clone(),
             vec![Arc::new(kinds), Arc::new(stats)],
             Some(observers_valid),
         );
         Arc::new(ListArray::new(
-            entry,
+            item(DataType::Struct(fields)),
             OffsetBuffer::new(self.rows.into()),
             Arc::new(entries),
             Some(NullBuffer::new(self.rows_valid.finish())),
@@ -549,7 +525,7 @@ pub fn for_each_row(
     Ok(())
 }
 
-/// A hash of every value [`rows_to_batch`] writes for `record` (its tree and id aside):
+/// A hash of every value [`to_batch`] writes for `record` (its tree and id aside):
 /// two records with the same hash are, but for a collision, the same row. A chain's writer
 /// compares them to find the nodes that changed since its last file. Records that differ in
 /// one word (a number, a child, a test) always hash differently ([`WordHash`]).

@@ -83,9 +83,10 @@ impl Job {
             {
                 // Output does not wait for commits here (it is at least once): the model
                 // learns on while a commit is written, unless the job is stopping.
-                match stopping {
-                    true => model.commit(None)?,
-                    false => model.commit_behind(None)?,
+                if stopping {
+                    model.commit(None)?;
+                } else {
+                    model.commit_behind(None)?;
                 }
                 note_commit(model, &mut progress);
             }
