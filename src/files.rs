@@ -183,6 +183,7 @@ impl<'a> Named<'a> {
     }
 
     /// `path`, named by `flag`, if the flag was given.
+    #[cfg(feature = "cli")]
     pub fn given(flag: &'static str, path: &'a Option<PathBuf>) -> Option<Self> {
         path.as_deref().map(|path| Named { flag, path })
     }
@@ -211,6 +212,7 @@ pub fn refuse_overlaps(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> Result<()
 }
 
 /// Whether `a` and `b` are one path or one file, or one holds the other.
+#[cfg(feature = "cli")]
 pub fn overlaps(a: &Path, b: &Path) -> bool {
     overlap(a, b).is_some()
 }

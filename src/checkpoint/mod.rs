@@ -289,8 +289,8 @@ impl Prepared {
 }
 
 /// A checkpoint of `model` and `stream` in memory: the bytes [`save`] would write to a file,
-/// which [`load_bytes`] reads.
-pub(crate) fn to_bytes(model: &mut Model, stream: &StreamState) -> Result<Vec<u8>> {
+/// which [`load_bytes`] reads (a keyed checkpoint's part, a pickled Python model).
+pub fn to_bytes(model: &mut Model, stream: &StreamState) -> Result<Vec<u8>> {
     let (_, table, props) = encode(model, stream);
     let mut bytes = Vec::new();
     write_parts(&mut bytes, &[table], props).map_err(|e| io_error(Path::new("(memory)"), e))?;
@@ -410,9 +410,9 @@ pub fn load_chain(path: &Path) -> Result<(Model, StreamState, Option<Chain>)> {
     })
 }
 
-/// Loads a checkpoint held in memory (one key's part of a keyed checkpoint's pack), checked
-/// as [`load`] checks a file; errors name `path`.
-pub(crate) fn load_bytes(path: &Path, bytes: Bytes) -> Result<(Model, StreamState)> {
+/// Loads a checkpoint held in memory (one key's part of a keyed checkpoint's pack, a pickled
+/// Python model), checked as [`load`] checks a file; errors name `path`.
+pub fn load_bytes(path: &Path, bytes: Bytes) -> Result<(Model, StreamState)> {
     files::without_panics(path, || {
         let len = bytes.len() as u64;
         let (meta, kv, builder) = open_bytes(path, bytes)?;

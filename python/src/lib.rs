@@ -1,0 +1,691 @@
+//! `streamboost._streamboost`: the extension module under the `streamboost` Python package.
+//!
+//! One class, [`Core`]: a model of the catalogue together with what a Python user never
+//! writes down, the description of the stream ([`Stream`]): its features by name, each
+//! nominal feature's categories, its labels. The rows are River's dicts (`learn_one`,
+//! `predict_proba_one`) or Arrow batches (`learn_many`, `predict_proba_many`, from anything
+//! with `__arrow_c_stream__` or `__arrow_c_array__`); both read a cell by the same rules
+//! ([`Stream::numeric`], [`Stream::category`]), so a batch learns what its rows would one by
+//! one. The Python classes of `streamboost/__init__.py` wrap it.
+//!
+//! **What the rows fix.** The first row learnt (or the first batch) fixes the features: its
+//! keys, in name order, numeric where the value is a number, a boolean or `None`, nominal
+//! where it is a string. Later rows may lack any of them (a missing value, as the learners'
+//! §0 convention reads `NaN`) or bring others: those are not learnt, and are counted
+//! ([`Core::ignored_values`]). A category or a label never met before is learnt from its
+//! first row on; a category met first by a prediction is read as unseen and not kept
+//! (predictions change nothing).
+//!
+//! **Labels before two are met.** The catalogue's models have at least two classes. A model
+//! built before its second label has a second class named `""` that no row has; it takes the
+//! second label's name when that label arrives, and the probabilities reported are those of
+//! the labels met, renormalised. A third label adds a class ([`Classifier::add_class`]).
+//!
+//! **Threads.** The model is behind a mutex, waited for without the GIL; the model's own
+//! work on a row or a batch runs without the GIL, so other Python threads go on. A call that
+//! panicked poisons the model: later calls raise instead of reading a torn model.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Float64Type};
+use arrow::ffi_stream::ArrowArrayStreamReader;
+use arrow::pyarrow::FromPyArrow;
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyString};
+
+use streamboost::checkpoint::{self, StreamState};
+use streamboost::core::{ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec};
+use streamboost::model::{Algorithm, Learns, Model, ModelConfig, Role};
+use streamboost::runtime::OperatorStats;
+use streamboost::weak::Structure;
+use streamboost::{Classifier, Config, Error};
+
+/// The name of the class a model holds before its second label is met.
+const UNMET: &str = "";
+/// The label column's name in the checkpoints a Python model writes.
+const LABEL: &str = "y";
+
+fn py_error(e: Error) -> PyErr {
+    match e {
+        Error::Io { .. } => PyOSError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// One cell of a row, as a Python value or an Arrow column gives it.
+enum Cell<'a> {
+    Number(f64),
+    Text(&'a str),
+}
+
+/// What the rows have shown of the stream: the spec the model was built for, grown by the
+/// categories and labels met, and the lookups that read rows by name.
+struct Stream {
+    spec: StreamSpec,
+    index: HashMap<String, usize>,
+    /// Per feature, its categories' codes (empty for a numeric feature).
+    codes: Vec<HashMap<String, u32>>,
+    class_ids: HashMap<String, ClassId>,
+    /// Classes that are labels met: all of them but a trailing [`UNMET`] one.
+    labels: usize,
+    stats: OperatorStats,
+    /// Values of features outside the model's, not learnt.
+    ignored: u64,
+}
+
+impl Stream {
+    /// The stream of `spec` (a fresh model's, or a checkpoint's).
+    fn of(spec: StreamSpec, stats: OperatorStats) -> Self {
+        let index = (spec.features.iter().enumerate())
+            .map(|(j, f)| (f.name.clone(), j))
+            .collect();
+        let codes = (spec.features.iter())
+            .map(|f| match &f.kind {
+                FeatureKind::Nominal { categories } => (categories.iter().enumerate())
+                    .map(|(c, name)| (name.clone(), c as u32))
+                    .collect(),
+                FeatureKind::Numeric => HashMap::new(),
+            })
+            .collect();
+        let names = spec.classes.names();
+        let labels = names.len() - usize::from(names.last().is_some_and(|n| n == UNMET));
+        Stream {
+            class_ids: spec.classes.ids(),
+            spec,
+            index,
+            codes,
+            labels,
+            stats,
+            ignored: 0,
+        }
+    }
+
+    /// The stream whose features are `features` (name, nominal), taken in name order, with
+    /// the labels `classes` (at least one).
+    fn first(mut features: Vec<(String, bool)>, classes: &[String]) -> PyResult<Self> {
+        features.sort();
+        features.dedup_by(|a, b| a.0 == b.0);
+        let features = (features.into_iter())
+            .map(|(name, nominal)| match nominal {
+                true => Feature::nominal(name, Vec::<String>::new()),
+                false => Feature::numeric(name),
+            })
+            .collect();
+        let mut names = classes.to_vec();
+        if names.len() == 1 {
+            names.push(UNMET.to_string());
+        }
+        let classes = ClassSet::new(names).map_err(py_error)?;
+        Ok(Stream::of(
+            StreamSpec::new(features, classes),
+            OperatorStats::default(),
+        ))
+    }
+
+    /// The value of feature `j` in `cell`; a category met for the first time gets the next
+    /// code when `learning` (the rules of the crate's row encoder: an empty string is
+    /// missing, codes stop at [`MAX_CATEGORY_CODE`]), and reads as unseen otherwise.
+    fn value(&mut self, j: usize, cell: Cell<'_>, learning: bool) -> PyResult<f64> {
+        let feature = &mut self.spec.features[j];
+        match (&mut feature.kind, cell) {
+            (FeatureKind::Numeric, Cell::Number(v)) => Ok(v),
+            (FeatureKind::Numeric, Cell::Text(text)) => Err(PyTypeError::new_err(format!(
+                "feature `{}` is numeric (its first value was a number), but a row gives it the \
+                 string {text:?}",
+                feature.name
+            ))),
+            (FeatureKind::Nominal { categories }, cell) => {
+                let number;
+                let text = match cell {
+                    Cell::Text(t) => t,
+                    Cell::Number(v) if v.is_nan() => return Ok(f64::NAN),
+                    Cell::Number(v) => {
+                        number = v.to_string();
+                        &number
+                    }
+                };
+                if text.is_empty() {
+                    return Ok(f64::NAN);
+                }
+                let codes = &mut self.codes[j];
+                if let Some(&c) = codes.get(text) {
+                    return Ok(f64::from(c));
+                }
+                if !learning || categories.len() >= MAX_CATEGORY_CODE {
+                    return Ok(match categories.len() < MAX_CATEGORY_CODE {
+                        true => categories.len() as f64,
+                        false => f64::NAN,
+                    });
+                }
+                let c = categories.len() as u32;
+                codes.insert(text.to_string(), c);
+                categories.push(text.to_string());
+                Ok(f64::from(c))
+            }
+        }
+    }
+
+    /// The id of label `name`, adding it to `model`'s classes when it is new.
+    fn class(&mut self, model: &mut Model, name: &str) -> PyResult<ClassId> {
+        if name == UNMET {
+            return Err(PyValueError::new_err("a label may not be the empty string"));
+        }
+        if let Some(&id) = self.class_ids.get(name) {
+            return Ok(id);
+        }
+        let mut names = self.spec.classes.names().to_vec();
+        let id = self.labels;
+        if id < names.len() {
+            names[id] = name.to_string();
+        } else {
+            model.add_class().map_err(|e| {
+                PyValueError::new_err(format!(
+                    "label {name:?} is a class the model has not met, and it cannot learn it: {e}"
+                ))
+            })?;
+            names.push(name.to_string());
+        }
+        self.spec.classes = ClassSet::new(names).map_err(py_error)?;
+        self.class_ids.insert(name.to_string(), id);
+        self.labels += 1;
+        Ok(id)
+    }
+
+    /// `proba` over the labels met, renormalised: by the mass of the labels met where the
+    /// model holds an unmet class, and in any case so that no probability exceeds 1 by a
+    /// rounding error (a vote summed over many members may total `1 + 1e-15`).
+    fn label_probabilities(&self, proba: &[f64]) -> Vec<(String, f64)> {
+        let met = &proba[..self.labels];
+        let total: f64 = met.iter().sum();
+        let scale = if total > 0.0 && total.is_finite() {
+            1.0 / total
+        } else {
+            1.0
+        };
+        (self.spec.classes.names().iter())
+            .zip(met)
+            .map(|(name, p)| (name.clone(), (p * scale).min(1.0)))
+            .collect()
+    }
+
+    /// Row `x` (a dict) into `row`, by feature name.
+    fn dict_row(&mut self, x: &Bound<'_, PyDict>, row: &mut Vec<f64>, learning: bool) -> PyResult<()> {
+        row.clear();
+        row.resize(self.spec.n_features(), f64::NAN);
+        for (key, value) in x.iter() {
+            let key = key_name(&key)?;
+            let Some(&j) = self.index.get(key.as_str()) else {
+                self.ignored += 1;
+                continue;
+            };
+            row[j] = with_cell(&value, &key, |cell| self.value(j, cell, learning))?;
+        }
+        Ok(())
+    }
+
+    /// The rows of `batch` into `rows` (row-major), by column name.
+    fn batch_rows(&mut self, batch: &RecordBatch, rows: &mut Vec<f64>, learning: bool) -> PyResult<()> {
+        let (n, d) = (batch.num_rows(), self.spec.n_features());
+        rows.clear();
+        rows.resize(n * d, f64::NAN);
+        let schema = batch.schema();
+        for (field, column) in schema.fields().iter().zip(batch.columns()) {
+            let Some(&j) = self.index.get(field.name().as_str()) else {
+                self.ignored += (column.len() - column.null_count()) as u64;
+                continue;
+            };
+            match column_kind(field.name(), column.data_type())? {
+                false => {
+                    let numbers = cast(column, &DataType::Float64)
+                        .map_err(|e| PyTypeError::new_err(format!("column `{}`: {e}", field.name())))?;
+                    let numbers = numbers.as_primitive::<Float64Type>();
+                    for r in (0..n).filter(|&r| numbers.is_valid(r)) {
+                        rows[r * d + j] = self.value(j, Cell::Number(numbers.value(r)), learning)?;
+                    }
+                }
+                true => {
+                    let texts = cast(column, &DataType::Utf8)
+                        .map_err(|e| PyTypeError::new_err(format!("column `{}`: {e}", field.name())))?;
+                    let texts = texts.as_string::<i32>();
+                    for r in (0..n).filter(|&r| texts.is_valid(r)) {
+                        rows[r * d + j] = self.value(j, Cell::Text(texts.value(r)), learning)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn stream_state(&self, config: &ModelConfig) -> StreamState {
+        StreamState {
+            config: config.clone(),
+            spec: self.spec.clone(),
+            encodings: Default::default(),
+            label: LABEL.to_string(),
+            stats: self.stats.clone(),
+            position: None,
+            delayed: None,
+        }
+    }
+}
+
+/// A dict key as a feature name: a string as it is, anything else as `str()` gives it.
+fn key_name(key: &Bound<'_, PyAny>) -> PyResult<String> {
+    match key.cast::<PyString>() {
+        Ok(s) => Ok(s.to_str()?.to_string()),
+        Err(_) => Ok(key.str()?.to_str()?.to_string()),
+    }
+}
+
+/// Runs `f` on the cell a Python value is: a string is text; `None` is a missing number; a
+/// boolean is 0 or 1; anything else with a float value (ints, floats, NumPy scalars) is that
+/// number.
+fn with_cell<T>(value: &Bound<'_, PyAny>, key: &str, f: impl FnOnce(Cell<'_>) -> PyResult<T>) -> PyResult<T> {
+    if let Ok(s) = value.cast::<PyString>() {
+        return f(Cell::Text(s.to_str()?));
+    }
+    if value.is_none() {
+        return f(Cell::Number(f64::NAN));
+    }
+    if let Ok(b) = value.cast::<PyBool>() {
+        return f(Cell::Number(f64::from(u8::from(b.is_true()))));
+    }
+    match value.extract::<f64>() {
+        Ok(v) => f(Cell::Number(v)),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "feature `{key}`: a value is a number, a string, a boolean or None, not {}",
+            value.get_type().name()?
+        ))),
+    }
+}
+
+/// Whether a column of type `t` is nominal (text) or numeric; other types are an error.
+fn column_kind(name: &str, t: &DataType) -> PyResult<bool> {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Ok(true),
+        DataType::Dictionary(_, v) => column_kind(name, v),
+        t if t.is_numeric() || *t == DataType::Boolean || *t == DataType::Null => Ok(false),
+        t => Err(PyTypeError::new_err(format!(
+            "column `{name}` has type {t}: features are numbers, booleans or strings"
+        ))),
+    }
+}
+
+/// The record batches of a Python object: anything with `__arrow_c_stream__` (a pyarrow
+/// table, a Polars or pandas frame) or `__arrow_c_array__` (a record batch), without a copy.
+fn batches_of(data: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
+    if data.hasattr("__arrow_c_stream__")? {
+        let reader = ArrowArrayStreamReader::from_pyarrow_bound(data)?;
+        return (reader.into_iter())
+            .map(|b| b.map_err(|e| PyValueError::new_err(e.to_string())))
+            .collect();
+    }
+    if data.hasattr("__arrow_c_array__")? {
+        return Ok(vec![RecordBatch::from_pyarrow_bound(data)?]);
+    }
+    Err(PyTypeError::new_err(format!(
+        "expected Arrow data (a pyarrow Table or RecordBatch, a Polars or pandas DataFrame, or \
+         anything with __arrow_c_stream__), got {}",
+        data.get_type().name()?
+    )))
+}
+
+/// A model not built yet, or built and learning.
+enum State {
+    Fresh { classes: Vec<String> },
+    Built { model: Box<Model>, stream: Stream },
+}
+
+/// A model of the catalogue with its stream: see the module documentation.
+#[pyclass(module = "streamboost._streamboost", frozen)]
+struct Core {
+    config: ModelConfig,
+    seed: u64,
+    state: Mutex<State>,
+}
+
+impl Core {
+    fn state(&self, py: Python<'_>) -> PyResult<MutexGuard<'_, State>> {
+        self.state.lock_py_attached(py).map_err(|_| {
+            PyRuntimeError::new_err("the model panicked in an earlier call and is no longer usable")
+        })
+    }
+
+    fn built(config: ModelConfig, seed: u64, model: Model, stream: Stream) -> Self {
+        Core {
+            config,
+            seed,
+            state: Mutex::new(State::Built {
+                model: Box::new(model),
+                stream,
+            }),
+        }
+    }
+}
+
+/// Builds the model of `state` for the features `features` when it is still fresh, its
+/// classes the declared ones or else the first row's label `label`.
+fn build<'s>(
+    state: &'s mut State, config: &ModelConfig, seed: u64, label: &str,
+    features: impl FnOnce() -> PyResult<Vec<(String, bool)>>,
+) -> PyResult<(&'s mut Model, &'s mut Stream)> {
+    if let State::Fresh { classes } = state {
+        if label == UNMET {
+            return Err(PyValueError::new_err("a label may not be the empty string"));
+        }
+        let first = match classes.is_empty() {
+            true => vec![label.to_string()],
+            false => classes.clone(),
+        };
+        let stream = Stream::first(features()?, &first)?;
+        let model = config.build(&stream.spec, seed).map_err(py_error)?;
+        *state = State::Built {
+            model: Box::new(model),
+            stream,
+        };
+    }
+    match state {
+        State::Built { model, stream } => Ok((model, stream)),
+        State::Fresh { .. } => unreachable!("built above"),
+    }
+}
+
+/// The features of a dict row: its keys, nominal where the value is a string.
+fn dict_features(x: &Bound<'_, PyDict>) -> PyResult<Vec<(String, bool)>> {
+    (x.iter())
+        .map(|(k, v)| Ok((key_name(&k)?, v.is_instance_of::<PyString>())))
+        .collect()
+}
+
+/// The features of a batch: its columns, nominal where they hold text.
+fn batch_features(batch: &RecordBatch) -> PyResult<Vec<(String, bool)>> {
+    (batch.schema().fields().iter())
+        .map(|f| Ok((f.name().clone(), column_kind(f.name(), f.data_type())?)))
+        .collect()
+}
+
+fn check_weight(w: f64) -> PyResult<f64> {
+    match w.is_finite() && w >= 0.0 {
+        true => Ok(w),
+        false => Err(PyValueError::new_err(format!(
+            "a weight is a finite number >= 0, got {w}"
+        ))),
+    }
+}
+
+#[pymethods]
+impl Core {
+    /// A fresh model of `config` (JSON naming its algorithm and what differs from its
+    /// defaults), seeded with `seed`; `classes`, when given, are its first labels.
+    #[new]
+    #[pyo3(signature = (config, seed, classes=None))]
+    fn new(config: &str, seed: u64, classes: Option<Vec<String>>) -> PyResult<Self> {
+        let value = serde_json::from_str(config)
+            .map_err(|e| PyValueError::new_err(format!("config is not JSON: {e}")))?;
+        let config = ModelConfig::from_json(value).map_err(py_error)?;
+        config.check_fresh().map_err(py_error)?;
+        config.validate().map_err(py_error)?;
+        let classes = classes.unwrap_or_default();
+        if classes.iter().any(|c| c == UNMET) {
+            return Err(PyValueError::new_err("a label may not be the empty string"));
+        }
+        if classes.len() == 1 {
+            return Err(PyValueError::new_err(
+                "classes declares at least two labels (or none, to learn them as they come)",
+            ));
+        }
+        Ok(Core {
+            config,
+            seed,
+            state: Mutex::new(State::Fresh { classes }),
+        })
+    }
+
+    /// The model of the checkpoint at `path` (a file `streamboost replay --save`, `run` or
+    /// `save` wrote), ready to go on.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let (model, stream) = py.detach(|| checkpoint::load(&path)).map_err(py_error)?;
+        Ok(Core::built(stream.config, 0, model, Stream::of(stream.spec, stream.stats)))
+    }
+
+    /// The model of checkpoint bytes ([`Core::to_bytes`]).
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
+        let (model, stream) = py
+            .detach(|| checkpoint::load_bytes(Path::new("(pickled model)"), data.into()))
+            .map_err(py_error)?;
+        Ok(Core::built(stream.config, 0, model, Stream::of(stream.spec, stream.stats)))
+    }
+
+    /// The model as checkpoint bytes, or `None` while it has learnt nothing.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let mut state = self.state(py)?;
+        let State::Built { model, stream } = &mut *state else {
+            return Ok(None);
+        };
+        let stream = stream.stream_state(&self.config);
+        let bytes = py
+            .detach(|| checkpoint::to_bytes(model, &stream))
+            .map_err(py_error)?;
+        Ok(Some(PyBytes::new(py, &bytes)))
+    }
+
+    /// Saves the model as a checkpoint at `path`, atomically.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let mut state = self.state(py)?;
+        let State::Built { model, stream } = &mut *state else {
+            return Err(PyValueError::new_err(
+                "the model has learnt nothing yet: there is nothing to save",
+            ));
+        };
+        let stream = stream.stream_state(&self.config);
+        py.detach(|| checkpoint::save(&path, model, &stream))
+            .map_err(py_error)?;
+        Ok(())
+    }
+
+    /// The full config, as JSON.
+    fn config(&self) -> String {
+        serde_json::to_string(&self.config).expect("configs serialize")
+    }
+
+    /// The seed the model was built with (0 for a loaded one).
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The labels met, in class order.
+    fn labels(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        Ok(match &*self.state(py)? {
+            State::Fresh { classes } => classes.clone(),
+            State::Built { stream, .. } => stream.spec.classes.names()[..stream.labels].to_vec(),
+        })
+    }
+
+    /// The features the model reads: (name, nominal) in order.
+    fn features(&self, py: Python<'_>) -> PyResult<Vec<(String, bool)>> {
+        Ok(match &*self.state(py)? {
+            State::Fresh { .. } => Vec::new(),
+            State::Built { stream, .. } => (stream.spec.features.iter())
+                .map(|f| (f.name.clone(), f.is_nominal()))
+                .collect(),
+        })
+    }
+
+    /// Rows learnt.
+    fn rows_learnt(&self, py: Python<'_>) -> PyResult<u64> {
+        Ok(match &*self.state(py)? {
+            State::Fresh { .. } => 0,
+            State::Built { stream, .. } => stream.stats.rows_learnt,
+        })
+    }
+
+    /// Values of features outside the model's (not learnt) met so far.
+    fn ignored_values(&self, py: Python<'_>) -> PyResult<u64> {
+        Ok(match &*self.state(py)? {
+            State::Fresh { .. } => 0,
+            State::Built { stream, .. } => stream.ignored,
+        })
+    }
+
+    /// Bytes the model holds on the heap (its trees and statistics).
+    fn heap_bytes(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(match &*self.state(py)? {
+            State::Fresh { .. } => 0,
+            State::Built { model, stream } => model.heap_bytes() + stream.spec.heap_bytes(),
+        })
+    }
+
+    /// Learns row `x` (a dict) with label `y` and weight `w`.
+    fn learn_one(&self, py: Python<'_>, x: &Bound<'_, PyDict>, y: &str, w: f64) -> PyResult<()> {
+        let w = check_weight(w)?;
+        let mut state = self.state(py)?;
+        let (model, stream) = build(&mut state, &self.config, self.seed, y, || dict_features(x))?;
+        let mut row = Vec::new();
+        stream.dict_row(x, &mut row, true)?;
+        let y = stream.class(model, y)?;
+        py.detach(|| model.learn(&row, y, w));
+        stream.stats.rows_seen += 1;
+        stream.stats.rows_learnt += 1;
+        Ok(())
+    }
+
+    /// The probability of each label met for row `x` (a dict): each declared label's the
+    /// same before the first row is learnt, none before the first label without them.
+    fn predict_proba_one(&self, py: Python<'_>, x: &Bound<'_, PyDict>) -> PyResult<Vec<(String, f64)>> {
+        let mut state = self.state(py)?;
+        let (model, stream) = match &mut *state {
+            State::Built { model, stream } => (model, stream),
+            // A model that has learnt nothing gives each declared label the same chance.
+            State::Fresh { classes } => {
+                let p = 1.0 / classes.len() as f64;
+                return Ok(classes.iter().map(|c| (c.clone(), p)).collect());
+            }
+        };
+        let mut row = Vec::new();
+        stream.dict_row(x, &mut row, false)?;
+        let mut proba = vec![0.0; model.n_classes()];
+        py.detach(|| model.predict_proba(&row, &mut proba));
+        Ok(stream.label_probabilities(&proba))
+    }
+
+    /// Learns the rows of `data` (Arrow) in order, row `i` with label `y[i]` (`None`: not
+    /// learnt) and weight `w`: the model afterwards is the one `learn_one` on each row
+    /// would leave.
+    fn learn_many(&self, py: Python<'_>, data: &Bound<'_, PyAny>, y: Vec<Option<String>>, w: f64) -> PyResult<()> {
+        let w = check_weight(w)?;
+        let batches = batches_of(data)?;
+        let n: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        if n != y.len() {
+            return Err(PyValueError::new_err(format!(
+                "{n} rows but {} labels",
+                y.len()
+            )));
+        }
+        let mut state = self.state(py)?;
+        let Some(first) = batches.iter().find(|b| b.num_rows() > 0) else {
+            return Ok(());
+        };
+        // A fresh model is built for the first batch, with its first label as a class; a
+        // fresh model offered no label has nothing to learn.
+        let label = y.iter().flatten().next().map(String::as_str);
+        if matches!(*state, State::Fresh { .. }) && label.is_none() {
+            return Ok(());
+        }
+        let (model, stream) = build(&mut state, &self.config, self.seed, label.unwrap_or(UNMET), || {
+            batch_features(first)
+        })?;
+        let mut rows = Vec::new();
+        let mut labels = y.into_iter();
+        for batch in &batches {
+            stream.batch_rows(batch, &mut rows, true)?;
+            let d = stream.spec.n_features();
+            let batch_labels: Vec<Option<String>> = labels.by_ref().take(batch.num_rows()).collect();
+            // A new label's class is added at its row, as `learn_one` adds it: a booster
+            // learns the rows before it with the classes it had then.
+            py.detach(|| {
+                for (r, y) in batch_labels.iter().enumerate() {
+                    stream.stats.rows_seen += 1;
+                    let Some(y) = y else { continue };
+                    let y = stream.class(model, y)?;
+                    model.learn(&rows[r * d..(r + 1) * d], y, w);
+                    stream.stats.rows_learnt += 1;
+                }
+                Ok::<(), PyErr>(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The probabilities of the labels met for the rows of `data` (Arrow): the labels, and
+    /// the probabilities row by row (`rows × labels` numbers).
+    fn predict_proba_many(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<(Vec<String>, Vec<f64>)> {
+        let batches = batches_of(data)?;
+        let mut state = self.state(py)?;
+        let (model, stream) = match &mut *state {
+            State::Built { model, stream } => (model, stream),
+            State::Fresh { classes } => {
+                let n: usize = batches.iter().map(RecordBatch::num_rows).sum();
+                let p = 1.0 / classes.len().max(1) as f64;
+                return Ok((classes.clone(), vec![p; n * classes.len()]));
+            }
+        };
+        let (d, k, labels) = (stream.spec.n_features(), model.n_classes(), stream.labels);
+        let mut rows = Vec::new();
+        let mut out = Vec::new();
+        let mut proba = Vec::new();
+        for batch in &batches {
+            stream.batch_rows(batch, &mut rows, false)?;
+            let n = batch.num_rows();
+            proba.resize(n * k, 0.0);
+            py.detach(|| {
+                let xs: Vec<&[f64]> = (0..n).map(|r| &rows[r * d..(r + 1) * d]).collect();
+                model.predict_proba_rows(&xs, &mut proba);
+            });
+            for p in proba.chunks_exact(k) {
+                out.extend(stream.label_probabilities(p).into_iter().map(|(_, p)| p));
+            }
+        }
+        let names = stream.spec.classes.names()[..labels].to_vec();
+        Ok((names, out))
+    }
+}
+
+/// The online algorithms of the catalogue that classify: (name, what it is, whether it
+/// learns exactly two classes, its default config as JSON).
+#[pyfunction]
+fn algorithms() -> Vec<(String, String, bool, String)> {
+    (Algorithm::ALL.iter())
+        .filter(|a| {
+            let c = a.capabilities();
+            c.role != Role::Batch && c.learns != Learns::Ranking
+        })
+        .map(|a| {
+            let config = serde_json::to_string(&a.default_config()).expect("configs serialize");
+            let binary = a.capabilities().learns == Learns::Binary;
+            (a.name().to_string(), a.about().to_string(), binary, config)
+        })
+        .collect()
+}
+
+/// The crate's version.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _streamboost(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Core>()?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

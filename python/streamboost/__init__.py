@@ -1,0 +1,366 @@
+"""Online boosting from Rust, as River-compatible classifiers.
+
+One class per online classifier of streamboost's catalogue (``AdaOlm``, ``OnlineMbbm``,
+``Oza``, ``OsBoost``, ``Hoeffding``, ...; ``ALGORITHMS`` maps each algorithm name to its
+class). A class's keyword arguments are its config's fields, with the defaults of the command
+line's ``--algo NAME``; a nested field (a weak learner's config) is ``None`` for its default or
+a dict of the fields that differ (``weak={"learner": "naive-bayes"}``). ``seed`` seeds the
+model's random choices, ``classes`` declares labels up front (optional: a label is learnt
+from the first row that has it).
+
+Why a class per algorithm rather than one class taking the algorithm's name: River's
+conventions (``clone``, ``_get_params``, ``check_estimator``) read a model's parameters
+from its constructor's signature, and each algorithm has its own fields and defaults.
+
+Rows are dicts (``learn_one``, ``predict_one``, ``predict_proba_one``) or Arrow data
+(``learn_many``, ``predict_many``, ``predict_proba_many``: a pyarrow Table or RecordBatch, a
+Polars or pandas DataFrame, anything with ``__arrow_c_stream__``), read without a copy. A
+batch learns what its rows would one by one. The first row learnt fixes the features (its
+keys, numeric or, for string values, nominal); later rows may lack some (missing values) or
+bring others (not learnt, counted in ``ignored_values``).
+
+A model pickles as its Parquet checkpoint; ``load(path)`` reads a checkpoint the command line
+wrote, and ``model.save(path)`` writes one it reads.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import keyword
+import threading
+import typing
+
+from . import _streamboost
+from ._streamboost import version as _version
+
+__version__ = _version()
+
+try:  # River's base classes when River is installed, so River's tools take the models.
+    from river import base as _river_base
+
+    _Base = _river_base.MiniBatchClassifier
+except ImportError:  # pragma: no cover - exercised by the tests without River
+    _river_base = None
+
+    class _Base:  # type: ignore[no-redef]
+        """The part of River's ``Estimator`` the models rely on, without River."""
+
+        def _get_params(self) -> dict[str, typing.Any]:
+            return {
+                name: getattr(self, name)
+                for name in inspect.signature(self.__class__).parameters
+            }
+
+        def clone(self, new_params: dict | None = None, include_attributes: bool = False):
+            params = {**self._get_params(), **(new_params or {})}
+            return self.__class__(**params)
+
+        def __repr__(self) -> str:
+            args = ", ".join(f"{k}={v!r}" for k, v in self._get_params().items())
+            return f"{self.__class__.__name__}({args})"
+
+        def predict_one(self, x: dict, **kwargs):
+            proba = self.predict_proba_one(x, **kwargs)
+            return max(proba, key=proba.get) if proba else None
+
+
+class Model(_Base):
+    """A streamboost model: the base of every algorithm's class (see the module's docs)."""
+
+    _algorithm: str = ""
+    _binary: bool = False
+    _defaults: dict[str, typing.Any] = {}
+    #: The config field of each parameter whose name differs (a Python keyword gets a
+    #: trailing underscore: ``lambda_`` sets ``lambda``).
+    _fields: dict[str, str] = {}
+
+    def __init__(self, **params):
+        for name, value in params.items():
+            setattr(self, name, value)
+        self._lock = threading.Lock()
+        self._core = _streamboost.Core(self._config_json(), self.seed, self._class_names())
+        self._labels: dict[str, typing.Any] = {
+            str(c): c for c in (self.classes or ())
+        }
+
+    # -- what River reads ----------------------------------------------------------------
+    @property
+    def _multiclass(self) -> bool:
+        return not self._binary
+
+    @property
+    def _is_stochastic(self) -> bool:
+        return True
+
+    @property
+    def _raw_memory_usage(self) -> int:
+        return self._core.heap_bytes()
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {}
+
+    # -- the config ------------------------------------------------------------------------
+    def _config_json(self) -> str:
+        config: dict[str, typing.Any] = {"algorithm": self._algorithm}
+        for name in self._defaults:
+            value = getattr(self, name)
+            if value is None:
+                continue  # the algorithm's default
+            field = self._fields.get(name, name)
+            config[field] = list(value) if isinstance(value, tuple) else value
+        return json.dumps(config)
+
+    def _class_names(self) -> list[str] | None:
+        if self.classes is None:
+            return None
+        return [self._name_of(c, {}) for c in self.classes]
+
+    @property
+    def config(self) -> dict:
+        """The model's full config, as the command line and checkpoints write it."""
+        return json.loads(self._core.config())
+
+    # -- labels --------------------------------------------------------------------------
+    @staticmethod
+    def _name_of(label, known: dict) -> str:
+        name = str(label)
+        other = known.get(name, label)
+        if other != label:
+            raise ValueError(
+                f"labels {other!r} and {label!r} have the same name {name!r}: "
+                "labels must differ as strings"
+            )
+        return name
+
+    def _learnt_label(self, label) -> str:
+        name = self._name_of(label, self._labels)
+        self._labels.setdefault(name, label)
+        return name
+
+    def _label(self, name: str):
+        return self._labels.get(name, name)
+
+    # -- one row ---------------------------------------------------------------------------
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+        """Learns row ``x`` with label ``y`` and importance weight ``w``."""
+        with self._lock:
+            self._core.learn_one(x, self._learnt_label(y), float(w))
+
+    def predict_proba_one(self, x: dict) -> dict:
+        """The probability of each label learnt so far ({} before any)."""
+        return {self._label(n): p for n, p in self._core.predict_proba_one(x)}
+
+    def predict_one(self, x: dict):
+        """The most probable label (the first learnt on a tie), or None before any."""
+        best = None
+        for name, p in self._core.predict_proba_one(x):
+            if best is None or p > best[1]:
+                best = (name, p)
+        return None if best is None else self._label(best[0])
+
+    # -- Arrow batches ---------------------------------------------------------------------
+    def learn_many(self, X, y, w: float = 1.0) -> None:
+        """Learns the rows of ``X`` (Arrow data or a pandas DataFrame) in order, row ``i``
+        with label ``y[i]`` (None: not learnt): as ``learn_one`` on each row."""
+        labels = [None if v is None else v for v in _values(y)]
+        with self._lock:
+            names = [None if v is None else self._learnt_label(v) for v in labels]
+            self._core.learn_many(_arrow(X), names, float(w))
+
+    def predict_proba_many(self, X):
+        """The probability of each label learnt so far for each row of ``X``: a pandas
+        DataFrame (one column per label) when ``X`` is one, else a pyarrow Table."""
+        names, flat = self._core.predict_proba_many(_arrow(X))
+        k = len(names)
+        n = len(flat) // k if k else _num_rows(X)
+        columns = {self._label(name): flat[i::k] if k else [] for i, name in enumerate(names)}
+        if _is_pandas(X):
+            import pandas as pd
+
+            return pd.DataFrame(columns, index=X.index, columns=list(columns) or None)
+        import pyarrow as pa
+
+        return pa.table({str(c): v for c, v in columns.items()}) if k else pa.table({})
+
+    def predict_many(self, X):
+        """The most probable label of each row of ``X``: a pandas Series when ``X`` is a
+        DataFrame, else a list."""
+        names, flat = self._core.predict_proba_many(_arrow(X))
+        k = len(names)
+        labels = []
+        for r in range(len(flat) // k if k else _num_rows(X)):
+            row = flat[r * k : (r + 1) * k]
+            labels.append(self._label(names[max(range(k), key=row.__getitem__)]) if k else None)
+        if _is_pandas(X):
+            import pandas as pd
+
+            return pd.Series(labels, index=X.index, dtype=object)
+        return labels
+
+    # -- state -----------------------------------------------------------------------------
+    @property
+    def rows_learnt(self) -> int:
+        """Rows learnt so far."""
+        return self._core.rows_learnt()
+
+    @property
+    def ignored_values(self) -> int:
+        """Values of features outside the model's (not learnt) met so far."""
+        return self._core.ignored_values()
+
+    @property
+    def features(self) -> list[tuple[str, str]]:
+        """The features the model reads, in order: (name, "numeric" or "nominal")."""
+        return [(n, "nominal" if nom else "numeric") for n, nom in self._core.features()]
+
+    def save(self, path) -> None:
+        """Writes the model's checkpoint to ``path`` atomically (the command line's
+        ``--load`` reads it)."""
+        self._core.save(str(path))
+
+    def __getstate__(self):
+        params = {name: getattr(self, name) for name in self._defaults}
+        params.update(seed=self.seed, classes=self.classes)
+        return {
+            "params": params,
+            "checkpoint": self._core.to_bytes(),
+            "labels": list(self._labels.items()),
+        }
+
+    def __setstate__(self, state):
+        for name, value in state["params"].items():
+            setattr(self, name, value)
+        self._lock = threading.Lock()
+        if state["checkpoint"] is None:
+            self._core = _streamboost.Core(self._config_json(), self.seed, self._class_names())
+        else:
+            self._core = _streamboost.Core.from_bytes(state["checkpoint"])
+        self._labels = dict(state["labels"])
+
+
+def _is_pandas(X) -> bool:
+    return type(X).__module__.startswith("pandas")
+
+
+def _num_rows(X) -> int:
+    return len(X) if hasattr(X, "__len__") else X.num_rows
+
+
+def _arrow(X):
+    """Arrow data as the core reads it: anything with the Arrow PyCapsule interface."""
+    if _is_pandas(X):
+        import pyarrow as pa
+
+        # pandas' own export keeps the index as a column: read the columns alone.
+        return pa.Table.from_pandas(X, preserve_index=False)
+    return X
+
+
+def _values(y) -> list:
+    """Labels as a list, from a list, a pandas Series, a pyarrow or Polars array."""
+    if hasattr(y, "to_pylist"):
+        return y.to_pylist()
+    if hasattr(y, "tolist"):
+        return y.tolist()
+    if hasattr(y, "to_list"):
+        return y.to_list()
+    return list(y)
+
+
+def _class_name(algorithm: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in algorithm.split("-"))
+
+
+def _default(value):
+    """A config field's default as a constructor default: scalars as they are, lists as
+    tuples, nested configs as None (their default)."""
+    if isinstance(value, list):
+        return tuple(_default(v) for v in value) if all(
+            not isinstance(v, (dict, list)) for v in value
+        ) else None
+    if isinstance(value, dict):
+        return None
+    return value
+
+
+def _parameter(field: str) -> str:
+    """The constructor parameter of a config field: its name, or with a trailing underscore
+    where it is a Python keyword."""
+    return field + "_" if keyword.iskeyword(field) else field
+
+
+def _model_class(algorithm: str, about: str, binary: bool, config_json: str) -> type:
+    config = json.loads(config_json)
+    fields = {_parameter(f): f for f in config if f != "algorithm"}
+    defaults = {name: _default(config[field]) for name, field in fields.items()}
+    parameters = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, default in defaults.items()
+    ] + [
+        inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=1),
+        # A binary booster's labels are River's binary ones unless declared otherwise.
+        inspect.Parameter(
+            "classes", inspect.Parameter.KEYWORD_ONLY, default=(False, True) if binary else None
+        ),
+    ]
+    signature = inspect.Signature(parameters)
+
+    def __init__(self, **params):
+        bound = signature.bind(**params)
+        bound.apply_defaults()
+        Model.__init__(self, **bound.arguments)
+
+    __init__.__signature__ = signature.replace(
+        parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY), *parameters]
+    )
+    doc = (
+        f"{about}\n\n``--algo {algorithm}`` of the command line. Parameters: the config's "
+        f"fields ({', '.join(defaults) or 'none'}), then ``seed`` and ``classes``."
+    )
+    return type(
+        _class_name(algorithm),
+        (Model,),
+        {
+            "__init__": __init__,
+            "__doc__": doc,
+            "__module__": __name__,
+            "__qualname__": _class_name(algorithm),
+            "_algorithm": algorithm,
+            "_binary": binary,
+            "_defaults": defaults,
+            "_fields": {p: f for p, f in fields.items() if p != f},
+        },
+    )
+
+
+#: Every online classifier of the catalogue by its algorithm name.
+ALGORITHMS: dict[str, type] = {}
+for _row in _streamboost.algorithms():
+    _cls = _model_class(*_row)
+    ALGORITHMS[_row[0]] = _cls
+    globals()[_cls.__name__] = _cls
+del _row, _cls
+
+
+def load(path) -> Model:
+    """The model of the checkpoint at ``path`` (written by ``streamboost replay --save``,
+    ``run``, or ``Model.save``), ready to go on; its labels are the checkpoint's class names."""
+    core = _streamboost.Core.load(str(path))
+    config = json.loads(core.config())
+    cls = ALGORITHMS[config["algorithm"]] if config["algorithm"] in ALGORITHMS else None
+    if cls is None:
+        raise ValueError(f"{config['algorithm']} models are not online classifiers")
+    model = cls.__new__(cls)
+    for name, default in cls._defaults.items():
+        value = config.get(cls._fields.get(name, name), default)
+        setattr(model, name, _default(value) if isinstance(value, (dict, list)) else value)
+    model.seed, model.classes = core.seed, None
+    model._lock = threading.Lock()
+    model._core = core
+    model._labels = {name: name for name in core.labels()}
+    return model
+
+
+__all__ = ["ALGORITHMS", "Model", "load", *(c.__name__ for c in ALGORITHMS.values())]
