@@ -40,7 +40,12 @@ use pyo3::sync::MutexExt;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyString};
 
 use streamboost::checkpoint::{self, StreamState};
-use streamboost::core::{ClassId, ClassSet, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec};
+use streamboost::columnar::Table;
+use streamboost::eval::Prequential;
+use streamboost::runtime::replay::Session;
+use streamboost::core::{
+    ClassId, ClassSet, Encodings, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec,
+};
 use streamboost::model::{Algorithm, Learns, Model, ModelConfig, Role};
 use streamboost::runtime::OperatorStats;
 use streamboost::weak::Structure;
@@ -132,14 +137,11 @@ impl Stream {
     /// code when `learning` (the rules of the crate's row encoder: an empty string is
     /// missing, codes stop at [`MAX_CATEGORY_CODE`]), and reads as unseen otherwise.
     fn value(&mut self, j: usize, cell: Cell<'_>, learning: bool) -> PyResult<f64> {
+        self.check(j, &cell)?;
         let feature = &mut self.spec.features[j];
         match (&mut feature.kind, cell) {
             (FeatureKind::Numeric, Cell::Number(v)) => Ok(v),
-            (FeatureKind::Numeric, Cell::Text(text)) => Err(PyTypeError::new_err(format!(
-                "feature `{}` is numeric (its first value was a number), but a row gives it the \
-                 string {text:?}",
-                feature.name
-            ))),
+            (FeatureKind::Numeric, Cell::Text(_)) => unreachable!("refused by Stream::check"),
             (FeatureKind::Nominal { categories }, cell) => {
                 let number;
                 let text = match cell {
@@ -214,17 +216,75 @@ impl Stream {
             .collect()
     }
 
-    /// Row `x` (a dict) into `row`, by feature name.
+    /// Row `x` (a dict) into `row`, by feature name. Every value is checked before any
+    /// category is added, so a refused row changes nothing.
     fn dict_row(&mut self, x: &Bound<'_, PyDict>, row: &mut Vec<f64>, learning: bool) -> PyResult<()> {
         row.clear();
         row.resize(self.spec.n_features(), f64::NAN);
+        let mut cells = Vec::with_capacity(x.len());
+        let mut ignored = 0;
         for (key, value) in x.iter() {
             let key = key_name(&key)?;
-            let Some(&j) = self.index.get(key.as_str()) else {
-                self.ignored += 1;
-                continue;
-            };
+            match self.index.get(key.as_str()) {
+                Some(&j) => {
+                    with_cell(&value, &key, |cell| self.check(j, &cell))?;
+                    cells.push((j, key, value));
+                }
+                None => ignored += 1,
+            }
+        }
+        for (j, key, value) in cells {
             row[j] = with_cell(&value, &key, |cell| self.value(j, cell, learning))?;
+        }
+        if learning {
+            self.ignored += ignored;
+        }
+        Ok(())
+    }
+
+    /// Whether feature `j` can take `cell`: a numeric feature takes no text.
+    fn check(&self, j: usize, cell: &Cell<'_>) -> PyResult<()> {
+        let feature = &self.spec.features[j];
+        match (&feature.kind, cell) {
+            (FeatureKind::Numeric, Cell::Text(text)) => Err(PyTypeError::new_err(format!(
+                "feature `{}` is numeric (its first value was a number), but a row gives it the \
+                 string {text:?}",
+                feature.name
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether every column of `batch` that is one of the model's features can be read as
+    /// that feature, checked before any category is added.
+    fn check_batch(&self, batch: &RecordBatch) -> PyResult<()> {
+        for field in batch.schema().fields() {
+            if let Some(&j) = self.index.get(field.name().as_str())
+                && column_kind(field.name(), field.data_type())?
+            {
+                self.check(j, &Cell::Text("a string"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `names` (labels, in the order they come) can all be learnt: none is empty,
+    /// and a model of two classes meets no third.
+    fn check_labels<'n>(&self, binary: bool, names: impl IntoIterator<Item = &'n str>) -> PyResult<()> {
+        let mut new = Vec::new();
+        for name in names {
+            if name == UNMET {
+                return Err(PyValueError::new_err("a label may not be the empty string"));
+            }
+            if !self.class_ids.contains_key(name) && !new.contains(&name) {
+                new.push(name);
+                if binary && self.labels + new.len() > 2 {
+                    return Err(PyValueError::new_err(format!(
+                        "label {name:?} is a class the model has not met, and it cannot learn \
+                         it: the algorithm learns two classes, and has them"
+                    )));
+                }
+            }
         }
         Ok(())
     }
@@ -237,7 +297,9 @@ impl Stream {
         let schema = batch.schema();
         for (field, column) in schema.fields().iter().zip(batch.columns()) {
             let Some(&j) = self.index.get(field.name().as_str()) else {
-                self.ignored += (column.len() - column.null_count()) as u64;
+                if learning {
+                    self.ignored += (column.len() - column.null_count()) as u64;
+                }
                 continue;
             };
             match column_kind(field.name(), column.data_type())? {
@@ -351,6 +413,11 @@ struct Core {
 }
 
 impl Core {
+    /// Whether the algorithm learns exactly two classes.
+    fn binary(&self) -> bool {
+        self.config.algorithm().capabilities().learns == Learns::Binary
+    }
+
     fn state(&self, py: Python<'_>) -> PyResult<MutexGuard<'_, State>> {
         self.state.lock_py_attached(py).map_err(|_| {
             PyRuntimeError::new_err("the model panicked in an earlier call and is no longer usable")
@@ -369,26 +436,32 @@ impl Core {
     }
 }
 
-/// Builds the model of `state` for the features `features` when it is still fresh, its
-/// classes the declared ones or else the first row's label `label`.
+/// The model and stream of `state`, built for the features `features` when it is still
+/// fresh (its classes the declared ones, or else the first row's label `label`), once
+/// `check` has passed on the stream: a call refused by `check` leaves a fresh model fresh.
 fn build<'s>(
     state: &'s mut State, config: &ModelConfig, seed: u64, label: &str,
     features: impl FnOnce() -> PyResult<Vec<(String, bool)>>,
+    check: impl FnOnce(&Stream) -> PyResult<()>,
 ) -> PyResult<(&'s mut Model, &'s mut Stream)> {
-    if let State::Fresh { classes } = state {
-        if label == UNMET {
-            return Err(PyValueError::new_err("a label may not be the empty string"));
+    match state {
+        State::Fresh { classes } => {
+            if label == UNMET {
+                return Err(PyValueError::new_err("a label may not be the empty string"));
+            }
+            let first = match classes.is_empty() {
+                true => vec![label.to_string()],
+                false => classes.clone(),
+            };
+            let stream = Stream::first(features()?, &first)?;
+            check(&stream)?;
+            let model = config.build(&stream.spec, seed).map_err(py_error)?;
+            *state = State::Built {
+                model: Box::new(model),
+                stream,
+            };
         }
-        let first = match classes.is_empty() {
-            true => vec![label.to_string()],
-            false => classes.clone(),
-        };
-        let stream = Stream::first(features()?, &first)?;
-        let model = config.build(&stream.spec, seed).map_err(py_error)?;
-        *state = State::Built {
-            model: Box::new(model),
-            stream,
-        };
+        State::Built { stream, .. } => check(stream)?,
     }
     match state {
         State::Built { model, stream } => Ok((model, stream)),
@@ -399,7 +472,11 @@ fn build<'s>(
 /// The features of a dict row: its keys, nominal where the value is a string.
 fn dict_features(x: &Bound<'_, PyDict>) -> PyResult<Vec<(String, bool)>> {
     (x.iter())
-        .map(|(k, v)| Ok((key_name(&k)?, v.is_instance_of::<PyString>())))
+        .map(|(k, v)| {
+            let name = key_name(&k)?;
+            with_cell(&v, &name, |_| Ok(()))?;
+            Ok((name, v.is_instance_of::<PyString>()))
+        })
         .collect()
 }
 
@@ -528,7 +605,7 @@ impl Core {
         })
     }
 
-    /// Values of features outside the model's (not learnt) met so far.
+    /// Values of features outside the model's met so far in rows learnt (not learnt).
     fn ignored_values(&self, py: Python<'_>) -> PyResult<u64> {
         Ok(match &*self.state(py)? {
             State::Fresh { .. } => 0,
@@ -547,8 +624,11 @@ impl Core {
     /// Learns row `x` (a dict) with label `y` and weight `w`.
     fn learn_one(&self, py: Python<'_>, x: &Bound<'_, PyDict>, y: &str, w: f64) -> PyResult<()> {
         let w = check_weight(w)?;
+        let binary = self.binary();
         let mut state = self.state(py)?;
-        let (model, stream) = build(&mut state, &self.config, self.seed, y, || dict_features(x))?;
+        let (model, stream) = build(&mut state, &self.config, self.seed, y, || dict_features(x), |stream| {
+            stream.check_labels(binary, [y])
+        })?;
         let mut row = Vec::new();
         stream.dict_row(x, &mut row, true)?;
         let y = stream.class(model, y)?;
@@ -600,9 +680,14 @@ impl Core {
         if matches!(*state, State::Fresh { .. }) && label.is_none() {
             return Ok(());
         }
+        let binary = self.binary();
+        let check = |stream: &Stream| {
+            batches.iter().try_for_each(|b| stream.check_batch(b))?;
+            stream.check_labels(binary, y.iter().flatten().map(String::as_str))
+        };
         let (model, stream) = build(&mut state, &self.config, self.seed, label.unwrap_or(UNMET), || {
             batch_features(first)
-        })?;
+        }, check)?;
         let mut rows = Vec::new();
         let mut labels = y.into_iter();
         for batch in &batches {
@@ -623,6 +708,65 @@ impl Core {
             })?;
         }
         Ok(())
+    }
+
+    /// Replays the rows of `data` (Arrow, labelled by column `label`) through this fresh
+    /// model test-then-train, as `streamboost replay` replays a file: the same stream
+    /// description (features in column order, classes sorted by name), the same prequential
+    /// driver, so the same report, returned as the JSON `replay --report` writes under
+    /// `report`. The model has then learnt the rows.
+    #[pyo3(signature = (data, label, final_fraction=0.2, window=None))]
+    fn evaluate(
+        &self, py: Python<'_>, data: &Bound<'_, PyAny>, label: &str, final_fraction: f64,
+        window: Option<usize>,
+    ) -> PyResult<String> {
+        let batches = batches_of(data)?;
+        let schema = (batches.first())
+            .map(RecordBatch::schema)
+            .ok_or_else(|| PyValueError::new_err("no rows to evaluate on"))?;
+        let table = Table::new("(Python data)", schema, batches);
+        let mut state = self.state(py)?;
+        let State::Fresh { classes } = &*state else {
+            return Err(PyValueError::new_err(
+                "a progressive evaluation starts from a fresh model: evaluate model.clone()",
+            ));
+        };
+        let declared = (!classes.is_empty()).then(|| classes.clone());
+        let evaluation = Prequential {
+            final_fraction,
+            window,
+            ..Prequential::default()
+        };
+        let (report, model, stream) = py
+            .detach(|| {
+                evaluation.validate()?;
+                let session = Session::fresh(
+                    &[table],
+                    self.config.clone(),
+                    self.seed,
+                    label,
+                    Encodings::default(),
+                    declared.as_deref(),
+                )?;
+                let Session {
+                    mut model,
+                    mut stream,
+                    rows,
+                } = session;
+                let n = rows.n_rows();
+                let chunks = |each: &mut dyn FnMut(_) -> _| rows.for_each_chunk(each);
+                let report =
+                    evaluation.run_chunks(&mut model, &stream.spec, n, chunks, |_, _| Ok(()))?;
+                stream.stats.rows_seen = n as u64;
+                stream.stats.rows_learnt = report.cumulative.rows;
+                Ok((report, model, stream))
+            })
+            .map_err(py_error)?;
+        *state = State::Built {
+            model: Box::new(model),
+            stream: Stream::of(stream.spec, stream.stats),
+        };
+        Ok(serde_json::to_string(&report).expect("reports serialize"))
     }
 
     /// The probabilities of the labels met for the rows of `data` (Arrow): the labels, and

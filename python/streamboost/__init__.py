@@ -134,10 +134,10 @@ class Model(_Base):
             )
         return name
 
-    def _learnt_label(self, label) -> str:
-        name = self._name_of(label, self._labels)
-        self._labels.setdefault(name, label)
-        return name
+    def _learnt(self, names: dict) -> None:
+        """Keeps the Python values of labels the model has learnt."""
+        for name, label in names.items():
+            self._labels.setdefault(name, label)
 
     def _label(self, name: str):
         return self._labels.get(name, name)
@@ -146,7 +146,9 @@ class Model(_Base):
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         """Learns row ``x`` with label ``y`` and importance weight ``w``."""
         with self._lock:
-            self._core.learn_one(x, self._learnt_label(y), float(w))
+            name = self._name_of(y, self._labels)
+            self._core.learn_one(x, name, float(w))
+            self._learnt({name: y})
 
     def predict_proba_one(self, x: dict) -> dict:
         """The probability of each label learnt so far ({} before any)."""
@@ -164,10 +166,15 @@ class Model(_Base):
     def learn_many(self, X, y, w: float = 1.0) -> None:
         """Learns the rows of ``X`` (Arrow data or a pandas DataFrame) in order, row ``i``
         with label ``y[i]`` (None: not learnt): as ``learn_one`` on each row."""
-        labels = [None if v is None else v for v in _values(y)]
+        labels = _values(y)
         with self._lock:
-            names = [None if v is None else self._learnt_label(v) for v in labels]
+            met = dict(self._labels)
+            names = [None if v is None else self._name_of(v, met) for v in labels]
+            for name, v in zip(names, labels):
+                if name is not None:
+                    met.setdefault(name, v)
             self._core.learn_many(_arrow(X), names, float(w))
+            self._learnt(met)
 
     def predict_proba_many(self, X):
         """The probability of each label learnt so far for each row of ``X``: a pandas
@@ -344,6 +351,23 @@ for _row in _streamboost.algorithms():
 del _row, _cls
 
 
+def progressive_val_score(data, model: Model, *, label: str, final_fraction: float = 0.2,
+                          window: int | None = None) -> dict:
+    """Replays ``data`` (Arrow data or a pandas DataFrame, labelled by column ``label``)
+    through the fresh ``model`` test-then-train, as ``streamboost replay --input FILE
+    --label LABEL`` replays a file with the same model flags and seed: the same driver, so
+    the same report (the ``report`` object of ``replay --report``: accuracy and kappa overall
+    and on the final fraction, per class, the confusion matrix, the learning curve every
+    ``window`` rows (a hundredth of the stream by default), throughput).
+
+    The model has then learnt the rows; its labels are the label column's values as strings
+    (the class names of the report)."""
+    with model._lock:
+        report = model._core.evaluate(_arrow(data), label, float(final_fraction), window)
+        model._labels = {name: name for name in model._core.labels()}
+    return json.loads(report)
+
+
 def load(path) -> Model:
     """The model of the checkpoint at ``path`` (written by ``streamboost replay --save``,
     ``run``, or ``Model.save``), ready to go on; its labels are the checkpoint's class names."""
@@ -363,4 +387,4 @@ def load(path) -> Model:
     return model
 
 
-__all__ = ["ALGORITHMS", "Model", "load", *(c.__name__ for c in ALGORITHMS.values())]
+__all__ = ["ALGORITHMS", "Model", "load", "progressive_val_score", *(c.__name__ for c in ALGORITHMS.values())]

@@ -1,0 +1,94 @@
+"""Arrow batches: ``learn_many`` leaves the model a ``learn_one`` loop leaves, and every kind
+of frame reads the same."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+import streamboost as sb
+
+from conftest import read_csv, shared
+
+
+def split(table: pa.Table, label: str):
+    X = table.drop_columns([label])
+    return X, table.column(label).to_pylist()
+
+
+def same_models(make, table: pa.Table, label: str, batch_rows: int):
+    """A model fed `table` row by row, and one fed it in batches: their predictions on
+    every row, and pickled states, are equal."""
+    X, y = split(table, label)
+    one, many = make(), make()
+    for x, yi in zip(X.to_pylist(), y):
+        one.learn_one(x, yi)
+    for start in range(0, X.num_rows, batch_rows):
+        many.learn_many(X.slice(start, batch_rows), y[start : start + batch_rows])
+    assert one.rows_learnt == many.rows_learnt == X.num_rows
+    rows = X.to_pylist()
+    assert [one.predict_proba_one(x) for x in rows] == [many.predict_proba_one(x) for x in rows]
+    assert one.predict_many(X) == many.predict_many(X) == [one.predict_one(x) for x in rows]
+    return one, many
+
+
+@pytest.mark.parametrize("algorithm", ["ova", "ada-olm", "mbbm", "oza-bag", "hat"])
+def test_learn_many_is_the_learn_one_loop_on_car(car, algorithm):
+    same_models(lambda: sb.ALGORITHMS[algorithm](), car, "label", batch_rows=500)
+
+
+def test_learn_many_is_the_learn_one_loop_on_pendigits():
+    table = read_csv(shared("pendigits"))
+    one, _ = same_models(lambda: sb.AdaOlm(seed=5), table, "label", batch_rows=2048)
+    assert [n for n, _ in one.features] == sorted(table.drop_columns(["label"]).column_names)
+
+
+def test_pyarrow_polars_and_pandas_frames_read_the_same(car):
+    pl = pytest.importorskip("polars")
+    pytest.importorskip("pandas")
+    X, y = split(car, "label")
+    frames = {
+        "table": X,
+        "batch": X.combine_chunks().to_batches()[0],
+        "polars": pl.from_arrow(X),
+        "pandas": X.to_pandas(),
+    }
+    predictions = {}
+    for kind, frame in frames.items():
+        model = sb.Ova(binary={"n_learners": 5})
+        model.learn_many(frame, y)
+        predictions[kind] = list(model.predict_many(frame))
+        proba = model.predict_proba_many(frame)
+        assert proba.shape[0] == len(y) if kind == "pandas" else proba.num_rows == len(y)
+    assert len({tuple(p) for p in predictions.values()}) == 1
+
+
+def test_features_that_come_and_go():
+    model = sb.Hoeffding()
+    model.learn_one({"a": 1.0, "b": "x"}, "yes")
+    model.learn_one({"a": 2.0}, "no")  # b missing
+    model.learn_one({"a": 3.0, "b": "y", "c": 7}, "no")  # c is not learnt: counted
+    assert model.features == [("a", "numeric"), ("b", "nominal")]
+    assert model.ignored_values == 1
+    assert set(model.predict_proba_one({"c": 1})) == {"yes", "no"}
+    # A batch with a column the model lacks, and without one it has.
+    model.learn_many(pa.table({"a": [1.0, 2.0], "z": [1, 2]}), ["yes", "no"])
+    assert model.ignored_values == 3 and model.rows_learnt == 5
+
+
+def test_new_labels_mid_stream_are_learnt_from_their_first_row():
+    model = sb.AdaOlm(n_learners=5)
+    for i in range(50):
+        model.learn_one({"x": float(i % 3)}, ["a", "b"][i % 2])
+    assert set(model.predict_proba_one({"x": 0.0})) == {"a", "b"}
+    model.learn_many(pa.table({"x": [2.0, 2.0]}), ["c", "c"])
+    proba = model.predict_proba_one({"x": 2.0})
+    assert set(proba) == {"a", "b", "c"} and abs(sum(proba.values()) - 1) < 1e-12
+
+
+def test_labels_keep_their_python_type():
+    model = sb.Hoeffding()
+    for i in range(20):
+        model.learn_one({"x": float(i)}, i % 2 == 0)
+    assert set(model.predict_proba_one({"x": 1.0})) == {True, False}
+    assert model.predict_many(pa.table({"x": [1.0]}))[0] in (True, False)
