@@ -41,13 +41,13 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyString};
 
 use streamboost::checkpoint::{self, StreamState};
 use streamboost::columnar::Table;
-use streamboost::eval::Prequential;
-use streamboost::runtime::replay::Session;
 use streamboost::core::{
     ClassId, ClassSet, Encodings, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec,
 };
+use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, Learns, Model, ModelConfig, Role};
 use streamboost::runtime::OperatorStats;
+use streamboost::runtime::replay::Session;
 use streamboost::weak::Structure;
 use streamboost::{Classifier, Config, Error};
 
@@ -218,7 +218,9 @@ impl Stream {
 
     /// Row `x` (a dict) into `row`, by feature name. Every value is checked before any
     /// category is added, so a refused row changes nothing.
-    fn dict_row(&mut self, x: &Bound<'_, PyDict>, row: &mut Vec<f64>, learning: bool) -> PyResult<()> {
+    fn dict_row(
+        &mut self, x: &Bound<'_, PyDict>, row: &mut Vec<f64>, learning: bool,
+    ) -> PyResult<()> {
         row.clear();
         row.resize(self.spec.n_features(), f64::NAN);
         let mut cells = Vec::with_capacity(x.len());
@@ -270,7 +272,9 @@ impl Stream {
 
     /// Whether `names` (labels, in the order they come) can all be learnt: none is empty,
     /// and a model of two classes meets no third.
-    fn check_labels<'n>(&self, binary: bool, names: impl IntoIterator<Item = &'n str>) -> PyResult<()> {
+    fn check_labels<'n>(
+        &self, binary: bool, names: impl IntoIterator<Item = &'n str>,
+    ) -> PyResult<()> {
         let mut new = Vec::new();
         for name in names {
             if name == UNMET {
@@ -290,7 +294,9 @@ impl Stream {
     }
 
     /// The rows of `batch` into `rows` (row-major), by column name.
-    fn batch_rows(&mut self, batch: &RecordBatch, rows: &mut Vec<f64>, learning: bool) -> PyResult<()> {
+    fn batch_rows(
+        &mut self, batch: &RecordBatch, rows: &mut Vec<f64>, learning: bool,
+    ) -> PyResult<()> {
         let (n, d) = (batch.num_rows(), self.spec.n_features());
         rows.clear();
         rows.resize(n * d, f64::NAN);
@@ -304,16 +310,19 @@ impl Stream {
             };
             match column_kind(field.name(), column.data_type())? {
                 false => {
-                    let numbers = cast(column, &DataType::Float64)
-                        .map_err(|e| PyTypeError::new_err(format!("column `{}`: {e}", field.name())))?;
+                    let numbers = cast(column, &DataType::Float64).map_err(|e| {
+                        PyTypeError::new_err(format!("column `{}`: {e}", field.name()))
+                    })?;
                     let numbers = numbers.as_primitive::<Float64Type>();
                     for r in (0..n).filter(|&r| numbers.is_valid(r)) {
-                        rows[r * d + j] = self.value(j, Cell::Number(numbers.value(r)), learning)?;
+                        rows[r * d + j] =
+                            self.value(j, Cell::Number(numbers.value(r)), learning)?;
                     }
                 }
                 true => {
-                    let texts = cast(column, &DataType::Utf8)
-                        .map_err(|e| PyTypeError::new_err(format!("column `{}`: {e}", field.name())))?;
+                    let texts = cast(column, &DataType::Utf8).map_err(|e| {
+                        PyTypeError::new_err(format!("column `{}`: {e}", field.name()))
+                    })?;
                     let texts = texts.as_string::<i32>();
                     for r in (0..n).filter(|&r| texts.is_valid(r)) {
                         rows[r * d + j] = self.value(j, Cell::Text(texts.value(r)), learning)?;
@@ -330,7 +339,7 @@ impl Stream {
             spec: self.spec.clone(),
             encodings: Default::default(),
             label: LABEL.to_string(),
-            stats: self.stats.clone(),
+            stats: self.stats,
             position: None,
             delayed: None,
         }
@@ -348,7 +357,9 @@ fn key_name(key: &Bound<'_, PyAny>) -> PyResult<String> {
 /// Runs `f` on the cell a Python value is: a string is text; `None` is a missing number; a
 /// boolean is 0 or 1; anything else with a float value (ints, floats, NumPy scalars) is that
 /// number.
-fn with_cell<T>(value: &Bound<'_, PyAny>, key: &str, f: impl FnOnce(Cell<'_>) -> PyResult<T>) -> PyResult<T> {
+fn with_cell<T>(
+    value: &Bound<'_, PyAny>, key: &str, f: impl FnOnce(Cell<'_>) -> PyResult<T>,
+) -> PyResult<T> {
     if let Ok(s) = value.cast::<PyString>() {
         return f(Cell::Text(s.to_str()?));
     }
@@ -529,7 +540,12 @@ impl Core {
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let (model, stream) = py.detach(|| checkpoint::load(&path)).map_err(py_error)?;
-        Ok(Core::built(stream.config, 0, model, Stream::of(stream.spec, stream.stats)))
+        Ok(Core::built(
+            stream.config,
+            0,
+            model,
+            Stream::of(stream.spec, stream.stats),
+        ))
     }
 
     /// The model of checkpoint bytes ([`Core::to_bytes`]).
@@ -538,7 +554,12 @@ impl Core {
         let (model, stream) = py
             .detach(|| checkpoint::load_bytes(Path::new("(pickled model)"), data.into()))
             .map_err(py_error)?;
-        Ok(Core::built(stream.config, 0, model, Stream::of(stream.spec, stream.stats)))
+        Ok(Core::built(
+            stream.config,
+            0,
+            model,
+            Stream::of(stream.spec, stream.stats),
+        ))
     }
 
     /// The model as checkpoint bytes, or `None` while it has learnt nothing.
@@ -626,9 +647,14 @@ impl Core {
         let w = check_weight(w)?;
         let binary = self.binary();
         let mut state = self.state(py)?;
-        let (model, stream) = build(&mut state, &self.config, self.seed, y, || dict_features(x), |stream| {
-            stream.check_labels(binary, [y])
-        })?;
+        let (model, stream) = build(
+            &mut state,
+            &self.config,
+            self.seed,
+            y,
+            || dict_features(x),
+            |stream| stream.check_labels(binary, [y]),
+        )?;
         let mut row = Vec::new();
         stream.dict_row(x, &mut row, true)?;
         let y = stream.class(model, y)?;
@@ -640,7 +666,9 @@ impl Core {
 
     /// The probability of each label met for row `x` (a dict): each declared label's the
     /// same before the first row is learnt, none before the first label without them.
-    fn predict_proba_one(&self, py: Python<'_>, x: &Bound<'_, PyDict>) -> PyResult<Vec<(String, f64)>> {
+    fn predict_proba_one(
+        &self, py: Python<'_>, x: &Bound<'_, PyDict>,
+    ) -> PyResult<Vec<(String, f64)>> {
         let mut state = self.state(py)?;
         let (model, stream) = match &mut *state {
             State::Built { model, stream } => (model, stream),
@@ -660,7 +688,9 @@ impl Core {
     /// Learns the rows of `data` (Arrow) in order, row `i` with label `y[i]` (`None`: not
     /// learnt) and weight `w`: the model afterwards is the one `learn_one` on each row
     /// would leave.
-    fn learn_many(&self, py: Python<'_>, data: &Bound<'_, PyAny>, y: Vec<Option<String>>, w: f64) -> PyResult<()> {
+    fn learn_many(
+        &self, py: Python<'_>, data: &Bound<'_, PyAny>, y: Vec<Option<String>>, w: f64,
+    ) -> PyResult<()> {
         let w = check_weight(w)?;
         let batches = batches_of(data)?;
         let n: usize = batches.iter().map(RecordBatch::num_rows).sum();
@@ -685,15 +715,21 @@ impl Core {
             batches.iter().try_for_each(|b| stream.check_batch(b))?;
             stream.check_labels(binary, y.iter().flatten().map(String::as_str))
         };
-        let (model, stream) = build(&mut state, &self.config, self.seed, label.unwrap_or(UNMET), || {
-            batch_features(first)
-        }, check)?;
+        let (model, stream) = build(
+            &mut state,
+            &self.config,
+            self.seed,
+            label.unwrap_or(UNMET),
+            || batch_features(first),
+            check,
+        )?;
         let mut rows = Vec::new();
         let mut labels = y.into_iter();
         for batch in &batches {
             stream.batch_rows(batch, &mut rows, true)?;
             let d = stream.spec.n_features();
-            let batch_labels: Vec<Option<String>> = labels.by_ref().take(batch.num_rows()).collect();
+            let batch_labels: Vec<Option<String>> =
+                labels.by_ref().take(batch.num_rows()).collect();
             // A new label's class is added at its row, as `learn_one` adds it: a booster
             // learns the rows before it with the classes it had then.
             py.detach(|| {
@@ -771,7 +807,9 @@ impl Core {
 
     /// The probabilities of the labels met for the rows of `data` (Arrow): the labels, and
     /// the probabilities row by row (`rows × labels` numbers).
-    fn predict_proba_many(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<(Vec<String>, Vec<f64>)> {
+    fn predict_proba_many(
+        &self, py: Python<'_>, data: &Bound<'_, PyAny>,
+    ) -> PyResult<(Vec<String>, Vec<f64>)> {
         let batches = batches_of(data)?;
         let mut state = self.state(py)?;
         let (model, stream) = match &mut *state {
