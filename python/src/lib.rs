@@ -47,6 +47,7 @@ use streamboost::core::{
 use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, Learns, Model, ModelConfig, Role};
 use streamboost::runtime::OperatorStats;
+use streamboost::runtime::delay::{DelayColumns, DelayedState, LabelOutcome, PendingLimits};
 use streamboost::runtime::replay::Session;
 use streamboost::weak::Structure;
 use streamboost::{Classifier, Config, Error};
@@ -82,11 +83,14 @@ struct Stream {
     stats: OperatorStats,
     /// Values of features outside the model's, not learnt.
     ignored: u64,
+    /// Rows scored now and learnt when their labels come ([`Core::event`], [`Core::label`]).
+    delayed: Option<DelayedState>,
 }
 
 impl Stream {
-    /// The stream of `spec` (a fresh model's, or a checkpoint's).
-    fn of(spec: StreamSpec, stats: OperatorStats) -> Self {
+    /// The stream of `spec` (a fresh model's, or a checkpoint's, with its counters and
+    /// the events waiting for their labels).
+    fn of(spec: StreamSpec, stats: OperatorStats, delayed: Option<DelayedState>) -> Self {
         let index = (spec.features.iter().enumerate())
             .map(|(j, f)| (f.name.clone(), j))
             .collect();
@@ -108,6 +112,7 @@ impl Stream {
             labels,
             stats,
             ignored: 0,
+            delayed,
         }
     }
 
@@ -130,6 +135,7 @@ impl Stream {
         Ok(Stream::of(
             StreamSpec::new(features, classes),
             OperatorStats::default(),
+            None,
         ))
     }
 
@@ -214,6 +220,20 @@ impl Stream {
             .zip(met)
             .map(|(name, p)| (name.clone(), (p * scale).min(1.0)))
             .collect()
+    }
+
+    /// A row scored with probabilities `proba` and prediction `predicted`: its
+    /// probabilities over the labels met, and its prediction among them (the model's, or,
+    /// where the model chose its unmet class, the most probable label met).
+    fn scored(&self, proba: &[f64], predicted: ClassId) -> (Vec<f64>, Option<usize>) {
+        let p: Vec<f64> = (self.label_probabilities(proba).into_iter())
+            .map(|(_, p)| p)
+            .collect();
+        let predicted = match predicted < self.labels {
+            true => Some(predicted),
+            false => (!p.is_empty()).then(|| streamboost::core::math::argmax(&p)),
+        };
+        (p, predicted)
     }
 
     /// Row `x` (a dict) into `row`, by feature name. Every value is checked before any
@@ -341,8 +361,20 @@ impl Stream {
             label: LABEL.to_string(),
             stats: self.stats,
             position: None,
-            delayed: None,
+            delayed: self.delayed.clone(),
         }
+    }
+
+    /// The delayed learning of this stream, started with `limits` if it has none.
+    fn delayed(&mut self, limits: PendingLimits) -> PyResult<&mut DelayedState> {
+        if self.delayed.is_none() {
+            let columns = DelayColumns {
+                id: "id".to_string(),
+                time: "time".to_string(),
+            };
+            self.delayed = Some(DelayedState::new(columns, limits).map_err(py_error)?);
+        }
+        Ok(self.delayed.as_mut().expect("set above"))
     }
 }
 
@@ -421,6 +453,8 @@ struct Core {
     config: ModelConfig,
     seed: u64,
     state: Mutex<State>,
+    /// How many events may wait for their labels, and for how long ([`Core::event`]).
+    pending: Mutex<PendingLimits>,
 }
 
 impl Core {
@@ -443,6 +477,7 @@ impl Core {
                 model: Box::new(model),
                 stream,
             }),
+            pending: Mutex::new(PendingLimits::default()),
         }
     }
 }
@@ -457,10 +492,10 @@ fn build<'s>(
 ) -> PyResult<(&'s mut Model, &'s mut Stream)> {
     match state {
         State::Fresh { classes } => {
-            if label == UNMET {
-                return Err(PyValueError::new_err("a label may not be the empty string"));
-            }
             let first = match classes.is_empty() {
+                true if label == UNMET => {
+                    return Err(PyValueError::new_err("a label may not be the empty string"));
+                }
                 true => vec![label.to_string()],
                 false => classes.clone(),
             };
@@ -498,6 +533,29 @@ fn batch_features(batch: &RecordBatch) -> PyResult<Vec<(String, bool)>> {
         .collect()
 }
 
+/// Checks that `time` does not go back from `last` (events and labels each keep their own
+/// clock, as the operator's columns do), and moves `last` on.
+fn check_time(last: &mut Option<f64>, time: f64, what: &str) -> PyResult<()> {
+    if !time.is_finite() || last.is_some_and(|t| time < t) {
+        return Err(PyValueError::new_err(format!(
+            "{what} time {time} goes back from {}: times are finite and do not decrease",
+            last.unwrap_or(f64::NAN)
+        )));
+    }
+    *last = Some(time);
+    Ok(())
+}
+
+/// A label for a model that has scored no event: there is nothing it can be for.
+fn stream_less_label(time: f64) -> PyResult<()> {
+    match time.is_finite() {
+        true => Ok(()),
+        false => Err(PyValueError::new_err(format!(
+            "label time {time} is not finite"
+        ))),
+    }
+}
+
 fn check_weight(w: f64) -> PyResult<f64> {
     match w.is_finite() && w >= 0.0 {
         true => Ok(w),
@@ -532,6 +590,7 @@ impl Core {
             config,
             seed,
             state: Mutex::new(State::Fresh { classes }),
+            pending: Mutex::new(PendingLimits::default()),
         })
     }
 
@@ -544,7 +603,7 @@ impl Core {
             stream.config,
             0,
             model,
-            Stream::of(stream.spec, stream.stats),
+            Stream::of(stream.spec, stream.stats, stream.delayed),
         ))
     }
 
@@ -558,7 +617,7 @@ impl Core {
             stream.config,
             0,
             model,
-            Stream::of(stream.spec, stream.stats),
+            Stream::of(stream.spec, stream.stats, stream.delayed),
         ))
     }
 
@@ -685,6 +744,116 @@ impl Core {
         Ok(stream.label_probabilities(&proba))
     }
 
+    /// Sets how many events may wait for their labels (the oldest are evicted beyond
+    /// `max_events` or `max_bytes`), how long they wait (`ttl`, in the units of the times
+    /// given; `None`: until evicted) and how long a label that comes before its event is
+    /// held for it; for the events from now on.
+    #[pyo3(signature = (max_events, max_bytes, ttl, early_label_tolerance))]
+    fn set_pending(
+        &self, py: Python<'_>, max_events: usize, max_bytes: usize, ttl: Option<f64>,
+        early_label_tolerance: f64,
+    ) -> PyResult<()> {
+        let limits = PendingLimits {
+            max_events,
+            max_bytes,
+            ttl,
+            early_label_tolerance,
+        };
+        limits.validate().map_err(py_error)?;
+        *self.pending.lock_py_attached(py).expect("never poisoned") = limits;
+        if let State::Built { stream, .. } = &mut *self.state(py)?
+            && let Some(delayed) = &mut stream.delayed
+        {
+            let columns = delayed.columns.clone();
+            let waiting = std::mem::replace(
+                delayed,
+                DelayedState::new(columns, limits).map_err(py_error)?,
+            );
+            if waiting.stats().pending > 0 {
+                *delayed = waiting;
+                return Err(PyValueError::new_err(
+                    "events are waiting for their labels: set the limits before the first event",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Scores event `id` (row `x`, a dict, at `time`) and keeps it until its label comes
+    /// ([`Core::label`]); returns the probability of each label met, and the prediction.
+    /// An event whose label came first (held) is learnt at once.
+    fn event(
+        &self, py: Python<'_>, id: String, x: &Bound<'_, PyDict>, time: f64,
+    ) -> PyResult<(Vec<(String, f64)>, Option<String>)> {
+        let limits = *self.pending.lock_py_attached(py).expect("never poisoned");
+        let mut state = self.state(py)?;
+        if matches!(&*state, State::Fresh { classes } if classes.is_empty()) {
+            return Err(PyValueError::new_err(
+                "a model that has met no label cannot score an event: learn a row first, or \
+                 declare its classes",
+            ));
+        }
+        let (model, stream) = build(
+            &mut state,
+            &self.config,
+            self.seed,
+            UNMET,
+            || dict_features(x),
+            |_| Ok(()),
+        )?;
+        let mut row = Vec::new();
+        stream.dict_row(x, &mut row, true)?;
+        let mut proba = vec![0.0; model.n_classes()];
+        let delayed = stream.delayed(limits)?;
+        check_time(&mut delayed.last_times.0, time, "event")?;
+        let (predicted, early) = py
+            .detach(|| delayed.learner.event(model, id, time, &row, &mut proba))
+            .map_err(py_error)?;
+        stream.stats.rows_seen += 1;
+        stream.stats.rows_learnt += u64::from(early.is_some());
+        let (p, predicted) = stream.scored(&proba, predicted);
+        let names = stream.spec.classes.names();
+        let predicted = predicted.map(|c| names[c].clone());
+        Ok((names.iter().cloned().zip(p).collect(), predicted))
+    }
+
+    /// Label `y` of event `id`, come at `time`: the event is learnt if it waits ("learnt");
+    /// else the label is held for it ("held", where early labels are) or counted
+    /// ("unmatched"). A label never met before is a class of the model from here on.
+    fn label(&self, py: Python<'_>, id: String, y: &str, time: f64) -> PyResult<&'static str> {
+        let limits = *self.pending.lock_py_attached(py).expect("never poisoned");
+        let binary = self.binary();
+        let mut state = self.state(py)?;
+        let State::Built { model, stream } = &mut *state else {
+            stream_less_label(time)?;
+            return Ok("unmatched");
+        };
+        stream.check_labels(binary, [y])?;
+        check_time(&mut stream.delayed(limits)?.last_times.1, time, "label")?;
+        let y = stream.class(model, y)?;
+        let delayed = stream.delayed(limits)?;
+        let outcome = py
+            .detach(|| delayed.learner.label(model.as_mut(), &id, y, time))
+            .map_err(py_error)?;
+        Ok(match outcome {
+            LabelOutcome::Learnt(_) => {
+                stream.stats.rows_learnt += 1;
+                "learnt"
+            }
+            LabelOutcome::Held => "held",
+            LabelOutcome::Unmatched => "unmatched",
+        })
+    }
+
+    /// What became of the events and labels so far, as JSON (`None` before the first).
+    fn delay_stats(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        Ok(match &*self.state(py)? {
+            State::Built { stream, .. } => (stream.delayed.as_ref())
+                .map(|d| serde_json::to_string(&d.stats()).expect("stats serialize")),
+            State::Fresh { .. } => None,
+        })
+    }
+
     /// Learns the rows of `data` (Arrow) in order, row `i` with label `y[i]` (`None`: not
     /// learnt) and weight `w`: the model afterwards is the one `learn_one` on each row
     /// would leave.
@@ -746,6 +915,117 @@ impl Core {
         Ok(())
     }
 
+    /// Scores the rows of `data` (Arrow) test-then-train, as `replay` and the operator do:
+    /// each row is predicted before its label `y[i]` (`None`: only scored) is learnt, rows
+    /// of known labels together ([`Classifier::learn_predict_rows`]); a row whose label is
+    /// new is predicted among the classes known, then the model grows and learns it. Returns
+    /// the labels met at the end, each row's predicted label (its index there; none while
+    /// no label has been met) and its probabilities over those labels (`rows × labels`,
+    /// zero for a label met after the row).
+    fn score(
+        &self, py: Python<'_>, data: &Bound<'_, PyAny>, y: Vec<Option<String>>, w: f64,
+    ) -> PyResult<(Vec<String>, Vec<Option<usize>>, Vec<f64>)> {
+        let w = check_weight(w)?;
+        let batches = batches_of(data)?;
+        let n: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        if n != y.len() {
+            return Err(PyValueError::new_err(format!(
+                "{n} rows but {} labels",
+                y.len()
+            )));
+        }
+        let mut state = self.state(py)?;
+        let label = y.iter().flatten().next().map(String::as_str);
+        let Some(first) = batches.iter().find(|b| b.num_rows() > 0) else {
+            return Ok((Vec::new(), Vec::new(), Vec::new()));
+        };
+        if let (State::Fresh { classes }, None) = (&*state, label) {
+            // Nothing to learn from and no label to predict.
+            let p = 1.0 / classes.len().max(1) as f64;
+            let predicted = (!classes.is_empty()).then_some(0);
+            return Ok((
+                classes.clone(),
+                vec![predicted; n],
+                vec![p; n * classes.len()],
+            ));
+        }
+        let binary = self.binary();
+        let check = |stream: &Stream| {
+            batches.iter().try_for_each(|b| stream.check_batch(b))?;
+            stream.check_labels(binary, y.iter().flatten().map(String::as_str))
+        };
+        let (model, stream) = build(
+            &mut state,
+            &self.config,
+            self.seed,
+            label.unwrap_or(UNMET),
+            || batch_features(first),
+            check,
+        )?;
+        let mut rows = Vec::new();
+        let mut labels = y.into_iter();
+        // Per row: its probabilities over the labels met by then, and its prediction.
+        let mut scored: Vec<(Vec<f64>, Option<usize>)> = Vec::with_capacity(n);
+        for batch in &batches {
+            stream.batch_rows(batch, &mut rows, true)?;
+            let d = stream.spec.n_features();
+            let batch_labels: Vec<Option<String>> =
+                labels.by_ref().take(batch.num_rows()).collect();
+            py.detach(|| {
+                let mut r = 0;
+                while r < batch_labels.len() {
+                    // The run of rows from `r` whose labels the model knows (or that have none).
+                    let mut ids = Vec::new();
+                    for y in &batch_labels[r..] {
+                        match y.as_deref().map(|y| stream.class_ids.get(y)) {
+                            None => ids.push(None),
+                            Some(Some(&id)) => ids.push(Some(id)),
+                            Some(None) => break,
+                        }
+                    }
+                    let (end, k) = (r + ids.len(), model.n_classes());
+                    if end > r {
+                        let xs: Vec<&[f64]> = (r..end).map(|i| &rows[i * d..(i + 1) * d]).collect();
+                        let mut proba = vec![0.0; xs.len() * k];
+                        let mut predicted = vec![0; xs.len()];
+                        model.learn_predict_rows(&xs, &ids, w, &mut proba, &mut predicted);
+                        for (p, c) in proba.chunks_exact(k).zip(predicted) {
+                            scored.push(stream.scored(p, c));
+                        }
+                    }
+                    if let Some(Some(name)) = batch_labels.get(end) {
+                        let x = &rows[end * d..(end + 1) * d];
+                        let mut proba = vec![0.0; k];
+                        let predicted = model.learn_predict(x, None, w, &mut proba);
+                        scored.push(stream.scored(&proba, predicted));
+                        let y = stream.class(model, name)?;
+                        model.learn(x, y, w);
+                    }
+                    let learnt =
+                        ids.iter().flatten().count() + usize::from(end < batch_labels.len());
+                    stream.stats.rows_seen +=
+                        (end - r + usize::from(end < batch_labels.len())) as u64;
+                    stream.stats.rows_learnt += learnt as u64;
+                    r = end + 1;
+                }
+                Ok::<(), PyErr>(())
+            })?;
+        }
+        let labels = stream.labels;
+        let mut proba = Vec::with_capacity(n * labels);
+        let predicted = (scored.into_iter())
+            .map(|(p, c)| {
+                proba.extend(p.iter().copied().chain(std::iter::repeat(0.0)).take(labels));
+                c
+            })
+            .collect();
+        Ok((
+            stream.spec.classes.names()[..labels].to_vec(),
+            predicted,
+            proba,
+        ))
+    }
+
     /// Replays the rows of `data` (Arrow, labelled by column `label`) through this fresh
     /// model test-then-train, as `streamboost replay` replays a file: the same stream
     /// description (features in column order, classes sorted by name), the same prequential
@@ -800,7 +1080,7 @@ impl Core {
             .map_err(py_error)?;
         *state = State::Built {
             model: Box::new(model),
-            stream: Stream::of(stream.spec, stream.stats),
+            stream: Stream::of(stream.spec, stream.stats, stream.delayed),
         };
         Ok(serde_json::to_string(&report).expect("reports serialize"))
     }
@@ -869,5 +1149,6 @@ fn _streamboost(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Core>()?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("CLASSES_KEY", streamboost::columnar::CLASSES_KEY)?;
     Ok(())
 }

@@ -162,6 +162,43 @@ class Model(_Base):
                 best = (name, p)
         return None if best is None else self._label(best[0])
 
+    # -- labels that come later --------------------------------------------------------------
+    def event(self, id, x: dict, time: float | None = None):
+        """Scores event ``id`` (row ``x``) now and keeps it until its label comes
+        (``label``); returns the label predicted. ``time`` orders events and labels apart
+        (each must not go back; default: the count of calls so far); an event waits at
+        most as ``pending`` says. The model must know a label (learnt or declared)."""
+        with self._lock:
+            _, predicted = self._core.event(str(id), x, self._time(time))
+        return None if predicted is None else self._label(predicted)
+
+    def label(self, id, y, time: float | None = None) -> str:
+        """Label ``y`` of event ``id``: the event is learnt if it waits (``"learnt"``);
+        otherwise the label is held for it where early labels are (``"held"``), or counted
+        (``"unmatched"``)."""
+        with self._lock:
+            name = self._name_of(y, self._labels)
+            outcome = self._core.label(str(id), name, self._time(time))
+            self._learnt({name: y})
+        return outcome
+
+    def pending(self, max_events: int = 1_000_000, max_bytes: int = 1 << 30,
+                ttl: float | None = None, early_label_tolerance: float = 0.0) -> None:
+        """How many events may wait for their labels (the oldest are evicted beyond either
+        bound), how long (``ttl``, in ``time``'s units; None: until evicted), and how long a
+        label that comes before its event is held for it (0: not held)."""
+        self._core.set_pending(max_events, max_bytes, ttl, float(early_label_tolerance))
+
+    @property
+    def delay_stats(self) -> dict | None:
+        """Events scored, learnt, expired, evicted; labels unmatched; events pending."""
+        stats = self._core.delay_stats()
+        return None if stats is None else json.loads(stats)
+
+    def _time(self, time) -> float:
+        self._clock = getattr(self, "_clock", 0.0) + 1.0
+        return self._clock if time is None else float(time)
+
     # -- Arrow batches ---------------------------------------------------------------------
     def learn_many(self, X, y, w: float = 1.0) -> None:
         """Learns the rows of ``X`` (Arrow data or a pandas DataFrame) in order, row ``i``
@@ -206,6 +243,40 @@ class Model(_Base):
             return pd.Series(labels, index=X.index, dtype=object)
         return labels
 
+    def score(self, X, label: str | None = None, w: float = 1.0):
+        """Scores the rows of ``X`` test-then-train, as ``streamboost replay`` and the SQL
+        operator do: each row is predicted, then learnt from its label in column ``label``
+        (a row without one is only scored). Returns ``X`` as a pyarrow Table with two columns
+        appended: ``predicted_<label>``, the label predicted, and ``predicted_<label>_probs``,
+        the probability of each label (their names, as JSON, in the field's metadata under
+        ``streamboost.classes``, as the operator writes them)."""
+        import pyarrow as pa
+
+        table = pa.Table.from_pandas(X, preserve_index=False) if _is_pandas(X) else pa.table(X)
+        has_label = label is not None and label in table.column_names
+        features = table.drop_columns([label]) if has_label else table
+        labels = table.column(label).to_pylist() if has_label else [None] * table.num_rows
+        with self._lock:
+            met = dict(self._labels)
+            names = [None if v is None else self._name_of(v, met) for v in labels]
+            for name, v in zip(names, labels):
+                if name is not None:
+                    met.setdefault(name, v)
+            classes, predicted, flat = self._core.score(features, names, float(w))
+            self._learnt(met)
+        column = label or "label"
+        values = pa.array([None if c is None else self._label(classes[c]) for c in predicted])
+        k = len(classes)
+        probs = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float64()), k) if k else (
+            pa.nulls(table.num_rows, pa.list_(pa.float64(), 0))
+        )
+        names_json = json.dumps([str(self._label(c)) for c in classes])
+        probs_field = pa.field(
+            f"predicted_{column}_probs", probs.type, metadata={_streamboost.CLASSES_KEY: names_json}
+        )
+        table = table.append_column(f"predicted_{column}", values)
+        return table.append_column(probs_field, probs)
+
     # -- state -----------------------------------------------------------------------------
     @property
     def rows_learnt(self) -> int:
@@ -234,6 +305,7 @@ class Model(_Base):
             "params": params,
             "checkpoint": self._core.to_bytes(),
             "labels": list(self._labels.items()),
+            "clock": getattr(self, "_clock", 0.0),
         }
 
     def __setstate__(self, state):
@@ -245,6 +317,7 @@ class Model(_Base):
         else:
             self._core = _streamboost.Core.from_bytes(state["checkpoint"])
         self._labels = dict(state["labels"])
+        self._clock = state.get("clock", 0.0)
 
 
 def _is_pandas(X) -> bool:

@@ -3,6 +3,8 @@ of frame reads the same."""
 
 from __future__ import annotations
 
+import pickle
+
 import pyarrow as pa
 import pytest
 
@@ -92,3 +94,66 @@ def test_labels_keep_their_python_type():
         model.learn_one({"x": float(i)}, i % 2 == 0)
     assert set(model.predict_proba_one({"x": 1.0})) == {True, False}
     assert model.predict_many(pa.table({"x": [1.0]}))[0] in (True, False)
+
+
+def test_score_appends_the_prediction_and_learns_the_labelled_rows(car):
+    model = sb.Ova(binary={"n_learners": 5})
+    scored = model.score(car.slice(0, 600), label="label")
+    assert scored.column_names == car.column_names + ["predicted_label", "predicted_label_probs"]
+    assert model.rows_learnt == 600
+    # Without the label column, rows are only scored (by the online protocol's prediction:
+    # Adaboost.OLM draws its expert, so the labels may differ from `predict_many`'s).
+    unlabelled = car.slice(600, 100).drop_columns(["label"])
+    scored = model.score(unlabelled, label="label")
+    assert model.rows_learnt == 600
+    assert set(scored.column("predicted_label").to_pylist()) <= {"acc", "good", "unacc", "vgood"}
+    probs = scored.column("predicted_label_probs").to_pylist()
+    assert all(abs(sum(p) - 1) < 1e-12 for p in probs)
+    # A model whose prediction is its most probable label scores as `predict_many`.
+    tree = sb.Hoeffding()
+    tree.learn_many(car.slice(0, 600).drop_columns(["label"]), car.column("label").to_pylist()[:600])
+    assert tree.score(unlabelled).column("predicted_label").to_pylist() == tree.predict_many(unlabelled)
+
+
+def test_score_meets_a_new_label_mid_batch():
+    model = sb.AdaOlm(n_learners=5)
+    table = pa.table({"x": [float(i % 4) for i in range(40)], "y": ["a", "b"] * 15 + ["c"] * 10})
+    scored = model.score(table, label="y")
+    probs = scored.column("predicted_y_probs").to_pylist()
+    assert len(probs[0]) == 3 and probs[0][2] == 0.0  # c was met after row 0
+    assert set(model.predict_proba_one({"x": 1.0})) == {"a", "b", "c"}
+    assert scored.column("predicted_y").to_pylist()[0] == "a"
+
+
+def test_labels_that_come_later():
+    model = sb.Hoeffding(classes=("a", "b"))
+    assert model.event("e1", {"x": 1.0}) == "a"  # uniform: the first declared label
+    model.event("e2", {"x": 2.0})
+    assert model.rows_learnt == 0
+    assert [model.label("e1", "a"), model.label("nope", "b"), model.label("e2", "c")] == [
+        "learnt",
+        "unmatched",
+        "learnt",
+    ]
+    stats = model.delay_stats
+    assert (stats["events"], stats["learnt"], stats["unmatched_labels"], stats["pending"]) == (2, 2, 1, 0)
+    assert model.rows_learnt == 2 and set(model.predict_proba_one({"x": 1.0})) == {"a", "b", "c"}
+    # Waiting events are part of the model: a pickle keeps them.
+    model.event("e3", {"x": 3.0})
+    again = pickle.loads(pickle.dumps(model))
+    assert again.label("e3", "b") == "learnt" and again.delay_stats["pending"] == 0
+
+
+def test_pending_events_are_bounded_and_times_do_not_go_back():
+    model = sb.Hoeffding(classes=("a", "b"))
+    model.pending(max_events=2, ttl=10.0)
+    for i in range(3):
+        model.event(i, {"x": float(i)}, time=float(i))
+    assert model.delay_stats["evicted"] == 1 and model.delay_stats["pending"] == 2
+    assert model.label(0, "a", time=3.0) == "unmatched"  # evicted
+    with pytest.raises(ValueError, match="goes back"):
+        model.event(9, {"x": 1.0}, time=1.0)
+    model.event(10, {"x": 1.0}, time=20.0)
+    assert model.label(1, "a", time=20.0) == "unmatched"  # its time to live passed
+    with pytest.raises(ValueError, match="met no label"):
+        sb.Hoeffding().event(1, {"x": 1.0})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import pickle
 import subprocess
 
@@ -91,3 +92,34 @@ def test_a_checkpoint_saved_from_python_predicts_in_rust_as_in_python(car, cli, 
     model.save(checkpoint)
     rest = X.slice(1000)
     same_predictions(model, rest, rust_predictions(cli, checkpoint, rest, tmp_path))
+
+
+def test_score_goes_on_from_a_rust_checkpoint_as_replay_does(car, cli, tmp_path):
+    """`score` is test-then-train as `replay --load` is: from the same checkpoint, over the
+    same rows, the same predictions, sampled experts and all."""
+    import pyarrow.csv as pv
+
+    first, rest = tmp_path / "first.csv", tmp_path / "rest.csv"
+    pv.write_csv(car.slice(0, 800), first)
+    pv.write_csv(car.slice(800), rest)
+    checkpoint, predictions = tmp_path / "model.parquet", tmp_path / "predictions.csv"
+    subprocess.run(
+        [str(cli), "replay", "-q", "--input", str(first), "--algo", "ada-olm", "--save", str(checkpoint)],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [str(cli), "replay", "-q", "--load", str(checkpoint), "--input", str(rest), "--predictions", str(predictions)],
+        check=True,
+        capture_output=True,
+    )
+    with open(predictions) as f:
+        expected = list(csv.DictReader(f))
+    model = sb.load(checkpoint)
+    scored = model.score(car.slice(800), label="label")
+    assert scored.column("predicted_label").to_pylist() == [r["prediction"] for r in expected]
+    names = json.loads(scored.schema.field("predicted_label_probs").metadata[b"streamboost.classes"])
+    for row, probs in zip(expected, scored.column("predicted_label_probs").to_pylist()):
+        for name, p in zip(names, probs):
+            assert p == pytest.approx(float(row[f"p_{name}"]), abs=1e-12)
+    assert model.rows_learnt == car.num_rows
