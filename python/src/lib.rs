@@ -441,10 +441,22 @@ fn batches_of(data: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
     )))
 }
 
+/// The probability of each label met, by name.
+type LabelProbabilities = Vec<(String, f64)>;
+
+/// Rows scored: the labels met at the end, each row's prediction (its index there) and its
+/// probabilities (`rows × labels`).
+type Scored = (Vec<String>, Vec<Option<usize>>, Vec<f64>);
+
 /// A model not built yet, or built and learning.
 enum State {
-    Fresh { classes: Vec<String> },
-    Built { model: Box<Model>, stream: Stream },
+    Fresh {
+        classes: Vec<String>,
+    },
+    Built {
+        model: Box<Model>,
+        stream: Box<Stream>,
+    },
 }
 
 /// A model of the catalogue with its stream: see the module documentation.
@@ -475,7 +487,7 @@ impl Core {
             seed,
             state: Mutex::new(State::Built {
                 model: Box::new(model),
-                stream,
+                stream: Box::new(stream),
             }),
             pending: Mutex::new(PendingLimits::default()),
         }
@@ -504,13 +516,13 @@ fn build<'s>(
             let model = config.build(&stream.spec, seed).map_err(py_error)?;
             *state = State::Built {
                 model: Box::new(model),
-                stream,
+                stream: Box::new(stream),
             };
         }
         State::Built { stream, .. } => check(stream)?,
     }
     match state {
-        State::Built { model, stream } => Ok((model, stream)),
+        State::Built { model, stream } => Ok((&mut **model, &mut **stream)),
         State::Fresh { .. } => unreachable!("built above"),
     }
 }
@@ -784,7 +796,7 @@ impl Core {
     /// An event whose label came first (held) is learnt at once.
     fn event(
         &self, py: Python<'_>, id: String, x: &Bound<'_, PyDict>, time: f64,
-    ) -> PyResult<(Vec<(String, f64)>, Option<String>)> {
+    ) -> PyResult<(LabelProbabilities, Option<String>)> {
         let limits = *self.pending.lock_py_attached(py).expect("never poisoned");
         let mut state = self.state(py)?;
         if matches!(&*state, State::Fresh { classes } if classes.is_empty()) {
@@ -924,7 +936,7 @@ impl Core {
     /// zero for a label met after the row).
     fn score(
         &self, py: Python<'_>, data: &Bound<'_, PyAny>, y: Vec<Option<String>>, w: f64,
-    ) -> PyResult<(Vec<String>, Vec<Option<usize>>, Vec<f64>)> {
+    ) -> PyResult<Scored> {
         let w = check_weight(w)?;
         let batches = batches_of(data)?;
         let n: usize = batches.iter().map(RecordBatch::num_rows).sum();
@@ -1080,7 +1092,7 @@ impl Core {
             .map_err(py_error)?;
         *state = State::Built {
             model: Box::new(model),
-            stream: Stream::of(stream.spec, stream.stats, stream.delayed),
+            stream: Box::new(Stream::of(stream.spec, stream.stats, stream.delayed)),
         };
         Ok(serde_json::to_string(&report).expect("reports serialize"))
     }
