@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::compute::cast;
@@ -51,6 +51,27 @@ use streamboost::runtime::delay::{DelayColumns, DelayedState, LabelOutcome, Pend
 use streamboost::runtime::replay::Session;
 use streamboost::weak::Structure;
 use streamboost::{Classifier, Config, Error};
+
+/// Runs `work` on a thread of the package's rayon pool (the machine's cores, or
+/// `RAYON_NUM_THREADS`), made at the first batch call and kept: what a model hands to the
+/// pool (a one-vs-all bundle's members, Adaboost.OLM's trees on a second thread) is then
+/// spread as in `streamboost replay`, which runs on such a pool. One-row calls stay on the
+/// caller's thread, where handing a row to the pool would cost more than it saves.
+fn on_the_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    let pool = POOL.get_or_init(|| {
+        // The stack of a main thread, not a worker's default, as the command line's pool.
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(8 << 20)
+            .thread_name(|i| format!("streamboost-{i}"))
+            .build()
+            .ok()
+    });
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
 
 /// The name of the class a model holds before its second label is met.
 const UNMET: &str = "";
@@ -914,14 +935,16 @@ impl Core {
             // A new label's class is added at its row, as `learn_one` adds it: a booster
             // learns the rows before it with the classes it had then.
             py.detach(|| {
-                for (r, y) in batch_labels.iter().enumerate() {
-                    stream.stats.rows_seen += 1;
-                    let Some(y) = y else { continue };
-                    let y = stream.class(model, y)?;
-                    model.learn(&rows[r * d..(r + 1) * d], y, w);
-                    stream.stats.rows_learnt += 1;
-                }
-                Ok::<(), PyErr>(())
+                on_the_pool(|| {
+                    for (r, y) in batch_labels.iter().enumerate() {
+                        stream.stats.rows_seen += 1;
+                        let Some(y) = y else { continue };
+                        let y = stream.class(model, y)?;
+                        model.learn(&rows[r * d..(r + 1) * d], y, w);
+                        stream.stats.rows_learnt += 1;
+                    }
+                    Ok::<(), PyErr>(())
+                })
             })?;
         }
         Ok(())
@@ -984,43 +1007,46 @@ impl Core {
             let batch_labels: Vec<Option<String>> =
                 labels.by_ref().take(batch.num_rows()).collect();
             py.detach(|| {
-                let mut r = 0;
-                while r < batch_labels.len() {
-                    // The run of rows from `r` whose labels the model knows (or that have none).
-                    let mut ids = Vec::new();
-                    for y in &batch_labels[r..] {
-                        match y.as_deref().map(|y| stream.class_ids.get(y)) {
-                            None => ids.push(None),
-                            Some(Some(&id)) => ids.push(Some(id)),
-                            Some(None) => break,
+                on_the_pool(|| {
+                    let mut r = 0;
+                    while r < batch_labels.len() {
+                        // The run of rows from `r` whose labels the model knows (or that have none).
+                        let mut ids = Vec::new();
+                        for y in &batch_labels[r..] {
+                            match y.as_deref().map(|y| stream.class_ids.get(y)) {
+                                None => ids.push(None),
+                                Some(Some(&id)) => ids.push(Some(id)),
+                                Some(None) => break,
+                            }
                         }
-                    }
-                    let (end, k) = (r + ids.len(), model.n_classes());
-                    if end > r {
-                        let xs: Vec<&[f64]> = (r..end).map(|i| &rows[i * d..(i + 1) * d]).collect();
-                        let mut proba = vec![0.0; xs.len() * k];
-                        let mut predicted = vec![0; xs.len()];
-                        model.learn_predict_rows(&xs, &ids, w, &mut proba, &mut predicted);
-                        for (p, c) in proba.chunks_exact(k).zip(predicted) {
-                            scored.push(stream.scored(p, c));
+                        let (end, k) = (r + ids.len(), model.n_classes());
+                        if end > r {
+                            let xs: Vec<&[f64]> =
+                                (r..end).map(|i| &rows[i * d..(i + 1) * d]).collect();
+                            let mut proba = vec![0.0; xs.len() * k];
+                            let mut predicted = vec![0; xs.len()];
+                            model.learn_predict_rows(&xs, &ids, w, &mut proba, &mut predicted);
+                            for (p, c) in proba.chunks_exact(k).zip(predicted) {
+                                scored.push(stream.scored(p, c));
+                            }
                         }
+                        if let Some(Some(name)) = batch_labels.get(end) {
+                            let x = &rows[end * d..(end + 1) * d];
+                            let mut proba = vec![0.0; k];
+                            let predicted = model.learn_predict(x, None, w, &mut proba);
+                            scored.push(stream.scored(&proba, predicted));
+                            let y = stream.class(model, name)?;
+                            model.learn(x, y, w);
+                        }
+                        let learnt =
+                            ids.iter().flatten().count() + usize::from(end < batch_labels.len());
+                        stream.stats.rows_seen +=
+                            (end - r + usize::from(end < batch_labels.len())) as u64;
+                        stream.stats.rows_learnt += learnt as u64;
+                        r = end + 1;
                     }
-                    if let Some(Some(name)) = batch_labels.get(end) {
-                        let x = &rows[end * d..(end + 1) * d];
-                        let mut proba = vec![0.0; k];
-                        let predicted = model.learn_predict(x, None, w, &mut proba);
-                        scored.push(stream.scored(&proba, predicted));
-                        let y = stream.class(model, name)?;
-                        model.learn(x, y, w);
-                    }
-                    let learnt =
-                        ids.iter().flatten().count() + usize::from(end < batch_labels.len());
-                    stream.stats.rows_seen +=
-                        (end - r + usize::from(end < batch_labels.len())) as u64;
-                    stream.stats.rows_learnt += learnt as u64;
-                    r = end + 1;
-                }
-                Ok::<(), PyErr>(())
+                    Ok::<(), PyErr>(())
+                })
             })?;
         }
         let labels = stream.labels;
@@ -1067,27 +1093,34 @@ impl Core {
         };
         let (report, model, stream) = py
             .detach(|| {
-                evaluation.validate()?;
-                let session = Session::fresh(
-                    &[table],
-                    self.config.clone(),
-                    self.seed,
-                    label,
-                    Encodings::default(),
-                    declared.as_deref(),
-                )?;
-                let Session {
-                    mut model,
-                    mut stream,
-                    rows,
-                } = session;
-                let n = rows.n_rows();
-                let chunks = |each: &mut dyn FnMut(_) -> _| rows.for_each_chunk(each);
-                let report =
-                    evaluation.run_chunks(&mut model, &stream.spec, n, chunks, |_, _| Ok(()))?;
-                stream.stats.rows_seen = n as u64;
-                stream.stats.rows_learnt = report.cumulative.rows;
-                Ok((report, model, stream))
+                on_the_pool(|| {
+                    evaluation.validate()?;
+                    let session = Session::fresh(
+                        &[table],
+                        self.config.clone(),
+                        self.seed,
+                        label,
+                        Encodings::default(),
+                        declared.as_deref(),
+                    )?;
+                    let Session {
+                        mut model,
+                        mut stream,
+                        rows,
+                    } = session;
+                    let n = rows.n_rows();
+                    let chunks = |each: &mut dyn FnMut(_) -> _| rows.for_each_chunk(each);
+                    let report = evaluation.run_chunks(
+                        &mut model,
+                        &stream.spec,
+                        n,
+                        chunks,
+                        |_, _| Ok(()),
+                    )?;
+                    stream.stats.rows_seen = n as u64;
+                    stream.stats.rows_learnt = report.cumulative.rows;
+                    Ok((report, model, stream))
+                })
             })
             .map_err(py_error)?;
         *state = State::Built {
@@ -1121,8 +1154,10 @@ impl Core {
             let n = batch.num_rows();
             proba.resize(n * k, 0.0);
             py.detach(|| {
-                let xs: Vec<&[f64]> = (0..n).map(|r| &rows[r * d..(r + 1) * d]).collect();
-                model.predict_proba_rows(&xs, &mut proba);
+                on_the_pool(|| {
+                    let xs: Vec<&[f64]> = (0..n).map(|r| &rows[r * d..(r + 1) * d]).collect();
+                    model.predict_proba_rows(&xs, &mut proba);
+                })
             });
             for p in proba.chunks_exact(k) {
                 out.extend(stream.label_probabilities(p).into_iter().map(|(_, p)| p));

@@ -15,7 +15,7 @@ use crate::Result;
 use crate::columnar::PipeFormat;
 use crate::runtime::KeyedStore;
 use crate::runtime::delay::{DelayColumns, PendingLimits};
-use crate::runtime::job::{FreshModel, Job, JobStats, LabelInput};
+use crate::runtime::job::{DelayedLabels, FreshModel, Job, JobStats, LiveSource};
 use crate::runtime::live::CheckpointPolicy;
 
 /// Arguments of `streamboost run`.
@@ -222,48 +222,51 @@ pub fn run(args: &RunArgs, given: &Given) -> Result<()> {
     let interval = Some(seconds(args.checkpoint_interval, "checkpoint_interval")?);
     let mut passthrough = args.passthrough.clone();
     passthrough.extend(args.learn_once_by.clone());
+    let delayed = match (&args.labels, &args.id, &args.time) {
+        (Some(_), Some(id), Some(time)) => Some(DelayedLabels {
+            columns: DelayColumns {
+                id: id.clone(),
+                time: time.clone(),
+            },
+            limits: {
+                let limits = PendingLimits {
+                    early_label_tolerance: args.early_label_tolerance,
+                    ..args.pending.limits()?
+                };
+                limits.validate()?;
+                limits
+            },
+        }),
+        _ => None,
+    };
     let job = Job {
         input_dir: args.input_dir.clone().unwrap_or_default(),
         output_dir: args.output_dir.clone().unwrap_or_default(),
-        policy: CheckpointPolicy {
-            path: args.model.clone(),
-            every: args.checkpoint_every,
-            interval,
-            memory_budget: args.memory_budget,
-            chain: crate::checkpoint::ChainLimits {
-                max_deltas: args.checkpoint_deltas,
-                ..Default::default()
+        labels_dir: delayed.as_ref().and(args.labels.clone()),
+        live: LiveSource {
+            policy: CheckpointPolicy {
+                path: args.model.clone(),
+                every: args.checkpoint_every,
+                interval,
+                memory_budget: args.memory_budget,
+                chain: crate::checkpoint::ChainLimits {
+                    max_deltas: args.checkpoint_deltas,
+                    ..Default::default()
+                },
             },
-        },
-        fresh: FreshModel {
-            config: args.model_flags.model_config()?,
-            seed: args.seed,
-            label: args.stream.label.clone(),
-            encodings: args.stream.encodings(&passthrough),
-            classes: args.stream.classes.clone(),
+            fresh: FreshModel {
+                config: args.model_flags.model_config()?,
+                seed: args.seed,
+                label: args.stream.label.clone(),
+                encodings: args.stream.encodings(&passthrough),
+                classes: args.stream.classes.clone(),
+            },
+            key: args.key.clone(),
+            key_threads: args.threads.unwrap_or_else(crate::core::cores),
+            delayed,
         },
         once: args.once,
         poll: seconds(args.poll, "poll")?,
-        key: args.key.clone(),
-        key_threads: args.threads.unwrap_or_else(crate::core::cores),
-        labels: match (&args.labels, &args.id, &args.time) {
-            (Some(dir), Some(id), Some(time)) => Some(LabelInput {
-                dir: dir.clone(),
-                columns: DelayColumns {
-                    id: id.clone(),
-                    time: time.clone(),
-                },
-                limits: {
-                    let limits = PendingLimits {
-                        early_label_tolerance: args.early_label_tolerance,
-                        ..args.pending.limits()?
-                    };
-                    limits.validate()?;
-                    limits
-                },
-            }),
-            _ => None,
-        },
     };
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -359,7 +362,7 @@ fn say_start(
         ),
         None => (
             "fresh, made at the first file".to_string(),
-            job.fresh.config.to_string(),
+            job.live.fresh.config.to_string(),
         ),
     };
     match args.stdin {

@@ -75,7 +75,7 @@ impl Job {
         let _owners = self.own()?;
         // The checkpoint is read once: for its position now, and as the model at the first
         // file.
-        let (mut held, committed) = self.load()?;
+        let (mut held, committed) = self.live.load()?;
         self.recover(committed.as_ref())?;
         let mut progress = JobStats::default();
         let mut taking = Taking {
@@ -173,7 +173,7 @@ impl Job {
     /// is refused ([`Error::Locked`]), a lock left by a job that died is taken over.
     fn own(&self) -> Result<[Arc<OwnerLock>; 2]> {
         Ok([
-            OwnerLock::acquire(&self.policy.path, false)?,
+            OwnerLock::acquire(&self.live.policy.path, false)?,
             OwnerLock::acquire(&self.output_dir, true)?,
         ])
     }
@@ -182,10 +182,14 @@ impl Job {
     /// what it reads, then what it writes.
     fn paths(&self) -> (Vec<Named<'_>>, Vec<Named<'_>>) {
         let mut inputs = vec![Named::new("--input-dir", &self.input_dir)];
-        inputs.extend(self.labels.iter().map(|l| Named::new("--labels", &l.dir)));
+        inputs.extend(
+            self.labels_dir
+                .iter()
+                .map(|dir| Named::new("--labels", dir)),
+        );
         let outputs = vec![
             Named::new("--output-dir", &self.output_dir),
-            Named::new("--model", &self.policy.path),
+            Named::new("--model", &self.live.policy.path),
         ];
         (inputs, outputs)
     }
@@ -201,7 +205,7 @@ impl Job {
             path: self.output_dir.clone(),
             source,
         })?;
-        let labels = self.labels.iter().map(|l| &l.dir);
+        let labels = self.labels_dir.iter();
         for dir in [&self.input_dir].into_iter().chain(labels) {
             if !dir.is_dir() {
                 return Err(Error::Io {
@@ -210,7 +214,7 @@ impl Job {
                 });
             }
         }
-        self.validate_model()
+        self.live.validate()
     }
 
     /// Brings the output directory to the checkpoint's position: assembles the output of a
@@ -273,8 +277,8 @@ impl Job {
 
     /// The directory an input is read from.
     fn dir_of(&self, input: &Input) -> &Path {
-        match (&self.labels, input.events) {
-            (Some(labels), false) => &labels.dir,
+        match (&self.labels_dir, input.events) {
+            (Some(labels), false) => labels,
             _ => &self.input_dir,
         }
     }
@@ -287,7 +291,7 @@ impl Job {
         progress: &mut JobStats,
     ) -> Result<Vec<Input>> {
         let mut inputs = Vec::new();
-        let labels = self.labels.iter().map(|l| (&l.dir, false));
+        let labels = self.labels_dir.iter().map(|dir| (dir, false));
         for (dir, events) in std::iter::once((&self.input_dir, true)).chain(labels) {
             inputs.extend(
                 read_dir(dir)?
@@ -333,16 +337,16 @@ impl Job {
             }
         };
         let bound = match (input.events, held) {
-            (true, held) => self.bind(held, &table, None)?,
+            (true, held) => self.live.bind(held, &table, None)?,
             (false, Held::Live(live)) => Ok(*live),
             // The model is bound by an event file's columns: the first in the directory.
             (false, held) => match self.first_events()? {
-                Some(events) => self.bind(held, &events, None)?,
+                Some(events) => self.live.bind(held, &events, None)?,
                 None => return Ok((held, false)),
             },
         };
         let bound = match (bound, input.events) {
-            (Ok(live), false) => match self.check_label_columns(&table, live.label()) {
+            (Ok(live), false) => match self.live.check_label_columns(&table, live.label()) {
                 Ok(()) => Ok(live),
                 Err(e) => Err((Held::Live(Box::new(live)), e)),
             },
@@ -675,18 +679,20 @@ mod tests {
         let output = job.output_dir.join("001.parquet");
         let (bytes, digest) = (
             std::fs::read(&output).unwrap(),
-            checkpoint::read_metadata(&job.policy.path).unwrap().digest,
+            checkpoint::read_metadata(&job.live.policy.path)
+                .unwrap()
+                .digest,
         );
         let again = run(&job);
         assert_eq!((again.files, again.rows), (0, 0));
         assert_eq!(std::fs::read(&output).unwrap(), bytes);
-        let after = checkpoint::read_metadata(&job.policy.path).unwrap();
+        let after = checkpoint::read_metadata(&job.live.policy.path).unwrap();
         assert_eq!(after.digest, digest);
         std::fs::copy(job.input_dir.join("000.csv"), job.input_dir.join("002.csv")).unwrap();
         let third = run(&job);
         assert_eq!((third.files, third.rows), (1, 100));
         assert_eq!(
-            checkpoint::read_metadata(&job.policy.path)
+            checkpoint::read_metadata(&job.live.policy.path)
                 .unwrap()
                 .rows_seen,
             300

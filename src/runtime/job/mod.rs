@@ -12,7 +12,7 @@
 //! are carried to the output; [`Encodings::passthrough`] keeps such a column out of a fresh
 //! model's features.
 //!
-//! **Labels that arrive later** ([`Job::labels`]). Label files (an id, the label and a time
+//! **Labels that arrive later** ([`Job::labels_dir`], [`LiveSource::delayed`]). Label files (an id, the label and a time
 //! column) in a second directory are taken with the event files in one name order, a label
 //! file before an event file of the same name: names say when each file arrived. An event
 //! row without its label is scored and waits in the model's pending store
@@ -113,30 +113,43 @@ pub struct Job {
     pub input_dir: PathBuf,
     /// Where scored files go.
     pub output_dir: PathBuf,
-    /// The live model's checkpoint and when it is committed.
-    pub policy: CheckpointPolicy,
-    /// The model to start from when the checkpoint does not exist.
-    pub fresh: FreshModel,
+    /// The live model: its checkpoint and policy, the model to start from, its key, and
+    /// labels that come apart.
+    pub live: LiveSource,
     /// Take what is there and return, rather than watch for more.
     pub once: bool,
     /// How often the directory is looked at for new files.
     pub poll: Duration,
+    /// Labels that arrive after their events, as files (the id, label and time columns) in
+    /// a second directory (see the module doc); their columns are `live.delayed`'s.
+    pub labels_dir: Option<PathBuf>,
+}
+
+/// How a stream gets its live model: the checkpoint and when it is committed, the model to
+/// start from when the checkpoint does not exist, one model or one per key, and labels that
+/// come apart from their events. The directory and pipe jobs make their live models with it,
+/// and so does any owner that takes a stream of tables (the Python package's live models).
+#[derive(Debug, Clone)]
+pub struct LiveSource {
+    /// The live model's checkpoint and when it is committed.
+    pub policy: CheckpointPolicy,
+    /// The model to start from when the checkpoint does not exist.
+    pub fresh: FreshModel,
     /// The key column, for one model per key (the checkpoint is then a directory, see
     /// [`crate::runtime::keyed::checkpoint`]); not a feature.
     pub key: Option<String>,
     /// Threads a keyed model spreads each batch's keys over (1: none); outputs and models
     /// are the same whatever the count.
     pub key_threads: usize,
-    /// Labels that arrive after their events, as files in a second directory (see the module
-    /// doc).
-    pub labels: Option<LabelInput>,
+    /// Labels that arrive after their events: the columns that tie them, and how many
+    /// events wait for them.
+    pub delayed: Option<DelayedLabels>,
 }
 
-/// A job's second input: label files beside the event files.
+/// Labels that come apart from their events: the columns that tie a label to its event,
+/// and the bounds on the events waiting.
 #[derive(Debug, Clone)]
-pub struct LabelInput {
-    /// The directory of label files (the id, label and time columns).
-    pub dir: PathBuf,
+pub struct DelayedLabels {
     /// The id and time columns, in the events and in the labels (not features).
     pub columns: DelayColumns,
     /// How many events wait for their labels, and for how long.
@@ -191,20 +204,24 @@ impl JobStats {
     pub const NAMED_CLASSES: usize = 100;
 }
 
-/// The job's model between files: not loaded yet (a fresh model, or the checkpoint's, is
-/// made at the next file), the checkpoint's as loaded at start (a keyed checkpoint's
+/// A stream's model between its tables: not loaded yet (a fresh model, or the checkpoint's,
+/// is made at the next table), the checkpoint's as loaded at start (a keyed checkpoint's
 /// store), or live.
-enum Held {
+pub enum Held {
+    /// Nothing loaded.
     Unloaded,
+    /// The checkpoint's model, its stream and chain.
     Loaded(Box<(Model, StreamState, Option<crate::checkpoint::Chain>)>),
+    /// A keyed checkpoint's store.
     Store(Arc<Mutex<KeyedStore>>),
+    /// The live model.
     Live(Box<LiveModel>),
 }
 
-impl Job {
+impl LiveSource {
     /// The checkpoint, read once at start (one model, or a keyed checkpoint's store), and
     /// the position it records.
-    fn load(&self) -> Result<(Held, Option<Position>)> {
+    pub fn load(&self) -> Result<(Held, Option<Position>)> {
         Ok(match (self.policy.path.exists(), &self.key) {
             (false, _) => (Held::Unloaded, None),
             (true, None) => {
@@ -222,7 +239,7 @@ impl Job {
 
     /// Refuses a checkpoint that cannot be written, one that is not of the kind the key
     /// asks for (a directory for a keyed model, a file otherwise), and a bad config.
-    fn validate_model(&self) -> Result<()> {
+    pub fn validate(&self) -> Result<()> {
         self.policy.validate()?;
         let path = &self.policy.path;
         match (&self.key, path.exists(), KeyedStore::is_keyed(path)) {
@@ -245,10 +262,10 @@ impl Job {
         self.fresh.config.validate()
     }
 
-    /// Refuses a label file without the id, label or time column (or the key, for a keyed
+    /// Refuses a label table without the id, label or time column (or the key, for a keyed
     /// model).
-    fn check_label_columns(&self, table: &Table, label: &str) -> Result<()> {
-        let Some(labels) = &self.labels else {
+    pub fn check_label_columns(&self, table: &Table, label: &str) -> Result<()> {
+        let Some(labels) = &self.delayed else {
             return Ok(());
         };
         let key = self.key.as_deref();
@@ -267,9 +284,9 @@ impl Job {
         Ok(())
     }
 
-    /// `stream` with the job's delayed labels, if it has them and `stream` has not.
+    /// `stream` with the source's delayed labels, if it has them and `stream` has not.
     fn with_delayed(&self, mut stream: StreamState) -> Result<StreamState> {
-        if let Some(labels) = &self.labels
+        if let Some(labels) = &self.delayed
             && stream.delayed.is_none()
         {
             stream.delayed = Some(DelayedState::new(labels.columns.clone(), labels.limits)?);
@@ -281,7 +298,7 @@ impl Job {
     /// or a fresh one built from it. A table that does not fit is an `Err` inside the
     /// result, with the model given back.
     #[allow(clippy::type_complexity)]
-    fn bind(
+    pub fn bind(
         &self, held: Held, table: &Table, learn_once_by: Option<&str>,
     ) -> Result<std::result::Result<LiveModel, (Held, Error)>> {
         let source = table.path.clone();
@@ -350,7 +367,7 @@ impl Job {
         let f = &self.fresh;
         let mut encodings = f.encodings.clone();
         encodings.passthrough.extend(self.key.clone());
-        let table = match &self.labels {
+        let table = match &self.delayed {
             None => table,
             Some(labels) => {
                 let columns = &labels.columns;
@@ -452,21 +469,24 @@ fn car_job(input: PathBuf, output: PathBuf, model: &Path, passthrough: &[&str]) 
     Job {
         input_dir: input,
         output_dir: output,
-        policy: CheckpointPolicy::new(model),
-        fresh: FreshModel {
-            config,
-            seed: 1,
-            label: "label".into(),
-            encodings: Encodings {
-                passthrough: passthrough.iter().map(|c| c.to_string()).collect(),
-                ..Encodings::default()
+        live: LiveSource {
+            policy: CheckpointPolicy::new(model),
+            fresh: FreshModel {
+                config,
+                seed: 1,
+                label: "label".into(),
+                encodings: Encodings {
+                    passthrough: passthrough.iter().map(|c| c.to_string()).collect(),
+                    ..Encodings::default()
+                },
+                classes: Some(classes),
             },
-            classes: Some(classes),
+            key: None,
+            key_threads: 1,
+            delayed: None,
         },
         once: true,
         poll: Duration::from_millis(10),
-        key: None,
-        key_threads: 1,
-        labels: None,
+        labels_dir: None,
     }
 }

@@ -22,8 +22,8 @@ impl Job {
         output: impl std::io::Write + Send + 'static, format: PipeFormat,
         learn_once_by: Option<&str>, stop: &AtomicBool, report: &mut dyn FnMut(&JobStats),
     ) -> Result<JobStats> {
-        self.validate_model()?;
-        let _owner = OwnerLock::acquire(&self.policy.path, false)?;
+        self.live.validate()?;
+        let _owner = OwnerLock::acquire(&self.live.policy.path, false)?;
         let source = PathBuf::from("<stdin>");
         // Batches are read on their own thread, so that a stop is seen while the pipe is
         // quiet.
@@ -43,7 +43,7 @@ impl Job {
                 }
             }
         });
-        let (mut held, _) = self.load()?;
+        let (mut held, _) = self.live.load()?;
         let mut live: Option<LiveModel> = None;
         let mut output = BatchWriter::pipe(Box::new(output), format);
         let mut progress = JobStats {
@@ -62,7 +62,8 @@ impl Job {
                     None => {
                         let table = Table::new(&source, batch.schema(), vec![batch.clone()]);
                         let held = std::mem::replace(&mut held, Held::Unloaded);
-                        self.bind(held, &table, learn_once_by)?
+                        self.live
+                            .bind(held, &table, learn_once_by)?
                             .map_err(|(_, e)| e)?
                     }
                 };
@@ -188,7 +189,7 @@ mod tests {
         let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
         assert_eq!(rows, 500);
         assert!(batches[0].schema().index_of("predicted_label").is_ok());
-        let (_, stream) = checkpoint::load(&job.policy.path).unwrap();
+        let (_, stream) = checkpoint::load(&job.live.policy.path).unwrap();
         assert_eq!(
             (stream.stats.rows_seen, stream.stats.rows_learnt),
             (500, 500)
@@ -216,7 +217,7 @@ mod tests {
         };
         assert_eq!(last_400(&again), last_400(&whole));
         let learnt = |job: &Job| {
-            let meta = checkpoint::read_metadata(&job.policy.path).unwrap();
+            let meta = checkpoint::read_metadata(&job.live.policy.path).unwrap();
             (meta.rows_seen, meta.rows_learnt)
         };
         assert_eq!(learnt(&twice), (1300, 1000));
