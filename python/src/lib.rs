@@ -33,7 +33,7 @@ use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Float64Type};
 use arrow::ffi_stream::ArrowArrayStreamReader;
-use arrow::pyarrow::FromPyArrow;
+use arrow::pyarrow::{FromPyArrow, ToPyArrow};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
@@ -48,6 +48,8 @@ use streamboost::eval::Prequential;
 use streamboost::model::{Algorithm, Learns, Model, ModelConfig, Role};
 use streamboost::runtime::OperatorStats;
 use streamboost::runtime::delay::{DelayColumns, DelayedState, LabelOutcome, PendingLimits};
+use streamboost::runtime::job::{DelayedLabels, FreshModel, Held, LiveSource};
+use streamboost::runtime::live::{CheckpointPolicy, LiveModel};
 use streamboost::runtime::replay::Session;
 use streamboost::weak::Structure;
 use streamboost::{Classifier, Config, Error};
@@ -1168,6 +1170,246 @@ impl Core {
     }
 }
 
+/// A live model: a model bound to a checkpoint and a commit policy, made and kept by the
+/// crate's [`LiveSource`] as the `run` job makes its own (from the checkpoint when it
+/// exists, else fresh at the first batch; one model, or one per key; labels that come
+/// apart), and committed by its policy between batches. Its module doc's semantics are the
+/// crate's `runtime::live`: a crash loses what was learnt since the last commit, which a
+/// restart learns again; `learn_once_by` keeps a row taken again from being learnt twice.
+#[pyclass(module = "streamboost._streamboost", frozen)]
+struct Live {
+    source: LiveSource,
+    learn_once_by: Option<String>,
+    /// The model between batches (`None` once closed).
+    held: Mutex<Option<Held>>,
+}
+
+impl Live {
+    /// The live model bound to `batches`' schema, given to `work`, and held again after:
+    /// whatever `work` returns, the model is kept (a batch refused leaves it as it was, as
+    /// the job's rejected files do).
+    fn with_live<T>(
+        &self, py: Python<'_>, batches: &[RecordBatch],
+        work: impl FnOnce(&mut LiveModel) -> streamboost::Result<T> + Send,
+    ) -> PyResult<T>
+    where
+        T: Send,
+    {
+        let mut guard = self.held.lock_py_attached(py).map_err(|_| {
+            PyRuntimeError::new_err(
+                "the live model panicked in an earlier call and is no longer usable",
+            )
+        })?;
+        let held = guard
+            .take()
+            .ok_or_else(|| PyValueError::new_err("the live model is closed"))?;
+        let schema = (batches.first())
+            .map(RecordBatch::schema)
+            .ok_or_else(|| PyValueError::new_err("no batch given"))?;
+        let table = Table::new("(Python data)", schema, batches.to_vec());
+        let (source, once) = (&self.source, self.learn_once_by.as_deref());
+        let (held, result) = py.detach(|| {
+            on_the_pool(|| match source.bind(held, &table, once) {
+                Err(e) => (Held::Unloaded, Err(e)),
+                Ok(Err((held, e))) => (held, Err(e)),
+                Ok(Ok(mut live)) => {
+                    let result = work(&mut live);
+                    (Held::Live(Box::new(live)), result)
+                }
+            })
+        });
+        *guard = Some(held);
+        result.map_err(py_error)
+    }
+
+    fn live<T>(
+        &self, py: Python<'_>, f: impl FnOnce(&mut LiveModel) -> streamboost::Result<T>,
+    ) -> PyResult<Option<T>> {
+        let mut guard = self.held.lock_py_attached(py).map_err(|_| {
+            PyRuntimeError::new_err(
+                "the live model panicked in an earlier call and is no longer usable",
+            )
+        })?;
+        match &mut *guard {
+            Some(Held::Live(live)) => f(live).map(Some).map_err(py_error),
+            Some(_) => Ok(None),
+            None => Err(PyValueError::new_err("the live model is closed")),
+        }
+    }
+}
+
+fn to_pyarrow_batches(
+    py: Python<'_>, batches: Vec<RecordBatch>,
+) -> PyResult<Vec<Bound<'_, PyAny>>> {
+    batches.iter().map(|b| b.to_pyarrow(py)).collect()
+}
+
+#[pymethods]
+impl Live {
+    /// A live model at checkpoint `path` (a file; a directory for one model per `key`):
+    /// committed every `every` rows and every `interval` seconds (and by `commit`, `close`);
+    /// a fresh model of `config` (JSON), `seed` and `classes` (else the first batch's
+    /// labels, sorted) when the checkpoint does not exist; labels in column `label`; with
+    /// `id` and `time`, labels that come apart (`labels`), `pending` bounding the events
+    /// waiting; `passthrough` columns carried, not features.
+    #[new]
+    #[pyo3(signature = (path, config, seed, label, classes, every, interval, learn_once_by, key, memory_budget, id, time, pending, passthrough))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        path: PathBuf, config: &str, seed: u64, label: String, classes: Option<Vec<String>>,
+        every: Option<u64>, interval: Option<f64>, learn_once_by: Option<String>,
+        key: Option<String>, memory_budget: Option<u64>, id: Option<String>, time: Option<String>,
+        pending: (usize, usize, Option<f64>, f64), passthrough: Vec<String>,
+    ) -> PyResult<Self> {
+        let value = serde_json::from_str(config)
+            .map_err(|e| PyValueError::new_err(format!("config is not JSON: {e}")))?;
+        let config = ModelConfig::from_json(value).map_err(py_error)?;
+        config.check_fresh().map_err(py_error)?;
+        let interval = (interval.map(std::time::Duration::try_from_secs_f64))
+            .transpose()
+            .map_err(|_| PyValueError::new_err("interval is a number of seconds > 0"))?;
+        let (max_events, max_bytes, ttl, early_label_tolerance) = pending;
+        let limits = PendingLimits {
+            max_events,
+            max_bytes,
+            ttl,
+            early_label_tolerance,
+        };
+        let delayed = match (id, time) {
+            (Some(id), Some(time)) => Some(DelayedLabels {
+                columns: DelayColumns { id, time },
+                limits,
+            }),
+            (None, None) => None,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "labels that come apart need both `id` and `time`",
+                ));
+            }
+        };
+        if let Some(d) = &delayed {
+            d.limits.validate().map_err(py_error)?;
+        }
+        let source = LiveSource {
+            policy: CheckpointPolicy {
+                path,
+                every,
+                interval,
+                memory_budget,
+                chain: Default::default(),
+            },
+            fresh: FreshModel {
+                config,
+                seed,
+                label,
+                encodings: Encodings {
+                    passthrough,
+                    ..Encodings::default()
+                },
+                classes,
+            },
+            key,
+            key_threads: 1,
+            delayed,
+        };
+        source.validate().map_err(py_error)?;
+        let (held, _) = source.load().map_err(py_error)?;
+        Ok(Live {
+            source,
+            learn_once_by,
+            held: Mutex::new(Some(held)),
+        })
+    }
+
+    /// Scores the rows of `data` (Arrow) in order, learning the labelled ones, and commits
+    /// when the policy asks (between batches, the commit written behind the model); the
+    /// batches with the prediction columns appended.
+    fn process<'py>(
+        &self, py: Python<'py>, data: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        let batches = batches_of(data)?;
+        let out = self.with_live(py, &batches, |live| {
+            let mut out = Vec::with_capacity(batches.len());
+            for batch in &batches {
+                out.push(live.process(batch)?);
+                if live.due() {
+                    live.commit_behind(None)?;
+                }
+            }
+            Ok(out)
+        })?;
+        to_pyarrow_batches(py, out)
+    }
+
+    /// Learns labels that come after their events (the `id`, label and `time` columns): one
+    /// outcome row per label row. The model is the one the events were scored by (a label
+    /// batch has none of their features).
+    fn labels<'py>(
+        &self, py: Python<'py>, data: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        let batches = batches_of(data)?;
+        let out = self.live(py, |live| {
+            py.detach(|| {
+                on_the_pool(|| {
+                    let mut out = Vec::with_capacity(batches.len());
+                    for batch in &batches {
+                        out.push(live.labels(batch)?);
+                        if live.due() {
+                            live.commit_behind(None)?;
+                        }
+                    }
+                    Ok(out)
+                })
+            })
+        })?;
+        let out = out.ok_or_else(|| {
+            PyValueError::new_err("no events have been scored yet: labels follow their events")
+        })?;
+        to_pyarrow_batches(py, out)
+    }
+
+    /// Commits now, and returns once the commit is in place (nothing before the first batch).
+    fn commit(&self, py: Python<'_>) -> PyResult<()> {
+        self.live(py, |live| py.detach(|| live.commit(None)))?;
+        Ok(())
+    }
+
+    /// Commits, then lets the model and its checkpoint's lock go; later calls are refused.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.commit(py)?;
+        let mut guard = self.held.lock_py_attached(py).map_err(|_| {
+            PyRuntimeError::new_err(
+                "the live model panicked in an earlier call and is no longer usable",
+            )
+        })?;
+        *guard = None;
+        Ok(())
+    }
+
+    /// Rows seen and learnt, labels outside the classes, commits and the seconds they held
+    /// the model up, and a keyed model's keys in memory, as JSON.
+    fn stats(&self, py: Python<'_>) -> PyResult<String> {
+        let stats = self.live(py, |live| {
+            let (commits, _) = live.commits();
+            let (commit_time, commit_bytes) = live.commit_totals();
+            let stats = live.stats();
+            Ok(serde_json::json!({
+                "rows_seen": stats.rows_seen,
+                "rows_learnt": stats.rows_learnt,
+                "unknown_labels": stats.unknown_labels,
+                "unknown_classes": live.unknown_classes(),
+                "commits": commits,
+                "commit_seconds": commit_time.as_secs_f64(),
+                "commit_bytes": commit_bytes,
+                "keys_in_memory": live.key_memory().map(|k| k.resident_keys),
+            }))
+        })?;
+        Ok(stats
+            .unwrap_or_else(|| serde_json::json!({"rows_seen": 0, "rows_learnt": 0, "commits": 0}))
+            .to_string())
+    }
+}
+
 /// The online algorithms of the catalogue that classify: (name, what it is, whether it
 /// learns exactly two classes, its default config as JSON).
 #[pyfunction]
@@ -1194,6 +1436,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _streamboost(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Core>()?;
+    m.add_class::<Live>()?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("CLASSES_KEY", streamboost::columnar::CLASSES_KEY)?;

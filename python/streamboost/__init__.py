@@ -424,6 +424,80 @@ for _row in _streamboost.algorithms():
 del _row, _cls
 
 
+class LiveModel:
+    """A model bound to a checkpoint and a commit policy, as ``streamboost run`` keeps its
+    own: made from the checkpoint at ``path`` when it exists, else fresh from ``model``'s
+    config, seed and classes at the first batch (its classes, if not declared, are the first
+    batch's labels, sorted; a later label outside them is counted, its row scored, not
+    learnt); committed every ``every`` rows and every ``interval`` seconds, between batches,
+    and by ``commit`` and ``close``.
+
+    - ``process(data)`` scores each row of an Arrow batch and learns the labelled ones
+      (column ``label``), returning the rows with ``predicted_<label>`` and
+      ``predicted_<label>_probs`` appended: what ``run`` writes.
+    - ``key``: one model per value of that column; ``path`` is then a directory, and keys
+      beyond ``memory_budget`` bytes are spilled to it and read back when they reappear.
+    - ``id`` and ``time``: labels that come apart from their events; ``labels(data)`` learns a
+      batch of them (the id, label and time columns), one outcome row each. ``pending``
+      bounds the events waiting: ``(max_events, max_bytes, ttl, early_label_tolerance)``.
+    - ``learn_once_by``: an ordering column; a row at or before the last one learnt is scored
+      and not learnt again (a stream replayed after a crash).
+
+    What a restart sees: the last commit; what was learnt after it is learnt again from the
+    rows given again. One process holds a checkpoint at a time: another's live model on it is
+    refused, naming the holder. Use it as a context manager: a block that ends normally
+    commits and closes; one that raises closes without committing.
+    """
+
+    def __init__(self, path, model: Model | None = None, *, label: str = "label",
+                 every: int | None = None, interval: float | None = 60.0,
+                 learn_once_by: str | None = None, key: str | None = None,
+                 memory_budget: int | None = None, id: str | None = None,
+                 time: str | None = None,
+                 pending: tuple = (1_000_000, 1 << 30, None, 0.0),
+                 passthrough: tuple = ()):
+        model = model if model is not None else Ova()
+        classes = model._class_names()
+        self._live = _streamboost.Live(
+            str(path), model._config_json(), model.seed, label, classes, every, interval,
+            learn_once_by, key, memory_budget, id, time, tuple(pending), list(passthrough),
+        )
+
+    def process(self, data):
+        """The rows of ``data`` scored (and learnt where labelled), as a pyarrow Table."""
+        import pyarrow as pa
+
+        return pa.Table.from_batches(self._live.process(_arrow(data)))
+
+    def labels(self, data):
+        """Labels that come after their events: one outcome row per label row."""
+        import pyarrow as pa
+
+        return pa.Table.from_batches(self._live.labels(_arrow(data)))
+
+    def commit(self) -> None:
+        """Commits now; returns once the commit is in place."""
+        self._live.commit()
+
+    def close(self) -> None:
+        """Commits, then lets the checkpoint go (another process may then open it)."""
+        self._live.close()
+
+    @property
+    def stats(self) -> dict:
+        """Rows seen and learnt, unknown labels, commits and their seconds and bytes."""
+        return json.loads(self._live.stats())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            self.close()
+        else:
+            self._live = None  # dropped: nothing committed, the lock let go
+
+
 def progressive_val_score(data, model: Model, *, label: str, final_fraction: float = 0.2,
                           window: int | None = None) -> dict:
     """Replays ``data`` (Arrow data or a pandas DataFrame, labelled by column ``label``)
@@ -460,4 +534,4 @@ def load(path) -> Model:
     return model
 
 
-__all__ = ["ALGORITHMS", "Model", "load", "progressive_val_score", *(c.__name__ for c in ALGORITHMS.values())]
+__all__ = ["ALGORITHMS", "LiveModel", "Model", "load", "progressive_val_score", *(c.__name__ for c in ALGORITHMS.values())]
