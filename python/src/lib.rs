@@ -80,11 +80,23 @@ const UNMET: &str = "";
 /// The label column's name in the checkpoints a Python model writes.
 const LABEL: &str = "y";
 
+mod sql;
+
 fn py_error(e: Error) -> PyErr {
     match e {
         Error::Io { .. } => PyOSError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
+}
+
+/// The config of a fresh model from JSON naming its algorithm and what differs from its
+/// defaults ([`ModelConfig::from_json`]); a batch-trained algorithm is refused.
+fn parse_config(config: &str) -> PyResult<ModelConfig> {
+    let value = serde_json::from_str(config)
+        .map_err(|e| PyValueError::new_err(format!("config is not JSON: {e}")))?;
+    let config = ModelConfig::from_json(value).map_err(py_error)?;
+    config.check_fresh().map_err(py_error)?;
+    Ok(config)
 }
 
 /// One cell of a row, as a Python value or an Arrow column gives it.
@@ -607,10 +619,7 @@ impl Core {
     #[new]
     #[pyo3(signature = (config, seed, classes=None))]
     fn new(config: &str, seed: u64, classes: Option<Vec<String>>) -> PyResult<Self> {
-        let value = serde_json::from_str(config)
-            .map_err(|e| PyValueError::new_err(format!("config is not JSON: {e}")))?;
-        let config = ModelConfig::from_json(value).map_err(py_error)?;
-        config.check_fresh().map_err(py_error)?;
+        let config = parse_config(config)?;
         config.validate().map_err(py_error)?;
         let classes = classes.unwrap_or_default();
         if classes.iter().any(|c| c == UNMET) {
@@ -1261,10 +1270,7 @@ impl Live {
         key: Option<String>, memory_budget: Option<u64>, id: Option<String>, time: Option<String>,
         pending: (usize, usize, Option<f64>, f64), passthrough: Vec<String>,
     ) -> PyResult<Self> {
-        let value = serde_json::from_str(config)
-            .map_err(|e| PyValueError::new_err(format!("config is not JSON: {e}")))?;
-        let config = ModelConfig::from_json(value).map_err(py_error)?;
-        config.check_fresh().map_err(py_error)?;
+        let config = parse_config(config)?;
         let interval = (interval.map(std::time::Duration::try_from_secs_f64))
             .transpose()
             .map_err(|_| PyValueError::new_err("interval is a number of seconds > 0"))?;
@@ -1437,6 +1443,8 @@ fn version() -> &'static str {
 fn _streamboost(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Core>()?;
     m.add_class::<Live>()?;
+    m.add_class::<sql::Registry>()?;
+    m.add("DATAFUSION_MAJOR", sql::DATAFUSION_MAJOR)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("CLASSES_KEY", streamboost::columnar::CLASSES_KEY)?;

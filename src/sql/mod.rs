@@ -75,9 +75,14 @@ pub mod score;
 
 use std::sync::Arc;
 
+use datafusion::arrow::array::{Array, AsArray, RecordBatch, RecordBatchOptions};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Schema};
 use datafusion::common::{DataFusionError, Result as DfResult, ScalarValue};
 use datafusion::execution::session_state::SessionStateBuilder;
-use datafusion::logical_expr::{ScalarUDF, WindowUDF};
+use datafusion::logical_expr::{ColumnarValue, ScalarUDF, WindowUDF};
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_expr::expressions::Literal;
 use datafusion::prelude::SessionContext;
 
 pub use registry::{ModelRegistry, ModelSource};
@@ -104,15 +109,9 @@ pub fn register_all(ctx: &SessionContext, registry: &ModelRegistry) -> DfResult<
 /// needs again after Ballista's upgrade of its session, which replaces the functions and
 /// keeps the relation planners.
 pub fn register_functions(ctx: &SessionContext, registry: &ModelRegistry) -> DfResult<()> {
-    ctx.register_udwf(WindowUDF::new_from_impl(
-        prequential::BoostPrequential::new(registry.clone()),
-    ));
-    for proba in [false, true] {
-        ctx.register_udf(ScalarUDF::new_from_impl(predict::BoostPredict::new(
-            registry.clone(),
-            proba,
-        )));
-    }
+    let (scalars, windows) = functions(registry);
+    scalars.into_iter().for_each(|f| ctx.register_udf(f));
+    windows.into_iter().for_each(|f| ctx.register_udwf(f));
     ctx.register_udtf(
         "boost_models",
         Arc::new(models::BoostModels::new(registry.clone())),
@@ -120,9 +119,49 @@ pub fn register_functions(ctx: &SessionContext, registry: &ModelRegistry) -> DfR
     Ok(())
 }
 
+/// The scalar functions (`boost_predict`, `boost_predict_proba`) and the window function
+/// (`boost_prequential`) over the models of `registry`: what [`register_functions`] registers,
+/// and what another engine takes through DataFusion's FFI (the Python package hands them to
+/// datafusion-python).
+pub fn functions(registry: &ModelRegistry) -> (Vec<ScalarUDF>, Vec<WindowUDF>) {
+    let scalars = [false, true]
+        .map(|proba| ScalarUDF::new_from_impl(predict::BoostPredict::new(registry.clone(), proba)));
+    let window = WindowUDF::new_from_impl(prequential::BoostPrequential::new(registry.clone()));
+    (scalars.into(), vec![window])
+}
+
 /// The model name a function was given: its first argument, a string literal.
 pub(crate) fn model_name(first: Option<&ScalarValue>) -> Option<String> {
     first?.try_as_str().flatten().map(str::to_string)
+}
+
+/// The model name a scalar function was given as its first argument: a string literal, or
+/// the column of its value a literal becomes when it crosses DataFusion's FFI
+/// (datafusion-python), holding it on every row.
+pub(crate) fn model_name_of(first: &ColumnarValue) -> Option<String> {
+    match first {
+        ColumnarValue::Scalar(value) => model_name(Some(value)),
+        ColumnarValue::Array(column) => {
+            let text = cast(column, &DataType::Utf8).ok()?;
+            let text = text.as_string::<i32>();
+            let value = (!text.is_empty() && text.null_count() == 0).then(|| text.value(0))?;
+            text.iter()
+                .all(|v| v == Some(value))
+                .then(|| value.to_string())
+        }
+    }
+}
+
+/// The text of a literal argument of a window function: DataFusion's own `Literal`, or an
+/// expression of no column that evaluates to one (a literal that crossed DataFusion's FFI).
+pub(crate) fn literal_text(expr: &Arc<dyn PhysicalExpr>) -> Option<String> {
+    if let Some(literal) = expr.downcast_ref::<Literal>() {
+        return model_name(Some(literal.value()));
+    }
+    let one_row = RecordBatchOptions::new().with_row_count(Some(1));
+    let batch =
+        RecordBatch::try_new_with_options(Arc::new(Schema::empty()), vec![], &one_row).ok()?;
+    model_name_of(&expr.evaluate(&batch).ok()?)
 }
 
 /// A streamboost error as DataFusion's.

@@ -17,7 +17,7 @@ use datafusion::logical_expr::{
 };
 
 use super::registry::{ModelRegistry, ModelSource};
-use super::{model_name, to_df};
+use super::{model_name_of, to_df};
 use crate::Classifier;
 use crate::columnar::RowEncoder;
 use crate::core::math::argmax;
@@ -69,11 +69,7 @@ impl ScalarUDFImpl for BoostPredict {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
-        let first = match &args.args[0] {
-            ColumnarValue::Scalar(value) => Some(value),
-            ColumnarValue::Array(_) => None,
-        };
-        let Some(name) = model_name(first) else {
+        let Some(name) = model_name_of(&args.args[0]) else {
             return exec_err!(
                 "{}: the first argument must be a model name in quotes",
                 self.name()

@@ -17,10 +17,9 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{Result as DfResult, ScalarValue, plan_err};
 use datafusion::logical_expr::function::{PartitionEvaluatorArgs, WindowUDFFieldArgs};
 use datafusion::logical_expr::{PartitionEvaluator, Signature, Volatility, WindowUDFImpl};
-use datafusion::physical_expr::expressions::Literal;
 
 use super::registry::ModelRegistry;
-use super::{model_name, to_df};
+use super::{literal_text, to_df};
 use crate::model::Model;
 use crate::runtime::Cursor;
 
@@ -67,8 +66,7 @@ impl WindowUDFImpl for BoostPrequential {
     fn partition_evaluator(
         &self, args: PartitionEvaluatorArgs,
     ) -> DfResult<Box<dyn PartitionEvaluator>> {
-        let literal = args.input_exprs()[0].downcast_ref::<Literal>();
-        let Some(name) = model_name(literal.map(Literal::value)) else {
+        let Some(name) = literal_text(&args.input_exprs()[0]) else {
             return plan_err!(
                 "{}: the first argument must be a model name in quotes",
                 self.name()
