@@ -45,6 +45,7 @@ use streamboost::core::{
     ClassId, ClassSet, Encodings, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec,
 };
 use streamboost::eval::Prequential;
+use streamboost::eval::ranking::predicted_set;
 use streamboost::model::{Algorithm, Learns, Model, ModelConfig, Role};
 use streamboost::runtime::OperatorStats;
 use streamboost::runtime::delay::{DelayColumns, DelayedState, LabelOutcome, PendingLimits};
@@ -52,7 +53,7 @@ use streamboost::runtime::job::{DelayedLabels, FreshModel, Held, LiveSource};
 use streamboost::runtime::live::{CheckpointPolicy, LiveModel};
 use streamboost::runtime::replay::Session;
 use streamboost::weak::Structure;
-use streamboost::{Classifier, Config, Error};
+use streamboost::{Classifier, Config, Error, Ranker};
 
 /// Runs `work` on a thread of the package's rayon pool (the machine's cores, or
 /// `RAYON_NUM_THREADS`), made at the first batch call and kept: what a model hands to the
@@ -153,25 +154,49 @@ impl Stream {
 
     /// The stream whose features are `features` (name, nominal), taken in name order, with
     /// the labels `classes` (at least one).
-    fn first(mut features: Vec<(String, bool)>, classes: &[String]) -> PyResult<Self> {
-        features.sort();
-        features.dedup_by(|a, b| a.0 == b.0);
-        let features = (features.into_iter())
-            .map(|(name, nominal)| match nominal {
-                true => Feature::nominal(name, Vec::<String>::new()),
-                false => Feature::numeric(name),
-            })
-            .collect();
+    fn first(features: Vec<(String, bool)>, classes: &[String]) -> PyResult<Self> {
         let mut names = classes.to_vec();
         if names.len() == 1 {
             names.push(UNMET.to_string());
         }
         let classes = ClassSet::new(names).map_err(py_error)?;
         Ok(Stream::of(
-            StreamSpec::new(features, classes),
+            StreamSpec::new(features_in_order(features), classes),
             OperatorStats::default(),
             None,
         ))
+    }
+
+    /// The multi-label stream whose features are `features` and whose labels are `labels`
+    /// (at least two), in name order.
+    fn first_ranking(features: Vec<(String, bool)>, mut labels: Vec<String>) -> PyResult<Self> {
+        labels.sort();
+        labels.dedup();
+        let labels = ClassSet::new(labels).map_err(|e| {
+            PyValueError::new_err(format!("a ranker's first row names its labels: {e}"))
+        })?;
+        Ok(Stream::of(
+            StreamSpec::multi_label(features_in_order(features), labels),
+            OperatorStats::default(),
+            None,
+        ))
+    }
+
+    /// The relevance mask of a label set given as (label, relevant) pairs: a label the
+    /// ranker does not rank is refused; one absent is not relevant.
+    fn relevance(&self, labels: &[(String, bool)]) -> PyResult<Vec<bool>> {
+        let mut relevant = vec![false; self.spec.n_classes()];
+        for (name, is) in labels {
+            let id = self.class_ids.get(name).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "label {name:?} is not one the ranker ranks ({}): its labels are fixed by \
+                     its first row",
+                    self.spec.classes.names().join(", ")
+                ))
+            })?;
+            relevant[*id] = *is;
+        }
+        Ok(relevant)
     }
 
     /// The value of feature `j` in `cell`; a category met for the first time gets the next
@@ -411,6 +436,19 @@ impl Stream {
         }
         Ok(self.delayed.as_mut().expect("set above"))
     }
+}
+
+/// Features (name, nominal) in name order, each once: the order of a dict's keys or a
+/// batch's columns never matters.
+fn features_in_order(mut features: Vec<(String, bool)>) -> Vec<Feature> {
+    features.sort();
+    features.dedup_by(|a, b| a.0 == b.0);
+    (features.into_iter())
+        .map(|(name, nominal)| match nominal {
+            true => Feature::nominal(name, Vec::<String>::new()),
+            false => Feature::numeric(name),
+        })
+        .collect()
 }
 
 /// A dict key as a feature name: a string as it is, anything else as `str()` gives it.
@@ -765,6 +803,60 @@ impl Core {
         stream.stats.rows_seen += 1;
         stream.stats.rows_learnt += 1;
         Ok(())
+    }
+
+    /// Learns row `x` (a dict) with its label set, (label, relevant) pairs, and weight `w`:
+    /// a ranker's labels are those of its first row.
+    fn learn_labels_one(
+        &self, py: Python<'_>, x: &Bound<'_, PyDict>, labels: Vec<(String, bool)>, w: f64,
+    ) -> PyResult<()> {
+        let w = check_weight(w)?;
+        let mut state = self.state(py)?;
+        if let State::Fresh { .. } = &*state {
+            let names = labels.iter().map(|(n, _)| n.clone()).collect();
+            let stream = Stream::first_ranking(dict_features(x)?, names)?;
+            let model = self
+                .config
+                .build(&stream.spec, self.seed)
+                .map_err(py_error)?;
+            *state = State::Built {
+                model: Box::new(model),
+                stream: Box::new(stream),
+            };
+        }
+        let State::Built { model, stream } = &mut *state else {
+            unreachable!("built above")
+        };
+        let relevant = stream.relevance(&labels)?;
+        let mut row = Vec::new();
+        stream.dict_row(x, &mut row, true)?;
+        py.detach(|| model.learn_labels(&row, &relevant, w));
+        stream.stats.rows_seen += 1;
+        stream.stats.rows_learnt += 1;
+        Ok(())
+    }
+
+    /// A ranker's score of each label for row `x` (a dict), and whether the label is in the
+    /// predicted set (scoring above the mean, as the crate's multi-label reports predict);
+    /// none before the first row.
+    fn predict_scores_one(
+        &self, py: Python<'_>, x: &Bound<'_, PyDict>,
+    ) -> PyResult<Vec<(String, f64, bool)>> {
+        let mut state = self.state(py)?;
+        let State::Built { model, stream } = &mut *state else {
+            return Ok(Vec::new());
+        };
+        let mut row = Vec::new();
+        stream.dict_row(x, &mut row, false)?;
+        let mut scores = vec![0.0; stream.spec.n_classes()];
+        py.detach(|| model.predict_scores(&row, &mut scores));
+        let mut set = Vec::new();
+        predicted_set(&scores, &mut set);
+        Ok((stream.spec.classes.names().iter().cloned())
+            .zip(scores)
+            .zip(set)
+            .map(|((name, score), is)| (name, score, is))
+            .collect())
     }
 
     /// The probability of each label met for row `x` (a dict): each declared label's the
@@ -1416,19 +1508,20 @@ impl Live {
     }
 }
 
-/// The online algorithms of the catalogue that classify: (name, what it is, whether it
-/// learns exactly two classes, its default config as JSON).
+/// The online algorithms of the catalogue: (name, what it is, what it learns —
+/// `multiclass`, `binary` or `ranking` —, its default config as JSON).
 #[pyfunction]
-fn algorithms() -> Vec<(String, String, bool, String)> {
+fn algorithms() -> Vec<(String, String, &'static str, String)> {
     (Algorithm::ALL.iter())
-        .filter(|a| {
-            let c = a.capabilities();
-            c.role != Role::Batch && c.learns != Learns::Ranking
-        })
+        .filter(|a| a.capabilities().role != Role::Batch)
         .map(|a| {
             let config = serde_json::to_string(&a.default_config()).expect("configs serialize");
-            let binary = a.capabilities().learns == Learns::Binary;
-            (a.name().to_string(), a.about().to_string(), binary, config)
+            let learns = match a.capabilities().learns {
+                Learns::Multiclass => "multiclass",
+                Learns::Binary => "binary",
+                Learns::Ranking => "ranking",
+            };
+            (a.name().to_string(), a.about().to_string(), learns, config)
         })
         .collect()
 }

@@ -40,6 +40,7 @@ try:  # River's base classes when River is installed, so River's tools take the 
     from river import base as _river_base
 
     _Base = _river_base.MiniBatchClassifier
+    _MultiLabelBase = _river_base.MultiLabelClassifier
 except ImportError:  # pragma: no cover - exercised by the tests without River
     _river_base = None
 
@@ -64,9 +65,13 @@ except ImportError:  # pragma: no cover - exercised by the tests without River
             proba = self.predict_proba_one(x, **kwargs)
             return max(proba, key=proba.get) if proba else None
 
+    class _MultiLabelBase(_Base):  # type: ignore[no-redef]
+        """River's ``MultiLabelClassifier``, without River."""
 
-class Model(_Base):
-    """A streamboost model: the base of every algorithm's class (see the module's docs)."""
+
+class _Configured:
+    """What every streamboost model's class has: its config's fields as parameters, its
+    core, its labels' Python values, its checkpoint (pickles, ``save``)."""
 
     _algorithm: str = ""
     _binary: bool = False
@@ -81,13 +86,8 @@ class Model(_Base):
         self._lock = threading.Lock()
         self._core = _streamboost.Core(self._config_json(), self.seed, self._class_names())
         self._labels: dict[str, typing.Any] = {
-            str(c): c for c in (self.classes or ())
+            str(c): c for c in (getattr(self, "classes", None) or ())
         }
-
-    # -- what River reads ----------------------------------------------------------------
-    @property
-    def _multiclass(self) -> bool:
-        return not self._binary
 
     @property
     def _is_stochastic(self) -> bool:
@@ -113,7 +113,7 @@ class Model(_Base):
         return json.dumps(config)
 
     def _class_names(self) -> list[str] | None:
-        if self.classes is None:
+        if getattr(self, "classes", None) is None:
             return None
         return [self._name_of(c, {}) for c in self.classes]
 
@@ -141,6 +141,60 @@ class Model(_Base):
 
     def _label(self, name: str):
         return self._labels.get(name, name)
+
+    # -- state -----------------------------------------------------------------------------
+    @property
+    def rows_learnt(self) -> int:
+        """Rows learnt so far."""
+        return self._core.rows_learnt()
+
+    @property
+    def ignored_values(self) -> int:
+        """Values of features outside the model's (not learnt) met so far."""
+        return self._core.ignored_values()
+
+    @property
+    def features(self) -> list[tuple[str, str]]:
+        """The features the model reads, in order: (name, "numeric" or "nominal")."""
+        return [(n, "nominal" if nom else "numeric") for n, nom in self._core.features()]
+
+    def save(self, path) -> None:
+        """Writes the model's checkpoint to ``path`` atomically (the command line's
+        ``--load`` reads it)."""
+        self._core.save(str(path))
+
+    def __getstate__(self):
+        params = {name: getattr(self, name) for name in self._defaults}
+        params["seed"] = self.seed
+        if hasattr(self, "classes"):  # a ranker's labels are its first row's
+            params["classes"] = self.classes
+        return {
+            "params": params,
+            "checkpoint": self._core.to_bytes(),
+            "labels": list(self._labels.items()),
+            "clock": getattr(self, "_clock", 0.0),
+        }
+
+    def __setstate__(self, state):
+        for name, value in state["params"].items():
+            setattr(self, name, value)
+        self._lock = threading.Lock()
+        if state["checkpoint"] is None:
+            self._core = _streamboost.Core(self._config_json(), self.seed, self._class_names())
+        else:
+            self._core = _streamboost.Core.from_bytes(state["checkpoint"])
+        self._labels = dict(state["labels"])
+        self._clock = state.get("clock", 0.0)
+
+
+class Model(_Configured, _Base):
+    """A streamboost classifier: the base of every classifying algorithm's class (see the
+    module's docs)."""
+
+    # -- what River reads ----------------------------------------------------------------
+    @property
+    def _multiclass(self) -> bool:
+        return not self._binary
 
     # -- one row ---------------------------------------------------------------------------
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
@@ -277,47 +331,32 @@ class Model(_Base):
         table = table.append_column(f"predicted_{column}", values)
         return table.append_column(probs_field, probs)
 
-    # -- state -----------------------------------------------------------------------------
-    @property
-    def rows_learnt(self) -> int:
-        """Rows learnt so far."""
-        return self._core.rows_learnt()
 
-    @property
-    def ignored_values(self) -> int:
-        """Values of features outside the model's (not learnt) met so far."""
-        return self._core.ignored_values()
+class Ranker(_Configured, _MultiLabelBase):
+    """A streamboost ranker (OnlineBMR, Ada.OLMR): a River multi-label classifier. A row's
+    labels are a dict of label -> relevant (bool); the first row learnt names the labels the
+    ranker ranks (a later row naming another is refused; one it lacks is not relevant).
+    ``predict_one`` gives the predicted set (the labels scoring above the mean score, as the
+    crate's multi-label reports predict), ``predict_scores_one`` the scores, higher meaning
+    more relevant. Scores are not probabilities: ``predict_proba_one`` is not offered."""
 
-    @property
-    def features(self) -> list[tuple[str, str]]:
-        """The features the model reads, in order: (name, "numeric" or "nominal")."""
-        return [(n, "nominal" if nom else "numeric") for n, nom in self._core.features()]
+    def learn_one(self, x: dict, y: dict, w: float = 1.0) -> None:
+        """Learns row ``x`` with its label set ``y`` (label -> relevant) and weight ``w``."""
+        with self._lock:
+            met = dict(self._labels)
+            pairs = [(self._name_of(label, met), bool(is_relevant)) for label, is_relevant in y.items()]
+            for (name, _), label in zip(pairs, y):
+                met.setdefault(name, label)
+            self._core.learn_labels_one(x, pairs, float(w))
+            self._learnt(met)
 
-    def save(self, path) -> None:
-        """Writes the model's checkpoint to ``path`` atomically (the command line's
-        ``--load`` reads it)."""
-        self._core.save(str(path))
+    def predict_scores_one(self, x: dict) -> dict:
+        """Each label's score for row ``x`` ({} before the first row)."""
+        return {self._label(n): score for n, score, _ in self._core.predict_scores_one(x)}
 
-    def __getstate__(self):
-        params = {name: getattr(self, name) for name in self._defaults}
-        params.update(seed=self.seed, classes=self.classes)
-        return {
-            "params": params,
-            "checkpoint": self._core.to_bytes(),
-            "labels": list(self._labels.items()),
-            "clock": getattr(self, "_clock", 0.0),
-        }
-
-    def __setstate__(self, state):
-        for name, value in state["params"].items():
-            setattr(self, name, value)
-        self._lock = threading.Lock()
-        if state["checkpoint"] is None:
-            self._core = _streamboost.Core(self._config_json(), self.seed, self._class_names())
-        else:
-            self._core = _streamboost.Core.from_bytes(state["checkpoint"])
-        self._labels = dict(state["labels"])
-        self._clock = state.get("clock", 0.0)
+    def predict_one(self, x: dict) -> dict:
+        """Each label, and whether it is in the predicted set ({} before the first row)."""
+        return {self._label(n): bool(is_in) for n, _, is_in in self._core.predict_scores_one(x)}
 
 
 def _is_pandas(X) -> bool:
@@ -371,37 +410,44 @@ def _parameter(field: str) -> str:
     return field + "_" if keyword.iskeyword(field) else field
 
 
-def _model_class(algorithm: str, about: str, binary: bool, config_json: str) -> type:
+def _model_class(algorithm: str, about: str, learns: str, config_json: str) -> type:
+    """The class of ``algorithm``: a ``Model`` (a classifier) or, for a ranker, a
+    ``Ranker``, whose parameters are its config's fields, ``seed`` and (not for a ranker,
+    whose labels its first row names) ``classes``."""
     config = json.loads(config_json)
     fields = {_parameter(f): f for f in config if f != "algorithm"}
     defaults = {name: _default(config[field]) for name, field in fields.items()}
+    binary, ranker = learns == "binary", learns == "ranking"
     parameters = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
         for name, default in defaults.items()
-    ] + [
-        inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=1),
+    ] + [inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=1)]
+    if not ranker:
         # A binary booster's labels are River's binary ones unless declared otherwise.
-        inspect.Parameter(
-            "classes", inspect.Parameter.KEYWORD_ONLY, default=(False, True) if binary else None
-        ),
-    ]
+        parameters.append(
+            inspect.Parameter(
+                "classes", inspect.Parameter.KEYWORD_ONLY, default=(False, True) if binary else None
+            )
+        )
     signature = inspect.Signature(parameters)
+    base = Ranker if ranker else Model
 
     def __init__(self, **params):
         bound = signature.bind(**params)
         bound.apply_defaults()
-        Model.__init__(self, **bound.arguments)
+        _Configured.__init__(self, **bound.arguments)
 
     __init__.__signature__ = signature.replace(
         parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY), *parameters]
     )
+    extra = "``seed``" if ranker else "``seed`` and ``classes``"
     doc = (
         f"{about}\n\n``--algo {algorithm}`` of the command line. Parameters: the config's "
-        f"fields ({', '.join(defaults) or 'none'}), then ``seed`` and ``classes``."
+        f"fields ({', '.join(defaults) or 'none'}), then {extra}."
     )
     return type(
         _class_name(algorithm),
-        (Model,),
+        (base,),
         {
             "__init__": __init__,
             "__doc__": doc,
@@ -415,7 +461,7 @@ def _model_class(algorithm: str, about: str, binary: bool, config_json: str) -> 
     )
 
 
-#: Every online classifier of the catalogue by its algorithm name.
+#: Every online algorithm of the catalogue (classifiers and rankers) by its name.
 ALGORITHMS: dict[str, type] = {}
 for _row in _streamboost.algorithms():
     _cls = _model_class(*_row)
@@ -515,23 +561,25 @@ def progressive_val_score(data, model: Model, *, label: str, final_fraction: flo
     return json.loads(report)
 
 
-def load(path) -> Model:
+def load(path) -> Model | Ranker:
     """The model of the checkpoint at ``path`` (written by ``streamboost replay --save``,
     ``run``, or ``Model.save``), ready to go on; its labels are the checkpoint's class names."""
     core = _streamboost.Core.load(str(path))
     config = json.loads(core.config())
     cls = ALGORITHMS[config["algorithm"]] if config["algorithm"] in ALGORITHMS else None
     if cls is None:
-        raise ValueError(f"{config['algorithm']} models are not online classifiers")
+        raise ValueError(f"{config['algorithm']} models do not learn online: not loaded here")
     model = cls.__new__(cls)
     for name, default in cls._defaults.items():
         value = config.get(cls._fields.get(name, name), default)
         setattr(model, name, _default(value) if isinstance(value, (dict, list)) else value)
-    model.seed, model.classes = core.seed, None
+    model.seed = core.seed
+    if not issubclass(cls, Ranker):
+        model.classes = None
     model._lock = threading.Lock()
     model._core = core
     model._labels = {name: name for name in core.labels()}
     return model
 
 
-__all__ = ["ALGORITHMS", "LiveModel", "Model", "load", "progressive_val_score", *(c.__name__ for c in ALGORITHMS.values())]
+__all__ = ["ALGORITHMS", "LiveModel", "Model", "Ranker", "load", "progressive_val_score", *(c.__name__ for c in ALGORITHMS.values())]

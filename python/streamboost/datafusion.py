@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-from . import Model, _streamboost
+from . import _Configured, _streamboost
 
 #: The DataFusion major the package's functions are built for.
 DATAFUSION_MAJOR: int = _streamboost.DATAFUSION_MAJOR
@@ -50,7 +50,7 @@ class live:  # noqa: N801 - reads as a function in a models dict
     config, classes and seed) while it does not exist; ``boost_predict`` scores with its
     last commit."""
 
-    def __init__(self, path, model: Model | None = None):
+    def __init__(self, path, model: _Configured | None = None):
         self.path, self.model = str(path), model
 
 
@@ -66,7 +66,7 @@ def register(ctx, models: dict) -> "_streamboost.Registry":
                 registry.register_live(name, source.path)
             else:
                 registry.register_live(name, source.path, m._config_json(), m._class_names() or [], m.seed)
-        elif isinstance(source, Model):
+        elif isinstance(source, _Configured):
             if source.rows_learnt == 0 and source.classes is not None:
                 registry.register_config(name, source._config_json(), source._class_names(), source.seed)
             elif source.rows_learnt == 0:
