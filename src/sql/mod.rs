@@ -196,3 +196,33 @@ pub(crate) fn ascending(
     let ts = PhysicalSortRequirement::new(ts.clone(), Some(nulls_last));
     LexRequirement::new([ts]).map(OrderingRequirements::new)
 }
+
+#[cfg(test)]
+mod tests {
+    use datafusion::arrow::array::{ArrayRef, StringArray};
+    use datafusion::physical_expr::expressions::{Column, lit};
+
+    use super::*;
+
+    /// A model name reads the same as a literal and as the constant column a literal becomes
+    /// across DataFusion's FFI; a column that varies, or holds a null, names no model.
+    #[test]
+    fn a_model_name_reads_from_a_literal_or_its_constant_column() {
+        let scalar = ColumnarValue::Scalar(ScalarValue::from("m"));
+        assert_eq!(model_name_of(&scalar).as_deref(), Some("m"));
+        let column = |values: Vec<Option<&str>>| {
+            let array: ArrayRef = Arc::new(StringArray::from(values));
+            ColumnarValue::Array(array)
+        };
+        assert_eq!(
+            model_name_of(&column(vec![Some("m"); 3])).as_deref(),
+            Some("m")
+        );
+        assert_eq!(model_name_of(&column(vec![Some("m"), Some("n")])), None);
+        assert_eq!(model_name_of(&column(vec![Some("m"), None])), None);
+        assert_eq!(model_name_of(&column(vec![])), None);
+        assert_eq!(literal_text(&lit("m")).as_deref(), Some("m"));
+        let not_literal: Arc<dyn PhysicalExpr> = Arc::new(Column::new("model", 0));
+        assert_eq!(literal_text(&not_literal), None);
+    }
+}

@@ -12,12 +12,12 @@
 //! are carried to the output; [`Encodings::passthrough`] keeps such a column out of a fresh
 //! model's features.
 //!
-//! **Labels that arrive later** ([`Job::labels_dir`], [`LiveSource::delayed`]). Label files (an id, the label and a time
-//! column) in a second directory are taken with the event files in one name order, a label
-//! file before an event file of the same name: names say when each file arrived. An event
-//! row without its label is scored and waits in the model's pending store
-//! ([`crate::runtime::delay`]); a label row teaches the model its event and gets an *outcome* row in
-//! `<output dir>/labels/<stem>.parquet` (the class predicted when the event came, what the
+//! **Labels that arrive later** ([`Job::labels_dir`], [`LiveSource::delayed`]). Label files
+//! (an id, the label and a time column) in a second directory are taken with the event files
+//! in one name order, a label file before an event file of the same name: names say when
+//! each file arrived. An event row without its label is scored and waits in the model's
+//! pending store ([`crate::runtime::delay`]); a label row teaches the model its event and
+//! gets an *outcome* row in `<output dir>/labels/<stem>.parquet` (the class predicted when the event came, what the
 //! label did, whether the prediction was right). The pending store is committed with the
 //! model, and the position names the file in either directory, so the exactly-once rules
 //! below hold for both. A label file that comes before any event file waits for one (the
