@@ -9,13 +9,15 @@
 //! datafusion-python of another major than [`DATAFUSION_MAJOR`].
 //!
 //! `boost_score` is a plan node of its own, not a function, and plan nodes do not cross the
-//! FFI: from Python, [`crate::Live`] (`streamboost.LiveModel`) and `Model.score` are its
-//! equivalents.
+//! FFI; a table provider does: [`Registry::scored_table`] is `boost_score` over Arrow data
+//! given from Python, as the crate's `sql::score::ScoredTable`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use datafusion::logical_expr::{ScalarUDF, WindowUDF};
+use datafusion_ffi::proto::logical_extension_codec::FFI_LogicalExtensionCodec;
+use datafusion_ffi::table_provider::FFI_TableProvider;
 use datafusion_ffi::udf::FFI_ScalarUDF;
 use datafusion_ffi::udwf::FFI_WindowUDF;
 use pyo3::prelude::*;
@@ -23,9 +25,10 @@ use pyo3::types::PyCapsule;
 
 use streamboost::model::ModelConfig;
 use streamboost::runtime::live::CheckpointPolicy;
+use streamboost::sql::score::ScoredTable;
 use streamboost::sql::{ModelRegistry, functions};
 
-use crate::{parse_config, py_error};
+use crate::{batches_of, parse_config, py_error};
 
 /// The DataFusion major the FFI structs are built for (the crate's DataFusion).
 pub const DATAFUSION_MAJOR: u32 = 55;
@@ -84,6 +87,23 @@ impl Registry {
             .collect()
     }
 
+    /// `boost_score` over the rows of `data` (Arrow) as a table: model `model` scores and
+    /// learns them in the order of column `ts`, labels in column `label` (see
+    /// `sql::score::ScoredTable`).
+    fn scored_table(
+        &self, data: &Bound<'_, PyAny>, model: &str, label: &str, ts: &str,
+    ) -> PyResult<ScoredTableExport> {
+        let batches = batches_of(data)?;
+        let schema = (batches.first())
+            .map(|b| b.schema())
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("no rows to score"))?;
+        let table =
+            ScoredTable::new(&self.inner, model, schema, batches, label, ts).map_err(py_error)?;
+        Ok(ScoredTableExport {
+            inner: Arc::new(table),
+        })
+    }
+
     /// The SQL functions over these models: scalar functions first, then window functions.
     fn functions(&self) -> (Vec<ScalarFunction>, Vec<WindowFunction>) {
         let (scalars, windows) = functions(&self.inner);
@@ -116,6 +136,41 @@ impl ScalarFunction {
         let udf = FFI_ScalarUDF::from(Arc::clone(&self.inner));
         PyCapsule::new_with_value(py, udf, c"datafusion_scalar_udf")
     }
+}
+
+/// `boost_score` as a table provider, exported to datafusion-python.
+#[pyclass(module = "streamboost._streamboost", frozen)]
+pub struct ScoredTableExport {
+    inner: Arc<ScoredTable>,
+}
+
+#[pymethods]
+impl ScoredTableExport {
+    /// The provider, with the logical codec of the session it is registered with.
+    fn __datafusion_table_provider__<'py>(
+        &self, py: Python<'py>, session: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let codec = logical_codec(&session)?;
+        let provider =
+            FFI_TableProvider::new_with_ffi_codec(self.inner.clone(), false, None, codec);
+        PyCapsule::new_with_value(py, provider, c"datafusion_table_provider")
+    }
+}
+
+/// The logical codec of a datafusion-python session: its
+/// `__datafusion_logical_extension_codec__` capsule (or the capsule itself), checked by name.
+fn logical_codec(session: &Bound<'_, PyAny>) -> PyResult<FFI_LogicalExtensionCodec> {
+    let method = "__datafusion_logical_extension_codec__";
+    let capsule = match session.hasattr(method)? {
+        true => session.getattr(method)?.call0()?,
+        false => session.clone(),
+    };
+    let capsule = capsule.cast::<PyCapsule>()?;
+    let expected = c"datafusion_logical_extension_codec";
+    let pointer = capsule.pointer_checked(Some(expected))?;
+    // The name is checked above, so the capsule holds that struct; it is cloned, not taken.
+    let codec = unsafe { pointer.cast::<FFI_LogicalExtensionCodec>().as_ref() };
+    Ok(codec.clone())
 }
 
 /// A window function, exported to datafusion-python.

@@ -13,8 +13,8 @@ seed; trained: its checkpoint), or ``live(path, model)`` for a live model. They 
 crate's own functions, handed over through DataFusion's FFI, whose structs hold within a
 DataFusion major only: this module refuses, at import, a datafusion-python of another major
 than the one the package was built with, naming both, rather than crash. ``boost_score`` is a
-plan node, which the FFI does not carry: ``streamboost.LiveModel`` and ``Model.score`` do its
-work from Python.
+plan node, which the FFI does not carry: ``register_scored`` registers it as a table over
+Arrow data instead.
 """
 
 from __future__ import annotations
@@ -89,3 +89,16 @@ def register(ctx, models: dict) -> "_streamboost.Registry":
     for f in windows:
         ctx.register_udwf(_datafusion.WindowUDF.from_pycapsule(f))
     return registry
+
+
+def register_scored(ctx, registry, name: str, data, *, model: str, label: str = "label",
+                    ts: str = "ts") -> None:
+    """Registers table ``name`` in ``ctx``: ``boost_score`` over ``data`` (Arrow data or a
+    pandas DataFrame), the rows scored and learnt by ``model`` of ``registry`` (what
+    ``register`` returned) in the order of column ``ts``, as ``SELECT * FROM
+    boost_score('model', (data), 'label', 'ts')`` gives them in ``streamboost sql``. Each query
+    of the table scores the rows again, by the model's rules (a fresh model anew, a live
+    model from its last commit)."""
+    from . import _arrow
+
+    ctx.register_table(name, registry.scored_table(_arrow(data), model, label, ts))

@@ -90,3 +90,29 @@ def test_another_datafusion_major_is_refused_naming_both():
     with pytest.raises(ImportError, match="56.0.0"):
         sdf.check_version("56.0.0")
     assert datafusion.__version__.split(".")[0] == str(sdf.DATAFUSION_MAJOR)
+
+
+def test_boost_score_as_a_table_gives_the_rows_streamboost_sql_gives(car, cli, tmp_path):
+    import pyarrow as pa
+
+    fresh = tmp_path / "fresh.json"
+    fresh.write_text(json.dumps({"config": {"algorithm": "ada-olm", "n_learners": 10}, "classes": CLASSES, "seed": 1}))
+    columns = "ts, label, predicted_label, predicted_label_probs"
+    expected = cli_rows(
+        cli,
+        tmp_path,
+        f"SELECT {columns} FROM boost_score('f', (SELECT row_number() OVER () AS ts, * FROM car), "
+        "'label', 'ts') ORDER BY ts",
+        "--model",
+        f"f={fresh}",
+    )
+    ctx = datafusion.SessionContext()
+    registry = sdf.register(ctx, {"f": sb.AdaOlm(n_learners=10, classes=tuple(CLASSES), seed=1)})
+    rows = car.append_column("ts", pa.array(range(1, car.num_rows + 1), pa.uint64()))
+    sdf.register_scored(ctx, registry, "scored", rows.to_pandas(), model="f")
+    ours = ctx.sql(f"SELECT {columns} FROM scored ORDER BY ts").to_arrow_table()
+    same(ours, expected)
+    # Each query scores the rows again, from the fresh model.
+    same(ctx.sql(f"SELECT {columns} FROM scored ORDER BY ts").to_arrow_table(), expected)
+    with pytest.raises(ValueError, match="no column `when`"):
+        sdf.register_scored(ctx, registry, "bad", rows, model="f", ts="when")

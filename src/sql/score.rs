@@ -574,3 +574,96 @@ fn scored<O: BatchOperator + Unpin + Send + 'static>(
         .map(|r| r.map_err(from_stream_error))
         .boxed()
 }
+
+/// `boost_score` as a table: the rows of `input`, sorted by the `ts` column, scored and
+/// learnt in that order by a registered model, as
+/// `SELECT * FROM boost_score('model', (input), 'label', 'ts')` gives them. A plan node does
+/// not cross DataFusion's FFI and a table provider does: this is how another engine
+/// (datafusion-python) runs `boost_score`. Each scan runs the query again, with the model's
+/// rules (a fresh model anew, a checkpoint's from its state, a live model from its last
+/// commit, committing as its policy says).
+#[derive(Debug)]
+pub struct ScoredTable {
+    registry: ModelRegistry,
+    args: Arguments,
+    input: Vec<RecordBatch>,
+    input_schema: SchemaRef,
+    schema: SchemaRef,
+}
+
+impl ScoredTable {
+    /// The table of `input` (batches of `input_schema`) scored by model `model` of
+    /// `registry`, labels in column `label`, in the order of column `ts`.
+    pub fn new(
+        registry: &ModelRegistry, model: &str, input_schema: SchemaRef, input: Vec<RecordBatch>,
+        label: &str, ts: &str,
+    ) -> crate::Result<Self> {
+        let source = registry.get(model)?;
+        if input_schema.index_of(ts).is_err() {
+            return Err(crate::Error::missing_column("(input)", ts, &input_schema));
+        }
+        let schema = source.output_schema(&input_schema, label);
+        Ok(ScoredTable {
+            registry: registry.clone(),
+            args: Arguments {
+                model: model.to_string(),
+                label: label.to_string(),
+                ts: ts.to_string(),
+                key: None,
+            },
+            input,
+            input_schema,
+            schema,
+        })
+    }
+}
+
+#[async_trait]
+impl datafusion::catalog::TableProvider for ScoredTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> datafusion::logical_expr::TableType {
+        datafusion::logical_expr::TableType::View
+    }
+
+    async fn scan(
+        &self, _state: &dyn Session, projection: Option<&Vec<usize>>, _filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        use datafusion::datasource::memory::MemorySourceConfig;
+        use datafusion::physical_expr::{LexOrdering, PhysicalSortExpr};
+        use datafusion::physical_plan::projection::ProjectionExec;
+        use datafusion::physical_plan::sorts::sort::SortExec;
+
+        // The input in one partition, sorted here: an engine on the far side of the FFI
+        // sees this plan whole and cannot add the sort the node requires.
+        let input = MemorySourceConfig::try_new_exec(
+            std::slice::from_ref(&self.input),
+            self.input_schema.clone(),
+            None,
+        )?;
+        let ts = col(&self.args.ts, &self.input_schema)?;
+        let ascending = datafusion::arrow::compute::SortOptions {
+            descending: false,
+            nulls_first: false,
+        };
+        let ordering =
+            LexOrdering::new([PhysicalSortExpr::new(ts, ascending)]).expect("one sort expression");
+        let sorted = Arc::new(SortExec::new(ordering, input));
+        let source = self.registry.get(&self.args.model).map_err(to_df)?;
+        let scored: Arc<dyn ExecutionPlan> =
+            Arc::new(BoostScoreExec::try_new(sorted, source, self.args.clone())?);
+        let Some(projection) = projection else {
+            return Ok(scored);
+        };
+        let columns = (projection.iter())
+            .map(|&i| {
+                let name = self.schema.field(i).name();
+                Ok((col(name, &self.schema)?, name.clone()))
+            })
+            .collect::<DfResult<Vec<_>>>()?;
+        Ok(Arc::new(ProjectionExec::try_new(columns, scored)?))
+    }
+}

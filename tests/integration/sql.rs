@@ -350,6 +350,51 @@ async fn boost_score_sorts_by_ts_and_equals_replay_and_the_window() {
     );
 }
 
+/// `boost_score` as a table (what crosses DataFusion's FFI to datafusion-python): the rows
+/// of its input, sorted by `ts` in the provider's own plan, scored as the plan node scores
+/// them, again at each query.
+#[tokio::test]
+async fn boost_score_as_a_table_equals_the_plan_node() {
+    use streamboost::sql::score::ScoredTable;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (registry, replayed) = fresh_registry(dir.path());
+    let car = shuffled(&car_with_ts(dir.path()));
+    let ctx = session(&registry, &car).await;
+    let rows = query(&ctx, "SELECT * FROM car").await;
+    let table = ScoredTable::new(&registry, "m", rows[0].schema(), rows, "label", "ts").unwrap();
+    ctx.register_table("scored", std::sync::Arc::new(table))
+        .unwrap();
+    let sql = "SELECT ts, predicted_label FROM scored ORDER BY ts";
+    assert_eq!(
+        strings(&query(&ctx, sql).await, "predicted_label"),
+        replayed
+    );
+    assert_eq!(
+        strings(&query(&ctx, sql).await, "predicted_label"),
+        replayed
+    );
+    let schema = query(&ctx, "SELECT * FROM scored LIMIT 1").await[0].schema();
+    assert!(schema.index_of("predicted_label_probs").is_ok());
+    let err = ScoredTable::new(&registry, "m", schema, vec![], "label", "when").unwrap_err();
+    assert!(err.to_string().contains("when"), "{err}");
+    assert!(
+        ScoredTable::new(
+            &registry,
+            "nope",
+            rows_schema(&ctx).await,
+            vec![],
+            "label",
+            "ts"
+        )
+        .is_err()
+    );
+}
+
+async fn rows_schema(ctx: &SessionContext) -> datafusion::arrow::datatypes::SchemaRef {
+    query(ctx, "SELECT * FROM car LIMIT 1").await[0].schema()
+}
+
 #[tokio::test]
 async fn boost_score_with_a_key_equals_partition_by() {
     let dir = tempfile::tempdir().unwrap();
