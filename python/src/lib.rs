@@ -40,12 +40,13 @@ use pyo3::sync::MutexExt;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyString};
 
 use streamboost::checkpoint::{self, StreamState};
+use streamboost::cli::plot::{Curve, draw};
 use streamboost::columnar::Table;
 use streamboost::core::{
     ClassId, ClassSet, Encodings, Feature, FeatureKind, MAX_CATEGORY_CODE, StreamSpec,
 };
-use streamboost::eval::Prequential;
 use streamboost::eval::ranking::predicted_set;
+use streamboost::eval::{DriftLog, Prequential, RowOutcome};
 use streamboost::model::{Algorithm, Learns, Model, ModelConfig, Role};
 use streamboost::runtime::OperatorStats;
 use streamboost::runtime::delay::{DelayColumns, DelayedState, LabelOutcome, PendingLimits};
@@ -1171,17 +1172,22 @@ impl Core {
     /// model test-then-train, as `streamboost replay` replays a file: the same stream
     /// description (features in column order, classes sorted by name), the same prequential
     /// driver, so the same report, returned as the JSON `replay --report` writes under
-    /// `report`. The model has then learnt the rows.
-    #[pyo3(signature = (data, label, final_fraction=0.2, window=None))]
+    /// `report`. With `plot` (`.svg` or `.png`), `replay --plot`'s chart of the learning
+    /// curve, titled after `name`. The model has then learnt the rows.
+    #[pyo3(signature = (data, label, final_fraction=0.2, window=None, plot=None, name="data"))]
+    #[allow(clippy::too_many_arguments)]
     fn evaluate(
         &self, py: Python<'_>, data: &Bound<'_, PyAny>, label: &str, final_fraction: f64,
-        window: Option<usize>,
+        window: Option<usize>, plot: Option<PathBuf>, name: &str,
     ) -> PyResult<String> {
+        if let Some(path) = &plot {
+            streamboost::cli::plot::check_path(path).map_err(py_error)?;
+        }
         let batches = batches_of(data)?;
         let schema = (batches.first())
             .map(RecordBatch::schema)
             .ok_or_else(|| PyValueError::new_err("no rows to evaluate on"))?;
-        let table = Table::new("(Python data)", schema, batches);
+        let table = Table::new(name, schema, batches);
         let mut state = self.state(py)?;
         let State::Fresh { classes } = &*state else {
             return Err(PyValueError::new_err(
@@ -1213,13 +1219,30 @@ impl Core {
                     } = session;
                     let n = rows.n_rows();
                     let chunks = |each: &mut dyn FnMut(_) -> _| rows.for_each_chunk(each);
-                    let report = evaluation.run_chunks(
-                        &mut model,
-                        &stream.spec,
-                        n,
-                        chunks,
-                        |_, _| Ok(()),
-                    )?;
+                    // What the model's drift response replaced, and where: the chart's ticks.
+                    let mut drift = DriftLog::default();
+                    let after_row = |row: &RowOutcome<'_>, model: &mut Model| {
+                        if row.model_current {
+                            drift.observe(row.position as u64 + 1, model);
+                        }
+                        Ok(())
+                    };
+                    let report =
+                        evaluation.run_chunks(&mut model, &stream.spec, n, chunks, after_row)?;
+                    if let Some(path) = &plot {
+                        let algorithm = self.config.algorithm();
+                        let curve = Curve {
+                            name: algorithm.name().to_string(),
+                            points: (report.curve.iter())
+                                .map(|p| (p.rows, p.cumulative_accuracy, p.window_accuracy))
+                                .collect(),
+                            final_from: Some(evaluation.first_final(n) as u64),
+                            replaced_at: (drift.finish())
+                                .map_or(Vec::new(), |d| d.events.iter().map(|e| e.row).collect()),
+                        };
+                        let title = format!("{} on {name}", algorithm.name());
+                        draw(path, &title, ("rows", "accuracy"), &[curve])?;
+                    }
                     stream.stats.rows_seen = n as u64;
                     stream.stats.rows_learnt = report.cumulative.rows;
                     Ok((report, model, stream))

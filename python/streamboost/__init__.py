@@ -545,7 +545,7 @@ class LiveModel:
 
 
 def progressive_val_score(data, model: Model, *, label: str, final_fraction: float = 0.2,
-                          window: int | None = None) -> dict:
+                          window: int | None = None, plot=None, name: str = "data") -> dict:
     """Replays ``data`` (Arrow data or a pandas DataFrame, labelled by column ``label``)
     through the fresh ``model`` test-then-train, as ``streamboost replay --input FILE
     --label LABEL`` replays a file with the same model flags and seed: the same driver, so
@@ -553,10 +553,14 @@ def progressive_val_score(data, model: Model, *, label: str, final_fraction: flo
     and on the final fraction, per class, the confusion matrix, the learning curve every
     ``window`` rows (a hundredth of the stream by default), throughput).
 
+    With ``plot`` (a ``.svg`` or ``.png`` path), ``replay --plot``'s chart of the learning
+    curve, titled after ``name``.
+
     The model has then learnt the rows; its labels are the label column's values as strings
     (the class names of the report)."""
+    plot = None if plot is None else str(plot)
     with model._lock:
-        report = model._core.evaluate(_arrow(data), label, float(final_fraction), window)
+        report = model._core.evaluate(_arrow(data), label, float(final_fraction), window, plot, name)
         model._labels = {name: name for name in model._core.labels()}
     return json.loads(report)
 

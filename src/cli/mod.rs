@@ -4,7 +4,7 @@
 mod files;
 mod inspect;
 mod model_flags;
-mod plot;
+pub mod plot;
 mod replay;
 mod report;
 mod run;

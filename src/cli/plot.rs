@@ -1,6 +1,7 @@
 //! Learning-curve charts: `replay --plot PATH.svg|png` and `streamboost plot REPORT.json …
 //! -o PATH.svg|png`. The prequential metric after each window of rows, windowed and cumulative, one
-//! colour per run, with the start of the final fraction marked.
+//! colour per run, with the start of the final fraction marked. Public for the Python
+//! package's `progressive_val_score(plot=…)`, which draws the same chart.
 
 use std::path::{Path, PathBuf};
 
