@@ -544,6 +544,37 @@ struct Core {
 }
 
 impl Core {
+    /// The model and stream that learn `batches` with labels `y`, one per row: the rows and
+    /// labels counted alike, every column and label checked before anything changes, and a
+    /// fresh model built for the first batch with its first label as a class. `None` when
+    /// there is nothing to learn from: no rows, or a fresh model offered no label.
+    fn for_batches<'s>(
+        &self, state: &'s mut State, batches: &[RecordBatch], y: &[Option<String>],
+    ) -> PyResult<Option<(&'s mut Model, &'s mut Stream)>> {
+        let n: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        if n != y.len() {
+            return Err(PyValueError::new_err(format!(
+                "{n} rows but {} labels",
+                y.len()
+            )));
+        }
+        let label = y.iter().flatten().next().map(String::as_str);
+        let Some(first) = batches.iter().find(|b| b.num_rows() > 0) else {
+            return Ok(None);
+        };
+        if matches!(*state, State::Fresh { .. }) && label.is_none() {
+            return Ok(None);
+        }
+        let binary = self.binary();
+        let check = |stream: &Stream| {
+            batches.iter().try_for_each(|b| stream.check_batch(b))?;
+            stream.check_labels(binary, y.iter().flatten().map(String::as_str))
+        };
+        let features = || batch_features(first);
+        let label = label.unwrap_or(UNMET);
+        build(state, &self.config, self.seed, label, features, check).map(Some)
+    }
+
     /// Whether the algorithm learns exactly two classes.
     fn binary(&self) -> bool {
         self.config.algorithm().capabilities().learns == Learns::Binary
@@ -999,36 +1030,10 @@ impl Core {
     ) -> PyResult<()> {
         let w = check_weight(w)?;
         let batches = batches_of(data)?;
-        let n: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        if n != y.len() {
-            return Err(PyValueError::new_err(format!(
-                "{n} rows but {} labels",
-                y.len()
-            )));
-        }
         let mut state = self.state(py)?;
-        let Some(first) = batches.iter().find(|b| b.num_rows() > 0) else {
+        let Some((model, stream)) = self.for_batches(&mut state, &batches, &y)? else {
             return Ok(());
         };
-        // A fresh model is built for the first batch, with its first label as a class; a
-        // fresh model offered no label has nothing to learn.
-        let label = y.iter().flatten().next().map(String::as_str);
-        if matches!(*state, State::Fresh { .. }) && label.is_none() {
-            return Ok(());
-        }
-        let binary = self.binary();
-        let check = |stream: &Stream| {
-            batches.iter().try_for_each(|b| stream.check_batch(b))?;
-            stream.check_labels(binary, y.iter().flatten().map(String::as_str))
-        };
-        let (model, stream) = build(
-            &mut state,
-            &self.config,
-            self.seed,
-            label.unwrap_or(UNMET),
-            || batch_features(first),
-            check,
-        )?;
         let mut rows = Vec::new();
         let mut labels = y.into_iter();
         for batch in &batches {
@@ -1067,19 +1072,12 @@ impl Core {
         let w = check_weight(w)?;
         let batches = batches_of(data)?;
         let n: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        if n != y.len() {
-            return Err(PyValueError::new_err(format!(
-                "{n} rows but {} labels",
-                y.len()
-            )));
-        }
         let mut state = self.state(py)?;
-        let label = y.iter().flatten().next().map(String::as_str);
-        let Some(first) = batches.iter().find(|b| b.num_rows() > 0) else {
-            return Ok((Vec::new(), Vec::new(), Vec::new()));
-        };
-        if let (State::Fresh { classes }, None) = (&*state, label) {
-            // Nothing to learn from and no label to predict.
+        let Some((model, stream)) = self.for_batches(&mut state, &batches, &y)? else {
+            // Nothing to learn from: a fresh model gives each declared label the same chance.
+            let State::Fresh { classes } = &*state else {
+                return Ok((Vec::new(), Vec::new(), Vec::new()));
+            };
             let p = 1.0 / classes.len().max(1) as f64;
             let predicted = (!classes.is_empty()).then_some(0);
             return Ok((
@@ -1087,20 +1085,7 @@ impl Core {
                 vec![predicted; n],
                 vec![p; n * classes.len()],
             ));
-        }
-        let binary = self.binary();
-        let check = |stream: &Stream| {
-            batches.iter().try_for_each(|b| stream.check_batch(b))?;
-            stream.check_labels(binary, y.iter().flatten().map(String::as_str))
         };
-        let (model, stream) = build(
-            &mut state,
-            &self.config,
-            self.seed,
-            label.unwrap_or(UNMET),
-            || batch_features(first),
-            check,
-        )?;
         let mut rows = Vec::new();
         let mut labels = y.into_iter();
         // Per row: its probabilities over the labels met by then, and its prediction.

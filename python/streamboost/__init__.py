@@ -1,26 +1,30 @@
-"""Online boosting from Rust, as River-compatible classifiers.
+"""Online boosting from Rust, as River-compatible models.
 
-One class per online classifier of streamboost's catalogue (``AdaOlm``, ``OnlineMbbm``,
-``Oza``, ``OsBoost``, ``Hoeffding``, ...; ``ALGORITHMS`` maps each algorithm name to its
-class). A class's keyword arguments are its config's fields, with the defaults of the command
-line's ``--algo NAME``; a nested field (a weak learner's config) is ``None`` for its default or
-a dict of the fields that differ (``weak={"learner": "naive-bayes"}``). ``seed`` seeds the
-model's random choices, ``classes`` declares labels up front (optional: a label is learnt
-from the first row that has it).
+One class per online algorithm of streamboost's catalogue (``Ova``, the command line's
+default, ``AdaOlm``, ``Mbbm``, ``Oza``, ``Osboost``, ``Hoeffding``, ... and the rankers
+``Bmr`` and ``AdaOlmr``; ``ALGORITHMS`` maps each algorithm name to its class). A class's
+keyword arguments are its config's fields, with the defaults of the command line's ``--algo
+NAME``; a nested field (a weak learner's config) is ``None`` for its default or a dict of the
+fields that differ (``weak={"learner": "naive-bayes"}``). ``seed`` seeds the model's random
+choices, ``classes`` declares labels up front (optional: a label is learnt from the first row
+that has it).
 
 Why a class per algorithm rather than one class taking the algorithm's name: River's
 conventions (``clone``, ``_get_params``, ``check_estimator``) read a model's parameters
 from its constructor's signature, and each algorithm has its own fields and defaults.
 
 Rows are dicts (``learn_one``, ``predict_one``, ``predict_proba_one``) or Arrow data
-(``learn_many``, ``predict_many``, ``predict_proba_many``: a pyarrow Table or RecordBatch, a
-Polars or pandas DataFrame, anything with ``__arrow_c_stream__``), read without a copy. A
-batch learns what its rows would one by one. The first row learnt fixes the features (its
-keys, numeric or, for string values, nominal); later rows may lack some (missing values) or
-bring others (not learnt, counted in ``ignored_values``).
+(``learn_many``, ``predict_many``, ``predict_proba_many``, ``score``: a pyarrow Table or
+RecordBatch, a Polars or pandas DataFrame, anything with ``__arrow_c_stream__``), read
+through the Arrow PyCapsule interface. A batch learns what its rows would one by one. The
+first row learnt fixes the features (its keys, numeric or, for string values, nominal); later
+rows may lack some (missing values) or bring others (not learnt, counted in
+``ignored_values``).
 
 A model pickles as its Parquet checkpoint; ``load(path)`` reads a checkpoint the command line
-wrote, and ``model.save(path)`` writes one it reads.
+wrote, and ``model.save(path)`` writes one it reads. ``LiveModel`` is the command line's live
+model; ``progressive_val_score`` is ``replay``; ``streamboost.datafusion`` puts the SQL
+functions into datafusion-python. docs/python.md has the whole of it.
 """
 
 from __future__ import annotations
@@ -133,6 +137,16 @@ class _Configured:
                 "labels must differ as strings"
             )
         return name
+
+    def _names(self, labels: list) -> tuple[list, dict]:
+        """The names of ``labels`` (None stays None), and the labels met with them, the
+        model's first: checked, and kept only once the core has learnt them (``_learnt``)."""
+        met = dict(self._labels)
+        names = [None if v is None else self._name_of(v, met) for v in labels]
+        for name, v in zip(names, labels):
+            if name is not None:
+                met.setdefault(name, v)
+        return names, met
 
     def _learnt(self, names: dict) -> None:
         """Keeps the Python values of labels the model has learnt."""
@@ -257,13 +271,8 @@ class Model(_Configured, _Base):
     def learn_many(self, X, y, w: float = 1.0) -> None:
         """Learns the rows of ``X`` (Arrow data or a pandas DataFrame) in order, row ``i``
         with label ``y[i]`` (None: not learnt): as ``learn_one`` on each row."""
-        labels = _values(y)
         with self._lock:
-            met = dict(self._labels)
-            names = [None if v is None else self._name_of(v, met) for v in labels]
-            for name, v in zip(names, labels):
-                if name is not None:
-                    met.setdefault(name, v)
+            names, met = self._names(_values(y))
             self._core.learn_many(_arrow(X), names, float(w))
             self._learnt(met)
 
@@ -311,11 +320,7 @@ class Model(_Configured, _Base):
         features = table.drop_columns([label]) if has_label else table
         labels = table.column(label).to_pylist() if has_label else [None] * table.num_rows
         with self._lock:
-            met = dict(self._labels)
-            names = [None if v is None else self._name_of(v, met) for v in labels]
-            for name, v in zip(names, labels):
-                if name is not None:
-                    met.setdefault(name, v)
+            names, met = self._names(labels)
             classes, predicted, flat = self._core.score(features, names, float(w))
             self._learnt(met)
         column = label or "label"
@@ -343,10 +348,8 @@ class Ranker(_Configured, _MultiLabelBase):
     def learn_one(self, x: dict, y: dict, w: float = 1.0) -> None:
         """Learns row ``x`` with its label set ``y`` (label -> relevant) and weight ``w``."""
         with self._lock:
-            met = dict(self._labels)
-            pairs = [(self._name_of(label, met), bool(is_relevant)) for label, is_relevant in y.items()]
-            for (name, _), label in zip(pairs, y):
-                met.setdefault(name, label)
+            names, met = self._names(list(y))
+            pairs = [(name, bool(relevant)) for name, relevant in zip(names, y.values())]
             self._core.learn_labels_one(x, pairs, float(w))
             self._learnt(met)
 
