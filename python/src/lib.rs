@@ -50,7 +50,7 @@ use streamboost::eval::{DriftLog, Prequential, RowOutcome};
 use streamboost::model::{Algorithm, Learns, Model, ModelConfig, Role};
 use streamboost::runtime::OperatorStats;
 use streamboost::runtime::delay::{DelayColumns, DelayedState, LabelOutcome, PendingLimits};
-use streamboost::runtime::job::{DelayedLabels, FreshModel, Held, LiveSource};
+use streamboost::runtime::job::{DelayedLabels, FreshModel, Held, Job, LiveSource};
 use streamboost::runtime::live::{CheckpointPolicy, LiveModel};
 use streamboost::runtime::replay::Session;
 use streamboost::weak::Structure;
@@ -1279,6 +1279,66 @@ impl Core {
     }
 }
 
+/// The [`LiveSource`] of a live model (see [`Live::new`]'s arguments), checked.
+#[allow(clippy::too_many_arguments)]
+fn live_source(
+    path: PathBuf, config: &str, seed: u64, label: String, classes: Option<Vec<String>>,
+    every: Option<u64>, interval: Option<f64>, key: Option<String>, memory_budget: Option<u64>,
+    id: Option<String>, time: Option<String>, pending: (usize, usize, Option<f64>, f64),
+    passthrough: Vec<String>,
+) -> PyResult<LiveSource> {
+    let config = parse_config(config)?;
+    let interval = (interval.map(std::time::Duration::try_from_secs_f64))
+        .transpose()
+        .map_err(|_| PyValueError::new_err("interval is a number of seconds > 0"))?;
+    let (max_events, max_bytes, ttl, early_label_tolerance) = pending;
+    let limits = PendingLimits {
+        max_events,
+        max_bytes,
+        ttl,
+        early_label_tolerance,
+    };
+    let delayed = match (id, time) {
+        (Some(id), Some(time)) => Some(DelayedLabels {
+            columns: DelayColumns { id, time },
+            limits,
+        }),
+        (None, None) => None,
+        _ => {
+            return Err(PyValueError::new_err(
+                "labels that come apart need both `id` and `time`",
+            ));
+        }
+    };
+    if let Some(d) = &delayed {
+        d.limits.validate().map_err(py_error)?;
+    }
+    let source = LiveSource {
+        policy: CheckpointPolicy {
+            path,
+            every,
+            interval,
+            memory_budget,
+            chain: Default::default(),
+        },
+        fresh: FreshModel {
+            config,
+            seed,
+            label,
+            encodings: Encodings {
+                passthrough,
+                ..Encodings::default()
+            },
+            classes,
+        },
+        key,
+        key_threads: 1,
+        delayed,
+    };
+    source.validate().map_err(py_error)?;
+    Ok(source)
+}
+
 /// A live model: a model bound to a checkpoint and a commit policy, made and kept by the
 /// crate's [`LiveSource`] as the `run` job makes its own (from the checkpoint when it
 /// exists, else fresh at the first batch; one model, or one per key; labels that come
@@ -1370,55 +1430,21 @@ impl Live {
         key: Option<String>, memory_budget: Option<u64>, id: Option<String>, time: Option<String>,
         pending: (usize, usize, Option<f64>, f64), passthrough: Vec<String>,
     ) -> PyResult<Self> {
-        let config = parse_config(config)?;
-        let interval = (interval.map(std::time::Duration::try_from_secs_f64))
-            .transpose()
-            .map_err(|_| PyValueError::new_err("interval is a number of seconds > 0"))?;
-        let (max_events, max_bytes, ttl, early_label_tolerance) = pending;
-        let limits = PendingLimits {
-            max_events,
-            max_bytes,
-            ttl,
-            early_label_tolerance,
-        };
-        let delayed = match (id, time) {
-            (Some(id), Some(time)) => Some(DelayedLabels {
-                columns: DelayColumns { id, time },
-                limits,
-            }),
-            (None, None) => None,
-            _ => {
-                return Err(PyValueError::new_err(
-                    "labels that come apart need both `id` and `time`",
-                ));
-            }
-        };
-        if let Some(d) = &delayed {
-            d.limits.validate().map_err(py_error)?;
-        }
-        let source = LiveSource {
-            policy: CheckpointPolicy {
-                path,
-                every,
-                interval,
-                memory_budget,
-                chain: Default::default(),
-            },
-            fresh: FreshModel {
-                config,
-                seed,
-                label,
-                encodings: Encodings {
-                    passthrough,
-                    ..Encodings::default()
-                },
-                classes,
-            },
+        let source = live_source(
+            path,
+            config,
+            seed,
+            label,
+            classes,
+            every,
+            interval,
             key,
-            key_threads: 1,
-            delayed,
-        };
-        source.validate().map_err(py_error)?;
+            memory_budget,
+            id,
+            time,
+            pending,
+            passthrough,
+        )?;
         let (held, _) = source.load().map_err(py_error)?;
         Ok(Live {
             source,
@@ -1516,6 +1542,67 @@ impl Live {
     }
 }
 
+/// The `run` job over a directory, once: every complete file of `input_dir` (and of
+/// `labels_dir`, for labels that come apart) not taken yet is scored into `output_dir`, one
+/// Parquet file per input file, exactly once across crashes and restarts, by the live model
+/// at `path` (made as `Live` makes one), committed by its policy; then it returns what it
+/// took, as JSON. Watching a directory for more is the command line's (`streamboost run`).
+#[pyfunction]
+#[pyo3(signature = (input_dir, output_dir, path, config, seed, label, classes, every, interval, key, passthrough, labels_dir, id, time, pending))]
+#[allow(clippy::too_many_arguments)]
+fn run_once(
+    py: Python<'_>, input_dir: PathBuf, output_dir: PathBuf, path: PathBuf, config: &str,
+    seed: u64, label: String, classes: Option<Vec<String>>, every: Option<u64>,
+    interval: Option<f64>, key: Option<String>, passthrough: Vec<String>,
+    labels_dir: Option<PathBuf>, id: Option<String>, time: Option<String>,
+    pending: (usize, usize, Option<f64>, f64),
+) -> PyResult<String> {
+    let source = live_source(
+        path,
+        config,
+        seed,
+        label,
+        classes,
+        every,
+        interval,
+        key,
+        None,
+        id,
+        time,
+        pending,
+        passthrough,
+    )?;
+    if labels_dir.is_some() != source.delayed.is_some() {
+        return Err(PyValueError::new_err(
+            "labels that come apart need a labels directory, an `id` and a `time`",
+        ));
+    }
+    let job = Job {
+        input_dir,
+        output_dir,
+        live: source,
+        once: true,
+        poll: std::time::Duration::from_millis(100),
+        labels_dir,
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let stats = py
+        .detach(|| on_the_pool(|| job.run(&stop, &mut |_| {})))
+        .map_err(py_error)?;
+    Ok(serde_json::json!({
+        "files": stats.files,
+        "rows": stats.rows,
+        "rejected": stats.rejected,
+        "rejections": stats.rejections,
+        "unknown_classes": stats.unknown_classes,
+        "commits": stats.commits,
+        "labels": stats.labels,
+        "labelled": stats.labelled,
+        "correct": stats.correct,
+    })
+    .to_string())
+}
+
 /// The online algorithms of the catalogue: (name, what it is, what it learns —
 /// `multiclass`, `binary` or `ranking` —, its default config as JSON).
 #[pyfunction]
@@ -1548,6 +1635,7 @@ fn _streamboost(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DATAFUSION_MAJOR", sql::DATAFUSION_MAJOR)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(run_once, m)?)?;
     m.add("CLASSES_KEY", streamboost::columnar::CLASSES_KEY)?;
     Ok(())
 }

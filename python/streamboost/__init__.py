@@ -547,6 +547,26 @@ class LiveModel:
             self._live = None  # dropped: nothing committed, the lock let go
 
 
+def run(input_dir, output_dir, path, model: Model | None = None, *, label: str = "label",
+        every: int | None = None, interval: float | None = 60.0, key: str | None = None,
+        passthrough: tuple = (), labels_dir=None, id: str | None = None,
+        time: str | None = None, pending: tuple = (1_000_000, 1 << 30, None, 0.0)) -> dict:
+    """``streamboost run --once``: every complete file of ``input_dir`` not taken yet (CSV or
+    Parquet, in name order; with ``labels_dir``, ``id`` and ``time``, label files too) is
+    scored into ``output_dir``, one Parquet file per input file, exactly once across crashes
+    and restarts, by the live model at ``path`` (as ``LiveModel`` makes one, committed by its
+    policy), and what was taken is returned: files, rows, files rejected (moved to
+    ``rejected/`` with their reason), commits. Watching the directory for more files is the
+    command line's."""
+    model = model if model is not None else Ova()
+    stats = _streamboost.run_once(
+        str(input_dir), str(output_dir), str(path), model._config_json(), model.seed, label,
+        model._class_names(), every, interval, key, list(passthrough),
+        None if labels_dir is None else str(labels_dir), id, time, tuple(pending),
+    )
+    return json.loads(stats)
+
+
 def progressive_val_score(data, model: Model, *, label: str, final_fraction: float = 0.2,
                           window: int | None = None, plot=None, name: str = "data") -> dict:
     """Replays ``data`` (Arrow data or a pandas DataFrame, labelled by column ``label``)
@@ -589,4 +609,4 @@ def load(path) -> Model | Ranker:
     return model
 
 
-__all__ = ["ALGORITHMS", "LiveModel", "Model", "Ranker", "load", "progressive_val_score", *(c.__name__ for c in ALGORITHMS.values())]
+__all__ = ["ALGORITHMS", "LiveModel", "Model", "Ranker", "load", "progressive_val_score", "run", *(c.__name__ for c in ALGORITHMS.values())]

@@ -127,3 +127,29 @@ def test_bad_settings_are_refused(tmp_path):
         sb.LiveModel(tmp_path / "no" / "such" / "m.parquet", model())
     with pytest.raises(ValueError, match="every"):
         sb.LiveModel(tmp_path / "m.parquet", model(), every=0)
+
+
+def test_run_once_writes_what_streamboost_run_writes(car, cli, tmp_path):
+    import pyarrow.csv as pv
+    import pyarrow.parquet as pq
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for i, part in enumerate(batches(car, 600)):
+        pv.write_csv(part, inputs / f"{i:03}.csv")
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    stats = sb.run(inputs, ours, tmp_path / "ours.parquet", model(), every=500)
+    assert (stats["files"], stats["rows"], stats["rejected"]) == (3, car.num_rows, 0)
+    subprocess.run(
+        [
+            str(cli), "run", "--once", "--input-dir", str(inputs), "--output-dir", str(theirs),
+            "--model", str(tmp_path / "theirs.parquet"), "--algo", "ada-olm", "--learners", "5",
+            "--classes", ",".join(CLASSES), "--checkpoint-every", "500",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    for i in range(3):
+        assert pq.read_table(ours / f"{i:03}.parquet").equals(pq.read_table(theirs / f"{i:03}.parquet"))
+    # Once taken, a file is not taken again.
+    assert sb.run(inputs, ours, tmp_path / "ours.parquet", model())["files"] == 0
