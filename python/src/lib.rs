@@ -270,6 +270,13 @@ impl Stream {
     /// model holds an unmet class, and in any case so that no probability exceeds 1 by a
     /// rounding error (a vote summed over many members may total `1 + 1e-15`).
     fn label_probabilities(&self, proba: &[f64]) -> Vec<(String, f64)> {
+        (self.spec.classes.names().iter().cloned())
+            .zip(self.met_probabilities(proba))
+            .collect()
+    }
+
+    /// [`Stream::label_probabilities`] without the names: what a batch writes, row by row.
+    fn met_probabilities<'p>(&self, proba: &'p [f64]) -> impl Iterator<Item = f64> + 'p {
         let met = &proba[..self.labels];
         let total: f64 = met.iter().sum();
         let scale = if total > 0.0 && total.is_finite() {
@@ -277,19 +284,14 @@ impl Stream {
         } else {
             1.0
         };
-        (self.spec.classes.names().iter())
-            .zip(met)
-            .map(|(name, p)| (name.clone(), (p * scale).min(1.0)))
-            .collect()
+        met.iter().map(move |p| (p * scale).min(1.0))
     }
 
     /// A row scored with probabilities `proba` and prediction `predicted`: its
     /// probabilities over the labels met, and its prediction among them (the model's, or,
     /// where the model chose its unmet class, the most probable label met).
     fn scored(&self, proba: &[f64], predicted: ClassId) -> (Vec<f64>, Option<usize>) {
-        let p: Vec<f64> = (self.label_probabilities(proba).into_iter())
-            .map(|(_, p)| p)
-            .collect();
+        let p: Vec<f64> = self.met_probabilities(proba).collect();
         let predicted = match predicted < self.labels {
             true => Some(predicted),
             false => (!p.is_empty()).then(|| streamboost::core::math::argmax(&p)),
@@ -304,20 +306,22 @@ impl Stream {
     ) -> PyResult<()> {
         row.clear();
         row.resize(self.spec.n_features(), f64::NAN);
+        // Every value is read and checked before any is used, so a refused row changes
+        // nothing; a feature's name is its key, so keys are looked up without a copy.
         let mut cells = Vec::with_capacity(x.len());
         let mut ignored = 0;
         for (key, value) in x.iter() {
-            let key = key_name(&key)?;
-            match self.index.get(key.as_str()) {
-                Some(&j) => {
-                    with_cell(&value, &key, |cell| self.check(j, &cell))?;
-                    cells.push((j, key, value));
+            match with_key_name(&key, |k| self.index.get(k).copied())? {
+                Some(j) => {
+                    let given = given(&value, &self.spec.features[j].name)?;
+                    self.check(j, &given.cell()?)?;
+                    cells.push((j, given));
                 }
                 None => ignored += 1,
             }
         }
-        for (j, key, value) in cells {
-            row[j] = with_cell(&value, &key, |cell| self.value(j, cell, learning))?;
+        for (j, given) in cells {
+            row[j] = self.value(j, given.cell()?, learning)?;
         }
         if learning {
             self.ignored += ignored;
@@ -454,29 +458,47 @@ fn features_in_order(mut features: Vec<(String, bool)>) -> Vec<Feature> {
 
 /// A dict key as a feature name: a string as it is, anything else as `str()` gives it.
 fn key_name(key: &Bound<'_, PyAny>) -> PyResult<String> {
+    with_key_name(key, str::to_string)
+}
+
+/// `f` of a dict key's feature name ([`key_name`]), without copying a string key.
+fn with_key_name<T>(key: &Bound<'_, PyAny>, f: impl FnOnce(&str) -> T) -> PyResult<T> {
     match key.cast::<PyString>() {
-        Ok(s) => Ok(s.to_str()?.to_string()),
-        Err(_) => Ok(key.str()?.to_str()?.to_string()),
+        Ok(s) => Ok(f(s.to_str()?)),
+        Err(_) => Ok(f(key.str()?.to_str()?)),
     }
 }
 
-/// Runs `f` on the cell a Python value is: a string is text; `None` is a missing number; a
+/// A Python value as a row reads it: a string is text; `None` is a missing number; a
 /// boolean is 0 or 1; anything else with a float value (ints, floats, NumPy scalars) is that
 /// number.
-fn with_cell<T>(
-    value: &Bound<'_, PyAny>, key: &str, f: impl FnOnce(Cell<'_>) -> PyResult<T>,
-) -> PyResult<T> {
+enum Given<'py> {
+    Number(f64),
+    Text(Bound<'py, PyString>),
+}
+
+impl Given<'_> {
+    fn cell(&self) -> PyResult<Cell<'_>> {
+        Ok(match self {
+            Given::Number(v) => Cell::Number(*v),
+            Given::Text(s) => Cell::Text(s.to_str()?),
+        })
+    }
+}
+
+/// What `value`, of feature `key`, is ([`Given`]); any other value is a type error.
+fn given<'py>(value: &Bound<'py, PyAny>, key: &str) -> PyResult<Given<'py>> {
     if let Ok(s) = value.cast::<PyString>() {
-        return f(Cell::Text(s.to_str()?));
+        return Ok(Given::Text(s.clone()));
     }
     if value.is_none() {
-        return f(Cell::Number(f64::NAN));
+        return Ok(Given::Number(f64::NAN));
     }
     if let Ok(b) = value.cast::<PyBool>() {
-        return f(Cell::Number(f64::from(u8::from(b.is_true()))));
+        return Ok(Given::Number(f64::from(u8::from(b.is_true()))));
     }
     match value.extract::<f64>() {
-        Ok(v) => f(Cell::Number(v)),
+        Ok(v) => Ok(Given::Number(v)),
         Err(_) => Err(PyTypeError::new_err(format!(
             "feature `{key}`: a value is a number, a string, a boolean or None, not {}",
             value.get_type().name()?
@@ -637,8 +659,8 @@ fn dict_features(x: &Bound<'_, PyDict>) -> PyResult<Vec<(String, bool)>> {
     (x.iter())
         .map(|(k, v)| {
             let name = key_name(&k)?;
-            with_cell(&v, &name, |_| Ok(()))?;
-            Ok((name, v.is_instance_of::<PyString>()))
+            let nominal = matches!(given(&v, &name)?, Given::Text(_));
+            Ok((name, nominal))
         })
         .collect()
 }
@@ -1271,7 +1293,7 @@ impl Core {
                 })
             });
             for p in proba.chunks_exact(k) {
-                out.extend(stream.label_probabilities(p).into_iter().map(|(_, p)| p));
+                out.extend(stream.met_probabilities(p));
             }
         }
         let names = stream.spec.classes.names()[..labels].to_vec();
