@@ -119,6 +119,9 @@ pub mod sql;
 #[cfg(feature = "cli")]
 pub mod cli;
 
+#[cfg(feature = "serve")]
+pub mod serve;
+
 pub use error::{Error, Result};
 pub use learner::{Classifier, Config, Ranker};
 

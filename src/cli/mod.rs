@@ -8,6 +8,8 @@ pub mod plot;
 mod replay;
 mod report;
 mod run;
+#[cfg(feature = "serve")]
+mod serve;
 #[cfg(feature = "sql")]
 mod sql;
 mod train;
@@ -20,8 +22,12 @@ pub use inspect::InspectArgs;
 pub use plot::PlotArgs;
 pub use replay::{ReplayArgs, StreamFlags};
 pub use run::RunArgs;
+#[cfg(feature = "serve")]
+pub use serve::ServeArgs;
 #[cfg(feature = "sql")]
 pub use sql::SqlArgs;
+#[cfg(feature = "sql")]
+pub(crate) use sql::{df_error, name_and_path, read_model_file, register_table};
 pub use train::TrainArgs;
 
 /// Online boosting over logged streams.
@@ -52,6 +58,19 @@ enum Command {
     /// Run a SQL statement over files and models (boost_prequential, boost_predict, ...).
     #[cfg(feature = "sql")]
     Sql(SqlArgs),
+    /// Serve the SQL functions and the live models of a directory over Arrow Flight SQL:
+    /// queries from any Flight SQL client, and record batches scored and learnt by
+    /// `DoExchange`.
+    #[cfg(feature = "serve")]
+    Serve(Box<ServeArgs>),
+    /// Serve over Arrow Flight SQL (this build has no server: build with `--features serve`).
+    #[cfg(not(feature = "serve"))]
+    #[command(disable_help_flag = true)]
+    Serve {
+        /// Whatever was given.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        args: Vec<String>,
+    },
     /// Run a SQL statement (this build has no SQL: build with `--features sql`).
     #[cfg(not(feature = "sql"))]
     #[command(disable_help_flag = true)]
@@ -90,6 +109,16 @@ pub fn main() -> ExitCode {
         Command::Synth(args) => write_synth(&args),
         #[cfg(feature = "sql")]
         Command::Sql(args) => sql::run(&args),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::run(&args),
+        #[cfg(not(feature = "serve"))]
+        Command::Serve { .. } => {
+            eprintln!(
+                "error: this streamboost was built without its Flight SQL server: build it with \
+                 `cargo build --release --features serve`"
+            );
+            return ExitCode::from(2);
+        }
         #[cfg(not(feature = "sql"))]
         Command::Sql { .. } => {
             eprintln!(

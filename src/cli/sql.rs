@@ -118,7 +118,7 @@ impl Classes {
 }
 
 /// A fresh model's registration file: its config, classes and seed.
-async fn read_model_file(
+pub(crate) async fn read_model_file(
     path: &Path, ctx: &SessionContext,
 ) -> Result<(ModelConfig, Vec<String>, u64)> {
     let format = |message: String| Error::Format {
@@ -136,11 +136,27 @@ async fn read_model_file(
     Ok((config, classes, file.seed))
 }
 
+/// Registers the CSV or Parquet file (or directory of them) at `path` as table `name`.
+pub(crate) async fn register_table(ctx: &SessionContext, name: &str, path: &Path) -> Result<()> {
+    let location = path.to_string_lossy();
+    match FileFormat::of(path) {
+        FileFormat::Csv => {
+            ctx.register_csv(name, location.as_ref(), CsvReadOptions::new())
+                .await
+        }
+        FileFormat::Parquet => {
+            ctx.register_parquet(name, location.as_ref(), ParquetReadOptions::default())
+                .await
+        }
+    }
+    .map_err(df_error)
+}
+
 fn default_seed() -> u64 {
     1
 }
 
-fn name_and_path<'a>(arg: &'a str, flag: &'static str) -> Result<(&'a str, &'a Path)> {
+pub(crate) fn name_and_path<'a>(arg: &'a str, flag: &'static str) -> Result<(&'a str, &'a Path)> {
     match arg.split_once('=') {
         Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok((name, Path::new(path))),
         _ => Err(Error::config(flag, format!("`{arg}`: expected NAME=PATH"))),
@@ -200,7 +216,7 @@ async fn session(
     Ok(ctx)
 }
 
-fn df_error(e: impl std::fmt::Display) -> Error {
+pub(crate) fn df_error(e: impl std::fmt::Display) -> Error {
     Error::Format {
         file: PathBuf::from("query"),
         message: e.to_string(),
@@ -229,18 +245,7 @@ async fn run_async(args: &SqlArgs) -> Result<()> {
     let ctx = session(args, &registry, partitions).await?;
     for arg in &args.tables {
         let (name, path) = name_and_path(arg, "table")?;
-        let location = path.to_string_lossy();
-        match FileFormat::of(path) {
-            FileFormat::Csv => {
-                ctx.register_csv(name, location.as_ref(), CsvReadOptions::new())
-                    .await
-            }
-            FileFormat::Parquet => {
-                ctx.register_parquet(name, location.as_ref(), ParquetReadOptions::default())
-                    .await
-            }
-        }
-        .map_err(df_error)?;
+        register_table(&ctx, name, path).await?;
     }
     // Models after tables: a fresh model may learn its classes from one.
     for arg in &args.models {

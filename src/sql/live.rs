@@ -32,13 +32,14 @@
 //! * The `ts` column of a query over a live model is an integer or timestamp column.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::SystemTime;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::datatypes::SchemaRef;
 
+use super::registry::ModelSource;
 use crate::checkpoint::{self, StreamState};
 use crate::files::OwnerLock;
 use crate::model::{Model, ModelConfig};
@@ -77,6 +78,10 @@ pub struct LiveSlot {
     fresh: Option<(ModelConfig, Vec<String>, u64)>,
     /// Whether a query is training it.
     training: AtomicBool,
+    /// Commits written in this process.
+    commits: AtomicU64,
+    /// Streams training it now (a query, or `streamboost serve`'s clients).
+    clients: AtomicU64,
 }
 
 impl LiveSlot {
@@ -129,6 +134,8 @@ impl LiveSlot {
             committed_at: RwLock::new(None),
             fresh,
             training: AtomicBool::new(false),
+            commits: AtomicU64::new(0),
+            clients: AtomicU64::new(0),
         })
     }
 
@@ -161,6 +168,23 @@ impl LiveSlot {
     /// When the last commit of this session was written (`None` before the first).
     pub fn committed_at(&self) -> Option<SystemTime> {
         *self.committed_at.read().expect("live lock")
+    }
+
+    /// Commits written in this process.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Acquire)
+    }
+
+    /// Streams training it now: a query, or the clients of `streamboost serve` scoring with
+    /// it.
+    pub fn clients(&self) -> u64 {
+        self.clients.load(Ordering::Acquire)
+    }
+
+    /// Counts a stream that trains it from now on, until the guard drops.
+    pub(crate) fn attach(self: &Arc<Self>) -> Attached {
+        self.clients.fetch_add(1, Ordering::AcqRel);
+        Attached(self.clone())
     }
 
     /// The checkpoint's path.
@@ -243,6 +267,43 @@ impl LiveSlot {
     pub(crate) fn policy(&self) -> &CheckpointPolicy {
         &self.policy
     }
+
+    /// The live model that trains this slot under `training` on batches of `input`,
+    /// learning from column `label` (its features: the other columns but `not_features`),
+    /// each row once by `learn_once_by`, one model per value of `key` if given; committed
+    /// by `policy` (the slot's, or a share of its keys' memory) and published here.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn train(
+        self: &Arc<Self>, training: Arc<Training>, input: SchemaRef, label: &str,
+        not_features: &[&str], learn_once_by: Option<&str>, key: Option<&str>,
+        policy: CheckpointPolicy, origin: &str,
+    ) -> Result<LiveQuery> {
+        let source = ModelSource::Live(self.clone());
+        let live = match key {
+            None => {
+                let (model, stream) = source.start_on(&input, label, not_features)?;
+                LiveModel::new(model, stream, learn_once_by, policy, input, origin)?
+            }
+            Some(key) => {
+                let store = self.keyed_store(|| {
+                    let (_, template) = source.start_on(&input, label, not_features)?;
+                    Ok(template)
+                })?;
+                LiveModel::keyed(store, key, learn_once_by, policy, input, origin)?
+            }
+        };
+        Ok(LiveQuery::new(training, live))
+    }
+}
+
+/// A stream counted among a live model's clients while it lives ([`LiveSlot::attach`]).
+#[derive(Debug)]
+pub(crate) struct Attached(Arc<LiveSlot>);
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        self.0.clients.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// A query's claim on training a live model (see [`LiveSlot::claim`]).
@@ -260,23 +321,44 @@ impl Drop for Training {
 pub(crate) struct LiveQuery {
     training: Arc<Training>,
     live: LiveModel,
+    _attached: Attached,
 }
 
 impl LiveQuery {
     /// Trains `live` under the claim `training`.
     pub(crate) fn new(training: Arc<Training>, live: LiveModel) -> Self {
-        LiveQuery { training, live }
+        let attached = training.0.attach();
+        LiveQuery {
+            training,
+            live,
+            _attached: attached,
+        }
     }
 
     /// Writes the checkpoint and makes it what the registry scores with.
-    fn commit(&mut self) -> Result<()> {
+    pub(crate) fn commit(&mut self) -> Result<()> {
         self.live.commit(None)?;
         let slot = &self.training.0;
+        slot.commits.fetch_add(1, Ordering::AcqRel);
         if let Some(state) = self.live.snapshot() {
             *slot.committed.write().expect("live lock") = Committed::One(Arc::new(state));
         }
         *slot.committed_at.write().expect("live lock") = Some(SystemTime::now());
         Ok(())
+    }
+}
+
+impl LiveQuery {
+    /// How far the model has learnt its input: a model without a key's largest
+    /// `learn_once_by` value learnt so far is its `ts` (`None` for a keyed model, whose
+    /// positions are its keys').
+    pub(crate) fn position(&self) -> Option<crate::runtime::Position> {
+        self.live.position()
+    }
+
+    /// Commits written since it started.
+    pub(crate) fn commits(&self) -> u64 {
+        self.live.commits().0
     }
 }
 

@@ -58,12 +58,15 @@ impl TableFunctionImpl for BoostModels {
             Field::new("keys", DataType::UInt64, true),
             Field::new("resident_keys", DataType::UInt64, true),
             Field::new("spilled_keys", DataType::UInt64, true),
+            Field::new("commits", DataType::UInt64, true),
+            Field::new("clients", DataType::UInt64, true),
         ]));
         let entries = self.registry.entries();
         let (mut names, mut algorithms, mut rows, mut classes, mut paths, mut versions) =
             (vec![], vec![], vec![], vec![], vec![], vec![]);
         let (mut live, mut learnt, mut up_to, mut committed) = (vec![], vec![], vec![], vec![]);
         let (mut keys, mut resident, mut spilled) = (vec![], vec![], vec![]);
+        let (mut commits, mut clients) = (vec![], vec![]);
         for (name, source) in entries {
             names.push(name);
             let frozen = source.frozen();
@@ -96,6 +99,12 @@ impl TableFunctionImpl for BoostModels {
                 Some(k) => k.ts,
                 None => frozen.as_ref().and_then(|s| s.1.position.as_ref()?.ts),
             });
+            let slot = match &source {
+                ModelSource::Live(slot) => Some(slot),
+                _ => None,
+            };
+            commits.push(slot.map(|s| s.commits()));
+            clients.push(slot.map(|s| s.clients()));
             committed.push(match &source {
                 ModelSource::Live(slot) => slot
                     .committed_at()
@@ -152,6 +161,8 @@ impl TableFunctionImpl for BoostModels {
             Arc::new(UInt64Array::from(keys)),
             Arc::new(UInt64Array::from(resident)),
             Arc::new(UInt64Array::from(spilled)),
+            Arc::new(UInt64Array::from(commits)),
+            Arc::new(UInt64Array::from(clients)),
         ];
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
         Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))

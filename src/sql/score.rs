@@ -58,11 +58,10 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 
 use super::delayed;
-use super::live::{LiveQuery, LiveSlot, Training};
+use super::live::{LiveSlot, Training};
 use super::registry::{ModelRegistry, ModelSource};
 use super::{ascending, from_stream_error, to_df};
 use crate::columnar::label_set_layout;
-use crate::runtime::live::LiveModel;
 use crate::runtime::stream::ScoredStream;
 use crate::runtime::{BatchOperator, KeyedOperator};
 
@@ -513,25 +512,19 @@ impl ExecutionPlan for BoostScoreExec {
                     policy.memory_budget = (policy.keyed_memory_budget())
                         .map(|budget| (budget / partitions as u64).max(1));
                 }
-                let live = match key {
-                    None => {
-                        let (model, stream) = (self.source)
-                            .start_on(&in_schema, &args.label, &not_features)
-                            .map_err(to_df)?;
-                        LiveModel::new(model, stream, Some(&args.ts), policy, in_schema, origin)
-                    }
-                    Some(key) => slot
-                        .keyed_store(|| {
-                            let (_, template) =
-                                (self.source).start_on(&in_schema, &args.label, &not_features)?;
-                            Ok(template)
-                        })
-                        .and_then(|store| {
-                            LiveModel::keyed(store, key, Some(&args.ts), policy, in_schema, origin)
-                        }),
-                }
-                .map_err(to_df)?;
-                scored(input, LiveQuery::new(training, live))
+                let live = slot
+                    .train(
+                        training,
+                        in_schema,
+                        &args.label,
+                        &not_features,
+                        Some(&args.ts),
+                        key.as_deref(),
+                        policy,
+                        &origin,
+                    )
+                    .map_err(to_df)?;
+                scored(input, live)
             }
             (None, _) => {
                 let operator = self

@@ -1,0 +1,471 @@
+//! Scoring streams over Flight: `DoExchange` on a live model.
+//!
+//! A client opens a `DoExchange` whose descriptor names the model: a path of one element
+//! (`FlightDescriptor.for_path("m")`), or a command holding JSON
+//! `{"model": "m", "label": "y", "key": "user", "learn_once_by": "id"}` (each but `model`
+//! optional: the label defaults to the model's own, or the server's `--label` for a model
+//! never committed; `learn_once_by` to the server's `--learn-once-by`; no key). It then
+//! streams record batches; each comes back as soon as it is scored, with the prediction
+//! columns appended, as `boost_score` appends them. Each scored batch's `app_metadata` is
+//! JSON: `{"batch": i, "rows": n, "commits": c, "committed_ts": t}`, `t` being the largest
+//! `learn_once_by` value the last commit holds (`null` before the first, or for a keyed model).
+//!
+//! Streaming semantics:
+//! * **One trainer, many clients.** The first stream on a model claims its training (as a
+//!   `boost_score` query does: a query training it meanwhile is refused, and this stream is
+//!   refused while a query trains it) and binds its columns; later streams on the same model
+//!   join it, and must send the same columns and name the same label, key and ordering
+//!   column (else they are refused with `FailedPrecondition`). Batches of all the streams
+//!   are learnt one at a time, in the order they arrive: each takes the model's lock, a FIFO
+//!   queue, for the time of its scoring. A stream's own batches stay in its order.
+//! * **Commits** follow the model's policy (every N rows, every S seconds: the server's
+//!   `--checkpoint-every` and `--checkpoint-interval`), between batches, and when the last
+//!   stream on the model ends; the model is then released (a query may train it again).
+//!   While a commit is written, the batch that made it due and every batch queued behind it
+//!   wait for it: a client sees one slower batch. The commit is also what `boost_predict`
+//!   scores with from then on, and what `boost_models()` shows.
+//! * **Exactly once.** With `learn_once_by`, a commit records the largest value learnt; rows
+//!   at or before it are scored by the model as it is and not learnt again. A client that
+//!   lost its connection (or a server that was restarted) resends from `committed_ts` of the
+//!   last batch it got back: nothing committed is lost or learnt twice.
+//! * **Cancel.** A client that disconnects ends its stream after the batch being scored, if
+//!   any: a batch is learnt whole or not at all, and the model stays consistent for the
+//!   others. A batch refused (a column missing, a value of the wrong type) ends its stream
+//!   with `InvalidArgument` and leaves the model as it was.
+//! * **Shutdown.** When the server stops, each stream ends after its batch in hand, and the
+//!   last stream on each model commits it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow::array::{ArrayRef, RecordBatch};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow_flight::decode::{DecodedPayload, FlightDataDecoder};
+use arrow_flight::error::FlightError;
+use arrow_flight::flight_descriptor::DescriptorType;
+use arrow_flight::utils::batches_to_flight_data;
+use arrow_flight::{FlightData, FlightDescriptor};
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use serde::Deserialize;
+use tokio::sync::{Mutex, OwnedMutexGuard, mpsc, watch};
+use tonic::{Status, Streaming};
+
+use super::auth::Client;
+use super::models::is_model_name;
+use crate::runtime::BatchOperator;
+use crate::sql::live::{LiveQuery, LiveSlot};
+use crate::sql::{ModelRegistry, ModelSource};
+
+/// What a stream trains: its descriptor, read.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// The model's name.
+    pub model: String,
+    /// The label column.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// One model per value of this column.
+    #[serde(default)]
+    pub key: Option<String>,
+    /// Learn each row once by this ordering column.
+    #[serde(default)]
+    pub learn_once_by: Option<String>,
+}
+
+impl Target {
+    /// The target a descriptor names.
+    pub fn of(descriptor: &FlightDescriptor) -> Result<Target, Status> {
+        let target = match descriptor.r#type() {
+            DescriptorType::Path => match descriptor.path.as_slice() {
+                [model] => Target {
+                    model: model.clone(),
+                    label: None,
+                    key: None,
+                    learn_once_by: None,
+                },
+                _ => {
+                    return Err(Status::invalid_argument(
+                        "a DoExchange path is one element: the model's name",
+                    ));
+                }
+            },
+            DescriptorType::Cmd => serde_json::from_slice(&descriptor.cmd).map_err(|e| {
+                Status::invalid_argument(format!(
+                    "a DoExchange command is JSON {{\"model\": …, \"label\": …, \"key\": …, \
+                     \"learn_once_by\": …}}: {e}"
+                ))
+            })?,
+            DescriptorType::Unknown => {
+                return Err(Status::invalid_argument("a DoExchange names its model"));
+            }
+        };
+        if !is_model_name(&target.model) {
+            return Err(Status::invalid_argument(format!(
+                "`{}` is not a model name (ASCII letters, digits, `_` and `-`): a request names \
+                 a model of the server's directory, never a path",
+                target.model
+            )));
+        }
+        Ok(target)
+    }
+}
+
+/// What every stream falls back on where its descriptor is silent.
+#[derive(Debug, Clone)]
+pub struct Defaults {
+    /// The label column of a model never committed.
+    pub label: String,
+    /// The ordering column rows are learnt once by.
+    pub learn_once_by: Option<String>,
+}
+
+/// The streams training one live model, and their one trainer.
+struct Session {
+    query: LiveQuery,
+    /// The columns the first stream bound.
+    input: SchemaRef,
+    target: Target,
+    streams: usize,
+    committed_ts: Option<i64>,
+}
+
+/// One live model's sessions: `None` while no stream trains it.
+type Trainer = Arc<Mutex<Option<Session>>>;
+
+/// Every model's trainer.
+pub struct Exchanges {
+    registry: ModelRegistry,
+    defaults: Defaults,
+    trainers: std::sync::Mutex<HashMap<String, Trainer>>,
+    stopping: watch::Receiver<bool>,
+}
+
+impl Exchanges {
+    /// The exchanges over `registry`'s live models; their streams end when `stopping` turns
+    /// true.
+    pub fn new(
+        registry: ModelRegistry, defaults: Defaults, stopping: watch::Receiver<bool>,
+    ) -> Self {
+        Exchanges {
+            registry,
+            defaults,
+            trainers: Default::default(),
+            stopping,
+        }
+    }
+
+    fn trainer(&self, model: &str) -> Trainer {
+        let mut trainers = self.trainers.lock().unwrap_or_else(|e| e.into_inner());
+        trainers.entry(model.to_string()).or_default().clone()
+    }
+
+    /// Serves one `DoExchange`: scores and learns the batches of `input` on the model its
+    /// first message names, the scored batches streamed back.
+    pub async fn exchange(
+        self: &Arc<Self>, client: Client, mut input: Streaming<FlightData>,
+    ) -> Result<BoxStream<'static, Result<FlightData, Status>>, Status> {
+        let first = input
+            .message()
+            .await?
+            .ok_or_else(|| Status::invalid_argument("an empty DoExchange"))?;
+        let descriptor = first.flight_descriptor.clone().ok_or_else(|| {
+            Status::invalid_argument("a DoExchange's first message names its model")
+        })?;
+        let mut target = Target::of(&descriptor)?;
+        let slot = match self.registry.get(&target.model) {
+            Ok(ModelSource::Live(slot)) => slot,
+            Ok(_) => unreachable!("the server registers live models only"),
+            Err(e) => return Err(Status::not_found(e.to_string())),
+        };
+        if target.learn_once_by.is_none() {
+            target.learn_once_by = self.defaults.learn_once_by.clone();
+        }
+        if target.label.is_none() {
+            target.label = Some(slot.committed().map_or_else(
+                || self.defaults.label.clone(),
+                |state| state.1.label.clone(),
+            ));
+        }
+        let messages = futures::stream::once(async { Ok(first) }).chain(input);
+        let mut batches =
+            FlightDataDecoder::new(messages.map_err(|e| FlightError::Tonic(Box::new(e))));
+        let schema = loop {
+            match batches.try_next().await.map_err(status)? {
+                Some(message) => match message.payload {
+                    DecodedPayload::Schema(schema) => break schema,
+                    DecodedPayload::None => continue,
+                    DecodedPayload::RecordBatch(_) => {
+                        return Err(Status::invalid_argument("a batch before its schema"));
+                    }
+                },
+                None => return Err(Status::invalid_argument("a DoExchange without a schema")),
+            }
+        };
+        let trainer = self.trainer(&target.model);
+        let output = wire_schema(&*join(&trainer, &slot, &target, schema.clone(), &client).await?);
+        let started = Instant::now();
+        let schema_message = batches_to_flight_data(&output, vec![]).map_err(status)?;
+        let (sender, receiver) = mpsc::channel(2);
+        let this = self.clone();
+        tokio::spawn(async move {
+            let scored = this
+                .stream(&trainer, &slot, batches, &output, &sender)
+                .await;
+            let end = leave(&trainer).await;
+            let rows = scored.as_ref().map_or(0, |&(_, rows)| rows);
+            if let Err(e) = scored.and(end) {
+                let _ = sender.send(Err(e)).await;
+            }
+            tracing::info!(
+                client = &*client.0,
+                model = %target.model,
+                rows,
+                seconds = started.elapsed().as_secs_f64(),
+                "exchange ended"
+            );
+        });
+        let head = futures::stream::iter(schema_message.into_iter().map(Ok));
+        let tail = futures::stream::unfold(receiver, |mut receiver| async move {
+            receiver.recv().await.map(|message| (message, receiver))
+        });
+        Ok(head.chain(tail).boxed())
+    }
+
+    /// Scores the batches of one stream in turn, each under the model's lock; returns the
+    /// batches and rows scored.
+    async fn stream(
+        &self, trainer: &Trainer, slot: &Arc<LiveSlot>, mut batches: FlightDataDecoder,
+        output: &SchemaRef, sender: &mpsc::Sender<Result<FlightData, Status>>,
+    ) -> Result<(u64, u64), Status> {
+        let (mut count, mut rows) = (0u64, 0u64);
+        let mut stopping = self.stopping.clone();
+        loop {
+            if *stopping.borrow() {
+                break;
+            }
+            let next = tokio::select! {
+                next = batches.try_next() => next.map_err(status)?,
+                _ = stopping.changed() => break,
+            };
+            let batch = match next {
+                None => break,
+                Some(message) => match message.payload {
+                    DecodedPayload::RecordBatch(batch) => batch,
+                    DecodedPayload::None => continue,
+                    DecodedPayload::Schema(_) => {
+                        return Err(Status::invalid_argument(
+                            "a second schema: a stream keeps its columns (open another)",
+                        ));
+                    }
+                },
+            };
+            let n = batch.num_rows() as u64;
+            let guard = trainer.clone().lock_owned().await;
+            let (guard, scored) = tokio::task::spawn_blocking(move || {
+                let mut guard = guard;
+                let scored = score(&mut guard, &batch);
+                (guard, scored)
+            })
+            .await
+            .map_err(|e| Status::internal(format!("the scoring task failed: {e}")))?;
+            let (scored, committed_ts) = scored?;
+            drop(guard);
+            let ack = serde_json::json!({
+                "batch": count,
+                "rows": n,
+                "commits": slot.commits(),
+                "committed_ts": committed_ts,
+            });
+            let mut messages =
+                batches_to_flight_data(output, vec![hydrated(&scored, output)?]).map_err(status)?;
+            messages.remove(0);
+            if let Some(last) = messages.last_mut() {
+                last.app_metadata = ack.to_string().into_bytes().into();
+            }
+            for message in messages {
+                if sender.send(Ok(message)).await.is_err() {
+                    // The client left: the batch was learnt, its answer is dropped.
+                    return Ok((count + 1, rows + n));
+                }
+            }
+            count += 1;
+            rows += n;
+        }
+        Ok((count, rows))
+    }
+
+    /// Commits every model a stream trains now (what a shutdown does after the streams end,
+    /// should one still be open).
+    pub async fn commit_all(&self) -> Vec<(String, crate::Result<()>)> {
+        let trainers: Vec<(String, Trainer)> = {
+            let trainers = self.trainers.lock().unwrap_or_else(|e| e.into_inner());
+            trainers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        };
+        let mut results = Vec::new();
+        for (name, trainer) in trainers {
+            let mut session = trainer.lock_owned().await;
+            if session.is_some() {
+                let result = tokio::task::spawn_blocking(move || {
+                    let result = session.as_mut().map_or(Ok(()), |s| s.query.commit());
+                    drop(session);
+                    result
+                })
+                .await
+                .unwrap_or_else(|e| Err(crate::Error::config("commit", e.to_string())));
+                results.push((name, result));
+            }
+        }
+        results
+    }
+}
+
+/// Joins (or starts) the session training `slot`: the output schema of its scored batches.
+async fn join(
+    trainer: &Trainer, slot: &Arc<LiveSlot>, target: &Target, input: SchemaRef, client: &Client,
+) -> Result<SchemaRef, Status> {
+    let mut session = trainer.clone().lock_owned().await;
+    if let Some(running) = session.as_mut() {
+        if running.target != *target || running.input.fields() != input.fields() {
+            return Err(Status::failed_precondition(format!(
+                "live model `{}` is trained by {} stream(s) over other columns or options \
+                 ({}; label {:?}, key {:?}, learn_once_by {:?}): send the same, or wait for them \
+                 to end",
+                target.model,
+                running.streams,
+                columns(&running.input),
+                running.target.label,
+                running.target.key,
+                running.target.learn_once_by,
+            )));
+        }
+        running.streams += 1;
+        return Ok(running.query.schema());
+    }
+    let training = slot
+        .claim()
+        .map_err(|e| Status::failed_precondition(e.to_string()))?;
+    let (slot, target, client) = (slot.clone(), target.clone(), client.clone());
+    tokio::task::spawn_blocking(move || {
+        let label = target.label.as_deref().unwrap_or("label");
+        let not_features: Vec<&str> = [target.learn_once_by.as_deref(), target.key.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        let origin = format!("flight client {} on model {}", client.0, target.model);
+        let query = slot
+            .train(
+                training,
+                input.clone(),
+                label,
+                &not_features,
+                target.learn_once_by.as_deref(),
+                target.key.as_deref(),
+                slot.policy().clone(),
+                &origin,
+            )
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let output = query.schema();
+        let committed_ts = query.position().and_then(|p| p.ts);
+        *session = Some(Session {
+            query,
+            input,
+            target,
+            streams: 1,
+            committed_ts,
+        });
+        Ok(output)
+    })
+    .await
+    .map_err(|e| Status::internal(format!("the starting task failed: {e}")))?
+}
+
+/// Scores `batch` in the session: the scored batch and the last commit's `ts`.
+fn score(
+    session: &mut OwnedMutexGuard<Option<Session>>, batch: &RecordBatch,
+) -> Result<(RecordBatch, Option<i64>), Status> {
+    let session = session
+        .as_mut()
+        .ok_or_else(|| Status::internal("a stream outlived its session"))?;
+    if session.input.fields() != batch.schema().fields() {
+        return Err(Status::invalid_argument(
+            "a batch whose columns are not its stream's schema",
+        ));
+    }
+    let commits = session.query.commits();
+    let scored = session
+        .query
+        .process(batch)
+        .map_err(|e| Status::invalid_argument(e.to_string()))?;
+    if session.query.commits() != commits {
+        session.committed_ts = session.query.position().and_then(|p| p.ts);
+    }
+    Ok((scored, session.committed_ts))
+}
+
+/// A stream leaves its session: the last one commits the model and releases it.
+async fn leave(trainer: &Trainer) -> Result<(), Status> {
+    let mut session = trainer.clone().lock_owned().await;
+    let Some(running) = session.as_mut() else {
+        return Ok(());
+    };
+    running.streams -= 1;
+    if running.streams > 0 {
+        return Ok(());
+    }
+    tokio::task::spawn_blocking(move || {
+        let committed = session.as_mut().map_or(Ok(()), |s| s.query.commit());
+        // The session ends even when its commit failed: the claim is released, and the next
+        // stream starts from the last commit that is in place.
+        *session = None;
+        committed.map_err(|e| Status::internal(format!("the commit failed: {e}")))
+    })
+    .await
+    .map_err(|e| Status::internal(format!("the commit task failed: {e}")))?
+}
+
+/// `batch` with its dictionary columns as their values: each scored batch goes out as an IPC
+/// message of its own, with no dictionary state between them.
+fn hydrated(batch: &RecordBatch, output: &SchemaRef) -> Result<RecordBatch, Status> {
+    if batch.schema().fields() == output.fields() {
+        return Ok(batch.clone());
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(output.fields())
+        .map(|(column, field)| cast(column, field.data_type()))
+        .collect::<Result<Vec<ArrayRef>, _>>()
+        .map_err(status)?;
+    RecordBatch::try_new(output.clone(), columns).map_err(status)
+}
+
+/// The schema of the scored batches on the wire: the operator's, dictionaries as values.
+pub fn wire_schema(schema: &Schema) -> SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Dictionary(_, values) => {
+                f.as_ref().clone().with_data_type((**values).clone())
+            }
+            _ => f.as_ref().clone(),
+        })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+fn columns(schema: &Schema) -> String {
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    names.join(", ")
+}
+
+fn status(e: impl std::fmt::Display) -> Status {
+    Status::invalid_argument(e.to_string())
+}
