@@ -131,6 +131,8 @@ struct Session {
     target: Target,
     streams: usize,
     committed_ts: Option<i64>,
+    /// Rows taken since the session started: a session that took none commits nothing.
+    rows: u64,
 }
 
 /// One live model's sessions: `None` while no stream trains it.
@@ -190,11 +192,15 @@ impl Exchanges {
                 |state| state.1.label.clone(),
             ));
         }
-        let messages = futures::stream::once(async { Ok(first) }).chain(input);
+        // A message without an IPC header carries only metadata (the descriptor, a
+        // client's `app_metadata`, the end of its writes): nothing to decode.
+        let messages = futures::stream::once(async { Ok(first) })
+            .chain(input)
+            .try_filter(|message| std::future::ready(!message.data_header.is_empty()));
         let mut batches =
             FlightDataDecoder::new(messages.map_err(|e| FlightError::Tonic(Box::new(e))));
         let schema = loop {
-            match batches.try_next().await.map_err(status)? {
+            match batches.try_next().await.map_err(incoming)? {
                 Some(message) => match message.payload {
                     DecodedPayload::Schema(schema) => break schema,
                     DecodedPayload::None => continue,
@@ -248,7 +254,7 @@ impl Exchanges {
                 break;
             }
             let next = tokio::select! {
-                next = batches.try_next() => next.map_err(status)?,
+                next = batches.try_next() => next.map_err(incoming)?,
                 _ = stopping.changed() => break,
             };
             let batch = match next {
@@ -313,7 +319,7 @@ impl Exchanges {
             let mut session = trainer.lock_owned().await;
             if session.is_some() {
                 let result = tokio::task::spawn_blocking(move || {
-                    let result = session.as_mut().map_or(Ok(()), |s| s.query.commit());
+                    let result = session.as_mut().map_or(Ok(()), commit);
                     drop(session);
                     result
                 })
@@ -379,6 +385,7 @@ async fn join(
             target,
             streams: 1,
             committed_ts,
+            rows: 0,
         });
         Ok(output)
     })
@@ -403,10 +410,19 @@ fn score(
         .query
         .process(batch)
         .map_err(|e| Status::invalid_argument(e.to_string()))?;
+    session.rows += batch.num_rows() as u64;
     if session.query.commits() != commits {
         session.committed_ts = session.query.position().and_then(|p| p.ts);
     }
     Ok((scored, session.committed_ts))
+}
+
+/// Commits what a session learnt (nothing for a session that took no row).
+fn commit(session: &mut Session) -> crate::Result<()> {
+    match session.rows {
+        0 => Ok(()),
+        _ => session.query.commit(),
+    }
 }
 
 /// A stream leaves its session: the last one commits the model and releases it.
@@ -420,7 +436,7 @@ async fn leave(trainer: &Trainer) -> Result<(), Status> {
         return Ok(());
     }
     tokio::task::spawn_blocking(move || {
-        let committed = session.as_mut().map_or(Ok(()), |s| s.query.commit());
+        let committed = session.as_mut().map_or(Ok(()), commit);
         // The session ends even when its commit failed: the claim is released, and the next
         // stream starts from the last commit that is in place.
         *session = None;
@@ -468,4 +484,13 @@ fn columns(schema: &Schema) -> String {
 
 fn status(e: impl std::fmt::Display) -> Status {
     Status::invalid_argument(e.to_string())
+}
+
+/// A failure of the incoming stream: gRPC's own status where it has one (a message over the
+/// size limit is `OutOfRange`), else the input's fault.
+fn incoming(e: FlightError) -> Status {
+    match e {
+        FlightError::Tonic(status) => *status,
+        e => Status::invalid_argument(e.to_string()),
+    }
 }

@@ -1,0 +1,230 @@
+"""`streamboost serve` from real clients: pyarrow's Flight client and the ADBC Flight SQL
+driver run the same queries as `streamboost sql`; DoExchange streams score as `replay` does;
+what is refused is refused with its status and writes nothing; a SIGTERM commits."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import threading
+
+import pyarrow as pa
+import pyarrow.csv as pv
+import pyarrow.flight as flight
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import REPO, shared, wait_until
+
+CAR = REPO / "data" / "car.csv"
+CAR_CLASSES = ["acc", "good", "unacc", "vgood"]
+OZA = {"config": {"algorithm": "oza", "n_learners": 10}, "classes": CAR_CLASSES, "seed": 1}
+SCORE = (
+    "SELECT * FROM boost_score('{model}', (SELECT row_number() OVER () AS ts, * FROM car), "
+    "'label', 'ts') ORDER BY ts"
+)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field."""
+    length, size = b"", len(payload)
+    while True:
+        byte, size = size & 0x7F, size >> 7
+        length += bytes([byte | (0x80 if size else 0)])
+        if not size:
+            break
+    return bytes([number << 3 | 2]) + length + payload
+
+
+def statement(sql: str) -> flight.FlightDescriptor:
+    """A Flight SQL `CommandStatementQuery` in its `Any`, as a descriptor."""
+    command = _field(1, sql.encode())
+    url = b"type.googleapis.com/arrow.flight.protocol.sql.CommandStatementQuery"
+    return flight.FlightDescriptor.for_command(_field(1, url) + _field(2, command))
+
+
+def flight_sql(server, sql: str, token=None) -> pa.Table:
+    """`sql` through pyarrow's Flight client: GetFlightInfo, then DoGet of each endpoint."""
+    client, options = server.client(), server.options(token)
+    info = client.get_flight_info(statement(sql), options)
+    return pa.concat_tables(client.do_get(e.ticket, options).read_all() for e in info.endpoints)
+
+
+def adbc_sql(server, sql: str) -> pa.Table:
+    """`sql` through the ADBC Flight SQL driver (DB-API)."""
+    import adbc_driver_flightsql.dbapi as dbapi
+    from adbc_driver_flightsql import DatabaseOptions
+
+    header = {DatabaseOptions.AUTHORIZATION_HEADER.value: f"Bearer {server.token}"}
+    with dbapi.connect(server.location, db_kwargs=header) as connection:
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+            return cursor.fetch_arrow_table()
+
+
+def cli_sql(cli, tmp_path, sql: str, *flags) -> pa.Table:
+    out = tmp_path / "cli_result.parquet"
+    subprocess.run([cli, "sql", *flags, "--output", out, sql], check=True, cwd=REPO)
+    return pq.read_table(out)
+
+
+def models_dir(tmp_path, **configs) -> "pathlib.Path":
+    models = tmp_path / "models"
+    models.mkdir()
+    for name, config in configs.items():
+        (models / f"{name}.json").write_text(json.dumps(config))
+    return models
+
+
+def same_rows(a: pa.Table, b: pa.Table):
+    assert a.column_names == b.column_names
+    assert a.num_rows == b.num_rows
+    assert a.to_pydict() == b.to_pydict()
+
+
+def test_boost_score_from_pyarrow_and_adbc_equals_streamboost_sql(cli, serve, tmp_path):
+    models = models_dir(tmp_path, a=OZA, b=OZA)
+    server = serve(models, "--table", f"car={CAR}")
+    by_pyarrow = flight_sql(server, SCORE.format(model="a"))
+    by_adbc = adbc_sql(server, SCORE.format(model="b"))
+    reference = cli_sql(
+        cli, tmp_path, SCORE.format(model="m"),
+        "--table", f"car={CAR}", "--live", f"m={tmp_path / 'm.parquet'},config={models / 'a.json'}",
+    )
+    assert reference.num_rows == 1728
+    same_rows(by_pyarrow, reference)
+    same_rows(by_adbc, reference)
+    # Both live models committed what they learnt, and say so.
+    shown = flight_sql(server, "SELECT name, live, rows_learnt, commits, clients FROM boost_models() ORDER BY name")
+    assert shown.to_pydict() == {
+        "name": ["a", "b"], "live": [True, True], "rows_learnt": [1728, 1728],
+        "commits": [1, 1], "clients": [0, 0],
+    }
+    assert (models / "a.parquet").is_file() and (models / "b.parquet").is_file()
+    # boost_predict scores with the commit.
+    predicted = adbc_sql(server, "SELECT boost_predict('a', buying, maint, doors, persons, lug_boot, safety) AS p FROM car")
+    assert predicted.num_rows == 1728
+    assert server.stop() == 0
+
+
+def exchange(server, model, table: pa.Table, batch_rows=1000, descriptor=None, token=None):
+    """Streams `table` to `model` by DoExchange, a batch at a time, each read back before the
+    next is sent: the scored batches and their acknowledgements."""
+    descriptor = descriptor or flight.FlightDescriptor.for_path(model)
+    writer, reader = server.client().do_exchange(descriptor, server.options(token))
+    scored, acks = [], []
+    with writer:
+        writer.begin(table.schema)
+        for batch in table.to_batches(max_chunksize=batch_rows):
+            writer.write_batch(batch)
+            chunk = reader.read_chunk()
+            scored.append(chunk.data)
+            acks.append(json.loads(chunk.app_metadata.to_pybytes()))
+        writer.done_writing()
+        while True:
+            try:
+                reader.read_chunk()
+            except StopIteration:
+                break
+    return pa.Table.from_batches(scored), acks
+
+
+def test_a_doexchange_stream_of_nursery_predicts_as_replay(cli, serve, tmp_path):
+    nursery = shared("nursery")
+    models = models_dir(
+        tmp_path, nursery={"config": {"algorithm": "oza"}, "classes": {"table": "nursery", "column": "label"}}
+    )
+    server = serve(models, "--table", f"nursery={nursery}", "--learn-once-by", "id")
+    rows = pv.read_csv(nursery)
+    rows = rows.append_column("id", pa.array(range(rows.num_rows), pa.int64()))
+    scored, acks = exchange(server, "nursery", rows, batch_rows=997)
+    assert scored.num_rows == rows.num_rows
+    assert scored.column("id").to_pylist() == list(range(rows.num_rows))
+    assert [a["rows"] for a in acks] == [b.num_rows for b in rows.to_batches(max_chunksize=997)]
+    predictions = tmp_path / "replay.csv"
+    subprocess.run(
+        [cli, "replay", "--input", nursery, "--algo", "oza", "-q", "--predictions", predictions], check=True, cwd=REPO
+    )
+    replayed = pv.read_csv(predictions)
+    assert scored.column("predicted_label").to_pylist() == replayed.column("prediction").to_pylist()
+    assert server.stop() == 0
+    # The stream's end committed the model: a second stream of the same rows learns none.
+    server = serve(models, "--table", f"nursery={nursery}", "--learn-once-by", "id")
+    again, acks = exchange(server, "nursery", rows.slice(0, 2000))
+    assert acks[0]["committed_ts"] == rows.num_rows - 1
+    learnt = flight_sql(server, "SELECT rows_learnt FROM boost_models()")
+    assert learnt.column(0).to_pylist() == [rows.num_rows]
+    assert server.stop() == 0
+
+
+def test_what_is_refused_has_its_status_and_writes_nothing(serve, tmp_path):
+    models = models_dir(tmp_path, m=OZA)
+    server = serve(models, "--table", f"car={CAR}", "--max-message-bytes", "65536")
+    car = pv.read_csv(CAR)
+    client = server.client()
+    with pytest.raises(flight.FlightUnauthenticatedError):
+        client.get_flight_info(statement("SELECT 1"), flight.FlightCallOptions())
+    with pytest.raises(flight.FlightUnauthenticatedError):
+        flight_sql(server, "SELECT 1", token="0" * 32)
+    with pytest.raises(flight.FlightUnauthenticatedError):
+        exchange(server, "m", car, token="0" * 32)
+    for name in ["../m", "m.parquet", str(models / "m.parquet"), "/etc/passwd"]:
+        with pytest.raises(pa.ArrowInvalid, match="not a model name"):
+            exchange(server, name, car)
+    with pytest.raises(KeyError, match="no model named"):
+        exchange(server, "absent", car)
+    # A message over --max-message-bytes (a 1,728-row batch of car is ~80 kB).
+    with pytest.raises(pa.ArrowException, match="OUT_OF_RANGE.*message length too large"):
+        exchange(server, "m", car, batch_rows=1728)
+    # Statements reach the registered tables and models only, and change nothing.
+    for sql in [
+        "SELECT * FROM '/etc/passwd'",
+        f"CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{CAR}'",
+        f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'",
+        "SET datafusion.execution.batch_size = 1",
+    ]:
+        with pytest.raises(pa.ArrowException):
+            flight_sql(server, sql)
+    # The server holds the model's lock while it runs; nothing else is there.
+    assert sorted(p.name for p in models.iterdir()) == ["m.json", "m.parquet.lock"]
+    assert not (tmp_path / "out.csv").exists()
+    assert server.stop() == 0
+    assert sorted(p.name for p in models.iterdir()) == ["m.json"]
+
+
+def test_many_clients_learn_one_model_in_turn_and_sigterm_commits(serve, tmp_path):
+    models = models_dir(tmp_path, m=OZA)
+    server = serve(models, "--table", f"car={CAR}")
+    car = pv.read_csv(CAR)
+    parts = [car.slice(i * 432, 432) for i in range(4)]
+    results = [None] * 4
+
+    def client(i):
+        results[i] = exchange(server, "m", parts[i], batch_rows=50)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for (scored, _), part in zip(results, parts):
+        assert scored.num_rows == part.num_rows
+        assert scored.column("label").to_pylist() == part.column("label").to_pylist()
+    shown = flight_sql(server, "SELECT rows_learnt, clients FROM boost_models()")
+    assert shown.to_pydict() == {"rows_learnt": [1728], "clients": [0]}
+    # A stream left open when SIGTERM comes: it ends, the model is committed, exit 0.
+    writer, reader = server.client().do_exchange(flight.FlightDescriptor.for_path("m"), server.options())
+    writer.begin(car.schema)
+    writer.write_batch(car.to_batches(max_chunksize=100)[0])
+    assert reader.read_chunk().data.num_rows == 100
+    assert wait_until(lambda: flight_sql(server, "SELECT clients FROM boost_models()").column(0)[0].as_py() == 1)
+    assert server.stop(signal.SIGTERM) == 0
+    with pytest.raises((StopIteration, flight.FlightError, pa.ArrowException)):
+        while True:
+            reader.read_chunk()
+    server = serve(models, "--table", f"car={CAR}")
+    shown = flight_sql(server, "SELECT rows_learnt FROM boost_models()")
+    assert shown.column(0).to_pylist() == [1828]
+    assert server.stop() == 0
