@@ -7,8 +7,12 @@
 //! never committed; `learn_once_by` to the server's `--learn-once-by`; no key). It then
 //! streams record batches; each comes back as soon as it is scored, with the prediction
 //! columns appended, as `boost_score` appends them. Each scored batch's `app_metadata` is
-//! JSON: `{"batch": i, "rows": n, "commits": c, "committed_ts": t}`, `t` being the largest
-//! `learn_once_by` value the last commit holds (`null` before the first, or for a keyed model).
+//! JSON, its acknowledgement: `{"batch": i, "rows": n, "sequence": q, "committed_sequence":
+//! s, "commits": c, "committed_ts": t}`: the batch is the stream's `i`-th, and the model's
+//! `q`-th since its streams began (the order it learnt them, over all its streams); the last
+//! commit holds every batch up to the `s`-th, and the rows up to the largest
+//! `learn_once_by` value `t` (`null` before the first, or for a keyed model); `c` commits
+//! were written by this server.
 //!
 //! Streaming semantics:
 //! * **One trainer, many clients.** The first stream on a model claims its training (as a
@@ -24,10 +28,12 @@
 //!   While a commit is written, the batch that made it due and every batch queued behind it
 //!   wait for it: a client sees one slower batch. The commit is also what `boost_predict`
 //!   scores with from then on, and what `boost_models()` shows.
-//! * **Exactly once.** With `learn_once_by`, a commit records the largest value learnt; rows
-//!   at or before it are scored by the model as it is and not learnt again. A client that
-//!   lost its connection (or a server that was restarted) resends from `committed_ts` of the
-//!   last batch it got back: nothing committed is lost or learnt twice.
+//! * **What a crash loses.** A crash loses the batches after the last commit: those whose
+//!   `sequence` is above the last `committed_sequence` a client got (and those never
+//!   acknowledged). A client that resends them after the restart, and nothing else, has
+//!   every row learnt once. With `learn_once_by`, a commit also records the largest value
+//!   learnt, and rows at or before it are scored by the model as it is and not learnt
+//!   again: a client may then resend from `committed_ts` on.
 //! * **Cancel.** A client that disconnects ends its stream after the batch being scored, if
 //!   any: a batch is learnt whole or not at all, and the model stays consistent for the
 //!   others. A batch refused (a column missing, a value of the wrong type) ends its stream
@@ -133,6 +139,18 @@ struct Session {
     committed_ts: Option<i64>,
     /// Rows taken since the session started: a session that took none commits nothing.
     rows: u64,
+    /// Batches taken since the session started, of all its streams: each batch's place in
+    /// the order the model learnt them.
+    sequence: u64,
+    /// The sequence number of the last batch the last commit holds (0: none yet).
+    committed_sequence: u64,
+}
+
+/// Where a scored batch stands: what its acknowledgement says.
+struct Placed {
+    sequence: u64,
+    committed_sequence: u64,
+    committed_ts: Option<i64>,
 }
 
 /// One live model's sessions: `None` while no stream trains it.
@@ -278,13 +296,15 @@ impl Exchanges {
             })
             .await
             .map_err(|e| Status::internal(format!("the scoring task failed: {e}")))?;
-            let (scored, committed_ts) = scored?;
+            let (scored, placed) = scored?;
             drop(guard);
             let ack = serde_json::json!({
                 "batch": count,
                 "rows": n,
+                "sequence": placed.sequence,
+                "committed_sequence": placed.committed_sequence,
                 "commits": slot.commits(),
-                "committed_ts": committed_ts,
+                "committed_ts": placed.committed_ts,
             });
             let mut messages =
                 batches_to_flight_data(output, vec![hydrated(&scored, output)?]).map_err(status)?;
@@ -386,6 +406,8 @@ async fn join(
             streams: 1,
             committed_ts,
             rows: 0,
+            sequence: 0,
+            committed_sequence: 0,
         });
         Ok(output)
     })
@@ -393,10 +415,10 @@ async fn join(
     .map_err(|e| Status::internal(format!("the starting task failed: {e}")))?
 }
 
-/// Scores `batch` in the session: the scored batch and the last commit's `ts`.
+/// Scores `batch` in the session: the scored batch and where it stands.
 fn score(
     session: &mut OwnedMutexGuard<Option<Session>>, batch: &RecordBatch,
-) -> Result<(RecordBatch, Option<i64>), Status> {
+) -> Result<(RecordBatch, Placed), Status> {
     let session = session
         .as_mut()
         .ok_or_else(|| Status::internal("a stream outlived its session"))?;
@@ -411,10 +433,18 @@ fn score(
         .process(batch)
         .map_err(|e| Status::invalid_argument(e.to_string()))?;
     session.rows += batch.num_rows() as u64;
+    session.sequence += 1;
     if session.query.commits() != commits {
+        // The commit came after this batch was learnt: it holds it.
+        session.committed_sequence = session.sequence;
         session.committed_ts = session.query.position().and_then(|p| p.ts);
     }
-    Ok((scored, session.committed_ts))
+    let placed = Placed {
+        sequence: session.sequence,
+        committed_sequence: session.committed_sequence,
+        committed_ts: session.committed_ts,
+    };
+    Ok((scored, placed))
 }
 
 /// Commits what a session learnt (nothing for a session that took no row).

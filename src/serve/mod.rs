@@ -237,3 +237,108 @@ fn read(path: &Path) -> Result<Vec<u8>> {
         source,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use arrow::array::{ArrayRef, AsArray, RecordBatch, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use arrow_flight::encode::FlightDataEncoderBuilder;
+    use arrow_flight::error::FlightError;
+    use arrow_flight::{FlightClient, FlightDescriptor};
+    use futures::{SinkExt, StreamExt};
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+
+    use super::*;
+    use crate::sql::ModelSource;
+
+    /// The first `rows` rows of the bundled car data set, every column text.
+    fn car(rows: usize) -> RecordBatch {
+        let text = std::fs::read_to_string("data/car.csv").unwrap();
+        let mut lines = text.lines();
+        let names: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let cells: Vec<Vec<&str>> = lines.take(rows).map(|l| l.split(',').collect()).collect();
+        let fields: Vec<Field> = names
+            .iter()
+            .map(|n| Field::new(*n, DataType::Utf8, true))
+            .collect();
+        let columns: Vec<ArrayRef> = (0..names.len())
+            .map(|j| Arc::new(StringArray::from_iter_values(cells.iter().map(|r| r[j]))) as _)
+            .collect();
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+    }
+
+    /// A stream left open when the server stops ends after its batch in hand, and its model
+    /// is committed with what it learnt; the health check said SERVING while it served.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stream_open_at_shutdown_ends_and_its_model_is_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let models = dir.path().join("models");
+        std::fs::create_dir(&models).unwrap();
+        std::fs::write(
+            models.join("m.json"),
+            r#"{"config": {"algorithm": "oza", "n_learners": 3},
+                "classes": ["acc", "good", "unacc", "vgood"], "seed": 1}"#,
+        )
+        .unwrap();
+        let options = Options {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            models: models.clone(),
+            tables: vec![],
+            tokens: None,
+            tls: None,
+            limits: Limits::default(),
+            policy: CheckpointPolicy::at_end(&models),
+            defaults: Defaults {
+                label: "label".into(),
+                learn_once_by: None,
+            },
+            partitions: 1,
+        };
+        let server = Server::bind(options).await.unwrap();
+        assert_eq!(server.models(), ["m"]);
+        let (address, registry) = (server.local_addr(), server.registry().clone());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let running = tokio::spawn(server.run(async {
+            let _ = stopped.await;
+        }));
+        let channel = tonic::transport::Channel::from_shared(format!("http://{address}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let request = HealthCheckRequest {
+            service: "arrow.flight.protocol.FlightService".into(),
+        };
+        let health = HealthClient::new(channel.clone()).check(request).await;
+        assert_eq!(
+            health.unwrap().into_inner().status,
+            ServingStatus::Serving as i32
+        );
+
+        let (mut batches, input) = futures::channel::mpsc::channel::<Result<_, FlightError>>(4);
+        let input = FlightDataEncoderBuilder::new()
+            .with_flight_descriptor(Some(FlightDescriptor::new_path(vec!["m".into()])))
+            .build(input);
+        let mut client = FlightClient::new(channel);
+        batches.send(Ok(car(50))).await.unwrap();
+        let mut scored = client.do_exchange(input).await.unwrap();
+        let first = scored.next().await.unwrap().unwrap();
+        assert_eq!(first.num_rows(), 50);
+        let predicted = first.column_by_name("predicted_label").unwrap();
+        assert_eq!(predicted.as_string::<i32>().iter().flatten().count(), 50);
+        let ModelSource::Live(slot) = registry.get("m").unwrap() else {
+            panic!("a live model");
+        };
+        assert_eq!(slot.clients(), 1);
+        assert!(!models.join("m.parquet").exists(), "nothing committed yet");
+
+        stop.send(()).unwrap();
+        while let Some(Ok(_)) = scored.next().await {}
+        running.await.unwrap().unwrap();
+        let (_, stream) = crate::checkpoint::load(&models.join("m.parquet")).unwrap();
+        assert_eq!(stream.stats.rows_learnt, 50);
+        assert_eq!(slot.commits(), 1);
+        assert_eq!(slot.clients(), 0);
+    }
+}

@@ -84,6 +84,8 @@ def same_rows(a: pa.Table, b: pa.Table):
     assert a.to_pydict() == b.to_pydict()
 
 
+# The Flight SQL server has no transactions: ADBC's DB-API says so, once per connection.
+@pytest.mark.filterwarnings("ignore:Cannot disable autocommit")
 def test_boost_score_from_pyarrow_and_adbc_equals_streamboost_sql(cli, serve, tmp_path):
     models = models_dir(tmp_path, a=OZA, b=OZA)
     server = serve(models, "--table", f"car={CAR}")
@@ -228,3 +230,57 @@ def test_many_clients_learn_one_model_in_turn_and_sigterm_commits(serve, tmp_pat
     shown = flight_sql(server, "SELECT rows_learnt FROM boost_models()")
     assert shown.column(0).to_pylist() == [1828]
     assert server.stop() == 0
+
+
+def predictions(server, model) -> list:
+    sql = f"SELECT boost_predict('{model}', buying, maint, doors, persons, lug_boot, safety) AS p FROM car"
+    return flight_sql(server, sql).column("p").to_pylist()
+
+
+def test_a_killed_server_resumes_from_its_last_commit_and_a_resend_learns_each_row_once(serve, tmp_path):
+    models = models_dir(tmp_path, killed=OZA, whole=OZA)
+    flags = ("--table", f"car={CAR}", "--learn-once-by", "id", "--checkpoint-every", "300")
+    car = pv.read_csv(CAR)
+    car = car.append_column("id", pa.array(range(car.num_rows), pa.int64()))
+    server = serve(models, *flags)
+    exchange(server, "whole", car, batch_rows=100)
+    # 1,000 rows scored, commits after 300, 600 and 900: the last acknowledgement says so.
+    _, acks = exchange_and_kill(server, "killed", car.slice(0, 1000), batch_rows=100)
+    assert acks[-1]["committed_sequence"] == 9 and acks[-1]["committed_ts"] == 899
+    server = serve(models, *flags)
+    learnt = flight_sql(server, "SELECT name, rows_learnt FROM boost_models() ORDER BY name")
+    assert learnt.to_pydict() == {"name": ["killed", "whole"], "rows_learnt": [900, 1728]}
+    # The client resends from the last commit on: each row is learnt once, and the model ends
+    # as the one that took the stream without a crash.
+    _, acks = exchange(server, "killed", car.slice(900), batch_rows=100)
+    assert acks[0]["committed_ts"] == 899
+    assert server.stop() == 0
+    server = serve(models, *flags)
+    learnt = flight_sql(server, "SELECT name, rows_learnt FROM boost_models() ORDER BY name")
+    assert learnt.to_pydict() == {"name": ["killed", "whole"], "rows_learnt": [1728, 1728]}
+    assert predictions(server, "killed") == predictions(server, "whole")
+    # A client that disconnects mid-stream: its batches were learnt whole, the model serves on.
+    writer, reader = server.client().do_exchange(flight.FlightDescriptor.for_path("whole"), server.options())
+    writer.begin(car.schema)
+    for batch in car.to_batches(max_chunksize=100)[:3]:
+        writer.write_batch(batch)
+        reader.read_chunk()
+    del writer, reader
+    assert wait_until(lambda: flight_sql(server, "SELECT clients FROM boost_models() WHERE name = 'whole'").column(0)[0].as_py() == 0)
+    assert len(predictions(server, "whole")) == 1728
+    assert server.stop() == 0
+
+
+def exchange_and_kill(server, model, table, batch_rows):
+    """Streams `table` as `exchange` does, then kills the server (SIGKILL) with the stream
+    open: the scored batches and acknowledgements it got."""
+    writer, reader = server.client().do_exchange(flight.FlightDescriptor.for_path(model), server.options())
+    writer.begin(table.schema)
+    scored, acks = [], []
+    for batch in table.to_batches(max_chunksize=batch_rows):
+        writer.write_batch(batch)
+        chunk = reader.read_chunk()
+        scored.append(chunk.data)
+        acks.append(json.loads(chunk.app_metadata.to_pybytes()))
+    assert server.stop(signal.SIGKILL) == -signal.SIGKILL
+    return pa.Table.from_batches(scored), acks
