@@ -1,39 +1,47 @@
 //! Scoring streams over Flight: `DoExchange` on a live model.
 //!
 //! A client opens a `DoExchange` whose descriptor names the model: a path of one element
-//! (`FlightDescriptor.for_path("m")`), or a command holding JSON
-//! `{"model": "m", "label": "y", "key": "user", "learn_once_by": "id"}` (each but `model`
-//! optional: the label defaults to the model's own, or the server's `--label` for a model
-//! never committed; `learn_once_by` to the server's `--learn-once-by`; no key). It then
-//! streams record batches; each comes back as soon as it is scored, with the prediction
-//! columns appended, as `boost_score` appends them. Each scored batch's `app_metadata` is
-//! JSON, its acknowledgement: `{"batch": i, "rows": n, "sequence": q, "committed_sequence":
-//! s, "commits": c, "committed_ts": t}`: the batch is the stream's `i`-th, and the model's
-//! `q`-th since its streams began (the order it learnt them, over all its streams); the last
-//! commit holds every batch up to the `s`-th, and the rows up to the largest
-//! `learn_once_by` value `t` (`null` before the first, or for a keyed model); `c` commits
-//! were written by this server.
+//! (`FlightDescriptor.for_path("m")`), or a command holding JSON ([`Target`])
+//! `{"model": "m", "label": "y", "key": "user", "learn_once_by": "id", "pass": ["sent_at"],
+//! "producer": "sensor-7"}`, each but `model` optional: the label defaults to the model's own,
+//! or the server's `--label` for a model never committed; `learn_once_by` to the server's
+//! `--learn-once-by`; no key; `pass` names columns carried to the output that are not
+//! features. It then streams record batches; each comes back as soon as it is scored, with
+//! the prediction columns appended, as `boost_score` appends them. Each scored batch's
+//! `app_metadata` is JSON, its acknowledgement: `{"batch": i, "rows": n, "sequence": q,
+//! "committed_sequence": s, "commits": c, "committed_ts": t, "committed_id": p}`: the batch
+//! is the stream's `i`-th, and the model's `q`-th since its streams began (the order it
+//! learnt them, over all its streams); the last commit holds every batch up to the `s`-th,
+//! the rows up to the largest `learn_once_by` value `t` (one ordering for every stream;
+//! `null` before the first commit, or for a keyed model), and this producer's rows up to its
+//! value `p`; `c` commits were written by this server.
 //!
 //! Streaming semantics:
 //! * **One trainer, many clients.** The first stream on a model claims its training (as a
 //!   `boost_score` query does: a query training it meanwhile is refused, and this stream is
 //!   refused while a query trains it) and binds its columns; later streams on the same model
-//!   join it, and must send the same columns and name the same label, key and ordering
-//!   column (else they are refused with `FailedPrecondition`). Batches of all the streams
-//!   are learnt one at a time, in the order they arrive: each takes the model's lock, a FIFO
-//!   queue, for the time of its scoring. A stream's own batches stay in its order.
+//!   join it, and must send the same columns and name the same label, key, ordering column
+//!   and passed columns, all with a producer or none (else they are refused with
+//!   `FailedPrecondition`). Batches of all the streams are learnt one at a time, in the order
+//!   they arrive: each takes the model's lock, a FIFO queue, for the time of its scoring. A
+//!   stream's own batches stay in its order.
 //! * **Commits** follow the model's policy (every N rows, every S seconds: the server's
 //!   `--checkpoint-every` and `--checkpoint-interval`), between batches, and when the last
 //!   stream on the model ends; the model is then released (a query may train it again).
 //!   While a commit is written, the batch that made it due and every batch queued behind it
 //!   wait for it: a client sees one slower batch. The commit is also what `boost_predict`
 //!   scores with from then on, and what `boost_models()` shows.
-//! * **What a crash loses.** A crash loses the batches after the last commit: those whose
-//!   `sequence` is above the last `committed_sequence` a client got (and those never
-//!   acknowledged). A client that resends them after the restart, and nothing else, has
-//!   every row learnt once. With `learn_once_by`, a commit also records the largest value
-//!   learnt, and rows at or before it are scored by the model as it is and not learnt
-//!   again: a client may then resend from `committed_ts` on.
+//! * **Exactly once.** A crash loses what was learnt after the last commit. A *producer*
+//!   (a stream naming itself, its rows numbered by `learn_once_by`, ascending) has its rows
+//!   learnt once whatever the other producers send: the model records each producer's
+//!   largest value learnt and commits it with itself, and a producer's rows at or before it
+//!   are scored without their labels, not learnt again. After a crash, or a lost connection,
+//!   a producer resends from the `committed_id` it last got (or from anything earlier):
+//!   every row is learnt once. Without a producer, `learn_once_by` is one ordering for all
+//!   the streams (as in a query: rows at or before the largest value learnt by any stream
+//!   are not learnt), which only one stream at a time can keep; without `learn_once_by`, a
+//!   client resends the batches whose `sequence` is above the last `committed_sequence` it
+//!   got.
 //! * **Cancel.** A client that disconnects ends its stream after the batch being scored, if
 //!   any: a batch is learnt whole or not at all, and the model stays consistent for the
 //!   others. A batch refused (a column missing, a value of the wrong type) ends its stream
@@ -41,13 +49,13 @@
 //! * **Shutdown.** When the server stops, each stream ends after its batch in hand, and the
 //!   last stream on each model commits it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow::array::{ArrayRef, RecordBatch};
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
 use arrow::compute::cast;
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef};
 use arrow_flight::decode::{DecodedPayload, FlightDataDecoder};
 use arrow_flight::error::FlightError;
 use arrow_flight::flight_descriptor::DescriptorType;
@@ -80,6 +88,13 @@ pub struct Target {
     /// Learn each row once by this ordering column.
     #[serde(default)]
     pub learn_once_by: Option<String>,
+    /// Columns passed through to the scored batches, not features (row ids, times).
+    #[serde(default)]
+    pub pass: Vec<String>,
+    /// The stream's producer: with `learn_once_by`, its rows are learnt once by its own
+    /// ordering values, whatever the other producers' ([`Session::producers`]).
+    #[serde(default)]
+    pub producer: Option<String>,
 }
 
 impl Target {
@@ -92,6 +107,8 @@ impl Target {
                     label: None,
                     key: None,
                     learn_once_by: None,
+                    pass: vec![],
+                    producer: None,
                 },
                 _ => {
                     return Err(Status::invalid_argument(
@@ -102,7 +119,7 @@ impl Target {
             DescriptorType::Cmd => serde_json::from_slice(&descriptor.cmd).map_err(|e| {
                 Status::invalid_argument(format!(
                     "a DoExchange command is JSON {{\"model\": …, \"label\": …, \"key\": …, \
-                     \"learn_once_by\": …}}: {e}"
+                     \"learn_once_by\": …, \"pass\": […], \"producer\": …}}: {e}"
                 ))
             })?,
             DescriptorType::Unknown => {
@@ -116,7 +133,31 @@ impl Target {
                 target.model
             )));
         }
+        if target.producer.is_some() && target.learn_once_by.is_none() {
+            return Err(Status::invalid_argument(
+                "a producer names the ordering column its rows are learnt once by \
+                 (`learn_once_by`)",
+            ));
+        }
         Ok(target)
+    }
+
+    /// What every stream of one session shares: all but the producer's name.
+    fn binding(&self) -> Target {
+        Target {
+            producer: self.producer.as_ref().map(|_| String::new()),
+            ..self.clone()
+        }
+    }
+
+    /// The columns that are not features.
+    fn not_features(&self) -> Vec<&str> {
+        let named = [self.learn_once_by.as_deref(), self.key.as_deref()];
+        named
+            .into_iter()
+            .flatten()
+            .chain(self.pass.iter().map(String::as_str))
+            .collect()
     }
 }
 
@@ -144,6 +185,12 @@ struct Session {
     sequence: u64,
     /// The sequence number of the last batch the last commit holds (0: none yet).
     committed_sequence: u64,
+    /// Each producer's largest ordering value learnt: its rows at or before it are scored,
+    /// not learnt. Committed with the model ([`crate::runtime::Position::producers`]), so that a producer
+    /// that resends after a crash has each row learnt once.
+    producers: BTreeMap<String, i64>,
+    /// The producers' values the last commit holds.
+    committed_producers: BTreeMap<String, i64>,
 }
 
 /// Where a scored batch stands: what its acknowledgement says.
@@ -151,6 +198,8 @@ struct Placed {
     sequence: u64,
     committed_sequence: u64,
     committed_ts: Option<i64>,
+    /// The producer's largest value the last commit holds.
+    committed_id: Option<i64>,
 }
 
 /// One live model's sessions: `None` while no stream trains it.
@@ -237,7 +286,7 @@ impl Exchanges {
         let this = self.clone();
         tokio::spawn(async move {
             let scored = this
-                .stream(&trainer, &slot, batches, &output, &sender)
+                .stream(&trainer, &slot, &target, batches, &output, &sender)
                 .await;
             let end = leave(&trainer).await;
             let rows = scored.as_ref().map_or(0, |&(_, rows)| rows);
@@ -262,8 +311,9 @@ impl Exchanges {
     /// Scores the batches of one stream in turn, each under the model's lock; returns the
     /// batches and rows scored.
     async fn stream(
-        &self, trainer: &Trainer, slot: &Arc<LiveSlot>, mut batches: FlightDataDecoder,
-        output: &SchemaRef, sender: &mpsc::Sender<Result<FlightData, Status>>,
+        &self, trainer: &Trainer, slot: &Arc<LiveSlot>, target: &Target,
+        mut batches: FlightDataDecoder, output: &SchemaRef,
+        sender: &mpsc::Sender<Result<FlightData, Status>>,
     ) -> Result<(u64, u64), Status> {
         let (mut count, mut rows) = (0u64, 0u64);
         let mut stopping = self.stopping.clone();
@@ -289,9 +339,10 @@ impl Exchanges {
             };
             let n = batch.num_rows() as u64;
             let guard = trainer.clone().lock_owned().await;
+            let target = target.clone();
             let (guard, scored) = tokio::task::spawn_blocking(move || {
                 let mut guard = guard;
-                let scored = score(&mut guard, &batch);
+                let scored = score(&mut guard, &target, &batch);
                 (guard, scored)
             })
             .await
@@ -305,6 +356,7 @@ impl Exchanges {
                 "committed_sequence": placed.committed_sequence,
                 "commits": slot.commits(),
                 "committed_ts": placed.committed_ts,
+                "committed_id": placed.committed_id,
             });
             let mut messages =
                 batches_to_flight_data(output, vec![hydrated(&scored, output)?]).map_err(status)?;
@@ -358,17 +410,24 @@ async fn join(
 ) -> Result<SchemaRef, Status> {
     let mut session = trainer.clone().lock_owned().await;
     if let Some(running) = session.as_mut() {
-        if running.target != *target || running.input.fields() != input.fields() {
+        if running.target.binding() != target.binding() || running.input.fields() != input.fields()
+        {
             return Err(Status::failed_precondition(format!(
                 "live model `{}` is trained by {} stream(s) over other columns or options \
-                 ({}; label {:?}, key {:?}, learn_once_by {:?}): send the same, or wait for them \
-                 to end",
+                 ({}; label {:?}, key {:?}, learn_once_by {:?}, pass {:?}, producers {}): send \
+                 the same, or wait for them to end",
                 target.model,
                 running.streams,
                 columns(&running.input),
                 running.target.label,
                 running.target.key,
                 running.target.learn_once_by,
+                running.target.pass,
+                if running.target.producer.is_some() {
+                    "named"
+                } else {
+                    "none"
+                },
             )));
         }
         running.streams += 1;
@@ -380,10 +439,13 @@ async fn join(
     let (slot, target, client) = (slot.clone(), target.clone(), client.clone());
     tokio::task::spawn_blocking(move || {
         let label = target.label.as_deref().unwrap_or("label");
-        let not_features: Vec<&str> = [target.learn_once_by.as_deref(), target.key.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect();
+        let not_features = target.not_features();
+        // Named producers are learnt once by their own values (`score`); else by the
+        // model's one ordering value, as a query learns.
+        let once = match target.producer {
+            Some(_) => None,
+            None => target.learn_once_by.as_deref(),
+        };
         let origin = format!("flight client {} on model {}", client.0, target.model);
         let query = slot
             .train(
@@ -391,14 +453,16 @@ async fn join(
                 input.clone(),
                 label,
                 &not_features,
-                target.learn_once_by.as_deref(),
+                once,
                 target.key.as_deref(),
                 slot.policy().clone(),
                 &origin,
             )
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let output = query.schema();
-        let committed_ts = query.position().and_then(|p| p.ts);
+        let position = query.position().unwrap_or_default();
+        let committed_ts = position.ts;
+        let producers = position.producers;
         *session = Some(Session {
             query,
             input,
@@ -408,6 +472,8 @@ async fn join(
             rows: 0,
             sequence: 0,
             committed_sequence: 0,
+            committed_producers: producers.clone(),
+            producers,
         });
         Ok(output)
     })
@@ -415,9 +481,11 @@ async fn join(
     .map_err(|e| Status::internal(format!("the starting task failed: {e}")))?
 }
 
-/// Scores `batch` in the session: the scored batch and where it stands.
+/// Scores `batch` of `target`'s stream in the session: the scored batch and where it
+/// stands. A named producer's rows at or before its largest value learnt are scored without
+/// their labels (not learnt), and keep them in the scored batch.
 fn score(
-    session: &mut OwnedMutexGuard<Option<Session>>, batch: &RecordBatch,
+    session: &mut OwnedMutexGuard<Option<Session>>, target: &Target, batch: &RecordBatch,
 ) -> Result<(RecordBatch, Placed), Status> {
     let session = session
         .as_mut()
@@ -427,32 +495,99 @@ fn score(
             "a batch whose columns are not its stream's schema",
         ));
     }
-    let commits = session.query.commits();
-    let scored = session
+    let label = target.label.as_deref().unwrap_or("label");
+    let once = match (&target.producer, &target.learn_once_by) {
+        (Some(producer), Some(column)) => {
+            let learnt = session.producers.get(producer).copied();
+            Some((producer, unlearnt(batch, label, column, learnt)?))
+        }
+        _ => None,
+    };
+    let taken = once.as_ref().map_or(batch, |(_, (taken, _, _))| taken);
+    let mut scored = session
         .query
-        .process(batch)
+        .take(taken)
         .map_err(|e| Status::invalid_argument(e.to_string()))?;
+    if let Some((producer, (_, labels, largest))) = once {
+        if let Some((index, labels)) = labels {
+            let mut columns = scored.columns().to_vec();
+            columns[index] = labels;
+            scored = RecordBatch::try_new(scored.schema(), columns).map_err(status)?;
+        }
+        if let Some(largest) = largest {
+            let known = session.producers.entry(producer.clone()).or_insert(largest);
+            *known = largest.max(*known);
+        }
+    }
     session.rows += batch.num_rows() as u64;
     session.sequence += 1;
-    if session.query.commits() != commits {
-        // The commit came after this batch was learnt: it holds it.
+    if session.query.due() {
+        // The commit holds this batch, and every producer's values so far.
+        let mut position = session.query.position().unwrap_or_default();
+        position.producers = session.producers.clone();
+        session
+            .query
+            .commit_at(Some(position))
+            .map_err(|e| Status::internal(format!("the commit failed: {e}")))?;
         session.committed_sequence = session.sequence;
         session.committed_ts = session.query.position().and_then(|p| p.ts);
+        session.committed_producers = session.producers.clone();
     }
     let placed = Placed {
         sequence: session.sequence,
         committed_sequence: session.committed_sequence,
         committed_ts: session.committed_ts,
+        committed_id: (target.producer.as_ref())
+            .and_then(|p| session.committed_producers.get(p).copied()),
     };
     Ok((scored, placed))
 }
 
+/// A producer's `batch` with the labels of its rows at or before `learnt` (by `column`)
+/// taken out; the label column's index and labels to put back in the scored batch, if any
+/// were taken out; and the batch's largest value.
+#[allow(clippy::type_complexity)]
+fn unlearnt(
+    batch: &RecordBatch, label: &str, column: &str, learnt: Option<i64>,
+) -> Result<(RecordBatch, Option<(usize, ArrayRef)>, Option<i64>), Status> {
+    let values = batch.column_by_name(column).ok_or_else(|| {
+        Status::invalid_argument(format!("no `{column}` column to learn once by"))
+    })?;
+    let values = cast(values, &DataType::Int64).map_err(status)?;
+    let values = values.as_primitive::<Int64Type>();
+    if values.null_count() > 0 {
+        return Err(Status::invalid_argument(format!(
+            "`{column}` has nulls: each row of a producer needs its value"
+        )));
+    }
+    let largest = arrow::compute::max(values);
+    let Some(learnt) = learnt else {
+        return Ok((batch.clone(), None, largest));
+    };
+    let before: BooleanArray = values.iter().map(|v| v.map(|v| v <= learnt)).collect();
+    if before.true_count() == 0 {
+        return Ok((batch.clone(), None, largest));
+    }
+    let index = batch.schema().index_of(label).map_err(|_| {
+        Status::invalid_argument(format!(
+            "no `{label}` label column: a producer's rows are learnt once through it"
+        ))
+    })?;
+    let labels = batch.column(index).clone();
+    let mut columns = batch.columns().to_vec();
+    columns[index] = arrow::compute::nullif(&labels, &before).map_err(status)?;
+    let taken = RecordBatch::try_new(batch.schema(), columns).map_err(status)?;
+    Ok((taken, Some((index, labels)), largest))
+}
+
 /// Commits what a session learnt (nothing for a session that took no row).
 fn commit(session: &mut Session) -> crate::Result<()> {
-    match session.rows {
-        0 => Ok(()),
-        _ => session.query.commit(),
+    if session.rows == 0 {
+        return Ok(());
     }
+    let mut position = session.query.position().unwrap_or_default();
+    position.producers = session.producers.clone();
+    session.query.commit_at(Some(position))
 }
 
 /// A stream leaves its session: the last one commits the model and releases it.

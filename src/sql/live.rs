@@ -337,7 +337,12 @@ impl LiveQuery {
 
     /// Writes the checkpoint and makes it what the registry scores with.
     pub(crate) fn commit(&mut self) -> Result<()> {
-        self.live.commit(None)?;
+        self.commit_at(None)
+    }
+
+    /// [`LiveQuery::commit`], with `position` if given (else the one the model has).
+    pub(crate) fn commit_at(&mut self, position: Option<crate::runtime::Position>) -> Result<()> {
+        self.live.commit(position)?;
         let slot = &self.training.0;
         slot.commits.fetch_add(1, Ordering::AcqRel);
         if let Some(state) = self.live.snapshot() {
@@ -356,9 +361,14 @@ impl LiveQuery {
         self.live.position()
     }
 
-    /// Commits written since it started.
-    pub(crate) fn commits(&self) -> u64 {
-        self.live.commits().0
+    /// Scores (and learns, where labelled) the rows of `batch`, committing nothing.
+    pub(crate) fn take(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        self.live.process(batch)
+    }
+
+    /// Whether the policy asks for a commit now.
+    pub(crate) fn due(&self) -> bool {
+        self.live.due()
     }
 }
 
@@ -368,8 +378,8 @@ impl BatchOperator for LiveQuery {
     }
 
     fn process(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
-        let out = self.live.process(batch)?;
-        if self.live.due() {
+        let out = self.take(batch)?;
+        if self.due() {
             self.commit()?;
         }
         Ok(out)

@@ -284,3 +284,74 @@ def exchange_and_kill(server, model, table, batch_rows):
         acks.append(json.loads(chunk.app_metadata.to_pybytes()))
     assert server.stop(signal.SIGKILL) == -signal.SIGKILL
     return pa.Table.from_batches(scored), acks
+
+
+def produce(server, model, producer, rows: pa.Table, batch_rows, after=None):
+    """Streams `rows` as producer `producer` (learnt once by `id`): its acknowledgements.
+    `after(i)` runs after the i-th batch is acknowledged."""
+    command = json.dumps({"model": model, "learn_once_by": "id", "producer": producer})
+    writer, reader = server.client().do_exchange(flight.FlightDescriptor.for_command(command), server.options())
+    writer.begin(rows.schema)
+    acks = []
+    for i, batch in enumerate(rows.to_batches(max_chunksize=batch_rows)):
+        writer.write_batch(batch)
+        chunk = reader.read_chunk()
+        assert chunk.data.column("id").to_pylist() == batch.column("id").to_pylist()
+        assert chunk.data.column("label").to_pylist() == batch.column("label").to_pylist()
+        acks.append(json.loads(chunk.app_metadata.to_pybytes()))
+        if after:
+            after(i)
+    return writer, reader, acks
+
+
+def test_producers_on_one_model_have_each_row_learnt_once_across_a_kill(serve, tmp_path):
+    models = models_dir(tmp_path, m=OZA)
+    flags = ("--table", f"car={CAR}", "--checkpoint-every", "200")
+    car = pv.read_csv(CAR)
+    parts = []
+    for p in range(4):
+        part = car.slice(p * 432, 432)
+        parts.append(part.append_column("id", pa.array(range(432), pa.int64())))
+    server = serve(models, *flags)
+    sent_all = threading.Barrier(5)
+    acks = [None] * 4
+
+    def first(p):
+        _, _, acks[p] = produce(server, "m", f"p{p}", parts[p].slice(0, 240), 24)
+        sent_all.wait()
+        sent_all.wait()  # the server is killed meanwhile, the stream still open
+
+    threads = [threading.Thread(target=first, args=(p,)) for p in range(4)]
+    for t in threads:
+        t.start()
+    sent_all.wait()
+    assert server.stop(signal.SIGKILL) == -signal.SIGKILL
+    sent_all.wait()
+    for t in threads:
+        t.join()
+    committed = [a[-1]["committed_id"] for a in acks]
+    assert all(c is None or 0 <= c < 240 for c in committed)
+    # After the restart: two producers resend from their last committed id, two from their
+    # first row; each row is learnt once.
+    server = serve(models, *flags)
+    learnt_at_restart = flight_sql(server, "SELECT rows_learnt FROM boost_models()").column(0)[0].as_py()
+    assert learnt_at_restart % 24 == 0 and learnt_at_restart <= 960
+
+    def rest(p):
+        start = 0 if p >= 2 or committed[p] is None else committed[p] + 1
+        writer, reader, _ = produce(server, "m", f"p{p}", parts[p].slice(start), 24)
+        writer.done_writing()
+        writer.close()
+
+    threads = [threading.Thread(target=rest, args=(p,)) for p in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wait_until(lambda: flight_sql(server, "SELECT clients FROM boost_models()").column(0)[0].as_py() == 0)
+    assert server.stop() == 0
+    server = serve(models, *flags)
+    shown = flight_sql(server, "SELECT rows_seen, rows_learnt FROM boost_models()")
+    assert shown.column("rows_learnt").to_pylist() == [1728]
+    assert shown.column("rows_seen").to_pylist()[0] > 1728
+    assert server.stop() == 0

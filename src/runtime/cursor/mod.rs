@@ -111,6 +111,11 @@ pub struct Position {
     /// tie.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub labels: bool,
+    /// For a model trained by named producers (`streamboost serve`'s streams), each
+    /// producer's largest ordering value learnt: a producer's rows at or before it are
+    /// scored, not learnt again.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub producers: std::collections::BTreeMap<String, i64>,
 }
 
 /// Learning each row once, by an ordering column: the rows at or before the largest value

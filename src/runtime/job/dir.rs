@@ -28,8 +28,8 @@ impl Input {
             file: self.name.clone(),
             rows,
             done,
-            ts: None,
             labels: !self.events,
+            ..Position::default()
         }
     }
 
