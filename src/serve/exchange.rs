@@ -50,6 +50,7 @@
 //!   last stream on each model commits it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -342,7 +343,15 @@ impl Exchanges {
             let target = target.clone();
             let (guard, scored) = tokio::task::spawn_blocking(move || {
                 let mut guard = guard;
-                let scored = score(&mut guard, &target, &batch);
+                let scoring = AssertUnwindSafe(|| score(&mut guard, &target, &batch));
+                let scored = std::panic::catch_unwind(scoring).unwrap_or_else(|_| {
+                    // A model that panicked mid-batch may be torn: the session ends, and
+                    // the next stream starts from the last commit.
+                    *guard = None;
+                    Err(Status::internal(
+                        "scoring panicked: the model goes back to its last commit",
+                    ))
+                });
                 (guard, scored)
             })
             .await

@@ -317,8 +317,10 @@ impl FlightService for Service {
         let client = Client::of(&request);
         let exchanges = self.exchanges.clone();
         let who = client.clone();
+        // The stream has no time limit; its start (the descriptor and schema) has.
+        let limit = self.limits.call_timeout;
         let answer = async move {
-            let stream = exchanges.exchange(who, request.into_inner()).await?;
+            let stream = within(limit, exchanges.exchange(who, request.into_inner())).await?;
             Ok(Response::new(stream))
         };
         self.streaming("do_exchange", client, false, answer).await

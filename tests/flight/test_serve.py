@@ -355,3 +355,25 @@ def test_producers_on_one_model_have_each_row_learnt_once_across_a_kill(serve, t
     assert shown.column("rows_learnt").to_pylist() == [1728]
     assert shown.column("rows_seen").to_pylist()[0] > 1728
     assert server.stop() == 0
+
+
+def test_tls_serves_a_client_that_trusts_its_certificate_and_no_plaintext(serve, tmp_path):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+         "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )
+    models = models_dir(tmp_path, m=OZA)
+    server = serve(models, "--table", f"car={CAR}", "--tls-cert", cert, "--tls-key", key)
+    port = server.address.rsplit(":", 1)[1]
+    client = flight.FlightClient(f"grpc+tls://localhost:{port}", tls_root_certs=cert.read_bytes())
+    options = server.options()
+    info = client.get_flight_info(statement("SELECT count(*) AS n FROM car"), options)
+    assert client.do_get(info.endpoints[0].ticket, options).read_all().column("n")[0].as_py() == 1728
+    with pytest.raises(flight.FlightError):
+        server.client().get_flight_info(statement("SELECT 1"), options)
+    untrusting = flight.FlightClient(f"grpc+tls://localhost:{port}")
+    with pytest.raises(flight.FlightError):
+        untrusting.get_flight_info(statement("SELECT 1"), options)
+    assert server.stop() == 0
