@@ -179,8 +179,8 @@ struct Session {
     target: Target,
     streams: usize,
     committed_ts: Option<i64>,
-    /// Rows taken since the session started: a session that took none commits nothing.
-    rows: u64,
+    /// Rows taken since the last commit: at its end, a session commits only if any.
+    uncommitted: u64,
     /// Batches taken since the session started, of all its streams: each batch's place in
     /// the order the model learnt them.
     sequence: u64,
@@ -400,7 +400,7 @@ impl Exchanges {
             let mut session = trainer.lock_owned().await;
             if session.is_some() {
                 let result = tokio::task::spawn_blocking(move || {
-                    let result = session.as_mut().map_or(Ok(()), commit);
+                    let result = session.as_mut().map_or(Ok(()), commit_rest);
                     drop(session);
                     result
                 })
@@ -478,7 +478,7 @@ async fn join(
             target,
             streams: 1,
             committed_ts,
-            rows: 0,
+            uncommitted: 0,
             sequence: 0,
             committed_sequence: 0,
             committed_producers: producers.clone(),
@@ -528,19 +528,10 @@ fn score(
             *known = largest.max(*known);
         }
     }
-    session.rows += batch.num_rows() as u64;
+    session.uncommitted += batch.num_rows() as u64;
     session.sequence += 1;
     if session.query.due() {
-        // The commit holds this batch, and every producer's values so far.
-        let mut position = session.query.position().unwrap_or_default();
-        position.producers = session.producers.clone();
-        session
-            .query
-            .commit_at(Some(position))
-            .map_err(|e| Status::internal(format!("the commit failed: {e}")))?;
-        session.committed_sequence = session.sequence;
-        session.committed_ts = session.query.position().and_then(|p| p.ts);
-        session.committed_producers = session.producers.clone();
+        commit(session).map_err(|e| Status::internal(format!("the commit failed: {e}")))?;
     }
     let placed = Placed {
         sequence: session.sequence,
@@ -589,14 +580,33 @@ fn unlearnt(
     Ok((taken, Some((index, labels)), largest))
 }
 
-/// Commits what a session learnt (nothing for a session that took no row).
-fn commit(session: &mut Session) -> crate::Result<()> {
-    if session.rows == 0 {
-        return Ok(());
+/// Commits what a session took since its last commit, if anything.
+fn commit_rest(session: &mut Session) -> crate::Result<()> {
+    match session.uncommitted {
+        0 => Ok(()),
+        _ => commit(session),
     }
+}
+
+/// Commits the model: the commit holds the session's batches so far, and every producer's
+/// values.
+fn commit(session: &mut Session) -> crate::Result<()> {
+    let started = Instant::now();
     let mut position = session.query.position().unwrap_or_default();
     position.producers = session.producers.clone();
-    session.query.commit_at(Some(position))
+    session.query.commit_at(Some(position))?;
+    session.committed_sequence = session.sequence;
+    session.committed_ts = session.query.position().and_then(|p| p.ts);
+    session.committed_producers = session.producers.clone();
+    tracing::info!(
+        model = %session.target.model,
+        rows = session.uncommitted,
+        sequence = session.sequence,
+        seconds = started.elapsed().as_secs_f64(),
+        "commit"
+    );
+    session.uncommitted = 0;
+    Ok(())
 }
 
 /// A stream leaves its session: the last one commits the model and releases it.
@@ -610,7 +620,7 @@ async fn leave(trainer: &Trainer) -> Result<(), Status> {
         return Ok(());
     }
     tokio::task::spawn_blocking(move || {
-        let committed = session.as_mut().map_or(Ok(()), commit);
+        let committed = session.as_mut().map_or(Ok(()), commit_rest);
         // The session ends even when its commit failed: the claim is released, and the next
         // stream starts from the last commit that is in place.
         *session = None;

@@ -222,6 +222,12 @@ def test_many_clients_learn_one_model_in_turn_and_sigterm_commits(serve, tmp_pat
     writer.write_batch(car.to_batches(max_chunksize=100)[0])
     assert reader.read_chunk().data.num_rows == 100
     assert wait_until(lambda: flight_sql(server, "SELECT clients FROM boost_models()").column(0)[0].as_py() == 1)
+    # One trainer: a query training the model meanwhile is refused, and so is a stream over
+    # other columns.
+    with pytest.raises(pa.ArrowException, match="being trained by another query"):
+        flight_sql(server, SCORE.format(model="m"))
+    with pytest.raises(pa.ArrowException, match="FAILED_PRECONDITION.*other columns"):
+        exchange(server, "m", car.drop_columns(["safety"]))
     assert server.stop(signal.SIGTERM) == 0
     with pytest.raises((StopIteration, flight.FlightError, pa.ArrowException)):
         while True:
@@ -377,3 +383,23 @@ def test_tls_serves_a_client_that_trusts_its_certificate_and_no_plaintext(serve,
     with pytest.raises(flight.FlightError):
         untrusting.get_flight_info(statement("SELECT 1"), options)
     assert server.stop() == 0
+
+
+def test_a_keyed_doexchange_predicts_as_a_keyed_boost_score(cli, serve, tmp_path):
+    models = models_dir(tmp_path, u=OZA)
+    server = serve(models, "--table", f"car={CAR}")
+    car = pv.read_csv(CAR)
+    car = car.add_column(0, "ts", pa.array(range(1, car.num_rows + 1), pa.int64()))
+    command = json.dumps({"model": "u", "key": "buying", "pass": ["ts"]})
+    scored, _ = exchange(server, "u", car, batch_rows=200, descriptor=flight.FlightDescriptor.for_command(command))
+    assert scored.num_rows == 1728
+    shown = flight_sql(server, "SELECT keys, rows_learnt FROM boost_models()")
+    assert shown.to_pydict() == {"keys": [4], "rows_learnt": [1728]}
+    assert server.stop() == 0
+    assert (models / "u.parquet").is_dir()
+    reference = cli_sql(
+        cli, tmp_path,
+        "SELECT * FROM boost_score('k', (SELECT row_number() OVER () AS ts, * FROM car), 'label', 'ts', 'buying') ORDER BY ts",
+        "--table", f"car={CAR}", "--live", f"k={tmp_path / 'k'},config={models / 'u.json'}",
+    )
+    assert scored.column("predicted_label").to_pylist() == reference.column("predicted_label").to_pylist()
