@@ -42,6 +42,13 @@
 //!   are not learnt), which only one stream at a time can keep; without `learn_once_by`, a
 //!   client resends the batches whose `sequence` is above the last `committed_sequence` it
 //!   got.
+//! * **Labels that come later.** A stream naming `delayed` (its id and time columns) sends
+//!   rows whose label is null: each is scored and waits for its label in the model's
+//!   pending store, committed with the model. A `labels` stream on the same model sends the
+//!   labels (id, label, time) and gets each one's outcome back; it joins the session of the
+//!   rows' streams (refused with `FailedPrecondition` while none is open). Rows and labels are
+//!   learnt in the order they arrive: a client that sends each label before the rows after
+//!   its time has them learnt in time order, as `boost_score_delayed` does.
 //! * **Cancel.** A client that disconnects ends its stream after the batch being scored, if
 //!   any: a batch is learnt whole or not at all, and the model stays consistent for the
 //!   others. A batch refused (a column missing, a value of the wrong type) ends its stream
@@ -70,7 +77,8 @@ use tonic::{Status, Streaming};
 
 use super::auth::Client;
 use super::models::is_model_name;
-use crate::runtime::BatchOperator;
+use crate::runtime::delay::DelayColumns;
+use crate::runtime::{BatchOperator, outcome_schema};
 use crate::sql::live::{LiveQuery, LiveSlot};
 use crate::sql::{ModelRegistry, ModelSource};
 
@@ -96,6 +104,15 @@ pub struct Target {
     /// ordering values, whatever the other producers' ([`Session::producers`]).
     #[serde(default)]
     pub producer: Option<String>,
+    /// Labels that come after their rows: the id and time columns that tie a label to its
+    /// row (in the rows and in the labels; not features). A row whose label is null waits
+    /// for it.
+    #[serde(default)]
+    pub delayed: Option<DelayColumns>,
+    /// This stream sends labels (the id, label and time columns) for the rows of the
+    /// model's streams, which name `delayed`; each comes back as its outcome.
+    #[serde(default)]
+    pub labels: bool,
 }
 
 impl Target {
@@ -110,6 +127,8 @@ impl Target {
                     learn_once_by: None,
                     pass: vec![],
                     producer: None,
+                    delayed: None,
+                    labels: false,
                 },
                 _ => {
                     return Err(Status::invalid_argument(
@@ -120,7 +139,8 @@ impl Target {
             DescriptorType::Cmd => serde_json::from_slice(&descriptor.cmd).map_err(|e| {
                 Status::invalid_argument(format!(
                     "a DoExchange command is JSON {{\"model\": …, \"label\": …, \"key\": …, \
-                     \"learn_once_by\": …, \"pass\": […], \"producer\": …}}: {e}"
+                     \"learn_once_by\": …, \"pass\": […], \"producer\": …, \"delayed\": {{\"id\": …, \
+                     \"time\": …}}, \"labels\": false}}: {e}"
                 ))
             })?,
             DescriptorType::Unknown => {
@@ -133,6 +153,11 @@ impl Target {
                  a model of the server's directory, never a path",
                 target.model
             )));
+        }
+        if target.labels && (target.producer.is_some() || target.key.is_some()) {
+            return Err(Status::invalid_argument(
+                "a labels stream names its model (and label): the rest is its rows' streams'",
+            ));
         }
         if target.producer.is_some() && target.learn_once_by.is_none() {
             return Err(Status::invalid_argument(
@@ -154,9 +179,14 @@ impl Target {
     /// The columns that are not features.
     fn not_features(&self) -> Vec<&str> {
         let named = [self.learn_once_by.as_deref(), self.key.as_deref()];
+        let delayed = self
+            .delayed
+            .iter()
+            .flat_map(|d| [d.id.as_str(), d.time.as_str()]);
         named
             .into_iter()
             .flatten()
+            .chain(delayed)
             .chain(self.pass.iter().map(String::as_str))
             .collect()
     }
@@ -418,6 +448,28 @@ async fn join(
     trainer: &Trainer, slot: &Arc<LiveSlot>, target: &Target, input: SchemaRef, client: &Client,
 ) -> Result<SchemaRef, Status> {
     let mut session = trainer.clone().lock_owned().await;
+    if target.labels {
+        let Some(running) = session.as_mut().filter(|s| s.target.delayed.is_some()) else {
+            return Err(Status::failed_precondition(format!(
+                "no stream of live model `{}` waits for labels: labels join the streams of its \
+                 rows, which name `delayed` (open one first)",
+                target.model
+            )));
+        };
+        let label = running.target.label.as_deref().unwrap_or("label");
+        if target.label.as_deref().is_some_and(|l| l != label) {
+            return Err(Status::failed_precondition(format!(
+                "live model `{}` learns label `{label}`",
+                target.model
+            )));
+        }
+        let predicted = running.query.schema();
+        let label_type = predicted
+            .field_with_name(&format!("predicted_{label}"))
+            .map_or(DataType::Utf8, |f| f.data_type().clone());
+        running.streams += 1;
+        return Ok(outcome_schema(&input, label, &label_type));
+    }
     if let Some(running) = session.as_mut() {
         if running.target.binding() != target.binding() || running.input.fields() != input.fields()
         {
@@ -464,6 +516,7 @@ async fn join(
                 &not_features,
                 once,
                 target.key.as_deref(),
+                target.delayed.clone(),
                 slot.policy().clone(),
                 &origin,
             )
@@ -499,6 +552,12 @@ fn score(
     let session = session
         .as_mut()
         .ok_or_else(|| Status::internal("a stream outlived its session"))?;
+    if target.labels {
+        let outcomes = (session.query)
+            .labels(batch)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        return Ok((outcomes, count_batch(session, batch.num_rows())?));
+    }
     if session.input.fields() != batch.schema().fields() {
         return Err(Status::invalid_argument(
             "a batch whose columns are not its stream's schema",
@@ -512,10 +571,10 @@ fn score(
         }
         _ => None,
     };
-    let taken = once.as_ref().map_or(batch, |(_, (taken, _, _))| taken);
+    let unlabelled = once.as_ref().map_or(batch, |(_, (batch, _, _))| batch);
     let mut scored = session
         .query
-        .take(taken)
+        .take(unlabelled)
         .map_err(|e| Status::invalid_argument(e.to_string()))?;
     if let Some((producer, (_, labels, largest))) = once {
         if let Some((index, labels)) = labels {
@@ -528,19 +587,26 @@ fn score(
             *known = largest.max(*known);
         }
     }
-    session.uncommitted += batch.num_rows() as u64;
+    let mut placed = count_batch(session, batch.num_rows())?;
+    placed.committed_id =
+        (target.producer.as_ref()).and_then(|p| session.committed_producers.get(p).copied());
+    Ok((scored, placed))
+}
+
+/// Counts a batch of `rows` taken by the session, commits if the policy asks: where the
+/// batch stands.
+fn count_batch(session: &mut Session, rows: usize) -> Result<Placed, Status> {
+    session.uncommitted += rows as u64;
     session.sequence += 1;
     if session.query.due() {
         commit(session).map_err(|e| Status::internal(format!("the commit failed: {e}")))?;
     }
-    let placed = Placed {
+    Ok(Placed {
         sequence: session.sequence,
         committed_sequence: session.committed_sequence,
         committed_ts: session.committed_ts,
-        committed_id: (target.producer.as_ref())
-            .and_then(|p| session.committed_producers.get(p).copied()),
-    };
-    Ok((scored, placed))
+        committed_id: None,
+    })
 }
 
 /// A producer's `batch` with the labels of its rows at or before `learnt` (by `column`)

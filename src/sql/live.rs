@@ -45,6 +45,7 @@ use crate::files::OwnerLock;
 use crate::model::{Model, ModelConfig};
 use crate::runtime::BatchOperator;
 use crate::runtime::KeyedStore;
+use crate::runtime::delay::{DelayColumns, DelayedState, PendingLimits};
 use crate::runtime::keyed::checkpoint::lock;
 use crate::runtime::live::{CheckpointPolicy, LiveModel};
 use crate::{Error, Result};
@@ -270,18 +271,48 @@ impl LiveSlot {
 
     /// The live model that trains this slot under `training` on batches of `input`,
     /// learning from column `label` (its features: the other columns but `not_features`),
-    /// each row once by `learn_once_by`, one model per value of `key` if given; committed
-    /// by `policy` (the slot's, or a share of its keys' memory) and published here.
+    /// each row once by `learn_once_by`, one model per value of `key` if given, rows without
+    /// their labels waiting for them to come later if `delayed` ties them (one model only,
+    /// and a model committed with other columns is refused); committed by `policy` (the
+    /// slot's, or a share of its keys' memory) and published here.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn train(
         self: &Arc<Self>, training: Arc<Training>, input: SchemaRef, label: &str,
         not_features: &[&str], learn_once_by: Option<&str>, key: Option<&str>,
-        policy: CheckpointPolicy, origin: &str,
+        delayed: Option<DelayColumns>, policy: CheckpointPolicy, origin: &str,
     ) -> Result<LiveQuery> {
         let source = ModelSource::Live(self.clone());
+        if delayed.is_some() && key.is_some() {
+            return Err(Error::config(
+                "key",
+                "labels that come later are learnt by one model, not one per key",
+            ));
+        }
         let live = match key {
             None => {
-                let (model, stream) = source.start_on(&input, label, not_features)?;
+                let (model, mut stream) = source.start_on(&input, label, not_features)?;
+                match (delayed, &stream.delayed) {
+                    (None, _) => {}
+                    (Some(columns), None) => {
+                        let state = DelayedState::new(columns, PendingLimits::default())?;
+                        stream.delayed = Some(state);
+                    }
+                    (Some(columns), Some(state)) if state.columns != columns => {
+                        return Err(Error::config(
+                            "delayed",
+                            format!(
+                                "live model `{}` ties its labels by id `{}` and time `{}`, not \
+                                 `{}` and `{}`",
+                                self.name,
+                                state.columns.id,
+                                state.columns.time,
+                                columns.id,
+                                columns.time
+                            ),
+                        ));
+                    }
+                    (Some(_), Some(_)) => {}
+                }
                 LiveModel::new(model, stream, learn_once_by, policy, input, origin)?
             }
             Some(key) => {
@@ -359,6 +390,12 @@ impl LiveQuery {
     /// positions are its keys').
     pub(crate) fn position(&self) -> Option<crate::runtime::Position> {
         self.live.position()
+    }
+
+    /// Learns a batch of labels that come after their rows ([`LiveModel::labels`]): one
+    /// outcome row per label, committing nothing.
+    pub(crate) fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
+        self.live.labels(batch)
     }
 
     /// Scores (and learns, where labelled) the rows of `batch`, committing nothing.

@@ -520,6 +520,7 @@ impl ExecutionPlan for BoostScoreExec {
                         &not_features,
                         Some(&args.ts),
                         key.as_deref(),
+                        None,
                         policy,
                         &origin,
                     )

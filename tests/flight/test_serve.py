@@ -5,12 +5,12 @@ what is refused is refused with its status and writes nothing; a SIGTERM commits
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import subprocess
 import threading
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pv
 import pyarrow.flight as flight
 import pyarrow.parquet as pq
@@ -403,3 +403,58 @@ def test_a_keyed_doexchange_predicts_as_a_keyed_boost_score(cli, serve, tmp_path
         "--table", f"car={CAR}", "--live", f"k={tmp_path / 'k'},config={models / 'u.json'}",
     )
     assert scored.column("predicted_label").to_pylist() == reference.column("predicted_label").to_pylist()
+
+
+def test_labels_that_come_later_over_a_second_stream_learn_as_boost_score_delayed(cli, serve, tmp_path):
+    """Rows stream without their labels; the labels come two windows later on a stream of
+    their own, all of a window at one time just before the window's rows: the order a
+    time merge gives, so the predictions are `boost_score_delayed`'s."""
+    window, delay = 96, 2
+    car = pv.read_csv(CAR)
+    n = car.num_rows
+    events = car.set_column(car.schema.get_field_index("label"), "label", pa.nulls(n, pa.string()))
+    events = events.append_column("id", pa.array([f"e{i}" for i in range(n)]))
+    events = events.append_column("time", pa.array(range(10, 10 * n + 10, 10), pa.int64()))
+    arrives = [10 * window * (i // window + delay) + 9 for i in range(n)]
+    labels = pa.table({"id": events.column("id"), "label": car.column("label"), "time": pa.array(arrives, pa.int64())})
+    pq.write_table(events, tmp_path / "events.parquet")
+    pq.write_table(labels, tmp_path / "labels.parquet")
+    models = models_dir(tmp_path, d=OZA)
+    server = serve(models)
+    client, options = server.client(), server.options()
+    command = json.dumps({"model": "d", "delayed": {"id": "id", "time": "time"}})
+    rows_out, rows_in = client.do_exchange(flight.FlightDescriptor.for_command(command), options)
+    rows_out.begin(events.schema)
+    rows_out.write_batch(events.slice(0, window).to_batches()[0])
+    scored = [rows_in.read_chunk().data]
+    labels_out, labels_in = client.do_exchange(
+        flight.FlightDescriptor.for_command(json.dumps({"model": "d", "labels": True})), options
+    )
+    labels_out.begin(labels.schema)
+    outcomes = []
+    for w in range(1, n // window):
+        due = labels.filter(pc.equal(labels.column("time"), 10 * window * w + 9))
+        if due.num_rows:
+            labels_out.write_table(due)
+            outcomes.append(labels_in.read_chunk().data)
+        rows_out.write_table(events.slice(w * window, window))
+        scored.append(rows_in.read_chunk().data)
+    for writer in (rows_out, labels_out):
+        writer.done_writing()
+        writer.close()
+    scored = pa.Table.from_batches(scored)
+    outcomes = pa.Table.from_batches(outcomes)
+    assert set(outcomes.column("outcome").to_pylist()) == {"learnt"}
+    assert outcomes.num_rows == n - delay * window
+    reference = cli_sql(
+        cli, tmp_path,
+        "SELECT * FROM boost_score_delayed('d', (SELECT * FROM events), (SELECT * FROM labels), "
+        "'label', 'id', 'time') ORDER BY time",
+        "--table", f"events={tmp_path / 'events.parquet'}", "--table", f"labels={tmp_path / 'labels.parquet'}",
+        "--model", f"d={models / 'd.json'}",
+    )
+    assert scored.column("predicted_label").to_pylist() == reference.column("predicted_label").to_pylist()
+    # A labels stream needs a stream of rows waiting for them.
+    with pytest.raises(pa.ArrowException, match="FAILED_PRECONDITION.*waits for labels"):
+        exchange(server, "d", labels, descriptor=flight.FlightDescriptor.for_command(json.dumps({"model": "d", "labels": True})))
+    assert server.stop() == 0
