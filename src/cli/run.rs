@@ -279,16 +279,7 @@ pub fn run(args: &RunArgs, given: &Given) -> Result<()> {
     }
     let every = seconds(args.progress_every, "progress_every")?;
     if !args.quiet {
-        let events = tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
-            .with_target(false)
-            .with_ansi(false);
-        let installed = match args.log_format {
-            LogFormat::Text => events.try_init(),
-            LogFormat::Json => events.json().flatten_event(true).try_init(),
-        };
-        // Already installed (the job embedded in a process that logs): use that one.
-        drop(installed);
+        log_events(args.log_format);
     }
     say_start(args, &job, existing.as_ref(), given);
     let start = Instant::now();
@@ -401,7 +392,20 @@ fn say_start(
     }
 }
 
-/// How `run` writes its events on stderr.
+/// Writes the process's `tracing` events on stderr in `format`, unless the process already
+/// has a subscriber (a job embedded in a program that logs keeps that one).
+pub(crate) fn log_events(format: LogFormat) {
+    let events = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(false);
+    drop(match format {
+        LogFormat::Text => events.try_init(),
+        LogFormat::Json => events.json().flatten_event(true).try_init(),
+    });
+}
+
+/// How `run` and `serve` write their events on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
     /// One line of `key=value` fields per event.

@@ -138,22 +138,9 @@ fn options(args: &ServeArgs) -> Result<Options> {
 
 /// Runs `streamboost serve` until SIGTERM or SIGINT.
 pub fn run(args: &ServeArgs) -> Result<()> {
-    let events = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_ansi(false);
-    drop(match args.log_format {
-        LogFormat::Text => events.try_init(),
-        LogFormat::Json => events.json().flatten_event(true).try_init(),
-    });
+    super::run::log_events(args.log_format);
     let options = options(args)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            path: PathBuf::from("tokio runtime"),
-            source,
-        })?;
+    let runtime = super::tokio_runtime()?;
     runtime.block_on(async {
         let server = Server::bind(options).await?;
         // The address actually bound (port 0 picks one), on stdout for whoever started us.

@@ -225,14 +225,18 @@ pub(crate) fn df_error(e: impl std::fmt::Display) -> Error {
 
 /// Runs `streamboost sql`.
 pub fn run(args: &SqlArgs) -> Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    tokio_runtime()?.block_on(run_async(args))
+}
+
+/// The runtime a command's async work runs on: tokio's, on every core.
+pub(crate) fn tokio_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|source| Error::Io {
             path: PathBuf::from("tokio runtime"),
             source,
-        })?;
-    runtime.block_on(run_async(args))
+        })
 }
 
 async fn run_async(args: &SqlArgs) -> Result<()> {
