@@ -128,8 +128,10 @@ def percentile(values, q):
 
 
 def replay_check(binary, work, config, classes, rows, clients, model_of):
-    """Each model's predictions against `replay` of its rows in the server's order."""
-    mismatches = 0
+    """Each model's predictions against `replay` of its rows in the server's order: the
+    rows that differ, and the replays' rate (rows per second of wall time, one after the
+    other, the baseline of the same model on the same rows without a server)."""
+    mismatches, replayed_rows, replay_seconds = 0, 0, 0.0
     for model in sorted({model_of(c) for c in range(len(clients))}):
         pieces = []
         for c, client in enumerate(clients):
@@ -138,25 +140,29 @@ def replay_check(binary, work, config, classes, rows, clients, model_of):
             for ack, scored in zip(client.acks, client.scored):
                 pieces.append((ack["sequence"], scored))
         pieces.sort(key=lambda p: p[0])
-        order = pa.concat_tables([p[1] for p in pieces])
+        order = pa.Table.from_batches([p[1] for p in pieces])
         n = rows.num_rows
         features = rows.take(pa.array([i % n for i in order.column("id").to_pylist()]))
         stream = work / f"{model}.csv"
         pv.write_csv(features, stream)
         predictions = work / f"{model}.predictions.csv"
+        started = time.perf_counter()
         subprocess.run(
             [str(binary), "replay", "--input", str(stream), "--config", str(config), "-q",
              "--classes", ",".join(classes), "--predictions", str(predictions)],
             check=True, stdout=subprocess.DEVNULL,
         )
+        replay_seconds += time.perf_counter() - started
+        replayed_rows += features.num_rows
         replayed = pv.read_csv(predictions).column("prediction").to_pylist()
         served = order.column("predicted_label").to_pylist()
         mismatches += sum(a != b for a, b in zip(replayed, served)) + abs(len(replayed) - len(served))
-    return mismatches
+    return mismatches, replayed_rows / replay_seconds
 
 
 def run(args, name, models_of, kill_after=None):
-    rows = pv.read_csv(DATASETS / args.dataset / "data.csv")
+    # One chunk: a slice of it is one record batch, so each write is one batch and one reply.
+    rows = pv.read_csv(DATASETS / args.dataset / "data.csv").combine_chunks()
     classes = sorted(set(rows.column("label").to_pylist()))
     work = pathlib.Path(tempfile.mkdtemp(prefix="serve-load-"))
     models = work / "models"
@@ -219,13 +225,16 @@ def run(args, name, models_of, kill_after=None):
     for i, c in enumerate(last):
         expected[c.model] = expected.get(c.model, 0) + (c.next_id - first_id[i])
     scored = sum(t.num_rows for c in everyone for t in c.scored)
-    mismatches = None
+    mismatches, replay_rate = None, None
     if kill_after is None:
-        mismatches = replay_check(args.bin, work, work / "config.json", classes, rows, clients, models_of)
+        mismatches, replay_rate = replay_check(
+            args.bin, work, work / "config.json", classes, rows, clients, models_of
+        )
     latencies = [l for c in everyone for l in c.latencies]
     return {
         "run": name, "clients": args.clients, "models": len(expected), "seconds": round(elapsed, 1),
         "rows_scored": scored, "rows_per_s": round(scored / elapsed),
+        "replay_rows_per_s": replay_rate and round(replay_rate),
         "p50_ms": round(1000 * percentile(latencies, 0.5), 1),
         "p99_ms": round(1000 * percentile(latencies, 0.99), 1),
         "peak_rss_mb": round(rss, 1), "exit_code": code, "errors": errors, "ids_once": ids_once,
@@ -258,10 +267,11 @@ def main():
             results.append(run(args, "one model, SIGKILL", lambda c: "m", kill_after=args.kill_after))
         print(json.dumps(results[-1]), file=sys.stderr)
     pathlib.Path(args.out).write_text(json.dumps(results, indent=1))
-    print("| run | clients | models | s | rows scored | rows/s | p50 ms | p99 ms | peak RSS MB | ids once | learnt once | replay ≠ |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| run | clients | models | s | rows scored | rows/s | replay rows/s | p50 ms | p99 ms | peak RSS MB | ids once | learnt once | replay ≠ |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
-        print(f"| {r['run']} | {r['clients']} | {r['models']} | {r['seconds']} | {r['rows_scored']:,} | {r['rows_per_s']:,} "
+        replay = f"{r['replay_rows_per_s']:,}" if r["replay_rows_per_s"] else "–"
+        print(f"| {r['run']} | {r['clients']} | {r['models']} | {r['seconds']} | {r['rows_scored']:,} | {r['rows_per_s']:,} | {replay} "
               f"| {r['p50_ms']} | {r['p99_ms']} | {r['peak_rss_mb']} | {r['ids_once']} | {r['learnt_once']} "
               f"({r['learnt']:,}/{r['expected']:,}) | {r['replay_mismatches']} |")
 
