@@ -141,12 +141,17 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     super::run::log_events(args.log_format);
     let options = options(args)?;
     let runtime = super::tokio_runtime()?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let server = Server::bind(options).await?;
         // The address actually bound (port 0 picks one), on stdout for whoever started us.
         println!("listening on {}", server.local_addr());
         server.run(shutdown_signal()).await
-    })
+    });
+    // The models are committed by now. A query cancelled at its deadline stops at its
+    // operators' next yield, which a huge join may not reach for long: its work does not
+    // hold the exit.
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    served
 }
 
 /// Resolves at the first SIGTERM or SIGINT.

@@ -21,7 +21,9 @@
 //!
 //! **Limits** ([`Limits`]): the largest message a client may send (`OutOfRange` beyond),
 //! calls in progress at once (`ResourceExhausted`), the time a call may take, its result
-//! stream included (`DeadlineExceeded`; a `DoExchange` stream has no total time).
+//! stream included (`DeadlineExceeded`; a `DoExchange` stream has no total time, its start
+//! has). A query past its time is dropped, and DataFusion stops its work at its operators'
+//! next yield.
 //!
 //! **Shutdown.** When the shutdown future resolves (SIGTERM or SIGINT for the command), the
 //! server stops accepting calls, the `DoExchange` streams end after the batch in hand, the

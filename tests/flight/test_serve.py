@@ -5,9 +5,12 @@ what is refused is refused with its status and writes nothing; a SIGTERM commits
 from __future__ import annotations
 
 import json
+import os
+import pathlib
 import signal
 import subprocess
 import threading
+import time
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -458,3 +461,43 @@ def test_labels_that_come_later_over_a_second_stream_learn_as_boost_score_delaye
     with pytest.raises(pa.ArrowException, match="FAILED_PRECONDITION.*waits for labels"):
         exchange(server, "d", labels, descriptor=flight.FlightDescriptor.for_command(json.dumps({"model": "d", "labels": True})))
     assert server.stop() == 0
+
+
+def test_calls_beyond_the_limits_are_refused_with_their_status(serve, tmp_path):
+    models = models_dir(tmp_path, m=OZA)
+    server = serve(models, "--table", f"car={CAR}", "--max-calls", "1", "--call-timeout", "1")
+    car = pv.read_csv(CAR)
+    # A DoExchange holds its call's place while it streams: a second call is refused.
+    writer, reader = server.client().do_exchange(flight.FlightDescriptor.for_path("m"), server.options())
+    writer.begin(car.schema)
+    writer.write_batch(car.to_batches(max_chunksize=10)[0])
+    reader.read_chunk()
+    with pytest.raises(pa.ArrowException, match="resource exhausted.*--max-calls"):
+        flight_sql(server, "SELECT 1")
+    writer.done_writing()
+    writer.close()
+    assert wait_until(lambda: _answers(server))
+    # A query longer than --call-timeout ends with DeadlineExceeded, and its work stops.
+    with pytest.raises(flight.FlightTimedOutError, match="--call-timeout"):
+        flight_sql(server, "SELECT sum(value) AS s FROM generate_series(1, 100000000000)")
+    busy = _cpu_seconds(server)
+    time.sleep(1)
+    assert _cpu_seconds(server) - busy < 0.5
+    # A DoExchange that sends nothing is ended at the timeout too.
+    writer, reader = server.client().do_exchange(flight.FlightDescriptor.for_path("m"), server.options())
+    with pytest.raises(flight.FlightTimedOutError):
+        reader.read_chunk()
+    assert wait_until(lambda: _answers(server))
+    assert server.stop() == 0
+
+
+def _cpu_seconds(server) -> float:
+    fields = pathlib.Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _answers(server) -> bool:
+    try:
+        return flight_sql(server, "SELECT 1 AS one").column(0)[0].as_py() == 1
+    except pa.ArrowException:
+        return False
