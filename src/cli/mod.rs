@@ -26,7 +26,7 @@ pub use run::RunArgs;
 pub use serve::ServeArgs;
 #[cfg(feature = "sql")]
 pub use sql::SqlArgs;
-#[cfg(feature = "sql")]
+#[cfg(feature = "serve")]
 pub(crate) use sql::{df_error, name_and_path, read_model_file, register_table, tokio_runtime};
 pub use train::TrainArgs;
 

@@ -278,7 +278,12 @@ impl Exchanges {
         let mut target = Target::of(&descriptor)?;
         let slot = match self.registry.get(&target.model) {
             Ok(ModelSource::Live(slot)) => slot,
-            Ok(_) => unreachable!("the server registers live models only"),
+            Ok(_) => {
+                return Err(Status::failed_precondition(format!(
+                    "model `{}` is not a live model: a DoExchange trains live models only",
+                    target.model
+                )));
+            }
             Err(e) => return Err(Status::not_found(e.to_string())),
         };
         if target.learn_once_by.is_none() {

@@ -388,12 +388,14 @@ impl LiveQuery {
     /// How far the model has learnt its input: a model without a key's largest
     /// `learn_once_by` value learnt so far is its `ts` (`None` for a keyed model, whose
     /// positions are its keys').
+    #[cfg(feature = "serve")]
     pub(crate) fn position(&self) -> Option<crate::runtime::Position> {
         self.live.position()
     }
 
     /// Learns a batch of labels that come after their rows ([`LiveModel::labels`]): one
     /// outcome row per label, committing nothing.
+    #[cfg(feature = "serve")]
     pub(crate) fn labels(&mut self, batch: &RecordBatch) -> Result<RecordBatch> {
         self.live.labels(batch)
     }
