@@ -52,7 +52,8 @@ pub struct Service {
     calls: Arc<Semaphore>,
 }
 
-type Stream_<T> = BoxStream<'static, Result<T, Status>>;
+/// A call's answer, a stream of messages.
+type Answers<T> = BoxStream<'static, Result<T, Status>>;
 
 impl Service {
     /// Statements through `sql`, exchanges through `exchanges`, under `limits`.
@@ -101,8 +102,8 @@ impl Service {
     /// with `DeadlineExceeded` at the call timeout (`deadline: false`: no timeout).
     async fn streaming<T: Rows + Send + 'static>(
         &self, call: &'static str, client: Client, deadline: bool,
-        answer: impl Future<Output = Result<Response<Stream_<T>>, Status>>,
-    ) -> Result<Response<Stream_<T>>, Status> {
+        answer: impl Future<Output = Result<Response<Answers<T>>, Status>>,
+    ) -> Result<Response<Answers<T>>, Status> {
         let mut call = self.admit(call, &client)?;
         let limit = deadline.then_some(self.limits.call_timeout);
         let answer = match limit {
@@ -124,9 +125,7 @@ impl Service {
                     Ok(next) => next,
                     Err(_) => {
                         call.outcome = "deadline";
-                        let status = Status::deadline_exceeded(
-                            "the call took longer than the server's limit (--call-timeout)",
-                        );
+                        let status = past_deadline();
                         return Some((Err(status), (futures::stream::empty().boxed(), call, None)));
                     }
                 },
@@ -198,11 +197,11 @@ async fn within<T>(
 ) -> Result<T, Status> {
     tokio::time::timeout(limit, answer)
         .await
-        .unwrap_or_else(|_| {
-            Err(Status::deadline_exceeded(
-                "the call took longer than the server's limit (--call-timeout)",
-            ))
-        })
+        .unwrap_or_else(|_| Err(past_deadline()))
+}
+
+fn past_deadline() -> Status {
+    Status::deadline_exceeded("the call took longer than the server's limit (--call-timeout)")
 }
 
 /// Refuses a Substrait plan: a plan can name any file, where a statement reaches only the
@@ -225,19 +224,19 @@ fn descriptor_command(descriptor: &FlightDescriptor) -> Option<Command> {
 
 fn boxed<T: Send + 'static>(
     response: Response<impl Stream<Item = Result<T, Status>> + Send + 'static>,
-) -> Response<Stream_<T>> {
+) -> Response<Answers<T>> {
     Response::new(response.into_inner().boxed())
 }
 
 #[tonic::async_trait]
 impl FlightService for Service {
-    type HandshakeStream = Stream_<HandshakeResponse>;
-    type ListFlightsStream = Stream_<FlightInfo>;
-    type DoGetStream = Stream_<FlightData>;
-    type DoPutStream = Stream_<PutResult>;
-    type DoExchangeStream = Stream_<FlightData>;
-    type DoActionStream = Stream_<arrow_flight::Result>;
-    type ListActionsStream = Stream_<ActionType>;
+    type HandshakeStream = Answers<HandshakeResponse>;
+    type ListFlightsStream = Answers<FlightInfo>;
+    type DoGetStream = Answers<FlightData>;
+    type DoPutStream = Answers<PutResult>;
+    type DoExchangeStream = Answers<FlightData>;
+    type DoActionStream = Answers<arrow_flight::Result>;
+    type ListActionsStream = Answers<ActionType>;
 
     async fn handshake(
         &self, request: Request<Streaming<HandshakeRequest>>,
