@@ -890,6 +890,110 @@ impl Core {
         Ok(())
     }
 
+    /// Learns the rows of `data` (Arrow) in order, row `i` with label set `sets[i]`
+    /// ((label, relevant) pairs) and weight `w`: the model afterwards is the one
+    /// `learn_labels_one` on each row would leave. Every column and label set is checked
+    /// before anything changes; a fresh ranker's labels are those of the first row.
+    fn learn_labels_many(
+        &self, py: Python<'_>, data: &Bound<'_, PyAny>, sets: Vec<Vec<(String, bool)>>, w: f64,
+    ) -> PyResult<()> {
+        let w = check_weight(w)?;
+        let batches = batches_of(data)?;
+        let n: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        if n != sets.len() {
+            return Err(PyValueError::new_err(format!(
+                "{n} rows but {} label sets",
+                sets.len()
+            )));
+        }
+        let Some(first) = batches.iter().find(|b| b.num_rows() > 0) else {
+            return Ok(());
+        };
+        let mut state = self.state(py)?;
+        let fresh = match &*state {
+            State::Fresh { .. } => {
+                let names = sets[0].iter().map(|(n, _)| n.clone()).collect();
+                let stream = Stream::first_ranking(batch_features(first)?, names)?;
+                let model = self
+                    .config
+                    .build(&stream.spec, self.seed)
+                    .map_err(py_error)?;
+                Some((model, stream))
+            }
+            State::Built { .. } => None,
+        };
+        let relevant = {
+            let stream = match (&fresh, &*state) {
+                (Some((_, stream)), _) => stream,
+                (None, State::Built { stream, .. }) => stream,
+                (None, State::Fresh { .. }) => unreachable!("made above"),
+            };
+            batches.iter().try_for_each(|b| stream.check_batch(b))?;
+            (sets.iter().map(|s| stream.relevance(s))).collect::<PyResult<Vec<_>>>()?
+        };
+        if let Some((model, stream)) = fresh {
+            *state = State::Built {
+                model: Box::new(model),
+                stream: Box::new(stream),
+            };
+        }
+        let State::Built { model, stream } = &mut *state else {
+            unreachable!("built above")
+        };
+        let mut rows = Vec::new();
+        let mut relevant = relevant.iter();
+        for batch in &batches {
+            stream.batch_rows(batch, &mut rows, true)?;
+            let d = stream.spec.n_features();
+            let sets: Vec<&Vec<bool>> = relevant.by_ref().take(batch.num_rows()).collect();
+            py.detach(|| {
+                on_the_pool(|| {
+                    for (r, relevant) in sets.iter().enumerate() {
+                        model.learn_labels(&rows[r * d..(r + 1) * d], relevant, w);
+                    }
+                })
+            });
+            stream.stats.rows_seen += sets.len() as u64;
+            stream.stats.rows_learnt += sets.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// A ranker's scores for the rows of `data` (Arrow): its labels, the scores row by row
+    /// (`rows × labels`), and whether each label is in each row's predicted set; no labels
+    /// before the first row.
+    fn predict_scores_many(
+        &self, py: Python<'_>, data: &Bound<'_, PyAny>,
+    ) -> PyResult<(Vec<String>, Vec<f64>, Vec<bool>)> {
+        let batches = batches_of(data)?;
+        let mut state = self.state(py)?;
+        let State::Built { model, stream } = &mut *state else {
+            return Ok((Vec::new(), Vec::new(), Vec::new()));
+        };
+        let (d, k) = (stream.spec.n_features(), stream.spec.n_classes());
+        let (mut rows, mut scores, mut sets) = (Vec::new(), Vec::new(), Vec::new());
+        for batch in &batches {
+            stream.batch_rows(batch, &mut rows, false)?;
+            let n = batch.num_rows();
+            let start = scores.len();
+            scores.resize(start + n * k, 0.0);
+            let out = &mut scores[start..];
+            py.detach(|| {
+                on_the_pool(|| {
+                    for (r, out) in out.chunks_exact_mut(k).enumerate() {
+                        model.predict_scores(&rows[r * d..(r + 1) * d], out);
+                    }
+                })
+            });
+        }
+        let mut set = Vec::new();
+        for row in scores.chunks_exact(k) {
+            predicted_set(row, &mut set);
+            sets.extend_from_slice(&set);
+        }
+        Ok((stream.spec.classes.names().to_vec(), scores, sets))
+    }
+
     /// A ranker's score of each label for row `x` (a dict), and whether the label is in the
     /// predicted set (scoring above the mean, as the crate's multi-label reports predict);
     /// none before the first row.

@@ -361,6 +361,43 @@ class Ranker(_Configured, _MultiLabelBase):
         """Each label, and whether it is in the predicted set ({} before the first row)."""
         return {self._label(n): bool(is_in) for n, _, is_in in self._core.predict_scores_one(x)}
 
+    def learn_many(self, X, Y, w: float = 1.0) -> None:
+        """Learns the rows of ``X`` (Arrow data or a pandas DataFrame) in order, row ``i``
+        with the label set of row ``i`` of ``Y``: a table of one column per label (pyarrow,
+        pandas, Polars; true where relevant, null where the row does not name it) or a list
+        of dicts, as ``learn_one`` on each row."""
+        with self._lock:
+            sets = _label_sets(Y)
+            labels = list(dict.fromkeys(label for row in sets for label in row))
+            names, met = self._names(labels)
+            name_of = dict(zip(labels, names))
+            pairs = [[(name_of[label], bool(r)) for label, r in row.items()] for row in sets]
+            self._core.learn_labels_many(_arrow(X), pairs, float(w))
+            self._learnt(met)
+
+    def predict_scores_many(self, X):
+        """Each label's score for each row of ``X``: a pandas DataFrame (one column per
+        label) when ``X`` is one, else a list of dicts."""
+        return self._many(X, scores=True)
+
+    def predict_many(self, X):
+        """Each label, and whether it is in each row's predicted set: a pandas DataFrame
+        when ``X`` is one, else a list of dicts."""
+        return self._many(X, scores=False)
+
+    def _many(self, X, scores: bool):
+        names, flat_scores, flat_sets = self._core.predict_scores_many(_arrow(X))
+        labels, k = [self._label(n) for n in names], len(names)
+        flat = flat_scores if scores else [bool(v) for v in flat_sets]
+        rows = [dict(zip(labels, flat[r * k : (r + 1) * k])) for r in range(len(flat) // k)] if k else []
+        if not k:
+            rows = [{} for _ in range(_num_rows(X))]
+        if _is_pandas(X):
+            import pandas as pd
+
+            return pd.DataFrame(rows, index=X.index, columns=labels)
+        return rows
+
 
 def _is_pandas(X) -> bool:
     return type(X).__module__.startswith("pandas")
@@ -378,6 +415,20 @@ def _arrow(X):
         # pandas' own export keeps the index as a column: read the columns alone.
         return pa.Table.from_pandas(X, preserve_index=False)
     return X
+
+
+def _label_sets(Y) -> list:
+    """Label sets as dicts label -> relevant, from a list of dicts or a table of one column
+    per label (pyarrow, pandas, Polars); a null names no label."""
+    if hasattr(Y, "to_dict") and _is_pandas(Y):
+        rows = Y.to_dict("records")
+    elif hasattr(Y, "to_dicts"):
+        rows = Y.to_dicts()
+    elif hasattr(Y, "to_pylist"):
+        rows = Y.to_pylist()
+    else:
+        rows = list(Y)
+    return [{label: r for label, r in row.items() if r is not None and r == r} for row in rows]
 
 
 def _values(y) -> list:

@@ -157,3 +157,42 @@ def test_pending_events_are_bounded_and_times_do_not_go_back():
     assert model.label(1, "a", time=20.0) == "unmatched"  # its time to live passed
     with pytest.raises(ValueError, match="met no label"):
         sb.Hoeffding().event(1, {"x": 1.0})
+
+
+@pytest.mark.parametrize("algorithm", ["Bmr", "AdaOlmr"])
+def test_a_rankers_learn_many_is_its_learn_one_loop(algorithm):
+    """On emotions (or its seeded stand-in), label sets as a table of boolean columns, as
+    pandas and as dicts: the scores afterwards are the `learn_one` loop's, bit for bit."""
+    import pandas as pd
+
+    from test_river import music_rows
+
+    rows = music_rows()[:300]
+    X = pa.Table.from_pylist([x for x, _ in rows])
+    Y = pa.Table.from_pylist([y for _, y in rows])
+    looped = getattr(sb, algorithm)()
+    for x, y in rows:
+        looped.learn_one(x, y)
+    expected = [looped.predict_scores_one(x) for x, _ in rows[:50]]
+    for labels in (Y, Y.to_pandas(), [y for _, y in rows]):
+        batched = getattr(sb, algorithm)()
+        for start in range(0, len(rows), 128):
+            part = labels[start : start + 128] if isinstance(labels, list) else labels.slice(start, 128) if hasattr(labels, "slice") else labels.iloc[start : start + 128]
+            batched.learn_many(X.slice(start, 128), part)
+        assert batched.rows_learnt == len(rows)
+        assert batched.predict_scores_many(X.slice(0, 50)) == expected
+        assert batched.predict_many(X.slice(0, 50)) == [looped.predict_one(x) for x, _ in rows[:50]]
+    frame = batched.predict_scores_many(X.slice(0, 50).to_pandas())
+    assert isinstance(frame, pd.DataFrame) and frame.to_dict("records") == expected
+
+
+def test_a_rankers_refused_batch_changes_nothing():
+    model = sb.Bmr()
+    X = pa.table({"a": [0.1, 0.2], "b": [1.0, 2.0]})
+    model.learn_many(X, [{"x": True, "y": False}, {"x": False, "y": True}])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="not one the ranker ranks"):
+        model.learn_many(X, [{"x": True}, {"z": True}])
+    with pytest.raises(ValueError, match="2 rows but 1 label sets"):
+        model.learn_many(X, [{"x": True}])
+    assert pickle.dumps(model) == before
