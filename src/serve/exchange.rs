@@ -317,7 +317,7 @@ impl Exchanges {
         let trainer = self.trainer(&target.model);
         let output = wire_schema(&*join(&trainer, &slot, &target, schema.clone(), &client).await?);
         let started = Instant::now();
-        let schema_message = batches_to_flight_data(&output, vec![]).map_err(status)?;
+        let schema_message = batches_to_flight_data(&output, vec![]).map_err(internal)?;
         let (sender, receiver) = mpsc::channel(2);
         let this = self.clone();
         tokio::spawn(async move {
@@ -325,7 +325,7 @@ impl Exchanges {
                 .stream(&trainer, &slot, &target, batches, &output, &sender)
                 .await;
             let end = leave(&trainer).await;
-            let rows = scored.as_ref().map_or(0, |&(_, rows)| rows);
+            let rows = *scored.as_ref().unwrap_or(&0);
             if let Err(e) = scored.and(end) {
                 let _ = sender.send(Err(e)).await;
             }
@@ -345,12 +345,12 @@ impl Exchanges {
     }
 
     /// Scores the batches of one stream in turn, each under the model's lock; returns the
-    /// batches and rows scored.
+    /// rows scored.
     async fn stream(
         &self, trainer: &Trainer, slot: &Arc<LiveSlot>, target: &Target,
         mut batches: FlightDataDecoder, output: &SchemaRef,
         sender: &mpsc::Sender<Result<FlightData, Status>>,
-    ) -> Result<(u64, u64), Status> {
+    ) -> Result<u64, Status> {
         let (mut count, mut rows) = (0u64, 0u64);
         let mut stopping = self.stopping.clone();
         loop {
@@ -402,8 +402,8 @@ impl Exchanges {
                 "committed_ts": placed.committed_ts,
                 "committed_id": placed.committed_id,
             });
-            let mut messages =
-                batches_to_flight_data(output, vec![hydrated(&scored, output)?]).map_err(status)?;
+            let mut messages = batches_to_flight_data(output, vec![hydrated(&scored, output)?])
+                .map_err(internal)?;
             messages.remove(0);
             if let Some(last) = messages.last_mut() {
                 last.app_metadata = ack.to_string().into_bytes().into();
@@ -411,13 +411,13 @@ impl Exchanges {
             for message in messages {
                 if sender.send(Ok(message)).await.is_err() {
                     // The client left: the batch was learnt, its answer is dropped.
-                    return Ok((count + 1, rows + n));
+                    return Ok(rows + n);
                 }
             }
             count += 1;
             rows += n;
         }
-        Ok((count, rows))
+        Ok(rows)
     }
 
     /// Commits every model a stream trains now (what a shutdown does after the streams end,
@@ -585,7 +585,7 @@ fn score(
         if let Some((index, labels)) = labels {
             let mut columns = scored.columns().to_vec();
             columns[index] = labels;
-            scored = RecordBatch::try_new(scored.schema(), columns).map_err(status)?;
+            scored = RecordBatch::try_new(scored.schema(), columns).map_err(internal)?;
         }
         if let Some(largest) = largest {
             let known = session.producers.entry(producer.clone()).or_insert(largest);
@@ -713,8 +713,8 @@ fn hydrated(batch: &RecordBatch, output: &SchemaRef) -> Result<RecordBatch, Stat
         .zip(output.fields())
         .map(|(column, field)| cast(column, field.data_type()))
         .collect::<Result<Vec<ArrayRef>, _>>()
-        .map_err(status)?;
-    RecordBatch::try_new(output.clone(), columns).map_err(status)
+        .map_err(internal)?;
+    RecordBatch::try_new(output.clone(), columns).map_err(internal)
 }
 
 /// The schema of the scored batches on the wire: the operator's, dictionaries as values.
@@ -737,8 +737,14 @@ fn columns(schema: &Schema) -> String {
     names.join(", ")
 }
 
+/// A fault of the client's data.
 fn status(e: impl std::fmt::Display) -> Status {
     Status::invalid_argument(e.to_string())
+}
+
+/// A fault of the server's own making of an answer.
+fn internal(e: impl std::fmt::Display) -> Status {
+    Status::internal(e.to_string())
 }
 
 /// A failure of the incoming stream: gRPC's own status where it has one (a message over the

@@ -362,7 +362,8 @@ async fn boost_score_as_a_table_equals_the_plan_node() {
     let car = shuffled(&car_with_ts(dir.path()));
     let ctx = session(&registry, &car).await;
     let rows = query(&ctx, "SELECT * FROM car").await;
-    let table = ScoredTable::new(&registry, "m", rows[0].schema(), rows, "label", "ts").unwrap();
+    let input = rows[0].schema();
+    let table = ScoredTable::new(&registry, "m", input.clone(), rows, "label", "ts").unwrap();
     ctx.register_table("scored", std::sync::Arc::new(table))
         .unwrap();
     let sql = "SELECT ts, predicted_label FROM scored ORDER BY ts";
@@ -378,21 +379,7 @@ async fn boost_score_as_a_table_equals_the_plan_node() {
     assert!(schema.index_of("predicted_label_probs").is_ok());
     let err = ScoredTable::new(&registry, "m", schema, vec![], "label", "when").unwrap_err();
     assert!(err.to_string().contains("when"), "{err}");
-    assert!(
-        ScoredTable::new(
-            &registry,
-            "nope",
-            rows_schema(&ctx).await,
-            vec![],
-            "label",
-            "ts"
-        )
-        .is_err()
-    );
-}
-
-async fn rows_schema(ctx: &SessionContext) -> datafusion::arrow::datatypes::SchemaRef {
-    query(ctx, "SELECT * FROM car LIMIT 1").await[0].schema()
+    assert!(ScoredTable::new(&registry, "nope", input, vec![], "label", "ts").is_err());
 }
 
 #[tokio::test]
