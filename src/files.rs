@@ -400,6 +400,18 @@ fn host_name() -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
+/// Reads a JSON file: an I/O error, or a format error naming the file.
+pub fn read_json(path: &Path) -> Result<serde_json::Value> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| Error::Format {
+        file: path.to_path_buf(),
+        message: format!("not JSON: {e}"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

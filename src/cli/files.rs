@@ -7,17 +7,7 @@ use serde::Serialize;
 
 use crate::{Error, Result};
 
-/// Reads a JSON file: an I/O error, or a format error naming the file.
-pub fn read_json(path: &Path) -> Result<serde_json::Value> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    serde_json::from_str(&text).map_err(|e| Error::Format {
-        file: path.to_path_buf(),
-        message: format!("not JSON: {e}"),
-    })
-}
+pub use crate::files::read_json;
 
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     let json = serde_json::to_string_pretty(value).expect("reports serialize");

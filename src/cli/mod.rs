@@ -27,7 +27,7 @@ pub use serve::ServeArgs;
 #[cfg(feature = "sql")]
 pub use sql::SqlArgs;
 #[cfg(feature = "serve")]
-pub(crate) use sql::{df_error, name_and_path, read_model_file, register_table, tokio_runtime};
+pub(crate) use sql::{name_and_path, tokio_runtime};
 pub use train::TrainArgs;
 
 /// Online boosting over logged streams.

@@ -4,17 +4,15 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use datafusion::prelude::{CsvReadOptions, ParquetReadOptions, SessionConfig, SessionContext};
-use serde::Deserialize;
+use datafusion::prelude::{SessionConfig, SessionContext};
 
-use datafusion::arrow::array::AsArray;
 use datafusion::arrow::record_batch::RecordBatch;
 use futures::StreamExt;
 
-use crate::columnar::{BatchWriter, FileFormat};
+use crate::columnar::BatchWriter;
 use crate::files::Named;
-use crate::model::ModelConfig;
 use crate::runtime::live::CheckpointPolicy;
+use crate::sql::sources::{df_error, read_model_file, register_table};
 use crate::sql::{ModelRegistry, register_all};
 use crate::{Error, Result};
 
@@ -52,108 +50,6 @@ pub struct SqlArgs {
     /// read by their paths on the executors; live models stay on one machine.
     #[arg(long, value_name = "URL")]
     pub ballista: Option<String>,
-}
-
-/// A fresh model's registration file.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ModelFile {
-    /// A config as [`ModelConfig::from_json`] reads it: only what differs from the
-    /// algorithm's defaults.
-    config: serde_json::Value,
-    classes: Classes,
-    #[serde(default = "default_seed")]
-    seed: u64,
-}
-
-/// A fresh model's classes: listed, or learnt from a registered table's column (its
-/// distinct non-null values, sorted, as a replay orders the classes it finds).
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Classes {
-    Names(Vec<String>),
-    FromTable(TableColumn),
-}
-
-/// `{"table": …, "column": …}`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TableColumn {
-    table: String,
-    column: String,
-}
-
-impl Classes {
-    async fn names(self, ctx: &SessionContext) -> Result<Vec<String>> {
-        let (table, column) = match self {
-            Classes::Names(names) => return Ok(names),
-            Classes::FromTable(TableColumn { table, column }) => (table, column),
-        };
-        let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-        let query = format!(
-            "SELECT DISTINCT CAST({c} AS VARCHAR) AS class FROM {t} WHERE {c} IS NOT NULL \
-             ORDER BY class",
-            c = quote(&column),
-            t = quote(&table)
-        );
-        let batches = ctx
-            .sql(&query)
-            .await
-            .map_err(df_error)?
-            .collect()
-            .await
-            .map_err(df_error)?;
-        let mut names = Vec::new();
-        for batch in &batches {
-            let column = datafusion::arrow::compute::cast(
-                batch.column(0),
-                &datafusion::arrow::datatypes::DataType::Utf8,
-            )
-            .map_err(df_error)?;
-            let column = column.as_string::<i32>();
-            names.extend(column.iter().flatten().map(String::from));
-        }
-        Ok(names)
-    }
-}
-
-/// A fresh model's registration file: its config, classes and seed.
-pub(crate) async fn read_model_file(
-    path: &Path, ctx: &SessionContext,
-) -> Result<(ModelConfig, Vec<String>, u64)> {
-    let format = |message: String| Error::Format {
-        file: path.to_path_buf(),
-        message,
-    };
-    let file: ModelFile = serde_json::from_value(super::files::read_json(path)?)
-        .map_err(|e| format(e.to_string()))?;
-    let config = ModelConfig::from_json(file.config).map_err(|e| format(e.to_string()))?;
-    let classes = file
-        .classes
-        .names(ctx)
-        .await
-        .map_err(|e| format(format!("its classes: {e}")))?;
-    Ok((config, classes, file.seed))
-}
-
-/// Registers the CSV or Parquet file (or directory of them) at `path` as table `name`.
-pub(crate) async fn register_table(ctx: &SessionContext, name: &str, path: &Path) -> Result<()> {
-    let location = path.to_string_lossy();
-    match FileFormat::of(path) {
-        FileFormat::Csv => {
-            ctx.register_csv(name, location.as_ref(), CsvReadOptions::new())
-                .await
-        }
-        FileFormat::Parquet => {
-            ctx.register_parquet(name, location.as_ref(), ParquetReadOptions::default())
-                .await
-        }
-    }
-    .map_err(df_error)
-}
-
-fn default_seed() -> u64 {
-    1
 }
 
 pub(crate) fn name_and_path<'a>(arg: &'a str, flag: &'static str) -> Result<(&'a str, &'a Path)> {
@@ -214,13 +110,6 @@ async fn session(
     let ctx = SessionContext::new_with_config(config).enable_url_table();
     register_all(&ctx, registry).map_err(df_error)?;
     Ok(ctx)
-}
-
-pub(crate) fn df_error(e: impl std::fmt::Display) -> Error {
-    Error::Format {
-        file: PathBuf::from("query"),
-        message: e.to_string(),
-    }
 }
 
 /// Runs `streamboost sql`.

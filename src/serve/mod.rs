@@ -58,7 +58,7 @@ pub use exchange::Defaults;
 pub use service::Limits;
 
 use crate::runtime::live::CheckpointPolicy;
-use crate::sql::{ModelRegistry, register_all};
+use crate::sql::{ModelRegistry, register_all, sources};
 use crate::{Error, Result};
 
 /// What a server serves, and how.
@@ -116,9 +116,9 @@ impl Server {
         let config = SessionConfig::new().with_target_partitions(options.partitions.max(1));
         let ctx = SessionContext::new_with_config(config);
         let registry = ModelRegistry::new();
-        register_all(&ctx, &registry).map_err(crate::cli::df_error)?;
+        register_all(&ctx, &registry).map_err(sources::df_error)?;
         for (name, path) in &options.tables {
-            crate::cli::register_table(&ctx, name, path).await?;
+            sources::register_table(&ctx, name, path).await?;
         }
         let models = models::open(&options.models, &options.policy, &registry, &ctx).await?;
         let listener = tokio::net::TcpListener::bind(options.listen)

@@ -103,7 +103,7 @@ pub async fn open(
             None => dir.join(format!("{name}.parquet")),
         };
         let fresh = match &entry.config {
-            Some(config) => Some(crate::cli::read_model_file(config, ctx).await?),
+            Some(config) => Some(crate::sql::sources::read_model_file(config, ctx).await?),
             None => None,
         };
         let policy = CheckpointPolicy {

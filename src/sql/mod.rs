@@ -72,6 +72,7 @@ pub mod predict;
 pub mod prequential;
 pub mod registry;
 pub mod score;
+pub mod sources;
 
 use std::sync::Arc;
 
